@@ -1,0 +1,222 @@
+# toed - top-level build.
+#
+#   make            build everything into $(BUILD)/ (release flags)
+#   make test       build the ASan/UBSan variants and run every test
+#   make bench      run the benchmarks (release flags)
+#   make fuzz       run each libFuzzer target for FUZZ_SECONDS
+#   make demo       decode the bundled sample feed with the software path
+#   make install    install into $(DESTDIR)$(PREFIX)
+#
+# Sources are found by folder, so a new file needs no Makefile change:
+#   kernels/<block>/*.c        synthesisable core       -> libtoecore.a
+#   kernels/<block>/host/*.c   host-only helpers        -> libtoecore.a
+#   client-lib/src/*.c         libtoeclient (.a and .so, exports toe_* only)
+#   client-lib/examples/*.c    example programs linked with libtoeclient
+#   daemon/*.c                 daemon modules -> libtoed.a; daemon/main/<name>.c
+#                              are the daemon's programs (toed, toectl)
+#   tools/<name>.c             one command-line tool each
+#   tests/lib/*.c              test helpers             -> libtoetest.a
+#   tests/unit/test_*.c        one test program each (ASan+UBSan)
+#   tests/*/test_*.sh          test scripts, run by tests/run.sh
+#   tests/unit/tsan_*.c        thread tests, built with ThreadSanitizer
+#   tests/fuzz/fuzz_*.c        libFuzzer targets (clang)
+#   tests/bench/bench_*.c      benchmarks
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      := gcc
+FUZZCC  ?= clang
+FUZZ_SECONDS ?= 300
+
+WARN     := -Wall -Wextra -Werror
+CSTD     := -std=c11
+INCLUDES := -Iclient-lib/include -Ikernels -Itests/lib
+DEFS     := -D_GNU_SOURCE
+DEPFLAGS  = -MMD -MP
+RELFLAGS := -O2 -g
+SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+PKGS     := libxml-2.0 libpcap
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LIBS       = $(PKG_LIBS) -lm
+
+CFLAGS_REL = $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) $(RELFLAGS) $(DEPFLAGS)
+CFLAGS_SAN = $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) $(SANFLAGS) $(DEPFLAGS)
+
+CORE_SRC  := $(wildcard kernels/*/*.c) $(wildcard kernels/*/host/*.c)
+CLIB_SRC  := $(wildcard client-lib/src/*.c)
+DLIB_SRC  := $(wildcard daemon/*.c)
+DMAIN_SRC := $(wildcard daemon/main/*.c)
+EXAM_SRC  := $(wildcard client-lib/examples/*.c)
+TLIB_SRC  := $(wildcard tests/lib/*.c)
+TOOL_SRC  := $(wildcard tools/*.c)
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+TSAN_SRC  := $(wildcard tests/unit/tsan_*.c)
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+
+REL_CORE  := $(BUILD)/lib/libtoecore.a
+SAN_CORE  := $(BUILD)/asan/lib/libtoecore.a
+SAN_TLIB  := $(BUILD)/asan/lib/libtoetest.a
+REL_TLIB  := $(BUILD)/lib/libtoetest.a
+
+REL_CLIB  := $(BUILD)/lib/libtoeclient.a
+SAN_CLIB  := $(BUILD)/asan/lib/libtoeclient.a
+SO_CLIB   := $(BUILD)/lib/libtoeclient.so
+REL_DLIB  := $(BUILD)/lib/libtoed.a
+SAN_DLIB  := $(BUILD)/asan/lib/libtoed.a
+
+TOOLS     := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRC)) \
+	     $(patsubst daemon/main/%.c,$(BUILD)/bin/%,$(DMAIN_SRC)) \
+	     $(patsubst client-lib/examples/%.c,$(BUILD)/bin/%,$(EXAM_SRC))
+SAN_TOOLS := $(patsubst $(BUILD)/bin/%,$(BUILD)/asan/bin/%,$(TOOLS))
+UNITS     := $(patsubst tests/unit/%.c,$(BUILD)/test/%,$(UNIT_SRC))
+FUZZERS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+TSANS     := $(patsubst tests/unit/%.c,$(BUILD)/tsan/%,$(TSAN_SRC))
+BENCHES   := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+DEPS_OK   := $(BUILD)/.deps-ok
+
+.PHONY: all deps test bench fuzz demo install clean test-build
+.DEFAULT_GOAL := all
+
+all: $(DEPS_OK) $(REL_CORE) $(REL_CLIB) $(if $(CLIB_SRC),$(SO_CLIB)) $(TOOLS)
+
+# --- dependencies (Debian packages) ---------------------------------------
+$(DEPS_OK): mk/deps.sh
+	@sh mk/deps.sh
+	@mkdir -p $(@D) && touch $@
+deps: $(DEPS_OK)
+
+# --- objects -------------------------------------------------------------
+$(BUILD)/obj/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_REL) -c $< -o $@
+
+$(BUILD)/asan/obj/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_SAN) -c $< -o $@
+
+$(REL_CORE): $(patsubst %.c,$(BUILD)/obj/%.o,$(CORE_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(SAN_CORE): $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(CORE_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(REL_CLIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(CLIB_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(SAN_CLIB): $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(CLIB_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+# the shared library is built from position-independent objects
+$(BUILD)/pic/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_REL) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(SO_CLIB): $(patsubst %.c,$(BUILD)/pic/%.o,$(CLIB_SRC)) client-lib/toeclient.map
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libtoeclient.so.1 -Wl,--version-script=client-lib/toeclient.map \
+		$(filter %.o,$^) -lpthread -o $@
+
+$(REL_DLIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(DLIB_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(SAN_DLIB): $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(DLIB_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(REL_TLIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(TLIB_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(SAN_TLIB): $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(TLIB_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+# --- programs ------------------------------------------------------------
+# Every program links the daemon modules, the client library and the core;
+# the linker takes only what each one uses.
+REL_LINK = $(REL_DLIB) $(REL_CLIB) $(REL_CORE) $(LIBS) -lpthread
+SAN_LINK = $(SAN_DLIB) $(SAN_CLIB) $(SAN_CORE) $(LIBS) -lpthread
+REL_LIBS = $(REL_DLIB) $(REL_CLIB) $(REL_CORE)
+SAN_LIBS = $(SAN_DLIB) $(SAN_CLIB) $(SAN_CORE)
+
+$(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(REL_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(RELFLAGS) $< $(REL_LINK) -o $@
+
+$(BUILD)/bin/%: $(BUILD)/obj/daemon/main/%.o $(REL_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(RELFLAGS) $< $(REL_LINK) -o $@
+
+$(BUILD)/bin/%: $(BUILD)/obj/client-lib/examples/%.o $(REL_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(RELFLAGS) $< $(REL_LINK) -o $@
+
+$(BUILD)/asan/bin/%: $(BUILD)/asan/obj/tools/%.o $(SAN_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $< $(SAN_LINK) -o $@
+
+$(BUILD)/asan/bin/%: $(BUILD)/asan/obj/daemon/main/%.o $(SAN_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $< $(SAN_LINK) -o $@
+
+$(BUILD)/asan/bin/%: $(BUILD)/asan/obj/client-lib/examples/%.o $(SAN_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $< $(SAN_LINK) -o $@
+
+$(BUILD)/test/%: $(BUILD)/asan/obj/tests/unit/%.o $(SAN_TLIB) $(SAN_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $< $(SAN_TLIB) $(SAN_LINK) -o $@
+
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(REL_TLIB) $(REL_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(RELFLAGS) $< $(REL_TLIB) $(REL_LINK) -o $@
+
+# libFuzzer targets are built by clang straight from the sources.
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(TLIB_SRC) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		$< $(CORE_SRC) $(TLIB_SRC) $(LIBS) -o $@
+
+# ThreadSanitizer tests are built straight from the sources too.
+$(BUILD)/tsan/%: tests/unit/%.c $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(TLIB_SRC) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g -fsanitize=thread \
+		$< $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(TLIB_SRC) $(LIBS) -lpthread -o $@
+
+# --- targets -------------------------------------------------------------
+test-build: all $(UNITS) $(SAN_TOOLS) $(FUZZERS) $(TSANS)
+
+test: test-build
+	@BUILD=$(BUILD) sh tests/run.sh
+
+bench: all $(BENCHES)
+	@BUILD=$(BUILD) sh tests/bench/run.sh
+
+fuzz: $(FUZZERS)
+	@BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+
+demo: all
+	@BUILD=$(BUILD) sh tests/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/toe \
+		$(DESTDIR)$(PREFIX)/share/toed/templates
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 client-lib/include/toe/*.h $(DESTDIR)$(PREFIX)/include/toe/
+	install -m 644 conf/templates/*.xml $(DESTDIR)$(PREFIX)/share/toed/templates/
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,142 @@
+/* toe/tick.h - the fixed-size records that reach strategies (public ABI).
+ *
+ * Every record is 128 bytes (two cache lines) and starts with the same 32-byte
+ * header. Decoded SSE Level-2 ticks (template 3201 trades, 5801 orders) and
+ * stream events (gaps) share one ring, so a strategy sees data and loss in
+ * order. Prices and amounts are scaled integers with the fixed scales below,
+ * whatever the template file says: the decoder converts from the template's
+ * decimalPlaces (or a FAST decimal's exponent) to these scales.
+ *
+ * This header is shared by the kernels (hardware and software), the daemon and
+ * libtoeclient; changing a layout means bumping TOE_ABI_VERSION.
+ */
+#ifndef TOE_TICK_H
+#define TOE_TICK_H
+
+#include <stdint.h>
+
+#define TOE_ABI_VERSION 1
+#define TOE_RECORD_SIZE 128
+
+/* Fixed scales of the scaled-integer fields (number of decimal places). */
+#define TOE_PRICE_DECIMALS 3 /* TradePrice, OrderPrice: 1/1000 yuan */
+#define TOE_QTY_DECIMALS 3   /* TradeQty, Balance */
+#define TOE_MONEY_DECIMALS 5 /* TradeMoney */
+
+enum toe_rec_type {
+	TOE_REC_NONE = 0,
+	TOE_REC_TRADE = 1, /* SSE 3201 tick-by-tick trade */
+	TOE_REC_ORDER = 2, /* SSE 5801 tick-by-tick order */
+	TOE_REC_GAP = 3,   /* bytes of a stream were lost; see struct toe_gap */
+	TOE_REC_RESET = 4, /* a stream (re)started: new connection, dictionary reset */
+};
+
+/* Tick fields. A record's `present` mask has bit (1u << TOE_TF_x) set when
+ * the field was present in the decoded message; absent fields read as 0. */
+enum toe_tick_field {
+	TOE_TF_NONE = 0,
+	TOE_TF_DATA_STATUS,
+	TOE_TF_SECURITY_ID,
+	TOE_TF_BIZ_INDEX,
+	TOE_TF_TRADE_INDEX,
+	TOE_TF_TRADE_CHANNEL,
+	TOE_TF_TRADE_TIME,
+	TOE_TF_TRADE_PRICE,
+	TOE_TF_TRADE_QTY,
+	TOE_TF_TRADE_MONEY,
+	TOE_TF_TRADE_BUY_NO,
+	TOE_TF_TRADE_SELL_NO,
+	TOE_TF_TRADE_BS_FLAG,
+	TOE_TF_ORDER_INDEX,
+	TOE_TF_ORDER_CHANNEL,
+	TOE_TF_ORDER_TIME,
+	TOE_TF_ORDER_TYPE,
+	TOE_TF_ORDER_NO,
+	TOE_TF_ORDER_PRICE,
+	TOE_TF_BALANCE,
+	TOE_TF_ORDER_BS_FLAG,
+	TOE_TF_COUNT
+};
+
+#define TOE_SECURITY_ID_LEN 16
+
+struct toe_rec_hdr {
+	uint16_t type;    /* enum toe_rec_type */
+	uint16_t stream;  /* feed/connection index within the daemon */
+	uint32_t present; /* bit per enum toe_tick_field */
+	uint64_t msg_seq; /* STEP MsgSeqNum of the carrying message (0: raw FAST) */
+	uint64_t seq;     /* per-ring sequence number: a jump means records were dropped */
+	uint64_t rx_ns;   /* receive time, CLOCK_REALTIME ns (0 when unknown) */
+};
+
+struct toe_trade {
+	struct toe_rec_hdr hdr;
+	int64_t trade_qty;   /* TOE_QTY_DECIMALS */
+	int64_t trade_money; /* TOE_MONEY_DECIMALS */
+	int64_t trade_buy_no;
+	int64_t trade_sell_no;
+	int64_t biz_index;
+	int32_t data_status;
+	int32_t trade_index;
+	int32_t trade_channel;
+	int32_t trade_time;  /* HHMMSScc as sent */
+	int32_t trade_price; /* TOE_PRICE_DECIMALS */
+	char security_id[TOE_SECURITY_ID_LEN]; /* NUL-padded */
+	char bs_flag;                          /* 'B', 'S', 'N' or 0 */
+	uint8_t pad[19];
+};
+
+struct toe_order {
+	struct toe_rec_hdr hdr;
+	int64_t order_no;
+	int64_t balance; /* TOE_QTY_DECIMALS */
+	int64_t biz_index;
+	int32_t data_status;
+	int32_t order_index;
+	int32_t order_channel;
+	int32_t order_time;
+	int32_t order_price; /* TOE_PRICE_DECIMALS */
+	char security_id[TOE_SECURITY_ID_LEN];
+	char order_type; /* 'A' add, 'D' delete, ... as sent */
+	char bs_flag;
+	uint8_t pad[34];
+};
+
+enum toe_gap_reason {
+	TOE_GAP_TIMEOUT = 1,  /* a hole was not filled in time */
+	TOE_GAP_WINDOW = 2,   /* a hole blocked a full reassembly window */
+	TOE_GAP_DECODE = 3,   /* bytes skipped because of a framing/decoding error */
+	TOE_GAP_OVERFLOW = 4, /* records lost inside the pipeline (queue full) */
+};
+
+struct toe_gap {
+	struct toe_rec_hdr hdr;
+	uint64_t offset; /* byte offset of the lost range in the stream */
+	uint64_t length; /* bytes lost (0 when unknown) */
+	uint32_t reason; /* enum toe_gap_reason */
+	uint32_t detail; /* reason-specific: decoder error code for TOE_GAP_DECODE */
+	uint64_t records; /* records lost when known (TOE_GAP_OVERFLOW), else 0 */
+	uint8_t pad[64];
+};
+
+union toe_record {
+	struct toe_rec_hdr hdr;
+	struct toe_trade trade;
+	struct toe_order order;
+	struct toe_gap gap;
+	uint8_t bytes[TOE_RECORD_SIZE];
+};
+
+#if defined(__cplusplus)
+#define TOE_STATIC_ASSERT static_assert
+#else
+#define TOE_STATIC_ASSERT _Static_assert
+#endif
+TOE_STATIC_ASSERT(sizeof(struct toe_rec_hdr) == 32, "toe_rec_hdr is 32 bytes");
+TOE_STATIC_ASSERT(sizeof(struct toe_trade) == TOE_RECORD_SIZE, "toe_trade is 128 bytes");
+TOE_STATIC_ASSERT(sizeof(struct toe_order) == TOE_RECORD_SIZE, "toe_order is 128 bytes");
+TOE_STATIC_ASSERT(sizeof(struct toe_gap) == TOE_RECORD_SIZE, "toe_gap is 128 bytes");
+TOE_STATIC_ASSERT(sizeof(union toe_record) == TOE_RECORD_SIZE, "toe_record is 128 bytes");
+TOE_STATIC_ASSERT(TOE_TF_COUNT <= 32, "present mask is 32 bits");
+
+#endif

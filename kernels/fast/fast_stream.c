@@ -1,0 +1,101 @@
+/* fast_stream.c - STEP deframer + FAST decoder for one feed (synthesisable subset).
+ *
+ * Pull model without callbacks (no function pointers in the kernels): the
+ * caller feeds a chunk and pulls events until FS_NONE. A message's FAST
+ * payload is decoded record by record only after the deframer validated the
+ * whole message (length and checksum), so a corrupted message never yields a
+ * record. Each message starts with a dictionary reset (SSE rule).
+ */
+#include "fast_stream.h"
+
+void fast_stream_init(struct fast_stream *fs, const struct fast_prog *prog, int framing)
+{
+	fs->framing = framing;
+	fs->in = 0;
+	fs->in_len = 0;
+	fs->data = 0;
+	fs->data_len = 0;
+	fs->data_pos = 0;
+	fs->data_offset = 0;
+	fs->dgram_offset = 0;
+	fs->msg_seq = 0;
+	fs->err = FAST_OK;
+	fs->err_offset = 0;
+	fs->err_skipped = 0;
+	fs->messages = 0;
+	fs->records = 0;
+	step_init(&fs->step);
+	fast_dec_init(&fs->dec, prog);
+}
+
+void fast_stream_restart(struct fast_stream *fs, uint64_t offset)
+{
+	fs->data_len = 0;
+	fs->data_pos = 0;
+	fs->in_len = 0;
+	fs->dgram_offset = offset;
+	step_resync(&fs->step, offset);
+}
+
+void fast_stream_feed(struct fast_stream *fs, const uint8_t *p, uint32_t n)
+{
+	if (fs->framing == FAST_FRAMING_DATAGRAM) {
+		/* one datagram = one message of raw FAST */
+		fs->data = p;
+		fs->data_len = n;
+		fs->data_pos = 0;
+		fs->data_offset = fs->dgram_offset;
+		fs->dgram_offset += n;
+		fs->msg_seq = 0;
+		fs->messages++;
+		fast_dec_reset(&fs->dec);
+		fs->in_len = 0;
+		return;
+	}
+	fs->in = p;
+	fs->in_len = n;
+}
+
+int fast_stream_next(struct fast_stream *fs)
+{
+	uint32_t iter;
+	/* each pass either returns or consumes input, so in_len + 2 passes suffice */
+	for (iter = 0; iter <= fs->in_len + 1; iter++) {
+		int st;
+		uint32_t used;
+		if (fs->data_pos < fs->data_len) {
+			int err = fast_dec_record(&fs->dec, fs->data + fs->data_pos, fs->data_len - fs->data_pos,
+						  &used, &fs->rec);
+			if (err != FAST_OK) {
+				fs->err = err;
+				fs->err_offset = fs->data_offset;
+				fs->err_skipped = fs->data_len - fs->data_pos;
+				fs->data_pos = fs->data_len;
+				return FS_ERROR;
+			}
+			fs->data_pos += used;
+			fs->records++;
+			return FS_RECORD;
+		}
+		if (fs->framing == FAST_FRAMING_DATAGRAM || fs->in_len == 0)
+			return FS_NONE;
+		used = step_feed(&fs->step, fs->in, fs->in_len, &st);
+		fs->in += used;
+		fs->in_len -= used;
+		if (st == STEP_MSG) {
+			fs->messages++;
+			fs->data = fs->step.msg.data;
+			fs->data_len = fs->step.msg.data_len;
+			fs->data_pos = 0;
+			fs->data_offset = fs->step.msg.offset;
+			fs->msg_seq = fs->step.msg.seq;
+			fast_dec_reset(&fs->dec);
+		} else if (st == STEP_ERROR) {
+			fs->err = fs->step.err;
+			fs->err_offset = fs->step.err_offset;
+			fs->err_skipped = 0;
+			return FS_ERROR;
+		}
+	}
+	return FS_NONE;
+}

@@ -1,0 +1,56 @@
+/* fast_stream.h - one feed's byte stream to decoded records (synthesisable subset).
+ *
+ * Joins the STEP deframer and the FAST decoder: bytes in, records out, with
+ * the dictionary reset at every message and every error reported with its
+ * stream offset so the caller can publish a gap. Framing is STEP (a byte
+ * stream, as over TCP) or DATAGRAM (each fast_stream_feed() is one complete
+ * message of raw FAST, as over UDP).
+ *
+ *   fast_stream_feed(fs, bytes, n);
+ *   while ((ev = fast_stream_next(fs)) != FS_NONE)
+ *       ev == FS_RECORD ? use fs->rec, fs->msg_seq : report fs->err at fs->err_offset;
+ */
+#ifndef FAST_STREAM_H
+#define FAST_STREAM_H
+
+#include <stdint.h>
+#include "fast_decode.h"
+#include "step_deframe.h"
+
+enum fast_framing { FAST_FRAMING_STEP = 0, FAST_FRAMING_DATAGRAM = 1 };
+enum fast_stream_event { FS_NONE = 0, FS_RECORD = 1, FS_ERROR = 2 };
+
+struct fast_stream {
+	int framing;
+	/* input not yet consumed */
+	const uint8_t *in;
+	uint32_t in_len;
+	/* FAST payload of the current message being decoded */
+	const uint8_t *data;
+	uint32_t data_len;
+	uint32_t data_pos;
+	uint64_t data_offset; /* stream offset of data[0] */
+	uint64_t dgram_offset;
+	/* results */
+	uint64_t msg_seq;     /* of the message the current record came from */
+	int err;              /* FS_ERROR: code */
+	uint64_t err_offset;  /* FS_ERROR: stream offset of the message in error (framing: where detected) */
+	uint64_t err_skipped; /* FS_ERROR: payload bytes of the message left undecoded */
+	/* counters */
+	uint64_t messages;
+	uint64_t records;
+	struct step_deframer step;
+	struct fast_dec dec;
+	struct fast_rec rec;
+};
+
+void fast_stream_init(struct fast_stream *fs, const struct fast_prog *prog, int framing);
+
+/* Start of a new stream (new connection, or after a declared gap):
+ * forget the partial message and resynchronise at the next message. */
+void fast_stream_restart(struct fast_stream *fs, uint64_t offset);
+
+void fast_stream_feed(struct fast_stream *fs, const uint8_t *p, uint32_t n);
+int fast_stream_next(struct fast_stream *fs);
+
+#endif

@@ -1,0 +1,175 @@
+/* fast_tick.c - decoded FAST record -> fixed-size tick record (synthesisable subset).
+ *
+ * The template compiler resolved field names to tick fields; here values are
+ * copied and rescaled to the ABI's fixed decimals, so a strategy reads the
+ * same units whether the exchange sends a scaled integer (decimalPlaces) or a
+ * FAST decimal. A value that cannot be represented exactly is an error, not a
+ * silently rounded price.
+ */
+#include "fast_tick.h"
+
+static const int64_t pow10_tab[19] = {
+	1LL, 10LL, 100LL, 1000LL, 10000LL, 100000LL, 1000000LL, 10000000LL, 100000000LL,
+	1000000000LL, 10000000000LL, 100000000000LL, 1000000000000LL, 10000000000000LL,
+	100000000000000LL, 1000000000000000LL, 10000000000000000LL, 100000000000000000LL,
+	1000000000000000000LL,
+};
+
+/* Decimals the ABI uses for a tick field. */
+static int32_t abi_decimals(uint32_t tf)
+{
+	switch (tf) {
+	case TOE_TF_TRADE_PRICE:
+	case TOE_TF_ORDER_PRICE:
+		return TOE_PRICE_DECIMALS;
+	case TOE_TF_TRADE_QTY:
+	case TOE_TF_BALANCE:
+		return TOE_QTY_DECIMALS;
+	case TOE_TF_TRADE_MONEY:
+		return TOE_MONEY_DECIMALS;
+	default:
+		return 0;
+	}
+}
+
+/* value * 10^-src_dec expressed with dst_dec decimals, exactly. */
+static int rescale(int64_t v, int32_t src_dec, int32_t dst_dec, int64_t *out)
+{
+	int32_t d = dst_dec - src_dec;
+	if (d == 0) {
+		*out = v;
+		return 0;
+	}
+	if (d > 0) {
+		if (d > 18 || __builtin_mul_overflow(v, pow10_tab[d], out))
+			return -1;
+		return 0;
+	}
+	if (-d > 18) {
+		if (v != 0)
+			return -1;
+		*out = 0;
+		return 0;
+	}
+	if (v % pow10_tab[-d] != 0)
+		return -1;
+	*out = v / pow10_tab[-d];
+	return 0;
+}
+
+static inline int fits32(int64_t v)
+{
+	return v >= -2147483648LL && v <= 2147483647LL;
+}
+
+int fast_tick_map(const struct fast_prog *p, const struct fast_rec *r, uint64_t msg_seq,
+		  union toe_record *out)
+{
+	uint32_t kind, k, i;
+	uint32_t present = 0;
+	union toe_record t;
+
+	if (r->tpl >= FAST_MAX_TEMPLATES)
+		return TOE_REC_NONE;
+	kind = p->tpl[r->tpl].kind;
+	if (kind != TOE_REC_TRADE && kind != TOE_REC_ORDER)
+		return TOE_REC_NONE;
+	for (i = 0; i < TOE_RECORD_SIZE; i++)
+		t.bytes[i] = 0;
+
+	for (k = 0; k < FAST_MAX_VALUES; k++) {
+		const struct fast_val *v;
+		const struct fast_instr *in;
+		int64_t x = 0;
+		int32_t src_dec = 0;
+		uint32_t tf;
+		if (k >= r->nvals)
+			break;
+		v = &r->v[k];
+		in = &p->instr[v->instr & (FAST_MAX_INSTR - 1)];
+		tf = in->tick;
+		if (tf == TOE_TF_NONE || tf >= TOE_TF_COUNT || in->depth != 0 || !v->present)
+			continue;
+		present |= 1u << tf;
+
+		if (tf == TOE_TF_SECURITY_ID) {
+			char *sid = kind == TOE_REC_TRADE ? t.trade.security_id : t.order.security_id;
+			if (v->slen >= TOE_SECURITY_ID_LEN)
+				return -FAST_E_RANGE;
+			for (i = 0; i < TOE_SECURITY_ID_LEN - 1; i++) {
+				if (i >= v->slen || (uint32_t)v->soff + i >= FAST_MAX_STRBUF)
+					break;
+				sid[i] = (char)r->str[v->soff + i];
+			}
+			continue;
+		}
+		if (tf == TOE_TF_TRADE_BS_FLAG || tf == TOE_TF_ORDER_BS_FLAG || tf == TOE_TF_ORDER_TYPE) {
+			char c = (v->slen > 0 && v->soff < FAST_MAX_STRBUF) ? (char)r->str[v->soff] : 0;
+			if (tf == TOE_TF_TRADE_BS_FLAG)
+				t.trade.bs_flag = c;
+			else if (tf == TOE_TF_ORDER_BS_FLAG)
+				t.order.bs_flag = c;
+			else
+				t.order.order_type = c;
+			continue;
+		}
+
+		if (in->kind == FAST_K_DECIMAL || in->kind == FAST_K_DEC_EXP)
+			src_dec = -v->exp;
+		else if (in->flags & FAST_F_SCALED)
+			src_dec = in->scale;
+		if (rescale(v->i, src_dec, abi_decimals(tf), &x) != 0)
+			return -FAST_E_RANGE;
+
+		switch (tf) {
+		case TOE_TF_DATA_STATUS:
+		case TOE_TF_TRADE_INDEX:
+		case TOE_TF_TRADE_CHANNEL:
+		case TOE_TF_TRADE_TIME:
+		case TOE_TF_TRADE_PRICE:
+		case TOE_TF_ORDER_INDEX:
+		case TOE_TF_ORDER_CHANNEL:
+		case TOE_TF_ORDER_TIME:
+		case TOE_TF_ORDER_PRICE:
+			if (!fits32(x))
+				return -FAST_E_RANGE;
+			break;
+		default:
+			break;
+		}
+		switch (tf) {
+		case TOE_TF_BIZ_INDEX:
+			if (kind == TOE_REC_TRADE)
+				t.trade.biz_index = x;
+			else
+				t.order.biz_index = x;
+			break;
+		case TOE_TF_DATA_STATUS:
+			if (kind == TOE_REC_TRADE)
+				t.trade.data_status = (int32_t)x;
+			else
+				t.order.data_status = (int32_t)x;
+			break;
+		case TOE_TF_TRADE_INDEX: t.trade.trade_index = (int32_t)x; break;
+		case TOE_TF_TRADE_CHANNEL: t.trade.trade_channel = (int32_t)x; break;
+		case TOE_TF_TRADE_TIME: t.trade.trade_time = (int32_t)x; break;
+		case TOE_TF_TRADE_PRICE: t.trade.trade_price = (int32_t)x; break;
+		case TOE_TF_TRADE_QTY: t.trade.trade_qty = x; break;
+		case TOE_TF_TRADE_MONEY: t.trade.trade_money = x; break;
+		case TOE_TF_TRADE_BUY_NO: t.trade.trade_buy_no = x; break;
+		case TOE_TF_TRADE_SELL_NO: t.trade.trade_sell_no = x; break;
+		case TOE_TF_ORDER_INDEX: t.order.order_index = (int32_t)x; break;
+		case TOE_TF_ORDER_CHANNEL: t.order.order_channel = (int32_t)x; break;
+		case TOE_TF_ORDER_TIME: t.order.order_time = (int32_t)x; break;
+		case TOE_TF_ORDER_PRICE: t.order.order_price = (int32_t)x; break;
+		case TOE_TF_ORDER_NO: t.order.order_no = x; break;
+		case TOE_TF_BALANCE: t.order.balance = x; break;
+		default: break;
+		}
+	}
+	t.hdr.type = (uint16_t)kind;
+	t.hdr.present = present;
+	t.hdr.msg_seq = msg_seq;
+	*out = t;
+	return (int)kind;
+}

@@ -1,0 +1,249 @@
+/* toe-fastdump - decode a FAST stream (raw or STEP-framed) and print JSON records.
+ *
+ *   toe-fastdump --templates FILE.xml [--framing raw|step] [--reset-every N] [--stats] [FILE|-]
+ *
+ * One JSON object per record on stdout; errors on stderr with their byte
+ * offset; exit status 1 when any error (reportable ones included) occurred,
+ * 2 on a usage error. --stats prints counts and the decode rate instead.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fast/fast_stream.h"
+#include "fast/host/fast_compile.h"
+#include "fast/host/fast_json.h"
+
+struct opts {
+	const char *templates;
+	const char *input;
+	int step;
+	uint64_t reset_every;
+	int stats;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: toe-fastdump --templates FILE.xml [--framing raw|step] [--reset-every N] [--stats] "
+		   "[FILE|-]\n"
+		   "  --templates FILE  FAST template file (XML) read at start-up\n"
+		   "  --framing raw     one continuous FAST stream (default)\n"
+		   "  --framing step    SSE STEP messages; dictionary reset per message\n"
+		   "  --reset-every N   raw framing: reset the dictionary every N records\n"
+		   "  --stats           print counts and decode rate instead of records\n");
+}
+
+/* Read a whole file (or stdin) into memory. */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	size_t cap = 1 << 20, n = 0;
+	uint8_t *buf;
+	if (!f)
+		return NULL;
+	buf = malloc(cap);
+	while (buf) {
+		size_t r;
+		if (n == cap) {
+			uint8_t *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	if (buf && ferror(f)) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f != stdin)
+		fclose(f);
+	*len = n;
+	return buf;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct tally {
+	uint64_t per_tpl[FAST_MAX_TEMPLATES];
+	uint64_t errors[FAST_ERR_COUNT];
+	uint64_t records;
+};
+
+static void report_warnings(const struct fast_rec *r, uint64_t off)
+{
+	for (int e = 1; e < FAST_ERR_COUNT; e++)
+		if (r->warn & (1u << e))
+			fprintf(stderr, "toe-fastdump: offset %" PRIu64 ": %s (reportable; record delivered)\n", off,
+				fast_err_name(e));
+}
+
+static void print_stats(const struct fast_prog *prog, const struct fast_names *names, const struct tally *t,
+			const uint64_t *errors, size_t bytes, double secs)
+{
+	printf("bytes %zu\nrecords %" PRIu64 "\n", bytes, t->records);
+	for (uint32_t k = 0; k < prog->ntpl; k++)
+		printf("template %u %s %" PRIu64 "\n", prog->tpl[k].id, names->tpl[k], t->per_tpl[k]);
+	for (int e = 1; e < FAST_ERR_COUNT; e++)
+		if (errors[e])
+			printf("error %s %" PRIu64 "\n", fast_err_name(e), errors[e]);
+	if (secs > 0)
+		printf("rate %.1f MB/s %.0f records/s %.1f ns/record\n", bytes / secs / 1e6, t->records / secs,
+		       t->records ? secs * 1e9 / t->records : 0.0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"templates", required_argument, 0, 't'}, {"framing", required_argument, 0, 'f'},
+		{"reset-every", required_argument, 0, 'r'}, {"stats", no_argument, 0, 's'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	struct opts o = {.input = "-"};
+	int c;
+	while ((c = getopt_long(argc, argv, "t:f:r:sh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 't': o.templates = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "step") == 0)
+				o.step = 1;
+			else if (strcmp(optarg, "raw") == 0)
+				o.step = 0;
+			else {
+				fprintf(stderr, "toe-fastdump: --framing must be raw or step, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'r': {
+			char *end;
+			errno = 0;
+			o.reset_every = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg) {
+				fprintf(stderr, "toe-fastdump: --reset-every needs a number, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 's': o.stats = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc)
+		o.input = argv[optind++];
+	if (!o.templates || optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+
+	static struct fast_prog prog;
+	static struct fast_names names;
+	char err[512];
+	if (fast_compile_file(o.templates, &prog, &names, err, sizeof err) != 0) {
+		fprintf(stderr, "toe-fastdump: %s\n", err);
+		return 1;
+	}
+	size_t len;
+	uint8_t *buf = slurp(o.input, &len);
+	if (!buf) {
+		fprintf(stderr, "toe-fastdump: %s: %s\n", o.input, strerror(errno ? errno : EIO));
+		return 1;
+	}
+	static char obuf[1 << 16];
+	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+
+	struct tally t = {0};
+	const uint64_t *errors;
+	int failed = 0;
+	double t0 = now_s();
+	if (!o.step) {
+		static struct fast_dec dec;
+		static struct fast_rec rec;
+		size_t off = 0;
+		fast_dec_init(&dec, &prog);
+		while (off < len) {
+			uint32_t used, n = len - off > UINT32_MAX ? UINT32_MAX : (uint32_t)(len - off);
+			if (o.reset_every && t.records && t.records % o.reset_every == 0)
+				fast_dec_reset(&dec);
+			int e = fast_dec_record(&dec, buf + off, n, &used, &rec);
+			if (e != FAST_OK) {
+				/* a raw stream has no message boundary to resume at */
+				fprintf(stderr, "toe-fastdump: offset %zu: %s; raw stream cannot resynchronise, stopping\n",
+					off + used, fast_err_name(e));
+				failed = 1;
+				break;
+			}
+			if (rec.warn) {
+				report_warnings(&rec, off);
+				failed = 1;
+			}
+			t.records++;
+			t.per_tpl[rec.tpl]++;
+			if (!o.stats) {
+				fast_json_record(stdout, &prog, &names, &rec, NULL);
+				putchar('\n');
+			}
+			off += used;
+		}
+		errors = dec.errors;
+	} else {
+		static struct fast_stream fs;
+		size_t off = 0;
+		fast_stream_init(&fs, &prog, FAST_FRAMING_STEP);
+		while (off < len) {
+			uint32_t n = len - off > (1u << 20) ? (1u << 20) : (uint32_t)(len - off);
+			int ev;
+			fast_stream_feed(&fs, buf + off, n);
+			while ((ev = fast_stream_next(&fs)) != FS_NONE) {
+				if (ev == FS_ERROR) {
+					fprintf(stderr, "toe-fastdump: offset %" PRIu64 ": %s", fs.err_offset,
+						fast_err_name(fs.err));
+					if (fs.err_skipped)
+						fprintf(stderr, " (%" PRIu64 " bytes of the message not decoded)",
+							fs.err_skipped);
+					fprintf(stderr, "; resynchronising at the next 8=STEP\n");
+					failed = 1;
+					continue;
+				}
+				if (fs.rec.warn) {
+					report_warnings(&fs.rec, fs.data_offset);
+					failed = 1;
+				}
+				t.records++;
+				t.per_tpl[fs.rec.tpl]++;
+				if (!o.stats) {
+					char extra[48];
+					snprintf(extra, sizeof extra, "\"msg_seq\":%" PRIu64 ",", fs.msg_seq);
+					fast_json_record(stdout, &prog, &names, &fs.rec, extra);
+					putchar('\n');
+				}
+			}
+			off += n;
+		}
+		for (int e = 0; e < FAST_ERR_COUNT; e++)
+			t.errors[e] = fs.dec.errors[e] + fs.step.errors[e];
+		errors = t.errors;
+	}
+	double secs = now_s() - t0;
+	if (o.stats)
+		print_stats(&prog, &names, &t, errors, len, secs);
+	fflush(stdout);
+	free(buf);
+	return failed ? 1 : 0;
+}
