@@ -1,0 +1,262 @@
+/* toe-fastgen - write a deterministic SSE Level-2 feed (and its ground truth).
+ *
+ *   toe-fastgen --templates FILE.xml [--records N] [--seed S] [--framing step|raw]
+ *               [--per-msg K] [--truth FILE.jsonl] [-o OUT]
+ *
+ * Generates realistic tick-by-tick trades and orders (kernels/fast/host/
+ * sse_gen.c) and FAST-encodes them with the given template file: as STEP
+ * messages of 1..K records of one type (dictionary reset per message,
+ * MsgSeqNum from 1), or as one raw FAST stream (one dictionary for the whole
+ * stream, never reset). --truth writes one JSON line per record, exactly as
+ * toe-fastdump prints the decoded record (with "msg_seq" for STEP framing).
+ * Exit status: 0 done, 1 error, 2 usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fast/host/fast_compile.h"
+#include "fast/host/fast_encode.h"
+#include "fast/host/fast_json.h"
+#include "fast/host/sse_gen.h"
+
+#define MAX_PER_MSG 1000
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: toe-fastgen --templates FILE.xml [--records N] [--seed S] [--framing step|raw]\n"
+		"                   [--per-msg K] [--truth FILE.jsonl] [-o OUT]\n"
+		"  --templates FILE   FAST template file (XML) to encode with\n"
+		"  --records N        records to generate (default 1000)\n"
+		"  --seed S           generator seed (default 1); same seed, same feed\n"
+		"  --framing step     SSE STEP messages, dictionary reset per message (default)\n"
+		"  --framing raw      one raw FAST stream, one dictionary, never reset\n"
+		"  --per-msg K        STEP: at most K records per message, 1..%d (default 4)\n"
+		"  --securities N     securities traded, 1..%d (default 200)\n"
+		"  --channels N       channels, 1..%d (default 4)\n"
+		"  --order-pct P      share of orders in percent (default 70)\n"
+		"  --truth FILE       write the records as JSON lines (as toe-fastdump prints them)\n"
+		"  -o OUT             output file (default standard output, not a terminal)\n",
+		MAX_PER_MSG, SSE_GEN_MAX_SEC, SSE_GEN_MAX_CHAN);
+}
+
+/* Parse an unsigned number in [lo, hi]; -1 on error. */
+static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!s[0] || s[0] == '-')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int write_all(FILE *f, const void *p, size_t n, const char *name)
+{
+	if (n && fwrite(p, 1, n, f) != n) {
+		fprintf(stderr, "toe-fastgen: %s: write failed: %s\n", name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"templates", required_argument, 0, 't'}, {"records", required_argument, 0, 'n'},
+		{"seed", required_argument, 0, 's'},      {"framing", required_argument, 0, 'f'},
+		{"per-msg", required_argument, 0, 'k'},   {"truth", required_argument, 0, 'T'},
+		{"securities", required_argument, 0, 'S'}, {"channels", required_argument, 0, 'c'},
+		{"order-pct", required_argument, 0, 'p'}, {"output", required_argument, 0, 'o'},
+		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+	};
+	const char *templates = NULL, *truth_path = NULL, *out_path = NULL;
+	uint64_t records = 1000, per_msg = 4, v;
+	int raw = 0, c;
+	struct sse_gen_cfg cfg;
+	sse_gen_default(&cfg);
+
+	while ((c = getopt_long(argc, argv, "t:n:s:f:k:T:S:c:p:o:h", lopts, NULL)) != -1) {
+		const char *bad = NULL;
+		switch (c) {
+		case 't': templates = optarg; break;
+		case 'n':
+			if (parse_u64(optarg, 0, UINT64_MAX, &records))
+				bad = "--records needs a number";
+			break;
+		case 's':
+			if (parse_u64(optarg, 0, UINT64_MAX, &cfg.seed))
+				bad = "--seed needs a number";
+			break;
+		case 'f':
+			if (!strcmp(optarg, "raw"))
+				raw = 1;
+			else if (!strcmp(optarg, "step"))
+				raw = 0;
+			else
+				bad = "--framing must be step or raw";
+			break;
+		case 'k':
+			if (parse_u64(optarg, 1, MAX_PER_MSG, &per_msg))
+				bad = "--per-msg needs a number in 1..1000";
+			break;
+		case 'T': truth_path = optarg; break;
+		case 'S':
+			if (parse_u64(optarg, 1, SSE_GEN_MAX_SEC, &v))
+				bad = "--securities out of range";
+			cfg.nsecurities = (uint32_t)v;
+			break;
+		case 'c':
+			if (parse_u64(optarg, 1, SSE_GEN_MAX_CHAN, &v))
+				bad = "--channels out of range";
+			cfg.nchannels = (uint32_t)v;
+			break;
+		case 'p':
+			if (parse_u64(optarg, 0, 100, &v))
+				bad = "--order-pct needs a number in 0..100";
+			cfg.order_pct = (uint32_t)v;
+			break;
+		case 'o': out_path = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+		if (bad) {
+			fprintf(stderr, "toe-fastgen: %s, not '%s'\n", bad, optarg);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "toe-fastgen: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!templates) {
+		fprintf(stderr, "toe-fastgen: --templates is required\n");
+		usage(stderr);
+		return 2;
+	}
+	if (!out_path && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "toe-fastgen: not writing binary data to a terminal; use -o OUT or a redirection\n");
+		return 2;
+	}
+
+	struct fast_prog *prog = calloc(1, sizeof *prog);
+	struct fast_names *names = calloc(1, sizeof *names);
+	struct sse_stream *ss = calloc(1, sizeof *ss);
+	struct fast_rec *recs = calloc(per_msg, sizeof *recs);
+	size_t cap = (size_t)per_msg * (FAST_MAX_STRBUF + FAST_MAX_VALUES * 12) + 4096;
+	uint8_t *buf = malloc(cap);
+	FILE *out = NULL, *truth = NULL;
+	int rc = 1;
+	char err[512];
+	if (!prog || !names || !ss || !recs || !buf) {
+		fprintf(stderr, "toe-fastgen: out of memory\n");
+		goto done;
+	}
+	if (fast_compile_file(templates, prog, names, err, sizeof err)) {
+		fprintf(stderr, "toe-fastgen: %s\n", err);
+		goto done;
+	}
+	/* generate only what the file has templates for */
+	int has_trade = sse_tpl_for_kind(prog, TOE_REC_TRADE) >= 0;
+	int has_order = sse_tpl_for_kind(prog, TOE_REC_ORDER) >= 0;
+	if (!has_trade && !has_order) {
+		fprintf(stderr, "toe-fastgen: %s: no template maps to trades (3201 fields) or orders (5801 fields)\n",
+			templates);
+		goto done;
+	}
+	if (!has_order)
+		cfg.order_pct = 0;
+	if (!has_trade)
+		cfg.order_pct = 100;
+	if (sse_stream_init(ss, prog, &cfg, (uint32_t)per_msg)) {
+		fprintf(stderr, "toe-fastgen: bad generator configuration\n");
+		goto done;
+	}
+
+	const char *out_name = out_path ? out_path : "standard output";
+	out = out_path ? fopen(out_path, "wb") : stdout;
+	if (!out) {
+		fprintf(stderr, "toe-fastgen: %s: %s\n", out_path, strerror(errno));
+		goto done;
+	}
+	if (truth_path && !(truth = fopen(truth_path, "w"))) {
+		fprintf(stderr, "toe-fastgen: %s: %s\n", truth_path, strerror(errno));
+		goto done;
+	}
+
+	uint64_t done_recs = 0;
+	while (done_recs < records) {
+		if (raw) {
+			union toe_record t;
+			sse_gen_next(&ss->gen, &t);
+			int n = sse_encode_raw(prog, &ss->enc, &t, buf, cap, &recs[0]);
+			if (n < 0) {
+				fprintf(stderr, "toe-fastgen: record %" PRIu64 " cannot be encoded with %s\n",
+					done_recs + 1, templates);
+				goto done;
+			}
+			if (write_all(out, buf, (size_t)n, out_name))
+				goto done;
+			if (truth) {
+				fast_json_record(truth, prog, names, &recs[0], NULL);
+				fputc('\n', truth);
+			}
+			done_recs++;
+			continue;
+		}
+		uint64_t left = records - done_recs;
+		uint32_t n = 0;
+		int len = sse_stream_next_msg(ss, left > MAX_PER_MSG ? MAX_PER_MSG : (uint32_t)left, buf, cap,
+					      recs, NULL, &n);
+		if (len < 0) {
+			fprintf(stderr, "toe-fastgen: message %" PRIu64 " cannot be encoded with %s\n", ss->seq,
+				templates);
+			goto done;
+		}
+		if (write_all(out, buf, (size_t)len, out_name))
+			goto done;
+		if (truth) {
+			char extra[48];
+			snprintf(extra, sizeof extra, "\"msg_seq\":%" PRIu64 ",", ss->seq - 1);
+			for (uint32_t k = 0; k < n; k++) {
+				fast_json_record(truth, prog, names, &recs[k], extra);
+				fputc('\n', truth);
+			}
+		}
+		done_recs += n;
+	}
+	if (fflush(out) || ferror(out)) {
+		fprintf(stderr, "toe-fastgen: %s: write failed\n", out_name);
+		goto done;
+	}
+	if (truth && (fflush(truth) || ferror(truth))) {
+		fprintf(stderr, "toe-fastgen: %s: write failed\n", truth_path);
+		goto done;
+	}
+	rc = 0;
+done:
+	if (out && out != stdout && fclose(out) && rc == 0) {
+		fprintf(stderr, "toe-fastgen: %s: %s\n", out_path, strerror(errno));
+		rc = 1;
+	}
+	if (truth && fclose(truth) && rc == 0) {
+		fprintf(stderr, "toe-fastgen: %s: %s\n", truth_path, strerror(errno));
+		rc = 1;
+	}
+	free(prog);
+	free(names);
+	free(ss);
+	free(recs);
+	free(buf);
+	return rc;
+}
