@@ -18,6 +18,8 @@
 #   tests/lib/*.c              test helpers             -> libtoetest.a
 #   tests/unit/test_*.c        one test program each (ASan+UBSan)
 #   tests/*/test_*.sh          test scripts, run by tests/run.sh
+#   tests/integration/*.c      helper programs of the integration tests
+#   daemon/bpf/*.bpf.c         XDP/tc programs (clang -target bpf)
 #   tests/unit/tsan_*.c        thread tests, built with ThreadSanitizer
 #   tests/fuzz/fuzz_*.c        libFuzzer targets (clang)
 #   tests/bench/bench_*.c      benchmarks
@@ -37,7 +39,7 @@ DEPFLAGS  = -MMD -MP
 RELFLAGS := -O2 -g
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-PKGS     := libxml-2.0 libpcap
+PKGS     := libxml-2.0 libpcap inih libxdp libbpf liburing libsystemd
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LIBS       = $(PKG_LIBS) -lm
@@ -55,6 +57,8 @@ TOOL_SRC  := $(wildcard tools/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 TSAN_SRC  := $(wildcard tests/unit/tsan_*.c)
+ITEST_SRC := $(filter-out %.bpf.c,$(wildcard tests/integration/*.c))
+BPF_SRC   := $(wildcard daemon/bpf/*.bpf.c tests/integration/*.bpf.c)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 
 REL_CORE  := $(BUILD)/lib/libtoecore.a
@@ -75,6 +79,8 @@ SAN_TOOLS := $(patsubst $(BUILD)/bin/%,$(BUILD)/asan/bin/%,$(TOOLS))
 UNITS     := $(patsubst tests/unit/%.c,$(BUILD)/test/%,$(UNIT_SRC))
 FUZZERS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 TSANS     := $(patsubst tests/unit/%.c,$(BUILD)/tsan/%,$(TSAN_SRC))
+ITESTS    := $(patsubst tests/integration/%.c,$(BUILD)/itest/%,$(ITEST_SRC))
+BPF_OBJS  := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRC)))
 BENCHES   := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 DEPS_OK   := $(BUILD)/.deps-ok
@@ -82,7 +88,7 @@ DEPS_OK   := $(BUILD)/.deps-ok
 .PHONY: all deps test bench fuzz demo install clean test-build
 .DEFAULT_GOAL := all
 
-all: $(DEPS_OK) $(REL_CORE) $(REL_CLIB) $(if $(CLIB_SRC),$(SO_CLIB)) $(TOOLS)
+all: $(DEPS_OK) $(REL_CORE) $(REL_CLIB) $(if $(CLIB_SRC),$(SO_CLIB)) $(TOOLS) $(BPF_OBJS)
 
 # --- dependencies (Debian packages) ---------------------------------------
 $(DEPS_OK): mk/deps.sh
@@ -188,6 +194,20 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(TLIB_SRC) | $(DEPS_OK)
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		$< $(CORE_SRC) $(TLIB_SRC) $(LIBS) -o $@
 
+# helper programs of the integration tests (release flags: they carry traffic)
+$(BUILD)/itest/%: $(BUILD)/obj/tests/integration/%.o $(REL_TLIB) $(REL_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(RELFLAGS) $< $(REL_TLIB) $(REL_LINK) -o $@
+
+# XDP/tc programs
+BPFFLAGS = -O2 -g -Wall -Werror -target bpf -I/usr/include/$(shell gcc -dumpmachine)
+$(BUILD)/bpf/%.bpf.o: daemon/bpf/%.bpf.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	clang $(BPFFLAGS) -c $< -o $@
+$(BUILD)/bpf/%.bpf.o: tests/integration/%.bpf.c | $(DEPS_OK)
+	@mkdir -p $(@D)
+	clang $(BPFFLAGS) -c $< -o $@
+
 # ThreadSanitizer tests are built straight from the sources too.
 $(BUILD)/tsan/%: tests/unit/%.c $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(TLIB_SRC) | $(DEPS_OK)
 	@mkdir -p $(@D)
@@ -195,7 +215,7 @@ $(BUILD)/tsan/%: tests/unit/%.c $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(TLIB_SRC) 
 		$< $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(TLIB_SRC) $(LIBS) -lpthread -o $@
 
 # --- targets -------------------------------------------------------------
-test-build: all $(UNITS) $(SAN_TOOLS) $(FUZZERS) $(TSANS)
+test-build: all $(UNITS) $(SAN_TOOLS) $(FUZZERS) $(TSANS) $(ITESTS)
 
 test: test-build
 	@BUILD=$(BUILD) sh tests/run.sh

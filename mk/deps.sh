@@ -3,8 +3,9 @@
 # As root, installs what is missing (apt-get update first); otherwise prints
 # the exact apt-get line and fails. Called by the Makefile before building.
 set -eu
-PKGS="gcc g++ make pkg-config clang libclang-rt-14-dev libxml2-dev libpcap-dev \
-python3 iproute2 ethtool tcpreplay"
+PKGS="gcc g++ make pkg-config clang llvm libclang-rt-14-dev libxml2-dev libpcap-dev \
+libinih-dev libbpf-dev libxdp-dev liburing-dev libsystemd-dev \
+python3 iproute2 ethtool tcpdump tcpreplay"
 missing=""
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
