@@ -90,9 +90,12 @@ static int pmap_extra(const struct pmap *pm)
 		if (pm->bytes[pm->idx] & rest)
 			return 1;
 	}
-	for (i = (uint32_t)pm->idx + 1; i < FAST_MAX_PMAP_BYTES; i++)
-		if (i < pm->n && (pm->bytes[i] & 0x7f))
+	for (i = (uint32_t)pm->idx + 1; i < FAST_MAX_PMAP_BYTES; i++) {
+		if (i >= pm->n)
+			break;
+		if (pm->bytes[i] & 0x7f)
 			return 1;
+	}
 	return 0;
 }
 
@@ -102,7 +105,7 @@ static int pmap_extra(const struct pmap *pm)
  * uInt64 / int64 values that need 65 bits on the wire. */
 enum { IT_I32, IT_U32, IT_I64, IT_U64 };
 
-static int read_int(struct ctx *x, uint32_t type, uint32_t nullable, int64_t *out, uint32_t *present)
+static int read_int_exact(struct ctx *x, uint32_t type, uint32_t nullable, int64_t *out, uint32_t *present)
 {
 	const uint32_t maxb = (type == IT_I32 || type == IT_U32) ? 5 : 10;
 	const uint32_t is_signed = (type == IT_I32 || type == IT_I64);
@@ -170,6 +173,51 @@ static int read_int(struct ctx *x, uint32_t type, uint32_t nullable, int64_t *ou
 			return FAST_E_RANGE;
 	}
 	*out = (int64_t)lo;
+	return FAST_OK;
+}
+
+/* The common case: an encoding short enough that no type can overflow
+ * (at most 4 bytes for 32-bit types, 8 for 64-bit ones), read in one pass.
+ * Longer encodings, the end of the input and errors go to read_int_exact. */
+static inline int read_int(struct ctx *x, uint32_t type, uint32_t nullable, int64_t *out, uint32_t *present)
+{
+	const uint8_t *b = x->c.b + x->c.pos;
+	const uint32_t avail = x->c.len - x->c.pos;
+	const uint32_t maxfast = (type == IT_I32 || type == IT_U32) ? 4 : 8;
+	uint64_t v;
+	uint32_t n;
+	uint8_t c;
+
+	if (avail < maxfast)
+		return read_int_exact(x, type, nullable, out, present);
+	c = b[0];
+	v = ((type == IT_I32 || type == IT_I64) && (c & 0x40)) ? ~(uint64_t)0 : 0;
+	v = (v << 7) | (c & 0x7f);
+	for (n = 1; n < 8; n++) {
+		if (c & 0x80)
+			break;
+		if (n >= maxfast)
+			return read_int_exact(x, type, nullable, out, present);
+		c = b[n];
+		v = (v << 7) | (c & 0x7f);
+	}
+	if (!(c & 0x80))
+		return read_int_exact(x, type, nullable, out, present);
+	/* R6: a leading byte that only repeats the sign */
+	if (n > 1 && ((b[0] == 0x00 && ((type != IT_I32 && type != IT_I64) || !(b[1] & 0x40))) ||
+		      (b[0] == 0x7f && (type == IT_I32 || type == IT_I64) && (b[1] & 0x40))))
+		x->warn |= 1u << FAST_E_OVERLONG_INT;
+	x->c.pos += n;
+	*present = 1;
+	if (nullable && (int64_t)v >= 0) {
+		if (v == 0) {
+			*present = 0;
+			*out = 0;
+			return FAST_OK;
+		}
+		v--;
+	}
+	*out = (int64_t)v;
 	return FAST_OK;
 }
 
@@ -999,9 +1047,11 @@ int fast_dec_record(struct fast_dec *d, const uint8_t *buf, uint32_t len, uint32
 	err = decode(&x);
 	*used = x.c.pos;
 	out->warn = x.warn;
-	for (e = 0; e < FAST_ERR_COUNT; e++)
-		if (x.warn & (1u << e))
-			d->errors[e]++;
+	if (x.warn) {
+		for (e = 0; e < FAST_ERR_COUNT; e++)
+			if (x.warn & (1u << e))
+				d->errors[e]++;
+	}
 	if (err) {
 		d->errors[err < FAST_ERR_COUNT ? err : 0]++;
 		return err;
