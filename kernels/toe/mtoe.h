@@ -1,0 +1,262 @@
+/* mtoe.h - mirror TOE: receive-only TCP reassembly of exchange->vendor streams (synthesisable subset).
+ *
+ * A switch mirror port shows both directions of the vendor's TCP connections
+ * to the exchange. The mirror TOE never transmits: it follows the connections
+ * selected by the configuration and turns the exchange->vendor direction into
+ * an exact byte stream (stream offsets are 64-bit and start at 0 for every
+ * connection), plus events for stream starts, ends and lost byte ranges.
+ *
+ *   struct mtoe_cfg cfg;
+ *   mtoe_cfg_default(&cfg);            // 64 conns, 32 KB window, 50 ms gap timeout
+ *   cfg.flows[0] = (struct mtoe_flow){ .ex_addr = ip, .ex_port = port };
+ *   cfg.nflows = 1;
+ *   mtoe_init(m, &cfg, buf, MTOE_BUF_BYTES(cfg.max_conns, cfg.window));
+ *   n = mtoe_segment(m, &pkt, ev, MTOE_SEG_EVENTS);    // for each TCP frame
+ *   while ((n = mtoe_poll(m, now_ns, ev, cap)) > 0) ...  // every few ms
+ *
+ * Memory: the caller owns `struct mtoe` (connection table sized by the
+ * compile-time maxima: 608 bytes per slot, about 160 KB) and one reassembly buffer of
+ * max_conns * window bytes; connection i uses bytes [i*window, (i+1)*window).
+ * The window is a power of two: stream offset o lives at o % window.
+ *
+ * Events (no function pointers): each call fills a caller array and returns
+ * the number of events written, in stream order per connection:
+ *   OPEN   a stream (re)starts at offset 0: the downstream resets its STEP
+ *          deframer and FAST dictionary (TOE_REC_RESET). reason MTOE_OPEN_SYN,
+ *          or MTOE_OPEN_JOIN when no SYN was seen (mid-stream join: offset 0
+ *          is the first byte of the first segment seen; resynchronise at the
+ *          next "8=STEP").
+ *   DATA   len bytes at data, stream offset `offset`. data points into the
+ *          segment's payload (in-order fast path, no copy) or into the
+ *          reassembly buffer (a wrap of the circular buffer gives two DATA
+ *          events). Buffer pointers stay valid until the next mtoe_segment()
+ *          that reaches the same slot (mtoe_poll() never writes the buffer),
+ *          payload pointers as long as the caller keeps the frame: consume
+ *          or copy DATA before that call.
+ *   GAP    bytes [offset, offset+len) were lost on the mirror and are skipped;
+ *          reason TOE_GAP_TIMEOUT or TOE_GAP_WINDOW; the downstream resyncs.
+ *   CLOSE  the stream ended at `offset`; reason MTOE_CLOSE_*.
+ * DATA and GAP events of a connection tile its stream without overlap.
+ *
+ * Loss policy. A hole (missing bytes followed by received ones) is declared a
+ * gap (TOE_GAP_TIMEOUT) once the oldest byte received beyond it has waited
+ * gap_timeout_ns (time from net_pkt.ts_ns and mtoe_poll's now_ns). Window
+ * pressure: once held data reaches beyond delivery point + 3/4 window, the
+ * holes in front of it are gaps (TOE_GAP_WINDOW), oldest first, so the last
+ * quarter stays free for the segments that follow (reordering tolerance is
+ * thus 3/4 of the window). A segment that ends beyond delivery point + window
+ * makes holes gaps until it fits; when nothing is buffered it jumps: the
+ * whole hole up to the segment is one gap and the segment is delivered in
+ * order. Space freed by delivering buffered bytes is reusable only in the
+ * next call (the caller still reads them): out-of-order bytes that would land
+ * in it are dropped and counted (window_drop_bytes) and end up inside a later
+ * gap; the free quarter makes that rare.
+ *
+ * Other rules: first copy wins on overlaps, differing overlapping bytes are
+ * counted (only bytes still held in the buffer can be compared; data already
+ * delivered is a duplicate). A SYN (or SYN-ACK) from the exchange opens a
+ * connection, its retransmission (same ISN) is ignored, a SYN with another ISN
+ * replaces the connection (CLOSE REPLACED, then OPEN; buffered data dropped).
+ * FIN closes once every byte before it is delivered; bytes beyond a FIN are
+ * ignored. RST from either side closes at once (buffered data dropped). A
+ * closed connection keeps its slot for linger_ns to absorb retransmissions,
+ * or until its slot is needed. Keep-alives (0 or 1 byte at rcv_nxt-1) are
+ * counted and ignored; while the vendor advertises a zero window such probes
+ * count as zero-window probes instead, and a 1-byte probe at rcv_nxt is
+ * counted and delivered (it is the next stream byte; if the sender
+ * retransmits it later, that copy is a duplicate). Segments of the reverse
+ * direction are counted and never carry data (their RST closes, their
+ * window feeds the zero-window test).
+ */
+#ifndef MTOE_H
+#define MTOE_H
+
+#include <stdint.h>
+#include "net/net_pkt.h"
+#include "toe/tick.h"
+
+/* Compile-time maxima (bounds of every loop and array). */
+#define MTOE_MAX_CONNS 256
+#define MTOE_MIN_WINDOW 64u
+#define MTOE_MAX_WINDOW (1u << 20)
+#define MTOE_MAX_RANGES 16 /* out-of-order ranges held per connection */
+#define MTOE_MAX_FLOWS 64
+#define MTOE_HASH_SIZE (4 * MTOE_MAX_CONNS) /* power of two */
+#define MTOE_HASH_PROBES 32
+#define MTOE_SLACK_SHIFT 2 /* window >> 2 kept free: holes are lost at 3/4 window */
+
+/* Defaults set by mtoe_cfg_default(). */
+#define MTOE_DEFAULT_CONNS 64
+#define MTOE_DEFAULT_WINDOW 32768u
+#define MTOE_DEFAULT_RANGES 8
+#define MTOE_DEFAULT_GAP_NS 50000000ull       /* 50 ms */
+#define MTOE_DEFAULT_IDLE_NS 300000000000ull  /* 300 s */
+#define MTOE_DEFAULT_LINGER_NS 2000000000ull  /* 2 s */
+
+/* Event array capacity: mtoe_segment() needs cap >= MTOE_SEG_EVENTS (it
+ * writes at most that many); mtoe_poll() needs cap >= MTOE_POLL_EVENTS and
+ * stops early when full: call it again until it returns 0. */
+#define MTOE_SEG_EVENTS (3 * MTOE_MAX_RANGES + 16)
+#define MTOE_POLL_EVENTS 4
+
+/* Bytes of reassembly buffer mtoe_init() needs. */
+#define MTOE_BUF_BYTES(conns, window) ((uint64_t)(conns) * (uint64_t)(window))
+
+/* mtoe_init() results */
+#define MTOE_OK 0
+#define MTOE_ERR_CONNS (-1)  /* max_conns 0 or above MTOE_MAX_CONNS */
+#define MTOE_ERR_WINDOW (-2) /* not a power of two in [MTOE_MIN_WINDOW, MTOE_MAX_WINDOW] */
+#define MTOE_ERR_RANGES (-3) /* max_ranges 0 or above MTOE_MAX_RANGES */
+#define MTOE_ERR_FLOWS (-4)  /* nflows above MTOE_MAX_FLOWS, or a flow with ex_addr and ex_port both 0 */
+#define MTOE_ERR_BUF (-5)    /* buffer missing or smaller than MTOE_BUF_BYTES */
+
+enum mtoe_ev_type { MTOE_EV_DATA = 1, MTOE_EV_GAP = 2, MTOE_EV_OPEN = 3, MTOE_EV_CLOSE = 4 };
+enum mtoe_open_reason { MTOE_OPEN_SYN = 1, MTOE_OPEN_JOIN = 2 };
+enum mtoe_close_reason {
+	MTOE_CLOSE_FIN = 1,      /* every byte up to the exchange's FIN delivered */
+	MTOE_CLOSE_RST = 2,      /* RST from the exchange */
+	MTOE_CLOSE_PEER_RST = 3, /* RST from the vendor (reverse direction) */
+	MTOE_CLOSE_REPLACED = 4, /* SYN with a new ISN: an OPEN of the same slot follows */
+	MTOE_CLOSE_IDLE = 5,     /* nothing seen for idle_timeout_ns (mtoe_poll) */
+};
+
+struct mtoe_event {
+	uint8_t type;        /* enum mtoe_ev_type */
+	uint8_t reason;      /* OPEN: mtoe_open_reason; GAP: toe_gap_reason; CLOSE: mtoe_close_reason */
+	uint16_t conn;       /* connection slot */
+	uint16_t flow;       /* index of the cfg.flows entry that selected the connection */
+	uint16_t pad;
+	uint64_t offset;     /* stream offset: DATA/GAP first byte, OPEN 0, CLOSE end of stream */
+	uint64_t len;        /* DATA/GAP: bytes */
+	const uint8_t *data; /* DATA only */
+};
+
+/* A followed flow: the exchange (sender) endpoint and optionally the vendor
+ * endpoint. A zero field matches anything; ex_addr and ex_port must not both
+ * be zero (the direction would be ambiguous). Host byte order. */
+struct mtoe_flow {
+	uint32_t ex_addr;
+	uint32_t peer_addr;
+	uint16_t ex_port;
+	uint16_t peer_port;
+};
+
+struct mtoe_cfg {
+	uint32_t max_conns;       /* concurrent connections, 1..MTOE_MAX_CONNS */
+	uint32_t window;          /* reassembly bytes per connection, power of two */
+	uint32_t max_ranges;      /* out-of-order ranges per connection, 1..MTOE_MAX_RANGES */
+	uint32_t nflows;
+	uint64_t gap_timeout_ns;  /* age of a hole that makes it a gap; 0: only window gaps */
+	uint64_t idle_timeout_ns; /* open connection silent this long is closed; 0: never */
+	uint64_t linger_ns;       /* closed connection keeps its slot this long */
+	struct mtoe_flow flows[MTOE_MAX_FLOWS];
+};
+
+/* Per-connection counters; zeroed when the slot opens a new stream. */
+struct mtoe_conn_stats {
+	uint64_t segments;          /* forward segments handled while open */
+	uint64_t bytes;             /* bytes delivered in DATA events */
+	uint64_t in_order;          /* segments that started at or before the delivery point */
+	uint64_t out_of_order;      /* segments stored in the buffer with new bytes */
+	uint64_t duplicates;        /* segments with no new byte (retransmissions) */
+	uint64_t dup_bytes;         /* bytes received again */
+	uint64_t conflicts;         /* segments with overlapping bytes that differ */
+	uint64_t conflict_bytes;    /* overlapping bytes that differ (first copy kept) */
+	uint64_t range_full;        /* segments dropped: range list full */
+	uint64_t window_drops;      /* segments (partly) dropped: no buffer space this call */
+	uint64_t window_drop_bytes;
+	uint64_t beyond_window;     /* segments ending beyond delivery point + window */
+	uint64_t gaps;              /* GAP events */
+	uint64_t gap_bytes;
+	uint64_t keepalives;
+	uint64_t zero_window_probes;
+	uint64_t syn_retrans;       /* retransmitted SYNs ignored */
+	uint64_t after_fin_bytes;   /* bytes beyond the FIN ignored */
+	uint64_t after_close;       /* forward segments absorbed while closed */
+	uint64_t reverse;           /* vendor->exchange segments */
+};
+
+/* Global counters. */
+struct mtoe_stats {
+	uint64_t packets;      /* mtoe_segment() calls */
+	uint64_t not_tcp;
+	uint64_t not_followed; /* no flow entry matches either direction */
+	uint64_t reverse;      /* vendor->exchange segments (known connection or flow) */
+	uint64_t no_conn;      /* followed forward segment without data/SYN and no connection (ACK, FIN, RST) */
+	uint64_t no_slot;      /* new connection dropped: table full */
+	uint64_t opens;        /* OPEN events (SYN) */
+	uint64_t joins;        /* OPEN events (mid-stream join) */
+	uint64_t restarts;     /* SYN with a new ISN on an open connection */
+	uint64_t closes;       /* CLOSE events */
+	uint64_t after_close;  /* forward segments absorbed by closed connections */
+	uint64_t bytes;        /* bytes delivered, all connections */
+	uint64_t gaps;
+	uint64_t gap_bytes;
+	uint64_t ev_short;     /* calls refused: cap below the documented minimum */
+	uint64_t ev_overflow;  /* events lost to a full array (a bug if nonzero) */
+};
+
+enum mtoe_state { MTOE_FREE = 0, MTOE_OPEN = 1, MTOE_CLOSED = 2 };
+
+struct mtoe_range {
+	uint64_t start, end; /* stream offsets [start, end), start > delivery point */
+	uint64_t ts;         /* arrival time of its oldest byte */
+};
+
+struct mtoe_conn {
+	uint8_t state;         /* enum mtoe_state */
+	uint8_t syn_seen;      /* 0: joined mid-stream */
+	uint8_t fin_seen;
+	uint8_t peer_win_zero; /* the vendor's last ACK advertised window 0 */
+	uint16_t flow;
+	uint16_t nranges;
+	/* forward direction: exchange (s) -> vendor (d) */
+	uint32_t saddr, daddr;
+	uint16_t sport, dport;
+	uint32_t isn;          /* exchange ISN when syn_seen */
+	uint32_t start_seq;    /* sequence number of stream offset 0 */
+	uint32_t nxt_seq;      /* next expected sequence number (rcv_nxt) */
+	uint64_t nxt_off;      /* its stream offset: bytes delivered or skipped */
+	uint64_t fin_off;      /* stream offset of the FIN when fin_seen */
+	uint64_t fin_ts;
+	uint64_t last_ns;      /* last activity (open) or close time (closed) */
+	struct mtoe_range range[MTOE_MAX_RANGES]; /* sorted, disjoint, non-adjacent */
+	struct mtoe_conn_stats st;
+};
+
+struct mtoe {
+	struct mtoe_cfg cfg;
+	uint8_t *buf;
+	uint32_t mask;         /* window - 1 */
+	uint32_t poll_next;    /* mtoe_poll resumes here */
+	/* current call (private) */
+	struct mtoe_event *ev;
+	uint32_t cap, nev;
+	uint64_t now;
+	uint8_t buf_out;       /* buffer bytes were handed out in this call */
+	uint8_t seg_conflict;
+	uint64_t buf_lo;       /* lowest stream offset handed out from the buffer in this call */
+	struct mtoe_stats st;
+	uint16_t hash[MTOE_HASH_SIZE]; /* connection slot + 1, 0 empty */
+	struct mtoe_conn conn[MTOE_MAX_CONNS];
+};
+
+void mtoe_cfg_default(struct mtoe_cfg *cfg);
+
+/* Copy cfg, clear every connection. buf: MTOE_BUF_BYTES(max_conns, window)
+ * bytes the caller keeps for the lifetime of m. Returns MTOE_OK or MTOE_ERR_*. */
+int mtoe_init(struct mtoe *m, const struct mtoe_cfg *cfg, uint8_t *buf, uint64_t buf_len);
+
+/* One received frame (any protocol). Fills ev[0..n) and returns n; does
+ * nothing (counted in ev_short) when cap < MTOE_SEG_EVENTS. */
+uint32_t mtoe_segment(struct mtoe *m, const struct net_pkt *pkt, struct mtoe_event *ev, uint32_t cap);
+
+/* Timers: gap timeouts, idle connections, lingering closed slots. Returns the
+ * number of events written; when cap ran short it resumes where it stopped
+ * on the next call, so call until it returns 0. */
+uint32_t mtoe_poll(struct mtoe *m, uint64_t now_ns, struct mtoe_event *ev, uint32_t cap);
+
+/* Slot of the connection with this exchange->vendor 4-tuple, or -1. */
+int32_t mtoe_lookup(const struct mtoe *m, uint32_t saddr, uint16_t sport, uint32_t daddr, uint16_t dport);
+
+#endif
