@@ -42,9 +42,11 @@ done
 for f in "$BUILD"/fuzz/*; do
 	[ -x "$f" ] || continue
 	n=$(basename "$f")
-	mkdir -p "$BUILD/fuzz-corpus/$n"
-	run "fuzz/$n" "$f" -max_total_time="${FUZZ_TEST_SECONDS:-20}" -timeout=10 \
-		"$BUILD/fuzz-corpus/$n" "tests/fuzz/corpus/$n"
+	mkdir -p "$BUILD/fuzz-corpus/$n" "$BUILD/fuzz-artifacts/$n"
+	seeds=""
+	[ -d "tests/fuzz/corpus/$n" ] && seeds="tests/fuzz/corpus/$n"
+	run "fuzz/$n" "$f" -max_total_time="${FUZZ_TEST_SECONDS:-20}" -timeout=10 -error_exitcode=1 \
+		-artifact_prefix="$BUILD/fuzz-artifacts/$n/" "$BUILD/fuzz-corpus/$n" $seeds
 done
 
 [ -n "$failed" ] && echo "failed:$failed"

@@ -35,7 +35,7 @@ enum fast_err {
 	STEP_E_BAD_DATA_LEN,     /* 95= missing, malformed or larger than the body */
 	STEP_E_BAD_LENGTH,       /* BodyLength does not end at the 10= field */
 	STEP_E_BAD_CHECKSUM,     /* CheckSum mismatch or malformed 10= field */
-	STEP_E_NO_DATA,          /* message without a 96= field */
+	STEP_E_NO_DATA,          /* 95= announces FAST data but no 96= field follows */
 	FAST_ERR_COUNT
 };
 

@@ -13,6 +13,7 @@ void fast_stream_init(struct fast_stream *fs, const struct fast_prog *prog, int 
 	fs->framing = framing;
 	fs->in = 0;
 	fs->in_len = 0;
+	fs->more = 0;
 	fs->data = 0;
 	fs->data_len = 0;
 	fs->data_pos = 0;
@@ -33,6 +34,7 @@ void fast_stream_restart(struct fast_stream *fs, uint64_t offset)
 	fs->data_len = 0;
 	fs->data_pos = 0;
 	fs->in_len = 0;
+	fs->more = 0;
 	fs->dgram_offset = offset;
 	step_resync(&fs->step, offset);
 }
@@ -59,8 +61,10 @@ void fast_stream_feed(struct fast_stream *fs, const uint8_t *p, uint32_t n)
 int fast_stream_next(struct fast_stream *fs)
 {
 	uint32_t iter;
-	/* each pass either returns or consumes input, so in_len + 2 passes suffice */
-	for (iter = 0; iter <= fs->in_len + 1; iter++) {
+	/* Each pass returns, consumes input, or drains bytes the deframer holds
+	 * for re-reading (after an error); `more` says the deframer may still
+	 * have a message without new input. */
+	for (iter = 0; iter < 0xffffffffu; iter++) {
 		int st;
 		uint32_t used;
 		if (fs->data_pos < fs->data_len) {
@@ -77,11 +81,12 @@ int fast_stream_next(struct fast_stream *fs)
 			fs->records++;
 			return FS_RECORD;
 		}
-		if (fs->framing == FAST_FRAMING_DATAGRAM || fs->in_len == 0)
+		if (fs->framing == FAST_FRAMING_DATAGRAM || (fs->in_len == 0 && !fs->more))
 			return FS_NONE;
 		used = step_feed(&fs->step, fs->in, fs->in_len, &st);
 		fs->in += used;
 		fs->in_len -= used;
+		fs->more = st != STEP_NEED_MORE;
 		if (st == STEP_MSG) {
 			fs->messages++;
 			fs->data = fs->step.msg.data;

@@ -25,11 +25,12 @@ struct fast_stream {
 	/* input not yet consumed */
 	const uint8_t *in;
 	uint32_t in_len;
+	uint32_t more;        /* the deframer may hold a message without new input */
 	/* FAST payload of the current message being decoded */
 	const uint8_t *data;
 	uint32_t data_len;
 	uint32_t data_pos;
-	uint64_t data_offset; /* stream offset of data[0] */
+	uint64_t data_offset; /* stream offset of the current message (its first byte) */
 	uint64_t dgram_offset;
 	/* results */
 	uint64_t msg_seq;     /* of the message the current record came from */

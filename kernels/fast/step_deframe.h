@@ -7,7 +7,11 @@
  * BodyLength counts the bytes after the 9= field up to and including the SOH
  * before 10=; CheckSum is the sum of every byte before "10=" modulo 256, as
  * three digits. 96= data may contain SOH bytes: its length comes from 95=.
+ * A message without 95=/96= (heartbeat, logon, ...) is valid and delivered
+ * with data_len 0 (counted in no_data); 95= without 96= is STEP_E_NO_DATA.
  * Any error skips to the next "8=STEP", the resynchronisation point.
+ * STEP_MSG and STEP_ERROR may come with 0 bytes consumed (bytes of a failed
+ * message are re-read): call step_feed() until it says STEP_NEED_MORE.
  */
 #ifndef STEP_DEFRAME_H
 #define STEP_DEFRAME_H
@@ -51,6 +55,7 @@ struct step_deframer {
 	uint64_t messages;
 	uint64_t bytes;
 	uint64_t skipped;    /* bytes discarded while resynchronising */
+	uint64_t no_data;    /* valid messages without FAST data (heartbeats, logons) */
 	uint64_t errors[FAST_ERR_COUNT];
 	uint8_t body[STEP_MAX_BODY + 64];
 };
