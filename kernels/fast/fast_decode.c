@@ -14,13 +14,12 @@ struct cur {
 	uint32_t pos;
 };
 
-/* A presence map being consumed bit by bit (§10.5). Bits beyond the bytes
- * received read as zero. */
+/* A presence map being consumed bit by bit (§10.5), held as a 128-bit
+ * shift register (hi:lo) with the next bit at the top of hi. Bits beyond
+ * those received are zero, as the spec implies, and a set bit still left
+ * when a segment ends is R8: both come for free from the representation. */
 struct pmap {
-	uint8_t bytes[FAST_MAX_PMAP_BYTES];
-	uint8_t n;    /* bytes received */
-	uint8_t idx;  /* byte of the next bit */
-	uint8_t mask; /* mask of the next bit within bytes[idx] */
+	uint64_t hi, lo;
 };
 
 /* An open sequence or group. */
@@ -44,59 +43,56 @@ struct ctx {
 
 static inline int read_pmap(struct ctx *x)
 {
-	struct pmap *pm = &x->pm;
-	uint32_t i;
-	pm->n = 0;
-	pm->idx = 0;
-	pm->mask = 0x40;
+	const uint8_t *b = x->c.b + x->c.pos;
+	const uint32_t avail = x->c.len - x->c.pos;
+	uint64_t hi = 0, lo = 0;
+	uint32_t i, shift;
 	for (i = 0; i < FAST_MAX_PMAP_BYTES; i++) {
-		uint8_t b;
-		if (x->c.pos >= x->c.len)
+		uint8_t c;
+		if (i >= avail) {
+			x->c.pos = x->c.len;
 			return FAST_E_TRUNCATED;
-		b = x->c.b[x->c.pos++];
-		pm->bytes[i] = b;
-		pm->n = (uint8_t)(i + 1);
-		if (b & 0x80) {
-			/* R7: a trailing byte that carries no set bit is redundant */
-			if (i > 0 && b == 0x80)
-				x->warn |= 1u << FAST_E_OVERLONG_PMAP;
-			return FAST_OK;
 		}
+		c = b[i];
+		hi = (hi << 7) | (lo >> 57);
+		lo = (lo << 7) | (c & 0x7f);
+		if (c & 0x80)
+			break;
 	}
-	return FAST_E_PMAP_TOO_LONG;
+	if (i == FAST_MAX_PMAP_BYTES) {
+		x->c.pos += FAST_MAX_PMAP_BYTES;
+		return FAST_E_PMAP_TOO_LONG;
+	}
+	/* R7: a trailing byte that carries no set bit is redundant */
+	if (i > 0 && b[i] == 0x80)
+		x->warn |= 1u << FAST_E_OVERLONG_PMAP;
+	x->c.pos += i + 1;
+	/* left-align the 7 * (i + 1) bits received */
+	shift = 128 - 7 * (i + 1);
+	if (shift >= 64) {
+		hi = lo << (shift - 64);
+		lo = 0;
+	} else {
+		hi = (hi << shift) | (lo >> (64 - shift));
+		lo <<= shift;
+	}
+	x->pm.hi = hi;
+	x->pm.lo = lo;
+	return FAST_OK;
 }
 
 static inline uint32_t pmap_bit(struct pmap *pm)
 {
-	uint32_t bit = 0;
-	if (pm->idx < pm->n)
-		bit = (pm->bytes[pm->idx] & pm->mask) != 0;
-	pm->mask >>= 1;
-	if (pm->mask == 0) {
-		pm->mask = 0x40;
-		if (pm->idx < FAST_MAX_PMAP_BYTES)
-			pm->idx++;
-	}
+	uint32_t bit = (uint32_t)(pm->hi >> 63);
+	pm->hi = (pm->hi << 1) | (pm->lo >> 63);
+	pm->lo <<= 1;
 	return bit;
 }
 
-/* R8: a set bit at or after the cursor means the sender used more bits than
- * the template defines. */
-static int pmap_extra(const struct pmap *pm)
+/* R8: a set bit left means the sender used more bits than the template defines. */
+static inline int pmap_extra(const struct pmap *pm)
 {
-	uint32_t i;
-	if (pm->idx < pm->n) {
-		uint8_t rest = (uint8_t)(((uint32_t)pm->mask << 1) - 1);
-		if (pm->bytes[pm->idx] & rest)
-			return 1;
-	}
-	for (i = (uint32_t)pm->idx + 1; i < FAST_MAX_PMAP_BYTES; i++) {
-		if (i >= pm->n)
-			break;
-		if (pm->bytes[i] & 0x7f)
-			return 1;
-	}
-	return 0;
+	return (pm->hi | pm->lo) != 0;
 }
 
 /* Integer decoding (§10.6.1). The wire value is up to 70 bits; it is kept
@@ -179,7 +175,7 @@ static int read_int_exact(struct ctx *x, uint32_t type, uint32_t nullable, int64
 /* The common case: an encoding short enough that no type can overflow
  * (at most 4 bytes for 32-bit types, 8 for 64-bit ones), read in one pass.
  * Longer encodings, the end of the input and errors go to read_int_exact. */
-static inline int read_int(struct ctx *x, uint32_t type, uint32_t nullable, int64_t *out, uint32_t *present)
+static inline __attribute__((always_inline)) int read_int(struct ctx *x, uint32_t type, uint32_t nullable, int64_t *out, uint32_t *present)
 {
 	const uint8_t *b = x->c.b + x->c.pos;
 	const uint32_t avail = x->c.len - x->c.pos;
@@ -221,10 +217,10 @@ static inline int read_int(struct ctx *x, uint32_t type, uint32_t nullable, int6
 	return FAST_OK;
 }
 
-/* ASCII string (§10.6.3) into dst[0..FAST_MAX_STR). A leading 0x00 byte
+/* ASCII string (§10.6.3) into dst[0..FAST_MAX_STR), every form. A leading 0x00 byte
  * marks the special forms: mandatory "00 80" is "\0"; nullable "80" is NULL,
  * "00 80" is "" and "00 00 80" is "\0". Any other leading zero is R9. */
-static int read_ascii(struct ctx *x, uint32_t nullable, uint8_t *dst, uint32_t *len, uint32_t *present)
+static int read_ascii_slow(struct ctx *x, uint32_t nullable, uint8_t *dst, uint32_t *len, uint32_t *present)
 {
 	uint8_t t[FAST_MAX_STR + 2];
 	uint32_t i, n = 0, skip = 0, stop = 0;
@@ -274,6 +270,32 @@ static int read_ascii(struct ctx *x, uint32_t nullable, uint8_t *dst, uint32_t *
 	}
 	*len = n - skip;
 	return FAST_OK;
+}
+
+/* ASCII string: the common case (a first byte that is neither 0x00 nor
+ * 0x80, the whole string within reach) in one pass; the rest goes to
+ * read_ascii_slow. */
+static inline int read_ascii(struct ctx *x, uint32_t nullable, uint8_t *dst, uint32_t *len, uint32_t *present)
+{
+	const uint8_t *b = x->c.b + x->c.pos;
+	const uint32_t avail = x->c.len - x->c.pos;
+	uint32_t i;
+	if (avail < 2 || b[0] == 0x00 || b[0] == 0x80)
+		return read_ascii_slow(x, nullable, dst, len, present);
+	for (i = 0; i < FAST_MAX_STR; i++) {
+		uint8_t c;
+		if (i >= avail)
+			break;
+		c = b[i];
+		dst[i] = c & 0x7f;
+		if (c & 0x80) {
+			x->c.pos += i + 1;
+			*len = i + 1;
+			*present = 1;
+			return FAST_OK;
+		}
+	}
+	return read_ascii_slow(x, nullable, dst, len, present);
 }
 
 /* Byte vector (§10.6.5): uInt32 length (nullable when optional), then bytes. */
@@ -385,7 +407,7 @@ static int64_t incr(uint32_t type, int64_t v)
 
 /* Decode an integer field (also a decimal's exponent or mantissa, and a
  * sequence length) with its operator. */
-static int dec_int(struct ctx *x, const struct fast_instr *in, int64_t *val, uint32_t *present)
+static inline __attribute__((always_inline)) int dec_int(struct ctx *x, const struct fast_instr *in, int64_t *val, uint32_t *present)
 {
 	const uint32_t type = int_type(in->kind);
 	const uint32_t opt = in->flags & FAST_F_OPTIONAL;
@@ -615,7 +637,7 @@ static inline int read_str(struct ctx *x, uint32_t kind, uint32_t nullable, uint
 }
 
 /* The initial value of a string field, bounded by the pool. */
-static uint32_t init_str(const struct ctx *x, const struct fast_instr *in, uint8_t *dst)
+static inline uint32_t init_str(const struct ctx *x, const struct fast_instr *in, uint8_t *dst)
 {
 	const struct fast_const *k = init_of(x, in);
 	uint32_t i, n = k->len;
@@ -623,12 +645,14 @@ static uint32_t init_str(const struct ctx *x, const struct fast_instr *in, uint8
 		return 0;
 	if (n > FAST_MAX_STR)
 		n = FAST_MAX_STR;
+	if ((uint32_t)k->off + n > FAST_MAX_POOL)
+		n = k->off < FAST_MAX_POOL ? FAST_MAX_POOL - k->off : 0;
 	for (i = 0; i < FAST_MAX_STR; i++) {
-		if (i >= n || (uint32_t)k->off + i >= FAST_MAX_POOL)
+		if (i >= n)
 			break;
 		dst[i] = x->p->pool[k->off + i];
 	}
-	return i;
+	return n;
 }
 
 static inline void dict_set_str(struct ctx *x, struct fast_dict_entry *e, const uint8_t *s, uint32_t n)
@@ -1036,9 +1060,8 @@ int fast_dec_record(struct fast_dec *d, const uint8_t *buf, uint32_t len, uint32
 	x.c.pos = 0;
 	x.r = out;
 	x.warn = 0;
-	x.pm.n = 0;
-	x.pm.idx = 0;
-	x.pm.mask = 0x40;
+	x.pm.hi = 0;
+	x.pm.lo = 0;
 	out->nvals = 0;
 	out->nstr = 0;
 	out->tid = 0;
