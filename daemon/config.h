@@ -1,0 +1,311 @@
+/* config.h - toed's configuration: /etc/toed.conf parsed (inih), validated, diffed on reload.
+ *
+ * The file is INI (doc/config.md is the reference, conf/toed.conf the annotated
+ * default). toed_config_load() parses it into a struct toed_config, checks
+ * every value and the rules between keys (compiling the FAST template file
+ * on the way), and collects every problem in a struct toed_diag, each message
+ * naming the file, the line, the key and the reason:
+ *
+ *   /etc/toed.conf:12: [tcp] mss = 1500: above 1460 (the largest MSS of a 1500-byte MTU)
+ *   /etc/toed.conf:14: warning: [tcp] mss = 1400: not a multiple of 64 (...)
+ *
+ * Warnings do not fail a load. On failure (-1) the output config is left
+ * untouched, so a daemon can exit with EX_CONFIG (78) having changed nothing,
+ * or keep running with its current config after a bad reload.
+ *
+ *   struct toed_config *cfg = malloc(sizeof *cfg);   // ~47 KB (diag ~41 KB, diff ~46 KB):
+ *   struct toed_diag diag;                           // keep them off small stacks
+ *   toed_diag_init(&diag);
+ *   if (toed_config_load("/etc/toed.conf", cfg, &diag) < 0) {
+ *       toed_diag_print(&diag, stderr);
+ *       exit(TOED_EX_CONFIG);
+ *   }
+ *
+ * Reload: load the new file into a second struct, toed_config_diff() the two:
+ * each changed key is classed live (applied by the daemon at once:
+ * toed_config_apply_live() copies exactly those keys into the running config)
+ * or restart (reported as "[source] interface changed (eth0 -> eth1): needs a
+ * restart"; the running value stays in force).
+ *
+ * Paths: a relative path names a file relative to the directory of the
+ * configuration file; for the files toed reads (xclbin, templates, pcap_file)
+ * when it is not there, TOED_DATADIR is tried next. Stored paths are absolute.
+ * All addresses are IPv4 in host byte order.
+ */
+#ifndef TOED_CONFIG_H
+#define TOED_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fast/fast_prog.h"
+#include "net/net_cfg.h"
+#include "toe/mtoe.h"
+
+/* Where relative input paths are looked up after the config file's directory
+ * (make install puts the templates and the xclbin there). */
+#ifndef TOED_DATADIR
+#define TOED_DATADIR "/usr/local/share/toed"
+#endif
+
+#define TOED_CONFIG_PATH "/etc/toed.conf" /* default -c */
+#define TOED_EX_CONFIG 78                  /* sysexits.h EX_CONFIG: bad configuration */
+
+#define TOED_PATH_MAX 512
+#define TOED_NAME_MAX 32      /* feed and stream names, group names, incl. NUL */
+#define TOED_IFNAME_MAX 16    /* IFNAMSIZ */
+#define TOED_SOCKPATH_MAX 108 /* sizeof(sockaddr_un.sun_path) */
+#define TOED_MAX_PORTS NET_MAX_ADDRS /* card ports (the U50's 4x10G) */
+#define TOED_MAX_FEEDS MTOE_MAX_FLOWS
+
+/* Built-in defaults (doc/config.md). */
+#define TOED_DEF_XCLBIN "toed.xclbin"
+#define TOED_DEF_TEMPLATES "templates/sse-l2-3201-5801.xml"
+#define TOED_DEF_MSS 1408u
+#define TOED_DEF_CONNECTIONS MTOE_DEFAULT_CONNS
+#define TOED_DEF_WINDOW MTOE_DEFAULT_WINDOW
+#define TOED_DEF_GAP_TIMEOUT_MS 50u
+#define TOED_DEF_IDLE_TIMEOUT_S 300u
+#define TOED_DEF_MAX_CLIENTS 256u
+#define TOED_DEF_SOCKET_MODE 0660u
+
+enum toed_backend { TOED_BACKEND_SW = 0, TOED_BACKEND_XRT = 1 };
+enum toed_source_type { TOED_SRC_AF_XDP = 0, TOED_SRC_AF_PACKET = 1, TOED_SRC_PCAP = 2 };
+enum toed_xdp_mode { TOED_XDP_NATIVE = 0, TOED_XDP_SKB = 1 };
+enum toed_pace { TOED_PACE_RECORDED = 0, TOED_PACE_FAST = 1, TOED_PACE_FACTOR = 2 };
+enum toed_role { TOED_ROLE_MIRROR = 0, TOED_ROLE_TCP = 1, TOED_ROLE_UDP = 2 };
+enum toed_proto { TOED_PROTO_TCP = 0, TOED_PROTO_UDP = 1 };
+/* Same values as enum fast_framing (fast/fast_stream.h). */
+enum toed_framing { TOED_FRAMING_STEP = 0, TOED_FRAMING_RAW = 1 };
+enum toed_hugepages { TOED_HUGE_AUTO = 0, TOED_HUGE_OFF = 1, TOED_HUGE_COUNT = 2 };
+/* syslog priorities */
+enum toed_log_level {
+	TOED_LOG_ERROR = 3,
+	TOED_LOG_WARNING = 4,
+	TOED_LOG_NOTICE = 5,
+	TOED_LOG_INFO = 6,
+	TOED_LOG_DEBUG = 7
+};
+enum toed_log_target { TOED_LOG_JOURNAL = 0, TOED_LOG_STDERR = 1 };
+
+/* An endpoint: 0 in ip or port means "any". */
+struct toed_endpoint {
+	uint32_t ip;
+	uint32_t port;
+};
+
+struct toed_port {
+	int enabled;          /* a [port]/[port.N] section, or port 0 made implicit (see implicit) */
+	int implicit;         /* no [port] section at all: port 0 is a mirror port without address */
+	uint32_t ip;          /* 0: none */
+	uint32_t netmask;
+	uint32_t gateway;     /* 0: none */
+	uint32_t has_mac;     /* 0: the interface's own (software backend) */
+	uint8_t mac[6];
+	uint8_t pad[2];
+	uint32_t role;        /* enum toed_role */
+	uint32_t vlan;        /* 0: untagged */
+	uint32_t verify_checksums; /* 0/1: NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM */
+};
+
+struct toed_feed {
+	char name[TOED_NAME_MAX];   /* from [feed.NAME] */
+	char stream[TOED_NAME_MAX]; /* published stream name (default: name) */
+	struct toed_endpoint exchange; /* TCP: the exchange's server; UDP: the sender (optional) */
+	struct toed_endpoint vendor;   /* TCP: our side (optional); UDP: where datagrams go (port required) */
+	uint32_t protocol;          /* enum toed_proto */
+	uint32_t framing;           /* enum toed_framing */
+	uint32_t port;              /* index of the port that carries it */
+};
+
+struct toed_config {
+	char path[TOED_PATH_MAX]; /* absolute path of the file loaded ("" for the defaults) */
+	struct {
+		uint32_t backend;                 /* enum toed_backend */
+		char pci[16];                     /* "dddd:bb:dd.f", "" = the first card */
+		char xclbin[TOED_PATH_MAX];
+	} device;
+	struct {
+		uint32_t type;                    /* enum toed_source_type */
+		char interface[TOED_IFNAME_MAX];
+		uint32_t queue;                   /* AF_XDP queue id */
+		uint32_t xdp_mode;                /* enum toed_xdp_mode */
+		char pcap_file[TOED_PATH_MAX];
+		uint32_t pcap_pace;               /* enum toed_pace */
+		double pcap_speed;                /* TOED_PACE_FACTOR: speed factor (2 = twice as fast) */
+		uint32_t pcap_loop;               /* times the file is played, 0 = forever */
+	} source;
+	struct toed_port port[TOED_MAX_PORTS];
+	uint32_t nfeeds;
+	struct toed_feed feed[TOED_MAX_FEEDS]; /* in file order */
+	struct {
+		uint32_t mss;
+		uint32_t connections;
+		uint32_t window;                  /* bytes per connection, power of two */
+		uint32_t gap_timeout_ms;          /* 0: only window pressure declares gaps */
+		uint32_t idle_timeout_s;          /* 0: never */
+	} tcp;
+	struct {
+		uint32_t nports;                  /* bits set in ports */
+		uint32_t ports[65536 / 32];       /* bit (p & 31) of word (p >> 5): listened */
+	} udp;
+	struct {
+		char templates[TOED_PATH_MAX];
+		uint32_t framing;                 /* enum toed_framing: UDP feeds' default */
+		uint32_t have_prog;               /* prog holds the compiled templates */
+		struct fast_prog prog;            /* compiled at load: the file checked is the file used */
+	} fast;
+	struct {
+		uint32_t hugepages;               /* enum toed_hugepages */
+		uint32_t hugepage_count;          /* TOED_HUGE_COUNT: 2 MB pages to reserve */
+		uint32_t ring_size;               /* records per client ring, power of two */
+		uint32_t max_clients;
+		char socket[TOED_SOCKPATH_MAX];
+		char socket_group[TOED_NAME_MAX]; /* "" = leave the group alone */
+		uint32_t socket_mode;
+	} shm;
+	struct {
+		int32_t cpu;                      /* -1: not pinned */
+		uint32_t priority;                /* 0: SCHED_OTHER, 1..99: SCHED_FIFO */
+		uint32_t busy_poll;
+	} dataplane;
+	struct {
+		uint32_t level;                   /* enum toed_log_level */
+		uint32_t target;                  /* enum toed_log_target */
+	} log;
+	struct {
+		char pcap[TOED_PATH_MAX];         /* "" = off */
+		char ticks[TOED_PATH_MAX];        /* "" = off */
+	} record;
+};
+
+/* ---- diagnostics ---------------------------------------------------------------- */
+
+#define TOED_DIAG_MAX 64
+#define TOED_DIAG_LEN 640
+
+enum toed_diag_level { TOED_DIAG_ERROR = 0, TOED_DIAG_WARNING = 1 };
+
+struct toed_diag_msg {
+	uint32_t level; /* enum toed_diag_level */
+	uint32_t line;  /* 0: not tied to a line */
+	char text[TOED_DIAG_LEN]; /* whole message: "file:line: [section] key = value: reason" */
+};
+
+struct toed_diag {
+	uint32_t errors;   /* counted even when the message array is full */
+	uint32_t warnings;
+	uint32_t n;        /* messages stored, sorted by line (file-wide ones last) */
+	uint32_t dropped;  /* messages beyond TOED_DIAG_MAX */
+	struct toed_diag_msg msg[TOED_DIAG_MAX];
+};
+
+void toed_diag_init(struct toed_diag *d);
+/* One message per line; then "... N more" when some were dropped. */
+void toed_diag_print(const struct toed_diag *d, FILE *f);
+
+/* ---- load ---------------------------------------------------------------------------- */
+
+/* The built-in defaults (what an empty file means, relative paths not yet resolved). */
+void toed_config_default(struct toed_config *c);
+
+/* Parse and validate `path`. 0 on success (warnings possible), -1 on any error; *out
+ * is written only on success. diag may be NULL (messages are then discarded); it is
+ * appended to, so call toed_diag_init() first. */
+int toed_config_load(const char *path, struct toed_config *out, struct toed_diag *diag);
+
+/* ---- reload ------------------------------------------------------------------------ */
+
+/* Key identities, for struct toed_change (and a daemon's switch). */
+enum toed_key {
+	TOED_K_DEVICE_BACKEND, TOED_K_DEVICE_PCI, TOED_K_DEVICE_XCLBIN,
+	TOED_K_SOURCE_TYPE, TOED_K_SOURCE_INTERFACE, TOED_K_SOURCE_QUEUE, TOED_K_SOURCE_XDP_MODE,
+	TOED_K_SOURCE_PCAP_FILE, TOED_K_SOURCE_PCAP_PACE, TOED_K_SOURCE_PCAP_LOOP,
+	TOED_K_PORT_IP, TOED_K_PORT_NETMASK, TOED_K_PORT_GATEWAY, TOED_K_PORT_MAC, TOED_K_PORT_ROLE,
+	TOED_K_PORT_VLAN, TOED_K_PORT_VERIFY_CHECKSUMS,
+	TOED_K_FEED_EXCHANGE, TOED_K_FEED_VENDOR, TOED_K_FEED_PROTOCOL, TOED_K_FEED_FRAMING,
+	TOED_K_FEED_STREAM, TOED_K_FEED_PORT,
+	TOED_K_TCP_MSS, TOED_K_TCP_CONNECTIONS, TOED_K_TCP_WINDOW, TOED_K_TCP_GAP_TIMEOUT_MS,
+	TOED_K_TCP_IDLE_TIMEOUT_S,
+	TOED_K_UDP_PORTS,
+	TOED_K_FAST_TEMPLATES, TOED_K_FAST_FRAMING,
+	TOED_K_SHM_HUGEPAGES, TOED_K_SHM_RING_SIZE, TOED_K_SHM_MAX_CLIENTS, TOED_K_SHM_SOCKET,
+	TOED_K_SHM_SOCKET_GROUP, TOED_K_SHM_SOCKET_MODE,
+	TOED_K_DATAPLANE_CPU, TOED_K_DATAPLANE_PRIORITY, TOED_K_DATAPLANE_BUSY_POLL,
+	TOED_K_LOG_LEVEL, TOED_K_LOG_TARGET,
+	TOED_K_RECORD_PCAP, TOED_K_RECORD_TICKS,
+	TOED_K_COUNT,
+	/* not keys: whole changes */
+	TOED_K_PORT_SECTION = TOED_K_COUNT, /* a [port.N] added or removed */
+	TOED_K_FEED_SECTION,                /* a [feed.NAME] added or removed */
+	TOED_K_FAST_PROGRAM                 /* same templates path, different compiled program */
+};
+
+enum toed_change_kind { TOED_CHANGE_LIVE = 1, TOED_CHANGE_RESTART = 2 };
+
+#define TOED_VALUE_MAX 200
+#define TOED_DIFF_MAX 96
+
+struct toed_change {
+	uint32_t key;  /* enum toed_key */
+	uint32_t kind; /* enum toed_change_kind */
+	int32_t index; /* port number or feed index in the new config (old one when removed); -1 */
+	char section[TOED_NAME_MAX + 8]; /* "tcp", "port.1", "feed.sse" */
+	char name[24];                   /* key name, "" for a whole section */
+	char old_val[TOED_VALUE_MAX];    /* formatted as in the file; "" when absent */
+	char new_val[TOED_VALUE_MAX];
+};
+
+struct toed_diff {
+	uint32_t n;
+	uint32_t live;    /* changes of each kind (also those dropped) */
+	uint32_t restart;
+	uint32_t dropped; /* beyond TOED_DIFF_MAX */
+	struct toed_change ch[TOED_DIFF_MAX];
+};
+
+/* Compare two loaded configs. Returns 0 when nothing changed, else a mask of
+ * TOED_CHANGE_LIVE and TOED_CHANGE_RESTART. diff may be NULL. */
+int toed_config_diff(const struct toed_config *old, const struct toed_config *new, struct toed_diff *diff);
+
+/* 1 when a change of this key can be applied to a running daemon. */
+int toed_key_is_live(enum toed_key key);
+
+/* Name of a key as written in the file ("mss") and of its section ("tcp"; "port" and
+ * "feed" for the keys of [port.N] and [feed.NAME]); NULL for TOED_K_COUNT and above. */
+const char *toed_key_name(enum toed_key key);
+const char *toed_key_section(enum toed_key key);
+
+/* Copy the live keys of next into running (the others keep their running values). */
+void toed_config_apply_live(struct toed_config *running, const struct toed_config *next);
+
+/* "[log] level changed (info -> debug): applied" or "...: needs a restart". */
+void toed_change_format(const struct toed_change *c, char *buf, size_t len);
+void toed_diff_print(const struct toed_diff *d, FILE *f);
+
+/* ---- helpers for the data path --------------------------------------------------- */
+
+/* The mirror TOE configuration of port `port`: [tcp] sizes and timeouts, and one flow
+ * per TCP feed carried by that port, in feed order; flow_feed[i] (may be NULL) receives
+ * the feed index of flow i. Returns the number of flows. */
+uint32_t toed_config_mtoe(const struct toed_config *c, uint32_t port, struct mtoe_cfg *m,
+			  uint16_t flow_feed[TOED_MAX_FEEDS]);
+
+/* The network configuration of port `port`: its address and MAC (when set), checksum
+ * verification per verify_checksums, destination filtering on tcp and udp ports
+ * (a mirror port sees other hosts' traffic). */
+void toed_config_net(const struct toed_config *c, uint32_t port, struct net_cfg *n);
+
+static inline int toed_udp_listened(const struct toed_config *c, uint32_t p)
+{
+	return p < 65536 && ((c->udp.ports[p >> 5] >> (p & 31u)) & 1u);
+}
+
+/* Names of enum values, as written in the file ("sw", "af_packet", "mirror", ...). */
+const char *toed_backend_name(uint32_t v);
+const char *toed_source_type_name(uint32_t v);
+const char *toed_role_name(uint32_t v);
+const char *toed_log_level_name(uint32_t v);
+
+#endif
