@@ -1,0 +1,127 @@
+/* toe_steer.bpf.c - XDP program of the software backend: feed frames to the AF_XDP socket, the rest to the host.
+ *
+ * Redirects to the AF_XDP socket of the receive queue only IPv4 TCP/UDP
+ * frames (0, 1 or 2 VLAN tags, TPID 0x8100 or 0x88a8) whose source or
+ * destination address:port is a configured feed (toe_feeds, filled by the
+ * daemon); everything else - ARP, ICMP, IPv6, other hosts' traffic, non-first
+ * fragments (no ports to match) - gets XDP_PASS, so the host's own traffic is
+ * untouched even on a port that carries feeds. With no socket bound on the
+ * queue the redirect falls back to XDP_PASS.
+ *
+ * Built with: clang -O2 -g -target bpf -I/usr/include/$(gcc -dumpmachine) -c toe_steer.bpf.c
+ * It reads only the first buffer of a frame (the headers), so it is safe with
+ * multi-buffer frames: the loader sets BPF_F_XDP_HAS_FRAGS (jumbo frames, veth
+ * with a large MTU) and loads it without on kernels that refuse the flag.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "toe_steer.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(max_entries, TOE_STEER_MAX_QUEUES);
+	__type(key, __u32);
+	__type(value, __u32);
+} toe_xsks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TOE_STEER_MAX_FEEDS);
+	__type(key, struct toe_feed_key);
+	__type(value, __u32);
+} toe_feeds SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TOE_STEER_NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} toe_stats SEC(".maps");
+
+struct vlan_tag {
+	__be16 tci;
+	__be16 proto;
+};
+
+static __always_inline void count(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&toe_stats, &idx);
+	if (v)
+		*v += 1; /* per-CPU slot: no atomic needed */
+}
+
+static __always_inline int is_feed(__u32 addr, __u16 port, __u8 proto)
+{
+	struct toe_feed_key k = { .addr = addr, .port = port, .proto = proto, .pad = 0 };
+	if (bpf_map_lookup_elem(&toe_feeds, &k))
+		return 1;
+	k.port = 0; /* any port of this address */
+	if (bpf_map_lookup_elem(&toe_feeds, &k))
+		return 1;
+	k.addr = 0; /* this port on any address */
+	k.port = port;
+	return bpf_map_lookup_elem(&toe_feeds, &k) != 0;
+}
+
+static __always_inline int pass(void)
+{
+	count(TOE_STEER_PASSED);
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int toe_steer(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip;
+	__u8 *l4;
+	__u16 type, sport, dport;
+	__u32 ihl;
+	int i, act;
+
+	if ((void *)(eth + 1) > end)
+		return pass();
+	type = eth->h_proto;
+	data = eth + 1;
+#pragma unroll
+	for (i = 0; i < 2; i++) {
+		struct vlan_tag *t = data;
+		if (type != bpf_htons(ETH_P_8021Q) && type != bpf_htons(ETH_P_8021AD))
+			break;
+		if ((void *)(t + 1) > end)
+			return pass();
+		type = t->proto;
+		data = t + 1;
+	}
+	if (type != bpf_htons(ETH_P_IP))
+		return pass();
+	ip = data;
+	if ((void *)(ip + 1) > end)
+		return pass();
+	if (ip->version != 4 || ip->ihl < 5)
+		return pass();
+	if (ip->protocol != IPPROTO_TCP && ip->protocol != IPPROTO_UDP)
+		return pass();
+	if (ip->frag_off & bpf_htons(0x1fff))
+		return pass(); /* a later fragment: no ports */
+	ihl = (__u32)ip->ihl * 4;
+	l4 = (__u8 *)ip + ihl;
+	if ((void *)(l4 + 4) > end)
+		return pass();
+	sport = *(__u16 *)l4;
+	dport = *(__u16 *)(l4 + 2);
+	if (!is_feed(ip->saddr, sport, ip->protocol) && !is_feed(ip->daddr, dport, ip->protocol))
+		return pass();
+	act = bpf_redirect_map(&toe_xsks, ctx->rx_queue_index, XDP_PASS);
+	count(act == XDP_REDIRECT ? TOE_STEER_REDIRECTED : TOE_STEER_NO_SOCKET);
+	return act;
+}
+
+char _license[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,181 @@
+/* src.h - the software backend's frame sources: AF_XDP, AF_PACKET (TPACKET_V3) and pcap replay.
+ *
+ * The data-plane thread pulls raw Ethernet frames (no FCS) from one source
+ * and feeds them to the receive pipeline:
+ *
+ *   struct src_cfg c = { .kind = SRC_AF_PACKET, .ifname = "eth1" };   // zero fields = defaults
+ *   if (src_open(&s, &c, err, sizeof err) < 0) { log(err); exit(78); }
+ *   for (;;) {
+ *       int n = src_rx_burst(s, f, 64);
+ *       if (n == SRC_EOF) break;                  // pcap only, after the last loop
+ *       if (n < 0) { ...errno... }
+ *       if (n == 0) { src_wait(s, 100); continue; }   // or busy-poll: just loop
+ *       for (i = 0; i < n; i++) rx_frame(pipe, f[i].data, f[i].len, f[i].ts_ns); ...drain...
+ *       src_rx_release(s);                        // f[] may be overwritten from now on
+ *   }
+ *   src_close(s);
+ *
+ * Frames of a burst stay valid and unchanged until src_rx_release() or the
+ * next src_rx_burst(), whichever comes first; they point into the kernel
+ * ring (AF_PACKET block, AF_XDP UMEM) or a buffer of the source (pcap,
+ * multi-buffer AF_XDP frames, link-type conversion). A frame is at most
+ * SRC_MAX_FRAME bytes (a 64 KB GRO/TSO super-frame with two VLAN tags);
+ * longer ones are cut and counted as truncated (len < wire_len).
+ *
+ * ts_ns is UNIX time in ns: the kernel's receive time for AF_PACKET, the
+ * time of the burst for AF_XDP (no per-frame stamp in copy mode), the
+ * recorded time for pcap (later loops shifted, see src_cfg.loops).
+ *
+ * VLAN tags: AF_PACKET sees frames after the kernel moved the outer tag to
+ * metadata; the source writes it back, so every source delivers the frame as
+ * it was on the wire. (A NIC that strips tags in hardware hides them from
+ * AF_XDP: turn rx-vlan offload off on a mirror port.)
+ *
+ * Threads: every call on one struct src comes from one thread at a time
+ * (src_stats included: the data plane publishes the counters it reads).
+ * Nothing here sets RLIMIT_MEMLOCK: libbpf 1.x on kernel >= 5.11 uses memcg
+ * accounting for BPF maps, and UMEM registration needs CAP_IPC_LOCK or a
+ * large enough limit (a refusal is reported as an error, not retried).
+ */
+#ifndef SRC_H
+#define SRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum src_kind {
+	SRC_AF_XDP = 1,
+	SRC_AF_PACKET = 2,
+	SRC_PCAP = 3,
+};
+
+/* src_cfg.xdp_mode */
+enum src_xdp_mode {
+	SRC_XDP_NATIVE = 0, /* driver mode, copy into the UMEM (XDP_COPY): works on veth and most NICs */
+	SRC_XDP_SKB = 1,    /* generic mode: any interface, slower; on veth it loses frames above ~3.5 KB */
+};
+
+#define SRC_EOF (-2)               /* src_rx_burst: the pcap replay is over (sticky) */
+#define SRC_MAX_FRAME 65560u       /* = NET_MAX_FRAME: 65535-byte IPv4 packet + Ethernet + 2 tags */
+#define SRC_MAX_FEEDS 1024u        /* entries of the AF_XDP steering map */
+#define SRC_LOOP_FOREVER 0xffffffffu
+
+/* One steering rule: an exchange endpoint. A frame goes to the AF_XDP
+ * socket when its source or its destination (IPv4 address, TCP/UDP port)
+ * matches a rule of the same protocol. ip 0 = any address with that port
+ * (e.g. a UDP listen port); port 0 = any port of that address; not both.
+ * Host byte order, like struct net_cfg. */
+struct src_feed {
+	uint32_t ip;
+	uint16_t port;
+	uint8_t proto;      /* 6 TCP, 17 UDP */
+};
+
+/* Every field 0/NULL means its default. */
+struct src_cfg {
+	int kind;                       /* enum src_kind */
+
+	/* live capture (AF_XDP, AF_PACKET) */
+	const char *ifname;
+	int no_promisc;                 /* 1: leave promiscuous mode off (a mirror port needs it on) */
+
+	/* AF_PACKET TPACKET_V3 ring: block_count blocks of block_size bytes. */
+	uint32_t afp_block_size;        /* 0: 1 MiB; a power of two, >= page size; frames longer than
+					 * a block (minus headers) are truncated */
+	uint32_t afp_block_count;       /* 0: 64 (64 MiB: ~50 ms of a saturated 10G link) */
+	uint32_t afp_block_timeout_ms;  /* 0: 1; a partly filled block is handed over after this */
+
+	/* AF_XDP */
+	uint32_t queue;                 /* the NIC receive queue the socket binds to: the NIC must
+					 * deliver the feeds there (one channel, or an ntuple rule);
+					 * feed frames on other queues go to the host stack and are
+					 * counted as xdp_no_socket */
+	int xdp_mode;                   /* enum src_xdp_mode */
+	const char *bpf_obj_path;       /* toe_steer.bpf.o (required) */
+	const struct src_feed *feeds;   /* the frames to steer to the socket; all others go on to */
+	uint32_t nfeeds;                /* the host stack (XDP_PASS) */
+	uint32_t xdp_frames;            /* 0: 4096 UMEM frames */
+	uint32_t xdp_frame_size;        /* 0: 4096 (2048 or 4096); bigger frames use several
+					 * (multi-buffer, when the kernel supports it) */
+	uint32_t xdp_ring_size;         /* 0: 2048 entries in the fill and rx rings (power of two) */
+
+	/* pcap replay */
+	const char *pcap_path;          /* Ethernet, Linux cooked (SLL, SLL2) or raw IPv4 captures */
+	double pace;                    /* 0: as fast as possible; 1.0: recorded pace; 2.0: twice as fast */
+	uint32_t loops;                 /* times the file is played: 0 or 1 once, SRC_LOOP_FOREVER.
+					 * Loop k's timestamps are shifted by k * (last - first + mean
+					 * gap), so time keeps going forward as one continuous recording */
+};
+
+struct src_frame {
+	const uint8_t *data;
+	uint32_t len;        /* bytes at data */
+	uint32_t wire_len;   /* length on the wire (> len when truncated) */
+	uint64_t ts_ns;
+};
+
+/* Counters, cumulative since src_open. Drops are counted by reason; a
+ * counter a source does not have stays 0. */
+#define SRC_STATS_FIELDS(X)                                                                     \
+	X(frames, "frames delivered")                                                           \
+	X(bytes, "bytes delivered")                                                             \
+	X(truncated, "frames delivered shorter than on the wire (snap/block/SRC_MAX_FRAME)")   \
+	X(afp_drops, "AF_PACKET: frames the kernel dropped, ring full (tp_drops)")             \
+	X(afp_freezes, "AF_PACKET: times the ring was frozen (tp_freeze_q_cnt)")               \
+	X(afp_outgoing, "AF_PACKET: our own outgoing frames skipped")                          \
+	X(xsk_rx_dropped, "AF_XDP: dropped by the socket (e.g. frame larger than a UMEM frame)") \
+	X(xsk_rx_invalid_descs, "AF_XDP: invalid fill descriptors")                            \
+	X(xsk_rx_ring_full, "AF_XDP: dropped, rx ring full")                                   \
+	X(xsk_fill_ring_empty, "AF_XDP: fill ring found empty (frames waited or were dropped)") \
+	X(xdp_steered, "XDP: frames matching a feed redirected to the socket")                 \
+	X(xdp_no_socket, "XDP: frames matching a feed passed on, no socket on their queue")    \
+	X(xdp_passed, "XDP: frames passed to the host stack (not a feed)")                     \
+	X(xsk_multibuf, "AF_XDP: frames that arrived in several UMEM frames (copied)")         \
+	X(pcap_loops, "pcap: loops completed")                                                  \
+	X(pcap_converted, "pcap: frames given an Ethernet header (SLL/raw captures)")
+
+struct src_stats {
+#define SRC_STATS_MEMBER(name, desc) uint64_t name;
+	SRC_STATS_FIELDS(SRC_STATS_MEMBER)
+#undef SRC_STATS_MEMBER
+};
+
+struct src;
+
+/* Open a source. Returns 0, or -1 with a message in err (naming the
+ * interface, file or setting and the reason). */
+int src_open(struct src **out, const struct src_cfg *cfg, char *err, size_t errlen);
+
+/* Up to max frames available now, without blocking: > 0 frames, 0 none now,
+ * SRC_EOF at the end of a pcap replay, -1 with errno on an error. The frames
+ * of the previous burst are released first if src_rx_release() was not called. */
+int src_rx_burst(struct src *s, struct src_frame *f, int max);
+
+/* The frames of the last burst may be reused (returned to the kernel). */
+void src_rx_release(struct src *s);
+
+/* Block until frames may be ready or timeout_ms passes (-1: no timeout):
+ * 1 ready (or EOF pending), 0 timeout or signal, -1 error with errno. pcap:
+ * sleeps until the next frame is due (clock_nanosleep, absolute). */
+int src_wait(struct src *s, int timeout_ms);
+
+/* A descriptor that polls readable when frames arrive; -1 for pcap (use src_wait). */
+int src_fd(const struct src *s);
+
+void src_stats(struct src *s, struct src_stats *st);
+
+/* Replace the steering rules (AF_XDP; a no-op for the others). 0, or -1
+ * with a message in err and the old rules left in force as far as possible. */
+int src_set_feeds(struct src *s, const struct src_feed *feeds, uint32_t n, char *err, size_t errlen);
+
+/* One line for logs: "af_xdp eth1 queue 0 native copy multi-buffer", ... */
+const char *src_describe(const struct src *s);
+
+/* Detaches the XDP program, leaves promiscuous mode, frees everything. NULL is fine. */
+void src_close(struct src *s);
+
+/* "af_xdp", "af_packet", "pcap" (NULL for an unknown kind) and back (-1 unknown). */
+const char *src_kind_name(int kind);
+int src_kind_parse(const char *name);
+
+#endif
