@@ -34,7 +34,7 @@ FUZZ_SECONDS ?= 300
 WARN     := -Wall -Wextra -Werror
 CSTD     := -std=c11
 INCLUDES := -Iclient-lib/include -Ikernels -Itests/lib
-DEFS     := -D_GNU_SOURCE
+DEFS      = -D_GNU_SOURCE -DTOED_DATADIR=\"$(PREFIX)/share/toed\" -DTOED_LIBDIR=\"$(PREFIX)/lib/toed\"
 DEPFLAGS  = -MMD -MP
 RELFLAGS := -O2 -g
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -81,6 +81,7 @@ FUZZERS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 TSANS     := $(patsubst tests/unit/%.c,$(BUILD)/tsan/%,$(TSAN_SRC))
 ITESTS    := $(patsubst tests/integration/%.c,$(BUILD)/itest/%,$(ITEST_SRC))
 BPF_OBJS  := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRC)))
+DAEMON_BPF := $(patsubst daemon/bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(wildcard daemon/bpf/*.bpf.c))
 BENCHES   := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 DEPS_OK   := $(BUILD)/.deps-ok
@@ -229,12 +230,16 @@ fuzz: $(FUZZERS)
 demo: all
 	@BUILD=$(BUILD) sh tests/demo.sh
 
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/toe \
-		$(DESTDIR)$(PREFIX)/share/toed/templates
+		$(DESTDIR)$(PREFIX)/share/toed/templates $(DESTDIR)$(PREFIX)/lib/toed \
+		$(DESTDIR)$(SYSCONFDIR)
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 client-lib/include/toe/*.h $(DESTDIR)$(PREFIX)/include/toe/
 	install -m 644 conf/templates/*.xml $(DESTDIR)$(PREFIX)/share/toed/templates/
+	$(if $(DAEMON_BPF),install -m 644 $(DAEMON_BPF) $(DESTDIR)$(PREFIX)/lib/toed/)
+	[ -e $(DESTDIR)$(SYSCONFDIR)/toed.conf ] || install -m 644 conf/toed.conf $(DESTDIR)$(SYSCONFDIR)/toed.conf
 
 clean:
 	rm -rf $(BUILD)
