@@ -38,7 +38,7 @@ struct step_msg {
 };
 
 struct step_deframer {
-	/* parser state: private to step_deframe.c */
+	/* parser state: private to step_deframe.c, except msg_start */
 	uint32_t state;
 	uint32_t pos;        /* bytes of the current message buffered in body[] */
 	uint32_t body_len;
@@ -46,7 +46,7 @@ struct step_deframer {
 	uint32_t sum;
 	uint32_t match;      /* bytes of "8=STEP" matched while hunting */
 	uint64_t offset;     /* stream offset of the next byte to consume */
-	uint64_t msg_start;
+	uint64_t msg_start;  /* public: stream offset of the message being parsed */
 	/* results */
 	struct step_msg msg;
 	int err;             /* last error (STEP_ERROR) */

@@ -1,0 +1,440 @@
+/* rx_pipe.c - the receive pipeline: net_rx -> mirror TOE / UDP -> STEP + FAST -> entries (synthesisable subset).
+ *
+ * A pull state machine: rx_frame/rx_poll only classify the frame and collect
+ * the mirror TOE's events; rx_next walks them one output entry at a time.
+ * Between two entries at most one fast_stream holds fed input (`active`):
+ * it is drained before the next event is looked at, so every stream sees its
+ * OPEN, DATA and GAP events in order and a record's fast_rec stays intact
+ * until the caller asks for the next entry. Loops are bounded by the event
+ * array (MTOE_SEG_EVENTS) and, for timers, by the connection table.
+ */
+#include "rx_pipe.h"
+#include "fast/fast_tick.h"
+
+/* Iterations of rx_next without an entry: two per event (feed, drain) and one
+ * refill per mtoe_poll batch; a batch without any entry holds at most CLOSE
+ * events, one per connection. */
+#define RX_NEXT_ITERS ((2u * MTOE_SEG_EVENTS + 2u) * (MTOE_MAX_CONNS + 2u))
+
+/* Entries one frame or poll can produce: every record takes at least one
+ * stream byte, and a call delivers at most a frame plus a window per
+ * connection it touches (a poll: every connection's window). */
+#define RX_FLUSH_MAX ((uint32_t)MTOE_MAX_CONNS * MTOE_MAX_WINDOW + NET_MAX_FRAME + 4u * MTOE_SEG_EVENTS)
+
+void rx_cfg_default(struct rx_cfg *cfg)
+{
+	uint32_t i;
+	net_cfg_init(&cfg->net);
+	mtoe_cfg_default(&cfg->mtoe);
+	cfg->nudp = 0;
+	cfg->flags = 0;
+	for (i = 0; i < RX_MAX_UDP; i++) {
+		cfg->udp[i].port = 0;
+		cfg->udp[i].framing = FAST_FRAMING_STEP;
+		cfg->udp[i].pad = 0;
+	}
+}
+
+static void stream_stats_clear(struct rx_stream_stats *s)
+{
+#define RX_ZERO(name) s->name = 0;
+	RX_STREAM_STATS(RX_ZERO)
+#undef RX_ZERO
+}
+
+int rx_init(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog *prog, struct fast_stream *fs,
+	    uint32_t nfs, uint8_t *mtoe_buf, uint64_t buf_len)
+{
+	uint32_t i, j, ns;
+	int rc;
+
+	p->cfg = *cfg;
+	p->prog = prog;
+	p->fs = fs;
+	p->nstreams = 0;
+	p->verdict = NET_RX_DROP;
+	p->now = 0;
+	p->nev = 0;
+	p->ev_pos = 0;
+	p->active = -1;
+	p->polling = 0;
+	p->cut_pending = 0;
+	p->tap_pending = 0;
+	p->pad = 0;
+	p->cut_stream = 0;
+	p->cut_offset = 0;
+	p->cut_len = 0;
+	p->tap_offset = 0;
+	net_stats_init(&p->net);
+#define RX_ZERO(name) p->st.name = 0;
+	RX_STATS(RX_ZERO)
+#undef RX_ZERO
+	for (i = 0; i < RX_MAX_STREAMS; i++)
+		stream_stats_clear(&p->sst[i]);
+	for (i = 0; i < RX_MAX_UDP; i++)
+		p->udp_off[i] = 0;
+	net_udp_init(&p->udp);
+
+	rc = mtoe_init(&p->mtoe, &cfg->mtoe, mtoe_buf, buf_len);
+	if (rc != MTOE_OK)
+		return rc;
+	if (cfg->nudp > RX_MAX_UDP)
+		return RX_ERR_UDP;
+	for (i = 0; i < RX_MAX_UDP; i++) {
+		if (i >= cfg->nudp)
+			break;
+		for (j = 0; j < RX_MAX_UDP; j++) {
+			if (j >= i)
+				break;
+			if (cfg->udp[j].port == cfg->udp[i].port)
+				return RX_ERR_UDP;
+		}
+	}
+	ns = RX_NSTREAMS(cfg);
+	if (fs == 0 || nfs < ns)
+		return RX_ERR_STREAMS;
+	for (i = 0; i < RX_MAX_STREAMS; i++) {
+		int framing = FAST_FRAMING_STEP;
+		if (i >= ns)
+			break;
+		if (i >= cfg->mtoe.max_conns && cfg->udp[i - cfg->mtoe.max_conns].framing == FAST_FRAMING_DATAGRAM)
+			framing = FAST_FRAMING_DATAGRAM;
+		fast_stream_init(&fs[i], prog, framing);
+	}
+	for (i = 0; i < RX_MAX_UDP; i++) {
+		if (i >= cfg->nudp)
+			break;
+		net_udp_listen(&p->udp, cfg->udp[i].port, (uint16_t)i);
+	}
+	p->nstreams = ns;
+	return RX_OK;
+}
+
+/* ---- entries ---------------------------------------------------------- */
+
+static void out_clear(struct rx_out *out, uint8_t kind, uint32_t sid, uint64_t rx_ns)
+{
+	uint32_t i;
+	out->kind = kind;
+	out->reason = 0;
+	out->stream = (uint16_t)sid;
+	out->tick_type = TOE_REC_NONE;
+	out->msg_seq = 0;
+	out->offset = 0;
+	out->len = 0;
+	out->rec = 0;
+	out->data = 0;
+	/* the whole record: every byte a client may read is defined */
+	for (i = 0; i < TOE_RECORD_SIZE; i++)
+		out->tick.bytes[i] = 0;
+	out->tick.hdr.type = TOE_REC_NONE;
+	out->tick.hdr.stream = (uint16_t)sid;
+	out->tick.hdr.rx_ns = rx_ns;
+}
+
+static void out_gap(struct rx_pipe *p, struct rx_out *out, uint32_t sid, uint64_t off, uint64_t len,
+		    uint32_t reason, uint32_t detail)
+{
+	out_clear(out, RX_OUT_GAP, sid, p->now);
+	out->offset = off;
+	out->len = len;
+	out->tick.hdr.type = TOE_REC_GAP;
+	out->tick.gap.offset = off;
+	out->tick.gap.length = len;
+	out->tick.gap.reason = reason;
+	out->tick.gap.detail = detail;
+	out->tick.gap.records = 0;
+	p->st.gaps++;
+	p->st.gap_bytes += len;
+	if (reason == TOE_GAP_TIMEOUT)
+		p->st.gaps_timeout++;
+	else if (reason == TOE_GAP_WINDOW)
+		p->st.gaps_window++;
+	else if (reason == TOE_GAP_DECODE)
+		p->st.gaps_decode++;
+	if (sid < RX_MAX_STREAMS) {
+		p->sst[sid].gaps++;
+		p->sst[sid].gap_bytes += len;
+	}
+}
+
+/* The byte range a deframer/decoder error lost (see rx_pipe.h). */
+static void decode_range(const struct fast_stream *fs, uint64_t *off, uint64_t *len)
+{
+	uint64_t o, end;
+	if (fs->err == STEP_E_GARBAGE) {
+		/* reported when the "8=STEP" ending the run is matched: msg_start is its '8' */
+		o = fs->err_offset;
+		end = fs->step.msg_start;
+	} else if (fs->err >= STEP_E_GARBAGE) {
+		o = fs->step.msg_start;
+		end = fs->err_offset + 1;
+	} else if (fs->framing == FAST_FRAMING_DATAGRAM) {
+		o = fs->err_offset;
+		end = o + fs->data_len;
+	} else {
+		o = fs->err_offset;
+		end = o + fs->step.msg.len;
+	}
+	*off = o;
+	*len = end > o ? end - o : 0;
+}
+
+/* Pull one entry out of stream sid's fast_stream; 0 when it needs input. */
+static int drain(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
+{
+	struct fast_stream *fs = &p->fs[sid];
+	struct rx_stream_stats *ss = &p->sst[sid];
+	int ev = fast_stream_next(fs);
+	if (ev == FS_RECORD) {
+		int t = TOE_REC_NONE;
+		out_clear(out, RX_OUT_RECORD, sid, p->now);
+		out->msg_seq = fs->msg_seq;
+		out->offset = fs->data_offset;
+		out->rec = &fs->rec;
+		if (!(p->cfg.flags & RX_CFG_NO_TICK)) {
+			t = fast_tick_map(p->prog, &fs->rec, fs->msg_seq, &out->tick);
+			if (t > 0) {
+				out->tick.hdr.stream = (uint16_t)sid;
+				out->tick.hdr.seq = 0;
+				out->tick.hdr.rx_ns = p->now;
+			} else if (t == TOE_REC_NONE) {
+				p->st.tick_unmapped++;
+				ss->tick_unmapped++;
+			} else {
+				p->st.tick_range++;
+				ss->tick_range++;
+			}
+		}
+		out->tick_type = t;
+		if (fs->rec.warn) {
+			p->st.warnings++;
+			ss->warnings++;
+		}
+		p->st.records++;
+		ss->records++;
+		return 1;
+	}
+	if (ev == FS_ERROR) {
+		uint64_t off, len;
+		decode_range(fs, &off, &len);
+		ss->decode_errors++;
+		out_gap(p, out, sid, off, len, TOE_GAP_DECODE, (uint32_t)fs->err);
+		return 1;
+	}
+	return 0;
+}
+
+/* Apply one mirror TOE event; 1 when it produced an entry. */
+static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *out)
+{
+	uint32_t sid = e->conn;
+	struct fast_stream *fs;
+	if (sid >= p->nstreams) {
+		p->st.bad_stream++;
+		return 0;
+	}
+	fs = &p->fs[sid];
+	switch (e->type) {
+	case MTOE_EV_OPEN:
+		fast_stream_restart(fs, 0);
+		p->st.opens++;
+		p->st.resets++;
+		p->sst[sid].resets++;
+		out_clear(out, RX_OUT_RESET, sid, p->now);
+		out->reason = e->reason;
+		out->tick.hdr.type = TOE_REC_RESET;
+		return 1;
+	case MTOE_EV_DATA:
+		fast_stream_feed(fs, e->data, (uint32_t)e->len);
+		p->active = (int32_t)sid;
+		p->st.data_events++;
+		p->st.bytes += e->len;
+		p->sst[sid].bytes += e->len;
+		if (p->cfg.flags & RX_CFG_TAP_DATA) {
+			out_clear(out, RX_OUT_DATA, sid, p->now);
+			out->offset = e->offset;
+			out->len = e->len;
+			out->data = e->data;
+			return 1;
+		}
+		return 0;
+	case MTOE_EV_GAP:
+		fast_stream_restart(fs, e->offset + e->len);
+		out_gap(p, out, sid, e->offset, e->len, e->reason, 0);
+		return 1;
+	case MTOE_EV_CLOSE:
+		p->st.closes++;
+		p->sst[sid].closes++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int rx_next(struct rx_pipe *p, struct rx_out *out)
+{
+	uint32_t it;
+	if (p->cut_pending) {
+		p->cut_pending = 0;
+		p->sst[p->cut_stream].decode_errors++;
+		out_gap(p, out, p->cut_stream, p->cut_offset, p->cut_len, TOE_GAP_DECODE, STEP_E_BAD_LENGTH);
+		return 1;
+	}
+	if (p->tap_pending) {
+		p->tap_pending = 0;
+		out_clear(out, RX_OUT_DATA, (uint32_t)p->active, p->now);
+		out->offset = p->tap_offset;
+		out->len = p->pkt.payload_len;
+		out->data = p->pkt.payload;
+		return 1;
+	}
+	for (it = 0; it < RX_NEXT_ITERS; it++) {
+		if (p->active >= 0) {
+			if (drain(p, (uint32_t)p->active, out))
+				return 1;
+			p->active = -1;
+		}
+		if (p->ev_pos < p->nev) {
+			const struct mtoe_event *e = &p->ev[p->ev_pos];
+			p->ev_pos++;
+			if (event(p, e, out))
+				return 1;
+			continue;
+		}
+		if (!p->polling)
+			return 0;
+		p->nev = mtoe_poll(&p->mtoe, p->now_poll, p->ev, MTOE_SEG_EVENTS);
+		p->ev_pos = 0;
+		if (p->nev == 0) {
+			p->polling = 0;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Run pending work nobody read (a caller that did not drain). */
+static void flush(struct rx_pipe *p)
+{
+	struct rx_out tmp;
+	uint32_t k;
+	for (k = 0; k < RX_FLUSH_MAX; k++) {
+		if (!rx_next(p, &tmp))
+			break;
+		p->st.undrained++;
+	}
+	p->nev = 0;
+	p->ev_pos = 0;
+	p->active = -1;
+	p->polling = 0;
+	p->cut_pending = 0;
+	p->tap_pending = 0;
+}
+
+static void udp_frame(struct rx_pipe *p)
+{
+	uint16_t idx;
+	uint32_t sid;
+	struct fast_stream *fs;
+	if (!net_udp_input(&p->udp, &p->net, &p->pkt, &idx))
+		return;
+	if (idx >= p->cfg.nudp) {
+		p->st.bad_stream++;
+		return;
+	}
+	sid = p->cfg.mtoe.max_conns + idx;
+	fs = &p->fs[sid];
+	p->st.udp_listened++;
+	p->st.bytes += p->pkt.payload_len;
+	p->sst[sid].bytes += p->pkt.payload_len;
+	p->sst[sid].datagrams++;
+	if (fs->framing == FAST_FRAMING_STEP) {
+		/* whole messages per datagram: anything left over was cut short */
+		uint64_t before = fs->step.skipped, dropped;
+		fast_stream_restart(fs, p->udp_off[idx]);
+		dropped = fs->step.skipped - before;
+		if (dropped) {
+			p->cut_pending = 1;
+			p->cut_stream = sid;
+			p->cut_offset = p->udp_off[idx] - dropped;
+			p->cut_len = dropped;
+		}
+	}
+	p->tap_offset = p->udp_off[idx];
+	p->tap_pending = (p->cfg.flags & RX_CFG_TAP_DATA) ? 1 : 0;
+	p->udp_off[idx] += p->pkt.payload_len;
+	fast_stream_feed(fs, p->pkt.payload, p->pkt.payload_len);
+	p->active = (int32_t)sid;
+}
+
+int32_t rx_frame(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns)
+{
+	enum net_rx_verdict v;
+	if (p->active >= 0 || p->ev_pos < p->nev || p->polling || p->cut_pending || p->tap_pending)
+		flush(p);
+	p->st.frames++;
+	p->now = ts_ns;
+	p->nev = 0;
+	p->ev_pos = 0;
+	v = net_rx(&p->cfg.net, &p->net, frame, len, ts_ns, &p->pkt);
+	p->verdict = (int32_t)v;
+	switch (v) {
+	case NET_RX_TCP:
+		p->st.tcp++;
+		p->nev = mtoe_segment(&p->mtoe, &p->pkt, p->ev, MTOE_SEG_EVENTS);
+		break;
+	case NET_RX_UDP:
+		p->st.udp++;
+		udp_frame(p);
+		break;
+	case NET_RX_ARP:
+		p->st.arp++;
+		break;
+	case NET_RX_ICMP:
+		p->st.icmp++;
+		break;
+	default:
+		p->st.dropped++;
+		break;
+	}
+	return p->verdict;
+}
+
+void rx_poll(struct rx_pipe *p, uint64_t now_ns)
+{
+	if (p->active >= 0 || p->ev_pos < p->nev || p->polling || p->cut_pending || p->tap_pending)
+		flush(p);
+	p->st.polls++;
+	/* entries keep the last frame's time when the poll is the end-of-capture one */
+	if (now_ns != UINT64_MAX)
+		p->now = now_ns;
+	p->now_poll = now_ns;
+	p->nev = 0;
+	p->ev_pos = 0;
+	p->polling = 1;
+}
+
+/* ---- counter tables (host tools) --------------------------------------- */
+
+uint32_t rx_stats_table(const struct rx_stats *s, const char **names, uint64_t *values, uint32_t cap)
+{
+	uint32_t n = 0;
+#define RX_ROW(name)                     \
+	if (n < cap) {                   \
+		names[n] = #name;        \
+		values[n] = s->name;     \
+	}                                \
+	n++;
+	RX_STATS(RX_ROW)
+	return n;
+}
+
+uint32_t rx_stream_stats_table(const struct rx_stream_stats *s, const char **names, uint64_t *values,
+			       uint32_t cap)
+{
+	uint32_t n = 0;
+	RX_STREAM_STATS(RX_ROW)
+#undef RX_ROW
+	return n;
+}

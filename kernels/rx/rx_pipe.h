@@ -1,0 +1,226 @@
+/* rx_pipe.h - the receive pipeline: frames in, tick records and stream events out (synthesisable subset).
+ *
+ * One block joins every receive stage, for the software backend and the card:
+ *
+ *   frame -> net_rx -> TCP: mtoe_segment -> per event:
+ *                        OPEN  -> fast_stream_restart(0) + a TOE_REC_RESET entry
+ *                        DATA  -> fast_stream_feed/next -> record entries
+ *                        GAP   -> fast_stream_restart(after the gap) + a TOE_REC_GAP entry
+ *                        CLOSE -> counted
+ *                    UDP: net_udp listen table -> the port's stream (STEP or DATAGRAM framing)
+ *   decoder / deframer errors -> a TOE_REC_GAP entry, reason TOE_GAP_DECODE, detail = the fast_err code
+ *
+ * Pull model, no callbacks (no function pointers in the kernels), like fast_stream:
+ *
+ *   rx_frame(p, frame, len, ts_ns);          // or rx_poll(p, now_ns) for the mirror TOE's timers
+ *   while (rx_next(p, &out))
+ *       use out (out.rec and the DATA bytes are valid until the next rx_next/rx_frame/rx_poll);
+ *
+ * The frame must stay valid (unchanged) until rx_next has returned 0: DATA
+ * delivered in order points into its payload. rx_frame/rx_poll called while
+ * entries are still pending first run the pending work to its end, counting
+ * what nobody read (rx.undrained): callers drain every time.
+ *
+ * Streams: stream id = mtoe connection slot for TCP (0 .. max_conns-1), and
+ * max_conns + i for the UDP port cfg.udp[i]. Each stream has its own
+ * struct fast_stream (STEP deframer + FAST decoder, ~100 KB: step buffer and
+ * dictionary), in an array the caller provides: RX_NSTREAMS(cfg) of them.
+ * The mirror TOE's reassembly buffer (MTOE_BUF_BYTES(max_conns, window)) is
+ * caller memory too; struct rx_pipe itself (the connection table, the UDP
+ * table, counters) is a few hundred KB the caller owns.
+ *
+ * Gap entries (union toe_record, struct toe_gap), byte ranges in the stream:
+ *   TOE_GAP_TIMEOUT/WINDOW: the mirror TOE skipped [offset, offset+length).
+ *   TOE_GAP_DECODE, detail = fast_err code:
+ *     STEP_E_GARBAGE: bytes skipped while hunting for "8=STEP" (the tail of a
+ *       message cut by a gap, the first partial message of a mid-stream
+ *       join): [first skipped byte, the '8' of the next message);
+ *     other STEP_E_*: the failed message from its '8' up to and including
+ *       the byte that revealed the error (bytes after it are re-scanned for
+ *       the next message and not reported again);
+ *     FAST_E_* (STEP framing): the whole message whose payload failed (its
+ *       records before the error were delivered); DATAGRAM framing: the
+ *       datagram.
+ *   Offsets count the stream's bytes from 0 (TCP: since the OPEN; UDP: all
+ *   datagram payloads of the port since rx_init).
+ *
+ * UDP framing: STEP (each datagram holds whole STEP messages; offsets run
+ * over the payloads of the port as one byte stream; the deframer restarts at
+ * every datagram, so a message cut short at a datagram's end is a
+ * TOE_GAP_DECODE gap with detail STEP_E_BAD_LENGTH over its bytes, reported
+ * before the next datagram's entries) or DATAGRAM (each payload is raw FAST
+ * with a dictionary reset, msg_seq 0).
+ *
+ * ARP and ICMP frames are classified and counted only: rx_frame returns the
+ * net_rx verdict and leaves the parsed frame in p->pkt for a caller that
+ * answers them (net_arp_input / net_icmp_input).
+ */
+#ifndef RX_PIPE_H
+#define RX_PIPE_H
+
+#include <stdint.h>
+#include "net/net_rx.h"
+#include "net/net_udp.h"
+#include "net/net_counters.h"
+#include "toe/mtoe.h"
+#include "toe/tick.h"
+#include "fast/fast_stream.h"
+#include "fast/fast_prog.h"
+
+#define RX_MAX_UDP 64
+#define RX_MAX_STREAMS (MTOE_MAX_CONNS + RX_MAX_UDP)
+
+/* Streams (and struct fast_stream entries) a configuration needs. */
+#define RX_NSTREAMS(cfg) ((cfg)->mtoe.max_conns + (cfg)->nudp)
+
+/* rx_cfg.flags */
+#define RX_CFG_TAP_DATA 0x1u /* also return RX_OUT_DATA entries: the stream bytes as they reach the deframer */
+#define RX_CFG_NO_TICK 0x2u  /* do not map records to tick records (out.tick.hdr.type stays TOE_REC_NONE) */
+
+/* rx_init() results (mtoe_init's codes pass through: MTOE_ERR_*) */
+#define RX_OK 0
+#define RX_ERR_UDP (-10)     /* nudp above RX_MAX_UDP, or a port listed twice */
+#define RX_ERR_STREAMS (-11) /* fewer fast_streams than RX_NSTREAMS(cfg) */
+
+struct rx_udp_cfg {
+	uint16_t port;    /* UDP destination port listened to */
+	uint8_t framing;  /* FAST_FRAMING_STEP or FAST_FRAMING_DATAGRAM */
+	uint8_t pad;
+};
+
+struct rx_cfg {
+	struct net_cfg net;   /* addresses, checksum switches */
+	struct mtoe_cfg mtoe; /* followed flows, connections, window, timeouts */
+	uint32_t nudp;
+	uint32_t flags;       /* RX_CFG_* */
+	struct rx_udp_cfg udp[RX_MAX_UDP];
+};
+
+/* net_cfg_init + mtoe_cfg_default (no flows), no UDP ports, flags 0. */
+void rx_cfg_default(struct rx_cfg *cfg);
+
+enum rx_out_kind {
+	RX_OUT_NONE = 0,
+	RX_OUT_RECORD = 1, /* a decoded record: rec, msg_seq, tick */
+	RX_OUT_GAP = 2,    /* tick.gap: a lost byte range */
+	RX_OUT_RESET = 3,  /* tick.hdr: the stream (re)started (new TCP connection); reason = mtoe_open_reason */
+	RX_OUT_DATA = 4,   /* RX_CFG_TAP_DATA only: data[0..len) at stream offset `offset` */
+};
+
+struct rx_out {
+	uint8_t kind;               /* enum rx_out_kind */
+	uint8_t reason;             /* RESET: MTOE_OPEN_SYN / MTOE_OPEN_JOIN (0 for UDP) */
+	uint16_t stream;
+	int32_t tick_type;          /* RECORD: fast_tick_map's result (TOE_REC_*, 0 unmapped, < 0 range error) */
+	uint64_t msg_seq;           /* RECORD: STEP MsgSeqNum (0 in DATAGRAM framing) */
+	uint64_t offset;            /* RECORD: stream offset of the carrying message; DATA: of data[0] */
+	uint64_t len;               /* DATA: bytes */
+	const struct fast_rec *rec; /* RECORD: the stream's decoder output, overwritten by the next rx_next */
+	const uint8_t *data;        /* DATA */
+	union toe_record tick;      /* RECORD: the mapped tick (hdr.stream, hdr.msg_seq, hdr.rx_ns set);
+				       GAP: struct toe_gap; RESET: header only */
+};
+
+/* Pipeline counters (besides those of net_stats, mtoe and each fast_stream). */
+#define RX_STATS(X)                                                                        \
+	X(frames)          /* rx_frame calls */                                        \
+	X(tcp)             /* frames net_rx classified as TCP (given to the mirror TOE) */ \
+	X(udp)             /* frames classified as UDP */                              \
+	X(udp_listened)    /* UDP datagrams fed to a stream */                         \
+	X(arp)             /* ARP frames (not answered here) */                        \
+	X(icmp)            /* ICMP frames (not answered here) */                       \
+	X(dropped)         /* frames net_rx dropped (reason in net_stats) */           \
+	X(polls)           /* rx_poll calls */                                         \
+	X(opens)           /* OPEN events: streams (re)started */                      \
+	X(closes)          /* CLOSE events */                                          \
+	X(data_events)     /* DATA events fed to a deframer */                         \
+	X(bytes)           /* stream bytes fed to deframers (TCP and UDP) */           \
+	X(records)         /* RECORD entries */                                        \
+	X(tick_unmapped)   /* records whose template maps to no tick type */          \
+	X(tick_range)      /* records with a value that does not fit its tick field */ \
+	X(warnings)        /* records delivered with a reportable FAST error */        \
+	X(resets)          /* RESET entries */                                         \
+	X(gaps)            /* GAP entries, all reasons */                              \
+	X(gap_bytes)       /* bytes they cover */                                      \
+	X(gaps_timeout)                                                                \
+	X(gaps_window)                                                                 \
+	X(gaps_decode)                                                                 \
+	X(undrained)       /* entries produced but not read (rx_frame/rx_poll called early) */ \
+	X(bad_stream)      /* events for a stream id without a fast_stream (a bug if nonzero) */
+
+/* Per-stream counters. */
+#define RX_STREAM_STATS(X)                                                                 \
+	X(bytes)           /* stream bytes fed to the deframer */                      \
+	X(datagrams)       /* UDP: datagrams */                                        \
+	X(records)                                                                     \
+	X(tick_unmapped)                                                               \
+	X(tick_range)                                                                  \
+	X(warnings)                                                                    \
+	X(resets)                                                                      \
+	X(closes)                                                                      \
+	X(gaps)                                                                        \
+	X(gap_bytes)                                                                   \
+	X(decode_errors)   /* deframer + decoder errors (by code: fs[i].step.errors, fs[i].dec.errors) */
+
+#define RX_STAT_FIELD(name) uint64_t name;
+#define RX_STAT_ONE(name) +1
+#define RX_STATS_COUNT (0 RX_STATS(RX_STAT_ONE))
+#define RX_STREAM_STATS_COUNT (0 RX_STREAM_STATS(RX_STAT_ONE))
+
+struct rx_stats { RX_STATS(RX_STAT_FIELD) };
+struct rx_stream_stats { RX_STREAM_STATS(RX_STAT_FIELD) };
+
+struct rx_pipe {
+	struct rx_cfg cfg;
+	const struct fast_prog *prog;
+	struct fast_stream *fs;  /* caller's array, RX_NSTREAMS(cfg) entries */
+	uint32_t nstreams;
+	struct net_stats net;
+	struct rx_stats st;
+	struct rx_stream_stats sst[RX_MAX_STREAMS];
+	/* the frame of the last rx_frame call */
+	struct net_pkt pkt;
+	int32_t verdict;         /* enum net_rx_verdict */
+	/* pending work (private) */
+	uint64_t now;            /* rx_ns of the entries: frame time or poll time */
+	uint64_t now_poll;       /* time given to mtoe_poll */
+	uint32_t nev, ev_pos;
+	int32_t active;          /* stream whose fast_stream holds fed input, -1 none */
+	uint8_t polling;         /* events come from mtoe_poll: refill until it returns 0 */
+	uint8_t cut_pending;     /* a UDP message cut at a datagram end: report cut_* first */
+	uint8_t tap_pending;     /* RX_CFG_TAP_DATA: the datagram's DATA entry comes next */
+	uint8_t pad;
+	uint32_t cut_stream;
+	uint64_t cut_offset, cut_len;
+	uint64_t tap_offset;
+	uint64_t udp_off[RX_MAX_UDP]; /* stream offset of each port's next datagram */
+	struct mtoe_event ev[MTOE_SEG_EVENTS];
+	struct net_udp_table udp;
+	struct mtoe mtoe;
+};
+
+/* Set up p from cfg (copied). prog: the compiled templates, kept by the
+ * caller. fs: nfs >= RX_NSTREAMS(cfg) stream decoders (initialised here).
+ * mtoe_buf: MTOE_BUF_BYTES(cfg->mtoe.max_conns, cfg->mtoe.window) bytes.
+ * Returns RX_OK, RX_ERR_* or MTOE_ERR_*. */
+int rx_init(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog *prog, struct fast_stream *fs,
+	    uint32_t nfs, uint8_t *mtoe_buf, uint64_t buf_len);
+
+/* One Ethernet frame (no FCS) received at ts_ns. Returns the net_rx verdict. */
+int32_t rx_frame(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns);
+
+/* The mirror TOE's timers at now_ns (gap timeouts, idle connections):
+ * call every few ms, and with UINT64_MAX at the end of a capture to turn
+ * every remaining hole into a gap. */
+void rx_poll(struct rx_pipe *p, uint64_t now_ns);
+
+/* The next output entry: 1 with *out filled, 0 when the frame (or poll) is done. */
+int rx_next(struct rx_pipe *p, struct rx_out *out);
+
+/* Name/value tables for tools (static names, declaration order; return the
+ * table size). Not meant for synthesis. */
+uint32_t rx_stats_table(const struct rx_stats *s, const char **names, uint64_t *values, uint32_t cap);
+uint32_t rx_stream_stats_table(const struct rx_stream_stats *s, const char **names, uint64_t *values,
+			       uint32_t cap);
+
+#endif

@@ -1,0 +1,305 @@
+/* bench_rx.c - the whole receive path on one core: frames -> net_rx -> mirror TOE -> STEP -> FAST -> ticks.
+ *
+ * A deterministic SSE feed (sse_gen, 8 records per STEP message at most) is
+ * cut into 1408-byte TCP segments and built into Ethernet frames with correct
+ * IPv4 and TCP checksums (pktbuild), one vendor ACK per 4 segments, all held
+ * in memory. rx_pipe runs them with the default configuration (64
+ * connections, 32 KB window, TCP checksums verified, records mapped to tick
+ * records) as the software backend would: rx_frame, then rx_next until it
+ * returns 0, and rx_poll every 1024 frames. Variants, each run REPS times
+ * interleaved (best and median printed):
+ *   in_order      the segments in order;
+ *   reorder_1pct  1% of the segments swapped with the next one;
+ *   no_tcp_csum   in order, TCP checksum check off (what the checksum costs);
+ *   net_mtoe_only net_rx + mtoe_segment alone on the in-order capture (no
+ *                 STEP/FAST): how the time splits between network and decode.
+ * Throughput is in Gb/s of TCP payload (the stream bytes) and Mpps. Every run
+ * must decode every record of the feed, else the benchmark fails.
+ * BENCH_RECORDS / BENCH_REPS override the size. The issue's target: 10 Gb/s
+ * on one core.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pktbuild.h"
+#include "rx/rx_pipe.h"
+#include "fast/host/fast_compile.h"
+#include "fast/host/sse_gen.h"
+
+#define MSS 1408
+#define REPS_DEFAULT 5
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+struct frame {
+	uint32_t off, len;
+};
+
+struct capture {
+	uint8_t *buf;
+	struct frame *f;
+	uint32_t n;
+	uint64_t payload;
+};
+
+static struct fast_prog prog;
+static struct fast_names names;
+static struct rx_pipe pipe_;
+static volatile uint64_t sink;
+
+static uint32_t RECORDS = 500000u;
+static int REPS = REPS_DEFAULT;
+
+static void add(struct capture *c, size_t *used, const uint8_t *fr, size_t len)
+{
+	memcpy(c->buf + *used, fr, len);
+	c->f[c->n].off = (uint32_t)*used;
+	c->f[c->n].len = (uint32_t)len;
+	c->n++;
+	*used += (len + 63) & ~(size_t)63; /* frames 64-byte aligned, as in a receive ring */
+}
+
+/* Run the capture once through rx_pipe (set up by the caller, untimed);
+ * returns the records decoded (UINT64_MAX on a gap or error). */
+static uint64_t run(const struct capture *c)
+{
+	struct rx_out o;
+	uint64_t recs = 0, acc = 0, ts = 1000000000ull;
+	for (uint32_t i = 0; i < c->n; i++) {
+		rx_frame(&pipe_, c->buf + c->f[i].off, c->f[i].len, ts);
+		while (rx_next(&pipe_, &o)) {
+			if (o.kind == RX_OUT_RECORD) {
+				recs++;
+				acc += o.tick.hdr.present;
+			} else if (o.kind == RX_OUT_GAP) {
+				return UINT64_MAX;
+			}
+		}
+		ts += 1200; /* ~10 Gb/s of 1.5 KB frames */
+		if ((i & 1023) == 1023) {
+			rx_poll(&pipe_, ts);
+			while (rx_next(&pipe_, &o))
+				if (o.kind == RX_OUT_GAP)
+					return UINT64_MAX;
+		}
+	}
+	sink = acc;
+	return recs;
+}
+
+/* The network part alone: net_rx + mtoe_segment, the DATA bytes summed
+ * (no deframing or decoding); returns the stream bytes delivered. */
+static struct net_stats nst;
+static struct mtoe mt;
+static struct mtoe_event mev[MTOE_SEG_EVENTS];
+static uint64_t run_net(const struct capture *c, const struct rx_cfg *cfg)
+{
+	struct net_pkt pkt;
+	uint64_t bytes = 0, acc = 0, ts = 1000000000ull;
+	for (uint32_t i = 0; i < c->n; i++) {
+		if (net_rx(&cfg->net, &nst, c->buf + c->f[i].off, c->f[i].len, ts, &pkt) == NET_RX_TCP) {
+			uint32_t n = mtoe_segment(&mt, &pkt, mev, MTOE_SEG_EVENTS);
+			for (uint32_t k = 0; k < n; k++)
+				if (mev[k].type == MTOE_EV_DATA) {
+					bytes += mev[k].len;
+					acc += mev[k].data[0];
+				}
+		}
+		ts += 1200;
+	}
+	sink = acc;
+	return bytes;
+}
+
+int main(void)
+{
+	char err[256];
+	if (getenv("BENCH_RECORDS"))
+		RECORDS = (uint32_t)strtoul(getenv("BENCH_RECORDS"), NULL, 10);
+	if (getenv("BENCH_REPS"))
+		REPS = atoi(getenv("BENCH_REPS"));
+	if (RECORDS == 0 || REPS < 1 || REPS > 100)
+		return 1;
+	if (fast_compile_file("conf/templates/sse-l2-3201-5801.xml", &prog, &names, err, sizeof err) != 0) {
+		fprintf(stderr, "bench_rx: %s\n", err);
+		return 1;
+	}
+
+	/* the feed */
+	struct sse_gen_cfg gcfg;
+	static struct sse_stream ss;
+	sse_gen_default(&gcfg);
+	size_t cap = (size_t)RECORDS * 96 + 65536, len = 0;
+	uint8_t *feed = malloc(cap);
+	if (!feed || sse_stream_init(&ss, &prog, &gcfg, 8) != 0)
+		return 1;
+	for (uint32_t got = 0; got < RECORDS;) {
+		uint32_t nrec;
+		int n = sse_stream_next_msg(&ss, RECORDS - got, feed + len, cap - len, NULL, NULL, &nrec);
+		if (n < 0)
+			return 1;
+		len += (size_t)n;
+		got += nrec;
+	}
+
+	/* the captures: SYN, segments (+ an ACK every 4), in order and with 1% swapped */
+	uint32_t nseg = (uint32_t)((len + MSS - 1) / MSS), nfr = nseg + nseg / 4 + 2;
+	struct capture cin = {0}, cre = {0};
+	size_t used_in = 0, used_re = 0;
+	cin.buf = malloc((size_t)nfr * 1536);
+	cre.buf = malloc((size_t)nfr * 1536);
+	cin.f = calloc(nfr, sizeof *cin.f);
+	cre.f = calloc(nfr, sizeof *cre.f);
+	if (!cin.buf || !cre.buf || !cin.f || !cre.f)
+		return 1;
+	struct pb_spec s, a;
+	uint8_t fr[2048];
+	uint32_t isn = 1000;
+	pb_init(&s);
+	s.sport = 9000;
+	s.dport = 40000;
+	s.win = 65535;
+	a = s;
+	a.saddr = s.daddr;
+	a.daddr = s.saddr;
+	a.sport = s.dport;
+	a.dport = s.sport;
+	a.tcp_flags = TCP_ACK;
+	a.seq = 1;
+	s.seq = isn;
+	s.tcp_flags = TCP_SYN;
+	size_t fl = pb_tcp(fr, sizeof fr, &s, NULL, 0);
+	add(&cin, &used_in, fr, fl);
+	add(&cre, &used_re, fr, fl);
+	uint32_t rng = 12345, swapped = 0;
+	uint8_t held[2048];
+	size_t held_len = 0;
+	for (uint32_t k = 0; k < nseg; k++) {
+		size_t o = (size_t)k * MSS, n = len - o < MSS ? len - o : MSS;
+		s.seq = isn + 1 + (uint32_t)o;
+		s.ack = 1;
+		s.tcp_flags = TCP_ACK | TCP_PSH;
+		fl = pb_tcp(fr, sizeof fr, &s, feed + o, n);
+		add(&cin, &used_in, fr, fl);
+		cin.payload += n;
+		/* reordered copy: hold 1% of the segments back by one */
+		rng ^= rng << 13;
+		rng ^= rng >> 17;
+		rng ^= rng << 5;
+		if (held_len) {
+			add(&cre, &used_re, fr, fl);
+			add(&cre, &used_re, held, held_len);
+			held_len = 0;
+		} else if (rng % 100 == 0 && k + 1 < nseg) {
+			memcpy(held, fr, fl);
+			held_len = fl;
+			swapped++;
+		} else {
+			add(&cre, &used_re, fr, fl);
+		}
+		cre.payload += n;
+		if (k % 4 == 3) {
+			a.ack = s.seq + (uint32_t)n;
+			fl = pb_tcp(fr, sizeof fr, &a, NULL, 0);
+			add(&cin, &used_in, fr, fl);
+			add(&cre, &used_re, fr, fl);
+		}
+	}
+	printf("input: %u records, %zu bytes of TCP payload in %u segments of %d bytes (%u frames with ACKs); "
+	       "reordered copy: %u segments swapped with the next (%.2f%%)\n",
+	       RECORDS, len, nseg, MSS, cin.n, swapped, 100.0 * swapped / nseg);
+
+	struct rx_cfg cfg, nocsum;
+	rx_cfg_default(&cfg);
+	cfg.mtoe.flows[0].ex_addr = s.saddr;
+	cfg.mtoe.flows[0].ex_port = 9000;
+	cfg.mtoe.nflows = 1;
+	nocsum = cfg;
+	nocsum.net.flags &= ~NET_CFG_TCP_CSUM;
+	uint32_t nfs = RX_NSTREAMS(&cfg);
+	struct fast_stream *fs = calloc(nfs, sizeof *fs);
+	uint64_t mlen = MTOE_BUF_BYTES(cfg.mtoe.max_conns, cfg.mtoe.window);
+	uint8_t *mbuf = malloc(mlen);
+	if (!fs || !mbuf)
+		return 1;
+
+	struct {
+		const char *name;
+		const struct capture *c;
+		const struct rx_cfg *cfg;
+		int net_only;
+		double t[100];
+	} v[] = {
+		{"in_order", &cin, &cfg, 0, {0}},
+		{"reorder_1pct", &cre, &cfg, 0, {0}},
+		{"no_tcp_csum", &cin, &nocsum, 0, {0}},
+		{"net_mtoe_only", &cin, &cfg, 1, {0}},
+	};
+	const int nv = (int)(sizeof v / sizeof v[0]);
+	for (int r = 0; r < REPS; r++) {
+		for (int i = 0; i < nv; i++) {
+			uint64_t n, want;
+			double t0;
+			if (v[i].net_only) {
+				net_stats_init(&nst);
+				if (mtoe_init(&mt, &v[i].cfg->mtoe, mbuf, mlen) != MTOE_OK)
+					return 1;
+				t0 = now_s();
+				n = run_net(v[i].c, v[i].cfg);
+				want = len;
+			} else {
+				if (rx_init(&pipe_, v[i].cfg, &prog, fs, nfs, mbuf, mlen) != RX_OK)
+					return 1;
+				t0 = now_s();
+				n = run(v[i].c);
+				want = RECORDS;
+			}
+			v[i].t[r] = now_s() - t0;
+			if (n != want) {
+				fprintf(stderr, "bench_rx: %s gave %llu of %llu %s\n", v[i].name, (unsigned long long)n,
+					(unsigned long long)want, v[i].net_only ? "bytes" : "records");
+				return 1;
+			}
+		}
+	}
+	printf("%-14s %10s %10s %10s %10s %12s\n", "variant", "Gb/s best", "Gb/s p50", "Mpps p50", "ns/seg p50",
+	       "Mrec/s p50");
+	for (int i = 0; i < nv; i++) {
+		qsort(v[i].t, (size_t)REPS, sizeof(double), cmp_double);
+		double best = v[i].t[0], med = v[i].t[REPS / 2];
+		double gb = v[i].c->payload * 8.0 / 1e9;
+		printf("%-14s %10.2f %10.2f %10.3f %10.1f ", v[i].name, gb / best, gb / med, v[i].c->n / med / 1e6,
+		       med * 1e9 / nseg);
+		if (v[i].net_only)
+			printf("%12s\n", "-");
+		else
+			printf("%12.2f\n", RECORDS / med / 1e6);
+		printf("RESULT {\"bench\":\"rx\",\"variant\":\"%s\",\"records\":%u,\"payload_bytes\":%llu,"
+		       "\"segments\":%u,\"frames\":%u,\"gbps_best\":%.3f,\"gbps_p50\":%.3f,\"mpps_p50\":%.3f,"
+		       "\"ns_per_segment_p50\":%.1f,\"target_gbps\":10}\n",
+		       v[i].name, RECORDS, (unsigned long long)v[i].c->payload, nseg, v[i].c->n, gb / best, gb / med,
+		       v[i].c->n / med / 1e6, med * 1e9 / nseg);
+	}
+	printf("target: 10 Gb/s of TCP payload on one core (net_rx + mirror TOE + STEP + FAST + tick mapping)\n");
+	free(feed);
+	free(cin.buf);
+	free(cre.buf);
+	free(cin.f);
+	free(cre.f);
+	free(fs);
+	free(mbuf);
+	return 0;
+}

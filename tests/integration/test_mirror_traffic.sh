@@ -1,0 +1,180 @@
+#!/bin/sh
+# test_mirror_traffic.sh - real Linux TCP traffic, a tc mirror, a capture, and toe-pcapdump.
+#
+# Three network namespaces (names unique to this process, removed on exit):
+#
+#   exchange ex0 10.10.0.1 <-- veth --> ve0 10.10.0.2 vendor
+#                                       ve0 ingress+egress: tc u32 match-all, mirred egress mirror dev vm0
+#                                       vm0 <-- veth --> vm1 mirror (tcpdump, AF_PACKET)
+#
+# TSO/GSO/GRO and transmit checksum offload are off on every veth (so the
+# mirrored frames carry real checksums, which toe-pcapdump verifies). The exchange sends a STEP/FAST feed
+# written by toe-fastgen over a real TCP connection (tests/integration/
+# mirror_peer.py) to the vendor; the mirror namespace captures it with
+# tcpdump; toe-pcapdump decodes the capture; tests/integration/mirror_check.py
+# compares its output with toe-fastgen --truth. Three runs:
+#   1. clean:   the output is exactly the truth;
+#   2. link:    a tc BPF program (lossy_tc.bpf.c) drops and duplicates 3% of the
+#               data segments on ex0's egress: Linux retransmits, the mirror
+#               sees what the vendor sees, the output is still exactly the truth;
+#   3. mirror:  the BPF program drops and duplicates 2% of the data segments on
+#               vm0's egress (the mirror leg only): the mirror really loses data;
+#               the output equals the truth except inside declared gaps, and no
+#               record outside the truth ever appears.
+# Every run also checks that the vendor received the feed intact. Needs root,
+# ip netns, tc (u32, mirred, bpf), ethtool, tcpdump, clang and libbpf-dev
+# headers, /usr/bin/python3; exits 77 (SKIP) without them.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root" || exit 1
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD=$root/$BUILD ;; esac
+TEMPLATES=conf/templates/sse-l2-3201-5801.xml
+PY=/usr/bin/python3
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
+for t in ip tc ethtool tcpdump clang gcc timeout; do
+	command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
+done
+[ -x "$PY" ] || skip "$PY is not installed"
+[ -f /usr/include/bpf/bpf_helpers.h ] || skip "libbpf-dev (bpf/bpf_helpers.h) is not installed"
+for b in toe-fastgen toe-pcapdump; do
+	[ -x "$BUILD/bin/$b" ] || skip "$BUILD/bin/$b is not built (make first)"
+done
+
+P=toem$$
+NS_EX=${P}ex
+NS_VE=${P}ve
+NS_MI=${P}mi
+WORK=$(mktemp -d /tmp/toe-mirror.XXXXXX) || exit 1
+pids=""
+created=""
+
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $pids; do
+		wait "$p" 2>/dev/null
+	done
+	for n in $created; do
+		ip netns del "$n" 2>/dev/null
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# ---- namespaces and links ------------------------------------------------
+for n in $NS_EX $NS_VE $NS_MI; do
+	if ! ip netns add "$n" 2>"$WORK/netns.err"; then
+		skip "cannot create network namespaces: $(cat "$WORK/netns.err")"
+	fi
+	created="$created $n"
+	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 \
+		2>/dev/null
+	ip -n "$n" link set lo up
+done
+ex() { ip netns exec "$NS_EX" "$@"; }
+ve() { ip netns exec "$NS_VE" "$@"; }
+
+ip -n "$NS_EX" link add ex0 type veth peer name ve0 netns "$NS_VE" || fail "veth exchange<->vendor"
+ip -n "$NS_VE" link add vm0 type veth peer name vm1 netns "$NS_MI" || fail "veth vendor<->mirror"
+ip -n "$NS_EX" addr add 10.10.0.1/24 dev ex0
+ip -n "$NS_VE" addr add 10.10.0.2/24 dev ve0
+for x in "$NS_EX ex0" "$NS_VE ve0" "$NS_VE vm0" "$NS_MI vm1"; do
+	set -- $x
+	ip -n "$1" link set "$2" up || fail "link $2 up"
+	ip netns exec "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1 || fail "ethtool -K $2"
+	# checksums computed in software, as a NIC would put them on the wire: the
+	# mirror copy then carries real checksums and toe-pcapdump verifies them
+	ip netns exec "$1" ethtool -K "$2" tx off >/dev/null 2>&1 || fail "ethtool -K $2 tx off"
+done
+ve tc qdisc add dev ve0 clsact || fail "clsact on ve0"
+for dir in ingress egress; do
+	ve tc filter add dev ve0 "$dir" protocol all u32 match u32 0 0 action mirred egress mirror dev vm0 ||
+		fail "tc mirred ($dir) on ve0"
+done
+ex tc qdisc add dev ex0 clsact || fail "clsact on ex0"
+ve tc qdisc add dev vm0 clsact || fail "clsact on vm0"
+
+# ---- the feed, the BPF programs -------------------------------------------
+"$BUILD/bin/toe-fastgen" --templates "$TEMPLATES" --records 20000 --seed 31 --per-msg 4 \
+	--truth "$WORK/truth.jsonl" -o "$WORK/feed.step" || fail "toe-fastgen"
+arch_inc=/usr/include/$(gcc -dumpmachine)
+bpf() { # name drop dup
+	clang -O2 -g -target bpf -I"$arch_inc" -DDROP_PERMILLE="$2" -DDUP_PERMILLE="$3" \
+		-c "$here/lossy_tc.bpf.c" -o "$WORK/$1.o" || fail "clang -target bpf"
+}
+bpf link 30 30
+bpf mirror 20 20
+
+# ---- one run --------------------------------------------------------------
+# run NAME PORT MODE [toe-pcapdump options]
+run() {
+	name=$1 port=$2 mode=$3
+	shift 3
+	pcap=$WORK/$name.pcap
+	# background jobs start straight from ip netns exec (it execs), so $! is the program itself
+	ip netns exec "$NS_MI" tcpdump -i vm1 -n -s 0 -B 32768 --immediate-mode -Z root -w "$pcap" 2>"$WORK/$name.tcpdump" &
+	tpid=$!
+	pids="$pids $tpid"
+	for _ in $(seq 100); do
+		grep -q "listening on" "$WORK/$name.tcpdump" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q "listening on" "$WORK/$name.tcpdump" || fail "$name: tcpdump did not start: $(cat "$WORK/$name.tcpdump")"
+
+	ip netns exec "$NS_EX" timeout 60 "$PY" "$here/mirror_peer.py" serve 10.10.0.1 "$port" "$WORK/feed.step" \
+		2000000 &
+	spid=$!
+	pids="$pids $spid"
+	ve timeout 60 "$PY" "$here/mirror_peer.py" fetch 10.10.0.1 "$port" "$WORK/$name.recv" 65536 ||
+		fail "$name: the vendor did not receive the feed"
+	wait "$spid" || fail "$name: the exchange's sender failed"
+	sleep 0.5 # frames still in flight to the mirror
+	kill -INT "$tpid"
+	wait "$tpid"
+	cmp -s "$WORK/feed.step" "$WORK/$name.recv" || fail "$name: the vendor received other bytes than were sent"
+	dropped=$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$WORK/$name.tcpdump")
+	[ "${dropped:-0}" = 0 ] || fail "$name: the capture itself lost $dropped packets (tcpdump)"
+
+	"$BUILD/bin/toe-pcapdump" --templates "$TEMPLATES" --feed 10.10.0.1:"$port" "$@" "$pcap" \
+		>"$WORK/$name.json" 2>"$WORK/$name.err" || {
+		cat "$WORK/$name.err"
+		fail "$name: toe-pcapdump failed"
+	}
+	if ! "$PY" "$here/mirror_check.py" "$mode" "$WORK/feed.step" "$WORK/truth.jsonl" "$WORK/$name.json" \
+		>"$WORK/$name.check"; then
+		cat "$WORK/$name.check"
+		sed -n '1,80p' "$WORK/$name.err"
+		fail "$name: the decoded capture does not match the truth"
+	fi
+	echo "$name: $(cat "$WORK/$name.check") ($(grep -c . "$WORK/$name.json") lines, \
+$(sed -n 's/^\([0-9]*\) packets captured/\1/p' "$WORK/$name.tcpdump") frames captured)"
+}
+
+start=$(date +%s)
+run clean 9001 exact
+
+ex tc filter add dev ex0 egress bpf direct-action obj "$WORK/link.o" sec tc || fail "tc bpf on ex0"
+run link 9002 exact --window 1048576 --gap-timeout 10000
+grep -q "mtoe.conn0.duplicates\|mtoe.conn0.out_of_order\|mtoe.conn0.dup_bytes" "$WORK/link.err" ||
+	fail "link: the mirror TOE saw no retransmission or duplicate: the BPF program did nothing"
+ex tc filter del dev ex0 egress
+
+ve tc filter add dev vm0 egress bpf direct-action obj "$WORK/mirror.o" sec tc || fail "tc bpf on vm0"
+run mirror 9003 lossy
+ve tc filter del dev vm0 egress
+
+echo "PASS: 3 runs in $(($(date +%s) - start)) s"
+exit 0

@@ -1,0 +1,403 @@
+/* toe-pcapdump - decode a capture from the mirror port through the receive pipeline.
+ *
+ *   toe-pcapdump --templates FILE.xml [--feed IP:PORT ...] [--flow SRC:SPORT-DST:DPORT ...]
+ *                [--udp PORT[:step|:raw] ...] [--no-checksum] [--window BYTES] [--conns N]
+ *                [--gap-timeout MS] FILE.pcap
+ *
+ * Runs every frame of a pcap file (libpcap offline; Ethernet or Linux cooked
+ * captures) through kernels/rx/rx_pipe (net_rx, the mirror TOE, the UDP
+ * listen table, the STEP deframer and the FAST decoder) and prints one JSON
+ * line per entry on stdout:
+ *   records exactly as toe-fastdump --framing step prints them, with
+ *     "stream":N before "msg_seq";
+ *   {"event":"gap","stream":N,"offset":O,"length":L,"reason":"timeout|window|decode"[,"detail":"<fast_err>"]}
+ *   {"event":"reset","stream":N,"reason":"syn|join"}
+ * The mirror TOE's timers run on the capture's timestamps (rx_poll after
+ * every frame, and once at the end with +infinity so holes still open become
+ * gaps). Every non-zero counter is printed by name on stderr at the end
+ * (per-connection ones as they were before that last poll: slots it frees
+ * lose their counters; a slot reused during the capture shows its last
+ * connection).
+ * Exit status: 0 done (gaps and decode errors included), 1 a file could not
+ * be read, 2 usage.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fast/host/fast_compile.h"
+#include "fast/host/fast_json.h"
+#include "rx/rx_pipe.h"
+
+#define PROG "toe-pcapdump"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " --templates FILE.xml [--feed IP:PORT ...] [--flow SRC:SPORT-DST:DPORT ...]\n"
+		"                    [--udp PORT[:step|:raw] ...] [--no-checksum] [--window BYTES] [--conns N]\n"
+		"                    [--gap-timeout MS] FILE.pcap\n"
+		"  --templates FILE   FAST template file (XML) read at start-up\n"
+		"  --feed IP:PORT     follow TCP connections from this exchange endpoint (IP or port may be 0: any)\n"
+		"  --flow S:SP-D:DP   follow the TCP connection exchange S:SP -> vendor D:DP\n"
+		"  --udp PORT         decode UDP datagrams to PORT (:step STEP messages, default; :raw raw FAST)\n"
+		"  --no-checksum      do not verify TCP/UDP checksums (captures of checksum-offloading hosts)\n"
+		"  --window BYTES     reassembly window per connection, a power of two (default %u)\n"
+		"  --conns N          concurrent TCP connections, 1..%d (default %d)\n"
+		"  --gap-timeout MS   a hole unfilled this long (capture time) is a gap (default %llu; 0: never)\n"
+		"At least one --feed, --flow or --udp is needed.\n",
+		MTOE_DEFAULT_WINDOW, MTOE_MAX_CONNS, MTOE_DEFAULT_CONNS,
+		(unsigned long long)(MTOE_DEFAULT_GAP_NS / 1000000ull));
+}
+
+static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	if (!s[0] || s[0] == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* "IP:PORT" into host-order address and port. */
+static int parse_ep(const char *s, uint32_t *addr, uint16_t *port)
+{
+	char buf[64];
+	const char *colon = strrchr(s, ':');
+	struct in_addr a;
+	uint64_t p;
+	if (!colon || (size_t)(colon - s) >= sizeof buf)
+		return -1;
+	memcpy(buf, s, (size_t)(colon - s));
+	buf[colon - s] = 0;
+	if (inet_pton(AF_INET, buf, &a) != 1 || parse_u64(colon + 1, 0, 65535, &p))
+		return -1;
+	*addr = ntohl(a.s_addr);
+	*port = (uint16_t)p;
+	return 0;
+}
+
+static const char *gap_reason(uint32_t r)
+{
+	switch (r) {
+	case TOE_GAP_TIMEOUT: return "timeout";
+	case TOE_GAP_WINDOW: return "window";
+	case TOE_GAP_DECODE: return "decode";
+	case TOE_GAP_OVERFLOW: return "overflow";
+	default: return "unknown";
+	}
+}
+
+static void counter(const char *prefix, const char *name, uint64_t v)
+{
+	if (v)
+		fprintf(stderr, "  %s%s %" PRIu64 "\n", prefix, name, v);
+}
+
+#define MTOE_GLOBAL(X)                                                                             \
+	X(packets) X(not_tcp) X(not_followed) X(reverse) X(no_conn) X(no_slot) X(opens) X(joins)    \
+	X(restarts) X(closes) X(after_close) X(bytes) X(gaps) X(gap_bytes) X(ev_short) X(ev_overflow)
+#define MTOE_CONN(X)                                                                               \
+	X(segments) X(bytes) X(in_order) X(out_of_order) X(duplicates) X(dup_bytes) X(conflicts)     \
+	X(conflict_bytes) X(range_full) X(window_drops) X(window_drop_bytes) X(beyond_window) X(gaps) \
+	X(gap_bytes) X(keepalives) X(zero_window_probes) X(syn_retrans) X(after_fin_bytes)           \
+	X(after_close) X(reverse)
+
+/* The connection table's counters are zeroed when a slot is freed (the
+ * end-of-capture poll frees them all): the tool prints a copy taken before it. */
+static struct mtoe_conn_stats conn_snap[MTOE_MAX_CONNS];
+
+static void print_counters(const struct rx_pipe *p, const struct fast_stream *fs)
+{
+	const char *names[NET_STATS_COUNT + RX_STATS_COUNT + RX_STREAM_STATS_COUNT];
+	uint64_t values[NET_STATS_COUNT + RX_STATS_COUNT + RX_STREAM_STATS_COUNT];
+	char prefix[64];
+	uint32_t n, i, k;
+
+	fprintf(stderr, PROG ": counters:\n");
+	n = net_stats_table(&p->net, names, values, NET_STATS_COUNT);
+	for (i = 0; i < n; i++)
+		counter("net.", names[i], values[i]);
+#define MG(name) counter("mtoe.", #name, p->mtoe.st.name);
+	MTOE_GLOBAL(MG)
+#undef MG
+	for (k = 0; k < p->cfg.mtoe.max_conns; k++) {
+		const struct mtoe_conn_stats *c = &conn_snap[k];
+		snprintf(prefix, sizeof prefix, "mtoe.conn%u.", k);
+#define MC(name) counter(prefix, #name, c->name);
+		MTOE_CONN(MC)
+#undef MC
+	}
+	n = rx_stats_table(&p->st, names, values, RX_STATS_COUNT);
+	for (i = 0; i < n; i++)
+		counter("rx.", names[i], values[i]);
+	for (k = 0; k < p->nstreams; k++) {
+		snprintf(prefix, sizeof prefix, "stream%u.", k);
+		n = rx_stream_stats_table(&p->sst[k], names, values, RX_STREAM_STATS_COUNT);
+		for (i = 0; i < n; i++)
+			counter(prefix, names[i], values[i]);
+		counter(prefix, "messages", fs[k].messages);
+		counter(prefix, "step.skipped_bytes", fs[k].step.skipped);
+		for (i = 1; i < FAST_ERR_COUNT; i++) {
+			char name[64];
+			snprintf(name, sizeof name, "error.%s", fast_err_name((int)i));
+			counter(prefix, name, fs[k].step.errors[i] + fs[k].dec.errors[i]);
+		}
+	}
+}
+
+static void print_entry(const struct rx_pipe *p, const struct fast_prog *prog, const struct fast_names *names,
+			const struct rx_out *o)
+{
+	switch (o->kind) {
+	case RX_OUT_RECORD: {
+		char extra[64];
+		if (o->rec->warn)
+			for (int e = 1; e < FAST_ERR_COUNT; e++)
+				if (o->rec->warn & (1u << e))
+					fprintf(stderr, PROG ": stream %u offset %" PRIu64 ": %s (reportable; record delivered)\n",
+						o->stream, o->offset, fast_err_name(e));
+		snprintf(extra, sizeof extra, "\"stream\":%u,\"msg_seq\":%" PRIu64 ",", o->stream, o->msg_seq);
+		fast_json_record(stdout, prog, names, o->rec, extra);
+		putchar('\n');
+		break;
+	}
+	case RX_OUT_GAP:
+		printf("{\"event\":\"gap\",\"stream\":%u,\"offset\":%" PRIu64 ",\"length\":%" PRIu64
+		       ",\"reason\":\"%s\"",
+		       o->stream, o->tick.gap.offset, o->tick.gap.length, gap_reason(o->tick.gap.reason));
+		if (o->tick.gap.reason == TOE_GAP_DECODE)
+			printf(",\"detail\":\"%s\"", fast_err_name((int)o->tick.gap.detail));
+		printf("}\n");
+		break;
+	case RX_OUT_RESET:
+		printf("{\"event\":\"reset\",\"stream\":%u,\"reason\":\"%s\"}\n", o->stream,
+		       o->reason == MTOE_OPEN_SYN ? "syn" : o->reason == MTOE_OPEN_JOIN ? "join" : "udp");
+		break;
+	default:
+		break;
+	}
+	(void)p;
+}
+
+static void drain(struct rx_pipe *p, const struct fast_prog *prog, const struct fast_names *names)
+{
+	struct rx_out o;
+	while (rx_next(p, &o))
+		print_entry(p, prog, names, &o);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"templates", required_argument, 0, 't'}, {"feed", required_argument, 0, 'f'},
+		{"flow", required_argument, 0, 'F'},      {"udp", required_argument, 0, 'u'},
+		{"no-checksum", no_argument, 0, 'n'},     {"window", required_argument, 0, 'w'},
+		{"conns", required_argument, 0, 'c'},     {"gap-timeout", required_argument, 0, 'g'},
+		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+	};
+	static struct rx_cfg cfg;
+	const char *templates = NULL;
+	uint64_t v;
+	int c;
+
+	rx_cfg_default(&cfg);
+	while ((c = getopt_long(argc, argv, "t:f:F:u:nw:c:g:h", lopts, NULL)) != -1) {
+		const char *bad = NULL;
+		switch (c) {
+		case 't': templates = optarg; break;
+		case 'f':
+		case 'F': {
+			struct mtoe_flow fl = {0};
+			if (cfg.mtoe.nflows >= MTOE_MAX_FLOWS) {
+				bad = "too many --feed/--flow options";
+				break;
+			}
+			if (c == 'f') {
+				if (parse_ep(optarg, &fl.ex_addr, &fl.ex_port) || (!fl.ex_addr && !fl.ex_port))
+					bad = "--feed needs IP:PORT (not both 0)";
+			} else {
+				char buf[128];
+				char *dash;
+				snprintf(buf, sizeof buf, "%s", optarg);
+				dash = strchr(buf, '-');
+				if (!dash) {
+					bad = "--flow needs SRC:SPORT-DST:DPORT";
+					break;
+				}
+				*dash = 0;
+				if (parse_ep(buf, &fl.ex_addr, &fl.ex_port) ||
+				    parse_ep(dash + 1, &fl.peer_addr, &fl.peer_port) || (!fl.ex_addr && !fl.ex_port))
+					bad = "--flow needs SRC:SPORT-DST:DPORT";
+			}
+			if (!bad)
+				cfg.mtoe.flows[cfg.mtoe.nflows++] = fl;
+			break;
+		}
+		case 'u': {
+			char buf[32];
+			char *colon;
+			uint8_t framing = FAST_FRAMING_STEP;
+			snprintf(buf, sizeof buf, "%s", optarg);
+			colon = strchr(buf, ':');
+			if (colon) {
+				*colon = 0;
+				if (!strcmp(colon + 1, "raw"))
+					framing = FAST_FRAMING_DATAGRAM;
+				else if (strcmp(colon + 1, "step"))
+					bad = "--udp framing must be step or raw";
+			}
+			if (!bad && parse_u64(buf, 0, 65535, &v))
+				bad = "--udp needs a port number";
+			else if (!bad && cfg.nudp >= RX_MAX_UDP)
+				bad = "too many --udp options";
+			if (!bad) {
+				for (uint32_t i = 0; i < cfg.nudp; i++)
+					if (cfg.udp[i].port == v)
+						bad = "--udp port given twice";
+			}
+			if (!bad) {
+				cfg.udp[cfg.nudp].port = (uint16_t)v;
+				cfg.udp[cfg.nudp].framing = framing;
+				cfg.nudp++;
+			}
+			break;
+		}
+		case 'n': cfg.net.flags &= ~(NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM); break;
+		case 'w':
+			if (parse_u64(optarg, MTOE_MIN_WINDOW, MTOE_MAX_WINDOW, &v) || (v & (v - 1)))
+				bad = "--window needs a power of two in 64..1048576";
+			else
+				cfg.mtoe.window = (uint32_t)v;
+			break;
+		case 'c':
+			if (parse_u64(optarg, 1, MTOE_MAX_CONNS, &v))
+				bad = "--conns needs a number in 1..256";
+			else
+				cfg.mtoe.max_conns = (uint32_t)v;
+			break;
+		case 'g':
+			if (parse_u64(optarg, 0, UINT64_MAX / 1000000ull, &v))
+				bad = "--gap-timeout needs a number of milliseconds";
+			else
+				cfg.mtoe.gap_timeout_ns = v * 1000000ull;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+		if (bad) {
+			fprintf(stderr, PROG ": %s, not '%s'\n", bad, optarg);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!templates || optind != argc - 1 || (cfg.mtoe.nflows == 0 && cfg.nudp == 0)) {
+		if (!templates)
+			fprintf(stderr, PROG ": --templates is required\n");
+		else if (optind != argc - 1)
+			fprintf(stderr, PROG ": one capture file is needed\n");
+		else
+			fprintf(stderr, PROG ": nothing to follow: give --feed, --flow or --udp\n");
+		usage(stderr);
+		return 2;
+	}
+	const char *path = argv[optind];
+
+	static struct fast_prog prog;
+	static struct fast_names names;
+	char err[512];
+	if (fast_compile_file(templates, &prog, &names, err, sizeof err) != 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	char perr[PCAP_ERRBUF_SIZE];
+	pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
+	if (!pc) {
+		fprintf(stderr, PROG ": %s: %s\n", path, perr);
+		return 1;
+	}
+	int dlt = pcap_datalink(pc);
+	if (dlt != DLT_EN10MB && dlt != DLT_LINUX_SLL) {
+		fprintf(stderr, PROG ": %s: link type %s not supported (Ethernet or Linux cooked only)\n", path,
+			pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
+		pcap_close(pc);
+		return 1;
+	}
+
+	uint32_t nfs = RX_NSTREAMS(&cfg);
+	struct rx_pipe *p = calloc(1, sizeof *p);
+	struct fast_stream *fs = calloc(nfs, sizeof *fs);
+	uint64_t buf_len = MTOE_BUF_BYTES(cfg.mtoe.max_conns, cfg.mtoe.window);
+	uint8_t *mbuf = malloc(buf_len);
+	uint8_t *cooked = malloc(NET_MAX_FRAME);
+	if (!p || !fs || !mbuf || !cooked) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	int rc = rx_init(p, &cfg, &prog, fs, nfs, mbuf, buf_len);
+	if (rc != RX_OK) {
+		fprintf(stderr, PROG ": bad configuration (rx_init %d)\n", rc);
+		return 2;
+	}
+	static char obuf[1 << 16];
+	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	int status = 0, r;
+	uint64_t frames = 0;
+	while ((r = pcap_next_ex(pc, &h, &data)) == 1) {
+		uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* ns precision */
+		const uint8_t *frame = data;
+		uint32_t len = h->caplen;
+		if (dlt == DLT_LINUX_SLL) {
+			/* 16-byte cooked header: protocol at bytes 14..15; make it an Ethernet header */
+			if (len < 16)
+				continue;
+			if (len - 16 > NET_MAX_FRAME - 14)
+				len = NET_MAX_FRAME - 14 + 16;
+			memset(cooked, 0, 12);
+			cooked[12] = data[14];
+			cooked[13] = data[15];
+			memcpy(cooked + 14, data + 16, len - 16);
+			frame = cooked;
+			len = len - 16 + 14;
+		}
+		frames++;
+		rx_frame(p, frame, len, ts);
+		drain(p, &prog, &names);
+		rx_poll(p, ts);
+		drain(p, &prog, &names);
+	}
+	if (r == -1) {
+		fprintf(stderr, PROG ": %s: %s\n", path, pcap_geterr(pc));
+		status = 1;
+	}
+	for (uint32_t k = 0; k < cfg.mtoe.max_conns; k++)
+		conn_snap[k] = p->mtoe.conn[k].st;
+	rx_poll(p, UINT64_MAX);
+	drain(p, &prog, &names);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, PROG ": writing the output failed\n");
+		status = 1;
+	}
+	fprintf(stderr, PROG ": %" PRIu64 " frames, %" PRIu64 " records, %" PRIu64 " gaps\n", frames,
+		p->st.records, p->st.gaps);
+	print_counters(p, fs);
+	pcap_close(pc);
+	free(p);
+	free(fs);
+	free(mbuf);
+	free(cooked);
+	return status;
+}
