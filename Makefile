@@ -86,7 +86,7 @@ BENCHES   := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 DEPS_OK   := $(BUILD)/.deps-ok
 
-.PHONY: all deps test bench fuzz demo install clean test-build
+.PHONY: all deps test bench fuzz demo install clean test-build xclbin
 .DEFAULT_GOAL := all
 
 all: $(DEPS_OK) $(REL_CORE) $(REL_CLIB) $(if $(CLIB_SRC),$(SO_CLIB)) $(TOOLS) $(BPF_OBJS)
@@ -226,6 +226,11 @@ bench: all $(BENCHES)
 
 fuzz: $(FUZZERS)
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+
+# the card's xclbin: needs Vitis (v++); stops with a clear message where it is absent
+PLATFORM ?= xilinx_u50_gen3x16_xdma_5_202210_1
+xclbin:
+	sh kernels/hw/build_xclbin.sh $(PLATFORM) $(BUILD)/hw
 
 demo: all
 	@BUILD=$(BUILD) sh tests/demo.sh

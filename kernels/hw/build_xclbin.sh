@@ -1,0 +1,84 @@
+#!/bin/sh
+# build_xclbin.sh - build the TOE/FAST xclbin with Vitis: v++ -c per HLS kernel, then v++ -l.
+#
+#   sh kernels/hw/build_xclbin.sh PLATFORM [OUTDIR]
+#
+#   PLATFORM  e.g. xilinx_u50_gen3x16_xdma_5_202210_1 (a name v++ finds in
+#             PLATFORM_REPO_PATHS or /opt/xilinx/platforms, or an .xpfm path)
+#   OUTDIR    default build/hw (relative to the repository root); the result is OUTDIR/toed.xclbin
+#
+# Environment:
+#   CMAC_XO            the cmac_0 RTL kernel (.xo) for this platform (required),
+#                      e.g. built by XUP VNx: make -C Ethernet all DEVICE=<.xpfm> INTERFACE=0
+#   POST_SYS_LINK_TCL  the hook that connects cmac_0's GT ports to the QSFP28 pins
+#                      (VNx: post_sys_link.tcl); passed as userPostSysLinkOverlayTcl
+#   FREQ_MHZ           kernel clock (default 300, the paper's)
+#   JOBS               parallel jobs for v++ -l (default 8)
+#
+# Exit status: 0 built, 2 when the tools or inputs are missing (said why), 1 when v++ failed.
+# Run it where Vitis is installed: source <Vitis>/settings64.sh and /opt/xilinx/xrt/setup.sh.
+
+# Nothing outside the shell before this test: it must work with an empty PATH.
+if ! command -v v++ >/dev/null 2>&1; then
+	echo "build_xclbin.sh: v++ not found: the xclbin can only be built where Vitis is installed" >&2
+	echo "  (source <Vitis install>/settings64.sh and /opt/xilinx/xrt/setup.sh, then run again)" >&2
+	exit 2
+fi
+
+PLATFORM=${1:-${PLATFORM:-}}
+OUT=${2:-build/hw}
+FREQ_MHZ=${FREQ_MHZ:-300}
+JOBS=${JOBS:-8}
+if [ -z "$PLATFORM" ]; then
+	echo "usage: build_xclbin.sh PLATFORM [OUTDIR]   (e.g. xilinx_u50_gen3x16_xdma_5_202210_1)" >&2
+	exit 2
+fi
+if [ -z "${CMAC_XO:-}" ] || [ ! -f "$CMAC_XO" ]; then
+	echo "build_xclbin.sh: set CMAC_XO to the cmac_0 kernel object for $PLATFORM" >&2
+	echo "  (cmac_usplus packaged as an RTL kernel, e.g. XUP VNx Ethernet/: make all DEVICE=<.xpfm> INTERFACE=0;" >&2
+	echo "   it needs a cmac_usplus license) and POST_SYS_LINK_TCL to the hook wiring its GT pins" >&2
+	exit 2
+fi
+
+abspath() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
+CMAC_XO=$(abspath "$CMAC_XO")
+[ -n "${POST_SYS_LINK_TCL:-}" ] && POST_SYS_LINK_TCL=$(abspath "$POST_SYS_LINK_TCL")
+cd "$(dirname "$0")/../.." || exit 2
+mkdir -p "$OUT" || exit 2
+INC="-I client-lib/include -I kernels -I kernels/hw"
+COMMON="-t hw --platform $PLATFORM --save-temps"
+
+# kernel -> its top and the C kernels it wraps (compiled by HLS as C)
+srcs() {
+	case $1 in
+	eth_rx_top) echo kernels/hw/eth_rx_top.cpp kernels/net/net_rx.c kernels/net/net_arp.c \
+		kernels/net/net_icmp.c kernels/net/net_csum.c kernels/net/net_counters.c ;;
+	mirror_toe_top) echo kernels/hw/mirror_toe_top.cpp kernels/toe/mtoe.c ;;
+	udp_top) echo kernels/hw/udp_top.cpp kernels/net/net_udp.c kernels/net/net_counters.c ;;
+	fast_top) echo kernels/hw/fast_top.cpp kernels/fast/fast_stream.c kernels/fast/step_deframe.c \
+		kernels/fast/fast_decode.c kernels/fast/fast_tick.c ;;
+	hbm_writer_top) echo kernels/hw/hbm_writer_top.cpp ;;
+	esac
+}
+
+XOS=""
+for k in eth_rx_top mirror_toe_top udp_top fast_top hbm_writer_top; do
+	echo "== v++ -c $k"
+	# shellcheck disable=SC2046,SC2086
+	v++ -c $COMMON -k $k $INC --hls.clock "${FREQ_MHZ}000000:$k" --temp_dir "$OUT/_x.$k" \
+		-o "$OUT/$k.xo" $(srcs $k) || { echo "build_xclbin.sh: v++ -c $k failed" >&2; exit 1; }
+	XOS="$XOS $OUT/$k.xo"
+done
+
+HOOK=""
+if [ -n "${POST_SYS_LINK_TCL:-}" ]; then
+	HOOK="--advanced.param compiler.userPostSysLinkOverlayTcl=$POST_SYS_LINK_TCL"
+else
+	echo "build_xclbin.sh: warning: POST_SYS_LINK_TCL unset: cmac_0's GT pins stay unconnected unless the platform does it" >&2
+fi
+
+echo "== v++ -l toed.xclbin"
+# shellcheck disable=SC2086
+v++ -l $COMMON --config kernels/hw/link.cfg --kernel_frequency "$FREQ_MHZ" -j "$JOBS" $HOOK \
+	--temp_dir "$OUT/_x.link" -o "$OUT/toed.xclbin" $XOS "$CMAC_XO" || { echo "build_xclbin.sh: v++ -l failed" >&2; exit 1; }
+echo "built $OUT/toed.xclbin"

@@ -1,0 +1,37 @@
+/* hw_tops.h - the Vitis HLS top functions (one kernel each, free-running, ap_ctrl_none).
+ *
+ * Port names are the names link.cfg connects (kernel_1.port). Each call
+ * handles at most one input message and returns; on the card the function
+ * restarts at once (ap_ctrl_none), in the C-simulation the driver calls the
+ * tops in a loop. cfg/stat are the AXI-Lite windows of toe_regmap.h.
+ */
+#ifndef HW_TOPS_H
+#define HW_TOPS_H
+
+#include "hw_common.h"
+
+/* Frames from the MAC -> net_rx; ARP/ICMP replies to tx_out (main role),
+ * TCP segments to tcp_out (mirror_toe_top), UDP datagrams to udp_out
+ * (udp_top); timer ticks (TIME_SEQ) to tcp_out. */
+void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_out, hls::stream<hw_beat> &tcp_out,
+		hls::stream<hw_beat> &udp_out, const uint32_t cfg[TOE_CFG_WORDS], uint32_t stat[TOE_STAT_WORDS]);
+
+/* Segments and timer ticks -> mtoe -> one EV message per event. */
+void mirror_toe_top(hls::stream<hw_beat> &seg_in, hls::stream<hw_beat> &ev_out, const uint32_t cfg[TOE_CFG_WORDS],
+		    uint32_t stat[TOE_STAT_WORDS]);
+
+/* Datagrams -> the listen table -> payloads of listened ports, with their stream id. */
+void udp_top(hls::stream<hw_beat> &dgram_in, hls::stream<hw_beat> &udp_out, const uint32_t cfg[TOE_CFG_WORDS],
+	     uint32_t stat[TOE_STAT_WORDS]);
+
+/* Stream events and datagrams -> STEP + FAST + tick mapping -> 128-byte
+ * records (ticks, gaps, resets). prog: the template memory. */
+void fast_top(hls::stream<hw_beat> &tcp_in, hls::stream<hw_beat> &udp_in, hls::stream<hw_beat> &rec_out,
+	      const uint32_t cfg[TOE_CFG_WORDS], const uint32_t prog[TOE_FAST_PROG_WORDS],
+	      uint32_t stat[TOE_STAT_WORDS]);
+
+/* Records -> the ring striped over four HBM pseudo-channels. */
+void hbm_writer_top(hls::stream<hw_beat> &rec_in, hw_word *hbm0, hw_word *hbm1, hw_word *hbm2, hw_word *hbm3,
+		    const uint32_t cfg[TOE_CFG_WORDS], uint32_t stat[TOE_STAT_WORDS]);
+
+#endif

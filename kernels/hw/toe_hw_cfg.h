@@ -1,0 +1,304 @@
+/* toe_hw_cfg.h - configuration words of the card, both directions (C and C++).
+ *
+ * Host side (the daemon's XRT backend, the C-simulation): toe_hw_cfg_writes()
+ * turns the software backend's struct rx_cfg (kernels/rx/rx_pipe.h) into the
+ * register writes of toe_regmap.h, so the card runs with exactly the
+ * configuration the software path would; toe_hw_prog_word() gives word n of
+ * the template program. Programming order:
+ *
+ *   1. every write of toe_hw_cfg_writes() (configuration words, any order);
+ *   2. the HBM buffer addresses (TOE_HBM_REG_ADDR(ch), low word then high);
+ *   3. the template program: word n = toe_hw_prog_word(prog, n) at
+ *      TOE_FAST_PROG(4 * n) for n < TOE_PROG_BYTES / 4;
+ *   4. TOE_CF_APPLY = gen (non-zero, different from the running one) to each
+ *      kernel in the order of toe_hw_apply_order[] (downstream first).
+ *
+ * Kernel side (the HLS tops): toe_hw_eth_decode(), toe_hw_mtoe_decode() and
+ * toe_hw_prog_decode() rebuild net_cfg, mtoe_cfg and struct fast_prog from
+ * the words, field by field (no pointer casts: the tops are for synthesis).
+ * The program is decoded from its documented little-endian layout
+ * (doc/template-program.md), independently of the host's struct layout.
+ *
+ * Everything here is static inline and uses only the C subset.
+ */
+#ifndef TOE_HW_CFG_H
+#define TOE_HW_CFG_H
+
+#include <stdint.h>
+#include "toe_regmap.h"
+#include "rx/rx_pipe.h"
+#include "fast/fast_prog.h"
+
+struct toe_hw_wr {
+	uint32_t kid; /* TOE_KID_* */
+	uint32_t off; /* byte offset in that kernel's AXI-Lite space */
+	uint32_t val;
+};
+
+/* What rx_cfg does not hold. */
+struct toe_hw_opts {
+	uint32_t role;       /* TOE_ROLE_MIRROR / TOE_ROLE_MAIN */
+	uint32_t gateway;    /* IPv4, host order (general TOE) */
+	uint32_t mss;        /* general TOE */
+	uint32_t ring_slots; /* records per HBM channel, power of two */
+};
+
+#define TOE_HW_CFG_MAX_WRITES 512
+
+/* toe_hw_cfg_writes() errors */
+#define TOE_HWCFG_E_CONNS (-1)  /* mtoe.max_conns above TOE_HW_TCP_STREAMS */
+#define TOE_HWCFG_E_BUF (-2)    /* max_conns * window above TOE_HW_MTOE_BUF */
+#define TOE_HWCFG_E_FLOWS (-3)  /* nflows above TOE_MTOE_MAX_FLOWS */
+#define TOE_HWCFG_E_UDP (-4)    /* nudp above TOE_HW_UDP_STREAMS */
+#define TOE_HWCFG_E_ADDRS (-5)  /* naddr above TOE_ETH_MAX_ADDRS */
+#define TOE_HWCFG_E_SLOTS (-6)  /* ring_slots 0, not a power of two or above 2^28 */
+#define TOE_HWCFG_E_CAP (-7)    /* w[] too small */
+
+static const uint32_t toe_hw_apply_order[5] = { TOE_KID_HBM, TOE_KID_FAST, TOE_KID_UDP, TOE_KID_MTOE,
+						 TOE_KID_ETH_RX };
+
+static inline int toe_hw_wr_put(struct toe_hw_wr *w, uint32_t cap, uint32_t *n, uint32_t kid, uint32_t off,
+				uint32_t val)
+{
+	if (*n >= cap)
+		return -1;
+	w[*n].kid = kid;
+	w[*n].off = off;
+	w[*n].val = val;
+	(*n)++;
+	return 0;
+}
+
+/* The configuration writes for cfg (step 1 above). Returns how many were
+ * written to w[0..cap), or a TOE_HWCFG_E_* code. */
+static inline int toe_hw_cfg_writes(const struct rx_cfg *cfg, const struct toe_hw_opts *o, struct toe_hw_wr *w,
+				    uint32_t cap)
+{
+	uint32_t n = 0, i, e = 0, mask = 0;
+	const struct mtoe_cfg *m = &cfg->mtoe;
+
+	if (m->max_conns > TOE_HW_TCP_STREAMS)
+		return TOE_HWCFG_E_CONNS;
+	if ((uint64_t)m->max_conns * m->window > TOE_HW_MTOE_BUF)
+		return TOE_HWCFG_E_BUF;
+	if (m->nflows > TOE_MTOE_MAX_FLOWS)
+		return TOE_HWCFG_E_FLOWS;
+	if (cfg->nudp > TOE_HW_UDP_STREAMS)
+		return TOE_HWCFG_E_UDP;
+	if (cfg->net.naddr > TOE_ETH_MAX_ADDRS)
+		return TOE_HWCFG_E_ADDRS;
+	if (o->ring_slots == 0 || (o->ring_slots & (o->ring_slots - 1)) != 0 || o->ring_slots > (1u << 28))
+		return TOE_HWCFG_E_SLOTS;
+
+	/* hbm_writer_top */
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_HBM, TOE_CFG(TOE_HBM_CF_RING_SLOTS), o->ring_slots);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_HBM, TOE_CFG(TOE_HBM_CF_READ_INDEX), 0);
+
+	/* fast_top */
+	for (i = 0; i < TOE_HW_UDP_STREAMS; i++)
+		if (i < cfg->nudp && cfg->udp[i].framing == FAST_FRAMING_DATAGRAM)
+			mask |= 1u << i;
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_FAST, TOE_CFG(TOE_FAST_CF_TCP_STREAMS), m->max_conns);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_FAST, TOE_CFG(TOE_FAST_CF_NUDP), cfg->nudp);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_FAST, TOE_CFG(TOE_FAST_CF_DGRAM_MASK), mask);
+
+	/* udp_top */
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_UDP, TOE_CFG(TOE_UDP_CF_NPORTS), cfg->nudp);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_UDP, TOE_CFG(TOE_UDP_CF_STREAM_BASE), m->max_conns);
+	for (i = 0; i < TOE_HW_UDP_STREAMS; i++)
+		if (i < cfg->nudp)
+			e |= toe_hw_wr_put(w, cap, &n, TOE_KID_UDP, TOE_CFG(TOE_UDP_CF_PORT(i)),
+					   (uint32_t)cfg->udp[i].port | (uint32_t)cfg->udp[i].framing << 16);
+
+	/* mirror_toe_top */
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_MAX_CONNS), m->max_conns);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_WINDOW), m->window);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_MAX_RANGES), m->max_ranges);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_NFLOWS), m->nflows);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_GAP_NS_LO), (uint32_t)m->gap_timeout_ns);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_GAP_NS_HI),
+			   (uint32_t)(m->gap_timeout_ns >> 32));
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_IDLE_NS_LO), (uint32_t)m->idle_timeout_ns);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_IDLE_NS_HI),
+			   (uint32_t)(m->idle_timeout_ns >> 32));
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_LINGER_NS_LO), (uint32_t)m->linger_ns);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_LINGER_NS_HI),
+			   (uint32_t)(m->linger_ns >> 32));
+	for (i = 0; i < TOE_MTOE_MAX_FLOWS; i++) {
+		const struct mtoe_flow *f = &m->flows[i];
+		if (i >= m->nflows)
+			break;
+		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_FLOW(i) + TOE_MTOE_FLOW_EX_ADDR),
+				   f->ex_addr);
+		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_FLOW(i) + TOE_MTOE_FLOW_PEER_ADDR),
+				   f->peer_addr);
+		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_FLOW(i) + TOE_MTOE_FLOW_PORTS),
+				   (uint32_t)f->ex_port | (uint32_t)f->peer_port << 16);
+	}
+
+	/* eth_rx_top */
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_FLAGS), cfg->net.flags);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_MTU), cfg->net.mtu);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_ROLE), o->role);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_GATEWAY), o->gateway);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_MSS), o->mss);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_NADDR), cfg->net.naddr);
+	for (i = 0; i < TOE_ETH_MAX_ADDRS; i++) {
+		const struct net_if_addr *a = &cfg->net.addr[i];
+		uint32_t base = TOE_ETH_CF_ADDR(i);
+		if (i >= cfg->net.naddr)
+			break;
+		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(base + TOE_ETH_ADDR_IP), a->ip);
+		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(base + TOE_ETH_ADDR_MASK), a->mask);
+		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(base + TOE_ETH_ADDR_MAC_HI),
+				   (uint32_t)a->mac[0] << 8 | a->mac[1]);
+		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(base + TOE_ETH_ADDR_MAC_LO),
+				   (uint32_t)a->mac[2] << 24 | (uint32_t)a->mac[3] << 16 | (uint32_t)a->mac[4] << 8 |
+					   a->mac[5]);
+		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(base + TOE_ETH_ADDR_VLAN), a->vlan);
+	}
+	if (e)
+		return TOE_HWCFG_E_CAP;
+	return (int)n;
+}
+
+/* Word n of the template program as the card holds it (step 3 above): bytes
+ * 4n..4n+3 of struct fast_prog, little-endian. The struct's bytes are the
+ * documented format on a little-endian host (doc/template-program.md). */
+static inline uint32_t toe_hw_prog_word(const struct fast_prog *p, uint32_t n)
+{
+	const uint8_t *b = (const uint8_t *)p;
+	uint32_t off = 4 * n;
+	if (off + 4 > sizeof(*p))
+		return 0;
+	return (uint32_t)b[off] | (uint32_t)b[off + 1] << 8 | (uint32_t)b[off + 2] << 16 | (uint32_t)b[off + 3] << 24;
+}
+
+/* ---- kernel side ------------------------------------------------------- */
+
+/* net_cfg and role from eth_rx_top's words; 0, or -1 when NADDR is too big. */
+static inline int toe_hw_eth_decode(const uint32_t *cf, struct net_cfg *nc, uint32_t *role)
+{
+	uint32_t i;
+	net_cfg_init(nc);
+	nc->flags = cf[TOE_ETH_CF_FLAGS];
+	nc->mtu = cf[TOE_ETH_CF_MTU];
+	*role = cf[TOE_ETH_CF_ROLE];
+	if (cf[TOE_ETH_CF_NADDR] > TOE_ETH_MAX_ADDRS)
+		return -1;
+	for (i = 0; i < TOE_ETH_MAX_ADDRS; i++) {
+		const uint32_t *a = &cf[TOE_ETH_CF_ADDR(i)];
+		uint8_t mac[6];
+		if (i >= cf[TOE_ETH_CF_NADDR])
+			break;
+		mac[0] = (uint8_t)(a[TOE_ETH_ADDR_MAC_HI] >> 8);
+		mac[1] = (uint8_t)a[TOE_ETH_ADDR_MAC_HI];
+		mac[2] = (uint8_t)(a[TOE_ETH_ADDR_MAC_LO] >> 24);
+		mac[3] = (uint8_t)(a[TOE_ETH_ADDR_MAC_LO] >> 16);
+		mac[4] = (uint8_t)(a[TOE_ETH_ADDR_MAC_LO] >> 8);
+		mac[5] = (uint8_t)a[TOE_ETH_ADDR_MAC_LO];
+		net_cfg_add(nc, a[TOE_ETH_ADDR_IP], a[TOE_ETH_ADDR_MASK], mac, (uint16_t)a[TOE_ETH_ADDR_VLAN]);
+	}
+	return 0;
+}
+
+/* mtoe_cfg from mirror_toe_top's words; 0, or -1 when NFLOWS is too big
+ * (the rest is checked by mtoe_init). */
+static inline int toe_hw_mtoe_decode(const uint32_t *cf, struct mtoe_cfg *mc)
+{
+	uint32_t i;
+	mtoe_cfg_default(mc);
+	mc->max_conns = cf[TOE_MTOE_CF_MAX_CONNS];
+	mc->window = cf[TOE_MTOE_CF_WINDOW];
+	mc->max_ranges = cf[TOE_MTOE_CF_MAX_RANGES];
+	mc->nflows = cf[TOE_MTOE_CF_NFLOWS];
+	mc->gap_timeout_ns = (uint64_t)cf[TOE_MTOE_CF_GAP_NS_HI] << 32 | cf[TOE_MTOE_CF_GAP_NS_LO];
+	mc->idle_timeout_ns = (uint64_t)cf[TOE_MTOE_CF_IDLE_NS_HI] << 32 | cf[TOE_MTOE_CF_IDLE_NS_LO];
+	mc->linger_ns = (uint64_t)cf[TOE_MTOE_CF_LINGER_NS_HI] << 32 | cf[TOE_MTOE_CF_LINGER_NS_LO];
+	if (mc->nflows > TOE_MTOE_MAX_FLOWS)
+		return -1;
+	for (i = 0; i < TOE_MTOE_MAX_FLOWS; i++) {
+		const uint32_t *f = &cf[TOE_MTOE_CF_FLOW(i)];
+		if (i >= mc->nflows)
+			break;
+		mc->flows[i].ex_addr = f[TOE_MTOE_FLOW_EX_ADDR];
+		mc->flows[i].peer_addr = f[TOE_MTOE_FLOW_PEER_ADDR];
+		mc->flows[i].ex_port = (uint16_t)f[TOE_MTOE_FLOW_PORTS];
+		mc->flows[i].peer_port = (uint16_t)(f[TOE_MTOE_FLOW_PORTS] >> 16);
+	}
+	return 0;
+}
+
+/* Little-endian fields of the program window. */
+static inline uint32_t toe_hw_pb(const uint32_t *w, uint32_t off)
+{
+	return (w[off >> 2] >> (8 * (off & 3))) & 0xffu;
+}
+
+static inline uint32_t toe_hw_p16(const uint32_t *w, uint32_t off)
+{
+	return toe_hw_pb(w, off) | toe_hw_pb(w, off + 1) << 8;
+}
+
+static inline uint32_t toe_hw_p32(const uint32_t *w, uint32_t off)
+{
+	return toe_hw_p16(w, off) | toe_hw_p16(w, off + 2) << 16;
+}
+
+/* struct fast_prog from the template memory words (doc/template-program.md).
+ * Returns 0, or TOE_FAST_BAD_MAGIC / _VERSION / _COUNTS (a count above its
+ * array): never run such a program. */
+static inline int toe_hw_prog_decode(const uint32_t *w, struct fast_prog *p)
+{
+	uint32_t i, j, o;
+	p->magic = toe_hw_p32(w, 0);
+	p->version = (uint16_t)toe_hw_p16(w, 4);
+	p->ntpl = (uint16_t)toe_hw_p16(w, 6);
+	p->ninstr = (uint16_t)toe_hw_p16(w, 8);
+	p->ndict = (uint16_t)toe_hw_p16(w, 10);
+	p->nconst = (uint16_t)toe_hw_p16(w, 12);
+	p->npool = (uint16_t)toe_hw_p16(w, 14);
+	for (i = 0; i < FAST_MAX_TEMPLATES; i++) {
+		o = TOE_PROG_OFF_TPL + 12 * i;
+		p->tpl[i].id = toe_hw_p32(w, o);
+		p->tpl[i].first = (uint16_t)toe_hw_p16(w, o + 4);
+		p->tpl[i].end = (uint16_t)toe_hw_p16(w, o + 6);
+		p->tpl[i].kind = (uint8_t)toe_hw_pb(w, o + 8);
+		for (j = 0; j < 3; j++)
+			p->tpl[i].pad[j] = (uint8_t)toe_hw_pb(w, o + 9 + j);
+	}
+	for (i = 0; i < FAST_MAX_INSTR; i++) {
+		struct fast_instr *in = &p->instr[i];
+		o = TOE_PROG_OFF_INSTR + 16 * i;
+		in->kind = (uint8_t)toe_hw_pb(w, o);
+		in->op = (uint8_t)toe_hw_pb(w, o + 1);
+		in->flags = (uint8_t)toe_hw_pb(w, o + 2);
+		in->tick = (uint8_t)toe_hw_pb(w, o + 3);
+		in->dict = (uint16_t)toe_hw_p16(w, o + 4);
+		in->aux = (uint16_t)toe_hw_p16(w, o + 6);
+		in->init = (uint16_t)toe_hw_p16(w, o + 8);
+		in->scale = (int8_t)(uint8_t)toe_hw_pb(w, o + 10);
+		in->depth = (uint8_t)toe_hw_pb(w, o + 11);
+		in->fid = toe_hw_p32(w, o + 12);
+	}
+	for (i = 0; i < FAST_MAX_CONST; i++) {
+		struct fast_const *c = &p->consts[i];
+		o = TOE_PROG_OFF_CONST + 16 * i;
+		c->i = (int64_t)((uint64_t)toe_hw_p32(w, o) | (uint64_t)toe_hw_p32(w, o + 4) << 32);
+		c->exp = (int32_t)toe_hw_p32(w, o + 8);
+		c->off = (uint16_t)toe_hw_p16(w, o + 12);
+		c->len = (uint16_t)toe_hw_p16(w, o + 14);
+	}
+	for (i = 0; i < FAST_MAX_POOL; i++)
+		p->pool[i] = (uint8_t)toe_hw_pb(w, TOE_PROG_OFF_POOL + i);
+	if (p->magic != FAST_PROG_MAGIC)
+		return TOE_FAST_BAD_MAGIC;
+	if (p->version != FAST_PROG_VERSION)
+		return TOE_FAST_BAD_VERSION;
+	if (p->ntpl > FAST_MAX_TEMPLATES || p->ninstr > FAST_MAX_INSTR || p->ndict > FAST_MAX_DICT ||
+	    p->nconst > FAST_MAX_CONST || p->npool > FAST_MAX_POOL)
+		return TOE_FAST_BAD_COUNTS;
+	return 0;
+}
+
+#endif

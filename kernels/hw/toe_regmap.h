@@ -1,0 +1,282 @@
+/* toe_regmap.h - the card's register map, shared by the HLS tops and the daemon (C and C++).
+ *
+ * Every kernel (compute unit) of the xclbin has its own AXI-Lite slave; the
+ * offsets below are relative to that CU's base address (xrt::ip
+ * read_register/write_register take exactly these offsets). All registers
+ * are 32 bits. The HLS tops place their ports at these offsets with
+ * `#pragma HLS INTERFACE s_axilite ... offset=` (hw_common.h), so this file
+ * is the one place the numbers live. Numbers used in pragmas carry no
+ * integer suffix.
+ *
+ * Layout common to every kernel:
+ *
+ *   TOE_REG_STAT + 4*w   read-only status words (TOE_STAT_WORDS):
+ *       w = TOE_ST_MAGIC    TOE_HW_MAGIC ("TOE1")
+ *           TOE_ST_VERSION  TOE_REGMAP_VERSION
+ *           TOE_ST_KERNEL   TOE_KID_* of this kernel
+ *           TOE_ST_APPLIED  the TOE_CF_APPLY value the kernel runs with (0: held)
+ *           TOE_ST_STATUS   TOE_STATUS_* | detail << 16
+ *           TOE_ST_NCTR     number of 64-bit counters that follow
+ *           TOE_ST_CTR0 + 2*i, +1: counter i, low word then high word
+ *   TOE_REG_CFG + 4*w    read-write configuration words (TOE_CFG_WORDS):
+ *       w = TOE_CF_APPLY    written last: a new non-zero value makes the kernel
+ *                           read its configuration words again and restart
+ *                           (state and counters cleared); 0 holds it (input is
+ *                           consumed and dropped, counted as `held`).
+ *
+ * Counters are 64 bits wide and only grow (until the next APPLY). Read the
+ * high word, the low word, then the high word again, and retry when the two
+ * high words differ.
+ *
+ * Program a kernel: write its configuration words, then TOE_CF_APPLY with a
+ * value different from the one it runs with (a generation number). Apply the
+ * kernels downstream first (hbm_writer, fast, udp, mirror_toe, eth_rx) so
+ * nothing upstream sends to a kernel that is still held. toe_hw_cfg.h builds
+ * the writes from a struct rx_cfg.
+ *
+ * Kernel graph (link.cfg):
+ *   cmac_0 -> eth_rx_top -> mirror_toe_top -> fast_top -> hbm_writer_top -> HBM[0..3]
+ *                 |  \----> udp_top --------/
+ *                 \--> cmac_0 (ARP/ICMP replies, main port role only)
+ */
+#ifndef TOE_REGMAP_H
+#define TOE_REGMAP_H
+
+#define TOE_REGMAP_VERSION 1
+#define TOE_HW_MAGIC 0x31454f54u /* "TOE1" as little-endian bytes */
+
+/* ---- compute units: kernel name, instance name (xrt::ip "kernel:{cu}") ---- */
+#define TOE_KID_ETH_RX 1
+#define TOE_KID_MTOE 2
+#define TOE_KID_UDP 3
+#define TOE_KID_FAST 4
+#define TOE_KID_HBM 5
+#define TOE_KID_COUNT 6
+
+#define TOE_IP_ETH_RX "eth_rx_top:{eth_rx_top_1}"
+#define TOE_IP_MTOE "mirror_toe_top:{mirror_toe_top_1}"
+#define TOE_IP_UDP "udp_top:{udp_top_1}"
+#define TOE_IP_FAST "fast_top:{fast_top_1}"
+#define TOE_IP_HBM "hbm_writer_top:{hbm_writer_top_1}"
+#define TOE_IP_CMAC "cmac_0:{cmac_0}"
+
+/* ---- capacities of this hardware build ---- */
+#define TOE_HW_TCP_STREAMS 64     /* mirror TOE connections (paper: 64) */
+#define TOE_HW_MTOE_BUF (64u * 32768u) /* reassembly bytes: 64 x 32 KB */
+#define TOE_HW_UDP_STREAMS 16     /* listened UDP ports */
+#define TOE_HW_MAX_FRAME 9600u    /* longest Ethernet frame (jumbo), bytes without FCS */
+#define TOE_HW_HBM_CHANNELS 4     /* ring striped over HBM pseudo-channels 0..3 */
+
+/* ---- common layout ---- */
+#define TOE_REG_STAT 0x1000
+#define TOE_REG_CFG 0x2000
+#define TOE_STAT_WORDS 256
+#define TOE_CFG_WORDS 256
+#define TOE_STAT(w) (TOE_REG_STAT + 4 * (w))
+#define TOE_CFG(w) (TOE_REG_CFG + 4 * (w))
+
+#define TOE_ST_MAGIC 0
+#define TOE_ST_VERSION 1
+#define TOE_ST_KERNEL 2
+#define TOE_ST_APPLIED 3
+#define TOE_ST_STATUS 4
+#define TOE_ST_NCTR 5
+#define TOE_ST_CTR0 8
+#define TOE_CTR_LO(i) TOE_STAT(TOE_ST_CTR0 + 2 * (i))
+#define TOE_CTR_HI(i) (TOE_CTR_LO(i) + 4)
+
+#define TOE_CF_APPLY 0
+
+/* TOE_ST_STATUS low 16 bits; bits 31..16 hold a kernel-specific detail */
+#define TOE_STATUS_OK 0
+#define TOE_STATUS_HELD 1     /* APPLY is 0: not configured, input dropped */
+#define TOE_STATUS_BAD_CFG 2  /* configuration refused (detail: reason), input dropped */
+#define TOE_STATUS_BAD_PROG 3 /* fast_top: template program refused (detail: reason) */
+
+/* ---- eth_rx_top: Ethernet/VLAN, IPv4, ARP, ICMP (kernels/net) ---- */
+#define TOE_ETH_CF_FLAGS 1     /* NET_CFG_* (checksums, destination filter) */
+#define TOE_ETH_CF_MTU 2
+#define TOE_ETH_CF_ROLE 3      /* TOE_ROLE_*: a mirror port never transmits */
+#define TOE_ETH_CF_GATEWAY 4   /* IPv4 next hop (host order); for the general TOE, unused by the mirror path */
+#define TOE_ETH_CF_MSS 5       /* TCP MSS of the general TOE (paper: 1408); unused by the mirror path */
+#define TOE_ETH_CF_TIME_LO 6   /* host clock, ns (CLOCK_REALTIME): frames are stamped with it */
+#define TOE_ETH_CF_TIME_HI 7
+#define TOE_ETH_CF_TIME_SEQ 8  /* write after TIME_LO/HI: each new value is one timer tick downstream */
+#define TOE_ETH_CF_NADDR 9     /* our IPv4 addresses in use, 0..4 */
+#define TOE_ETH_CF_ADDR(i) (16 + 8 * (i)) /* i < 4: the five words below */
+#define TOE_ETH_ADDR_IP 0      /* host order */
+#define TOE_ETH_ADDR_MASK 1
+#define TOE_ETH_ADDR_MAC_HI 2  /* mac[0] << 8 | mac[1] */
+#define TOE_ETH_ADDR_MAC_LO 3  /* mac[2] << 24 | mac[3] << 16 | mac[4] << 8 | mac[5] */
+#define TOE_ETH_ADDR_VLAN 4
+#define TOE_ETH_MAX_ADDRS 4
+
+#define TOE_ROLE_MIRROR 0      /* ARP/ICMP answered in the counters only */
+#define TOE_ROLE_MAIN 1        /* replies go out on the port */
+
+#define TOE_ETH_CTRS(X)                                                             \
+	X(beats)         /* AXI4-Stream beats received from the MAC */              \
+	X(frames)        /* frames received */                                      \
+	X(octets)        /* their bytes */                                          \
+	X(oversize)      /* frames longer than TOE_HW_MAX_FRAME (dropped) */        \
+	X(held)          /* frames dropped while held */                            \
+	X(tcp_out)       /* segments sent to mirror_toe_top */                      \
+	X(udp_out)       /* datagrams sent to udp_top */                            \
+	X(polls)         /* timer ticks sent to mirror_toe_top */                   \
+	X(tx_frames)     /* ARP/ICMP replies sent */                                \
+	X(tx_octets)                                                                \
+	X(tx_suppressed) /* replies not sent: mirror role */
+/* Counters from TOE_ETH_CTR_NET on: struct net_stats (kernels/net/net_counters.h),
+ * NET_STATS_COUNT of them in the order of its X-macros (net_stats_table()). */
+#define TOE_ETH_CTR_NET 16
+
+/* ---- mirror_toe_top: the mirror TOE (kernels/toe/mtoe.h) ---- */
+#define TOE_MTOE_CF_MAX_CONNS 1  /* 1..TOE_HW_TCP_STREAMS */
+#define TOE_MTOE_CF_WINDOW 2     /* bytes per connection, power of two; conns * window <= TOE_HW_MTOE_BUF */
+#define TOE_MTOE_CF_MAX_RANGES 3
+#define TOE_MTOE_CF_NFLOWS 4     /* feed filters in use, 0..64 */
+#define TOE_MTOE_CF_GAP_NS_LO 5
+#define TOE_MTOE_CF_GAP_NS_HI 6
+#define TOE_MTOE_CF_IDLE_NS_LO 7
+#define TOE_MTOE_CF_IDLE_NS_HI 8
+#define TOE_MTOE_CF_LINGER_NS_LO 9
+#define TOE_MTOE_CF_LINGER_NS_HI 10
+#define TOE_MTOE_CF_FLOW(i) (16 + 3 * (i)) /* i < 64: feed filter (exchange IP:port pair) */
+#define TOE_MTOE_FLOW_EX_ADDR 0   /* exchange IPv4, host order; 0 = any */
+#define TOE_MTOE_FLOW_PEER_ADDR 1 /* vendor IPv4; 0 = any */
+#define TOE_MTOE_FLOW_PORTS 2     /* ex_port | peer_port << 16; 0 = any */
+#define TOE_MTOE_MAX_FLOWS 64
+
+#define TOE_MTOE_CTRS(X)                                                            \
+	X(segments)      /* segments received from eth_rx_top */                    \
+	X(polls)         /* timer ticks received */                                 \
+	X(events)        /* events sent to fast_top */                              \
+	X(data_bytes)    /* stream bytes sent */                                    \
+	X(held)          /* messages dropped while held */
+/* Counters from TOE_MTOE_CTR_STATS on: struct mtoe_stats, in this order. */
+#define TOE_MTOE_CTR_STATS 8
+#define TOE_MTOE_STATS(X)                                                           \
+	X(packets) X(not_tcp) X(not_followed) X(reverse) X(no_conn) X(no_slot)     \
+	X(opens) X(joins) X(restarts) X(closes) X(after_close) X(bytes) X(gaps)    \
+	X(gap_bytes) X(ev_short) X(ev_overflow)
+
+/* ---- udp_top: the UDP listen table (kernels/net/net_udp.h) ---- */
+#define TOE_UDP_CF_NPORTS 1       /* 0..TOE_HW_UDP_STREAMS */
+#define TOE_UDP_CF_STREAM_BASE 2  /* stream id of port 0 (= the mirror TOE's max_conns) */
+#define TOE_UDP_CF_PORT(i) (16 + (i)) /* port | framing << 16 (FAST_FRAMING_STEP 0 / DATAGRAM 1) */
+
+#define TOE_UDP_CTRS(X)                                                             \
+	X(datagrams)     /* datagrams received from eth_rx_top */                   \
+	X(delivered)     /* sent to fast_top (net_stats udp.delivered) */          \
+	X(drop_udp_port) /* destination port not listened */                        \
+	X(bytes)         /* payload bytes sent */                                   \
+	X(held)
+
+/* ---- fast_top: STEP deframer, FAST decoder, tick mapper (kernels/fast) ---- */
+#define TOE_FAST_CF_PROG_VALID TOE_CF_APPLY /* the program window holds a program: load it */
+#define TOE_FAST_CF_TCP_STREAMS 1  /* = the mirror TOE's max_conns: TCP stream ids 0..n-1 */
+#define TOE_FAST_CF_NUDP 2         /* UDP streams: ids TCP_STREAMS .. TCP_STREAMS+NUDP-1 */
+#define TOE_FAST_CF_DGRAM_MASK 3   /* bit i: UDP stream i uses DATAGRAM framing (else STEP) */
+
+/* The template memory: struct fast_prog (kernels/fast/fast_prog.h,
+ * doc/template-program.md) as little-endian 32-bit words, word n at
+ * TOE_FAST_REG_PROG + 4*n. */
+#define TOE_FAST_REG_PROG 0x10000
+#define TOE_FAST_PROG_WORDS 8192    /* window size; the program uses TOE_PROG_BYTES / 4 */
+#define TOE_PROG_OFF_HDR 0          /* magic, version, counts */
+#define TOE_PROG_OFF_TPL 16         /* template table: 64 x 12 bytes */
+#define TOE_PROG_OFF_INSTR 784      /* instruction words: 1024 x 16 bytes */
+#define TOE_PROG_OFF_CONST 17168    /* initial values: 512 x 16 bytes */
+#define TOE_PROG_OFF_POOL 25360     /* string pool: 4096 bytes */
+#define TOE_PROG_BYTES 29456
+#define TOE_FAST_PROG(byte_off) (TOE_FAST_REG_PROG + (byte_off))
+
+#define TOE_FAST_BAD_MAGIC 1        /* TOE_STATUS_BAD_PROG details */
+#define TOE_FAST_BAD_VERSION 2
+#define TOE_FAST_BAD_COUNTS 3
+#define TOE_FAST_BAD_STREAMS 4      /* TOE_STATUS_BAD_CFG detail: more streams than this build has */
+
+/* Counters 0..: the fields of struct rx_stats (kernels/rx/rx_pipe.h) that the
+ * decoder side counts, same names and meaning. */
+#define TOE_FAST_CTRS(X)                                                            \
+	X(opens) X(closes) X(data_events) X(bytes) X(udp_listened) X(records)      \
+	X(tick_unmapped) X(tick_range) X(warnings) X(resets) X(gaps) X(gap_bytes)  \
+	X(gaps_timeout) X(gaps_window) X(gaps_decode) X(bad_stream)
+#define TOE_FAST_CTR_HW 16
+#define TOE_FAST_HW_CTRS(X)                                                         \
+	X(messages)      /* messages received (events and datagrams) */             \
+	X(records_out)   /* 128-byte records sent to hbm_writer_top */              \
+	X(held)
+/* Counters from TOE_FAST_CTR_ERR on: decoder and deframer errors by code,
+ * counter TOE_FAST_CTR_ERR + e for enum fast_err e (kernels/fast/fast_err.h),
+ * summed over every stream. */
+#define TOE_FAST_CTR_ERR 32
+#define TOE_FAST_ERR_SLOTS 32
+
+/* ---- hbm_writer_top: the tick ring in HBM ----
+ *
+ * The ring holds 4 * RING_SLOTS records of 128 bytes (union toe_record,
+ * client-lib/include/toe/tick.h, written unchanged). Record k (k counts
+ * every record written since APPLY) goes to pseudo-channel k % 4 at slot
+ * (k / 4) % RING_SLOTS, byte offset 128 * slot in that channel's buffer.
+ * The host allocates one buffer of 128 * RING_SLOTS bytes in each of
+ * HBM[0..3] and writes its device address to TOE_HBM_REG_ADDR(ch).
+ *
+ * Indices are 32-bit and wrap: WRITE_INDEX (status word) = records written;
+ * READ_INDEX (configuration word) = records the host has consumed. The ring
+ * is full when WRITE_INDEX - READ_INDEX == 4 * RING_SLOTS: the writer then
+ * drops the record (never blocks the pipeline) and counts it; when space is
+ * back it first writes one TOE_REC_GAP record, reason TOE_GAP_OVERFLOW,
+ * stream TOE_HW_STREAM_ALL, `records` = how many were dropped, rx_ns = the
+ * last dropped record's, so readers see the loss in order.
+ *
+ * WRITE_INDEX is published one kernel invocation after the record's writes
+ * were issued, so that their write responses are back before the host can
+ * see the index (HLS finishes an invocation's m_axi writes before the next
+ * starts). The host then syncs only the new range (two syncs on a wrap). */
+#define TOE_HBM_REG_ADDR(ch) (0x40 + 0x10 * (ch)) /* 64-bit device address of channel ch's buffer: lo, hi */
+#define TOE_HBM_REG_ADDR0 0x40
+#define TOE_HBM_REG_ADDR1 0x50
+#define TOE_HBM_REG_ADDR2 0x60
+#define TOE_HBM_REG_ADDR3 0x70
+#define TOE_HBM_CF_RING_SLOTS 1     /* records per channel, power of two, 1..2^28 */
+#define TOE_HBM_CF_READ_INDEX 2     /* host: records consumed (wraps at 2^32) */
+#define TOE_HBM_ST_WRITE_INDEX 6    /* records written (wraps at 2^32) */
+#define TOE_HW_STREAM_ALL 0xffff    /* hdr.stream of overflow gap records */
+#define TOE_HBM_BAD_SLOTS 1         /* TOE_STATUS_BAD_CFG detail */
+
+#define TOE_HBM_CTRS(X)                                                             \
+	X(records_in)    /* records received from fast_top */                       \
+	X(written)       /* records written to the ring (overflow gaps included) */ \
+	X(dropped)       /* records dropped: ring full */                           \
+	X(overflow_gaps) /* TOE_GAP_OVERFLOW records written */                     \
+	X(held)
+
+/* ---- cmac_0: the 100G Ethernet subsystem (cmac_usplus, PG203 register map,
+ * as exposed by the XUP VNx cmac kernel's AXI-Lite slave). Not verified on a
+ * card here. Statistics counters are latched by writing 1 to
+ * TOE_CMAC_STAT_PM_TICK, then read as 48-bit values (low word, high word). */
+#define TOE_CMAC_GT_RESET 0x0000
+#define TOE_CMAC_RESET 0x0004
+#define TOE_CMAC_CONF_TX 0x000C     /* bit 0 ctl_tx_enable */
+#define TOE_CMAC_CONF_RX 0x0014     /* bit 0 ctl_rx_enable */
+#define TOE_CMAC_CORE_VERSION 0x0024
+#define TOE_CMAC_GT_LOOPBACK 0x0090
+#define TOE_CMAC_STAT_TX_STATUS 0x0200 /* bit 0 tx_local_fault */
+#define TOE_CMAC_STAT_RX_STATUS 0x0204 /* bit 0 status (link up), 1 aligned, 2 misaligned, 3 aligned_err,
+					4 hi_ber, 5 remote fault, 6 local fault; read twice (latched) */
+#define TOE_CMAC_STAT_PM_TICK 0x02B0
+#define TOE_CMAC_TX_TOTAL_PACKETS 0x0500
+#define TOE_CMAC_TX_TOTAL_BYTES 0x0510
+#define TOE_CMAC_RX_TOTAL_PACKETS 0x0608
+#define TOE_CMAC_RX_TOTAL_GOOD_PACKETS 0x0610
+#define TOE_CMAC_RX_TOTAL_BYTES 0x0618
+#define TOE_CMAC_RX_TOTAL_BAD_FCS 0x06C0
+#define TOE_CMAC_RSFEC_ENABLE 0x107C
+#define TOE_CMAC_LINK_UP(rx_status) (((rx_status) & 0x3u) == 0x3u)
+
+/* Count of an X-macro list (TOE_NCTR(TOE_ETH_CTRS)). */
+#define TOE_CTR_ONE(name) +1
+#define TOE_NCTR(list) (0 list(TOE_CTR_ONE))
+
+#endif

@@ -1,0 +1,120 @@
+#!/bin/sh
+# test_hw_csim.sh - C-simulation of the HLS tops (kernels/hw) against the software pipeline.
+#
+# Builds kernels/hw/csim/csim_main.cpp and the tops with g++ (C++14, the
+# hls_compat types where the Vitis headers are absent), links the C kernels
+# compiled as C11 by gcc, and runs it twice: with 512-bit MAC beats (the
+# 100G CMAC) and with 64-bit beats (a 10G MAC). Both under ASan+UBSan.
+# Also checks that build_xclbin.sh refuses cleanly without v++ and that
+# link.cfg names only kernels and ports that exist.
+# Exit 0 pass, 1 fail, 77 skip.
+cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
+out=$BUILD/hw-csim
+
+for tool in gcc g++ pkg-config; do
+	command -v $tool >/dev/null 2>&1 || { echo "SKIP: $tool not found"; exit 77; }
+done
+pkg-config --exists libxml-2.0 libpcap || { echo "SKIP: libxml-2.0 or libpcap development files missing"; exit 77; }
+
+SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+INC="-Iclient-lib/include -Ikernels -Itests/lib"
+CFLAGS="-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE $INC -O1 -g $SAN $(pkg-config --cflags libxml-2.0 libpcap)"
+# -Wno-unknown-pragmas: the HLS pragmas are for Vitis; g++ ignores them
+CXXFLAGS="-std=c++14 -Wall -Wextra -Werror -Wno-unknown-pragmas -D_GNU_SOURCE $INC -O1 -g $SAN"
+LIBS="$(pkg-config --libs libxml-2.0 libpcap) -lm"
+CSRC="$(ls kernels/*/*.c kernels/*/host/*.c tests/lib/*.c)"
+CXXSRC="$(ls kernels/hw/*.cpp) kernels/hw/csim/csim_main.cpp"
+
+# Rebuild everything when any source or header is newer than the last build;
+# once more when one changed during the build (others edit the tree).
+changed() {
+	[ ! -f "$1" ] || [ -n "$(find kernels client-lib/include tests/lib "$0" -newer "$1" -type f | head -n 1)" ]
+}
+# The C kernels: the Makefile's ASan build of them when it is up to date
+# (make test has just built it, same flags), else compiled here.
+SANLIB="$BUILD/asan/lib/libtoecore.a $BUILD/asan/lib/libtoetest.a"
+build() {
+	rm -f "$out"/obj/*.o "$out"/csim_*
+	touch "$out/stamp.new"
+	cobjs=$SANLIB
+	for a in $SANLIB; do
+		changed "$a" && cobjs=""
+	done
+	if [ -z "$cobjs" ]; then
+		# shellcheck disable=SC2086
+		printf '%s\n' $CSRC | xargs -P 2 -I{} sh -c 'gcc $0 -c "$1" -o "$2/obj/c_$(echo "$1" | tr / _).o"' \
+			"$CFLAGS" {} "$out" || { echo "FAIL: compiling the C kernels as C"; return 1; }
+		cobjs="$out/obj/c_*.o"
+	fi
+	for mac in 64 8; do
+		objs=""
+		for src in $CXXSRC; do
+			o="$out/obj/mac${mac}_$(echo "$src" | tr / _).o"
+			# only eth_rx_top and the driver see the MAC width
+			case $mac:$src in
+			8:*eth_rx_top.cpp | 8:*csim_main.cpp | 64:*) ;;
+			*) o="$out/obj/mac64_$(echo "$src" | tr / _).o" objs="$objs $o"; continue ;;
+			esac
+			# shellcheck disable=SC2086
+			g++ $CXXFLAGS -DHW_MAC_BYTES=$mac -c "$src" -o "$o" || { echo "FAIL: compiling $src"; return 1; }
+			objs="$objs $o"
+		done
+		# shellcheck disable=SC2086
+		g++ $SAN $objs $cobjs $LIBS -o "$out/csim_mac$mac" || { echo "FAIL: linking"; return 1; }
+	done
+}
+mkdir -p "$out/obj" || exit 1
+for try in 1 2; do
+	changed "$out/stamp" || break
+	build || exit 1
+	mv "$out/stamp.new" "$out/stamp"
+	[ $try -eq 1 ] && ! changed "$out/stamp" && break
+done
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+rc=0
+for mac in 64 8; do
+	"$out/csim_mac$mac" || { echo "FAIL: csim with ${mac}-byte MAC beats"; rc=1; }
+done
+
+# build_xclbin.sh without v++ (an empty PATH): a clear message and exit 2
+msg=$(PATH=/nonexistent /bin/sh kernels/hw/build_xclbin.sh xilinx_u50_gen3x16_xdma_5_202210_1 2>&1)
+st=$?
+if [ $st -ne 2 ] || ! echo "$msg" | grep -q "v++"; then
+	echo "FAIL: build_xclbin.sh without v++ exited $st: $msg"
+	rc=1
+fi
+
+# build_xclbin.sh with a stand-in v++ that records its command lines: one
+# v++ -c per kernel with its top, one v++ -l with link.cfg and the CMAC kernel
+fake=$(mktemp -d) || exit 1
+trap 'rm -rf "$fake"' EXIT
+printf '#!/bin/sh\necho "v++ $*" >> "%s/log"\n' "$fake" > "$fake/v++"
+chmod +x "$fake/v++"
+touch "$fake/cmac_0.xo"
+if ! PATH="$fake:$PATH" CMAC_XO="$fake/cmac_0.xo" sh kernels/hw/build_xclbin.sh \
+	xilinx_u50_gen3x16_xdma_5_202210_1 "$fake/out" >/dev/null 2>&1; then
+	echo "FAIL: build_xclbin.sh with a stand-in v++"
+	rc=1
+fi
+for k in eth_rx_top mirror_toe_top udp_top fast_top hbm_writer_top; do
+	grep -q "^v++ -c .*-k $k .*kernels/hw/$k.cpp" "$fake/log" 2>/dev/null || { echo "FAIL: no v++ -c for $k"; rc=1; }
+done
+grep -q "^v++ -l .*--config kernels/hw/link.cfg.*cmac_0.xo" "$fake/log" 2>/dev/null || { echo "FAIL: no v++ -l"; rc=1; }
+
+# link.cfg: every kernel instance is declared by nk=, every stream port is a top's parameter
+ports=$(grep -o '&[a-z_0-9]*' kernels/hw/hw_tops.h | tr -d '&' | sort -u)
+insts=$(sed -n 's/^nk=[a-z_0-9]*:[0-9]*:\(.*\)$/\1/p' kernels/hw/link.cfg | tr '.' '\n')
+for end in $(sed -n 's/^stream_connect=\([^:]*\):\([^:]*\).*$/\1 \2/p' kernels/hw/link.cfg); do
+	inst=${end%%.*}
+	port=${end#*.}
+	echo "$insts" | grep -qx "$inst" || { echo "FAIL: link.cfg: $inst has no nk= line"; rc=1; }
+	case $inst in cmac_*) continue ;; esac
+	echo "$ports" | grep -qx "$port" || { echo "FAIL: link.cfg: $inst.$port is no port of the tops"; rc=1; }
+done
+for p in hbm0 hbm1 hbm2 hbm3; do
+	grep -q "^sp=hbm_writer_top_1\.$p:HBM\[" kernels/hw/link.cfg || { echo "FAIL: link.cfg: no sp= for $p"; rc=1; }
+done
+exit $rc
