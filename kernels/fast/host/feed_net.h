@@ -1,0 +1,67 @@
+/* feed_net.h - sockets, clocks and pacing for the feed tools (host only).
+ *
+ * Shared by toe-feedsim (the simulated exchange), toe-sockrx (the Linux
+ * socket baseline) and the test harness: IPv4 "IP:PORT" parsing, a TCP
+ * connect that retries while the peer is not listening yet, a one-shot TCP
+ * accept, UDP sockets, CPU pinning, and the send schedule of a paced feed.
+ */
+#ifndef FEED_NET_H
+#define FEED_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <netinet/in.h>
+
+/* Parse an unsigned number (decimal, 0x hex) in [lo, hi]. Returns 0 or -1. */
+int feed_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+
+/* Parse "A.B.C.D:PORT" (port 1..65535). Returns 0 or -1. */
+int feed_parse_addr(const char *s, struct sockaddr_in *sa);
+
+/* Listen on sa, accept one connection within timeout_ms (< 0: wait forever),
+ * close the listening socket. Returns the connected socket, or -1 with a
+ * message in err. */
+int feed_tcp_accept_one(const struct sockaddr_in *sa, int timeout_ms, char *err, size_t errlen);
+
+/* Connect to sa, retrying every 20 ms while the peer refuses or is
+ * unreachable, for up to timeout_ms (0: one attempt). Returns the socket or
+ * -1 with a message in err. */
+int feed_tcp_connect(const struct sockaddr_in *sa, int timeout_ms, char *err, size_t errlen);
+
+/* A UDP socket: bound to sa when bind_it, else unbound and unconnected (for
+ * sendto(), so ICMP errors from a port nobody listens on never fail a send).
+ * rcvbuf > 0 asks for that receive buffer (SO_RCVBUFFORCE, then SO_RCVBUF).
+ * Returns the socket or -1 with a message in err. */
+int feed_udp_open(const struct sockaddr_in *sa, int bind_it, int rcvbuf, char *err, size_t errlen);
+
+/* TCP_NODELAY on (0, or -1). */
+int feed_tcp_nodelay(int fd);
+
+/* Pin the calling thread to one CPU (0..FEED_MAX_CPU). Returns 0 or -1 (errno set). */
+#define FEED_MAX_CPU 1023
+int feed_pin_cpu(int cpu);
+
+static inline uint64_t feed_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Gaps shorter than this are busy-waited; longer ones sleep (absolute
+ * clock_nanosleep) until FEED_SLEEP_MARGIN_NS before the deadline, then spin. */
+#define FEED_SPIN_NS 100000u
+#define FEED_SLEEP_MARGIN_NS 60000u
+
+/* Offset from the start of a feed paced at `rate` records/s at which the
+ * message following `records_before` records is due: records_before * 1e9 /
+ * rate ns, exact (rate >= 1). With bursts of B messages, only the first
+ * message of each burst has a deadline (the records before that burst), the
+ * others follow it back to back, so the average rate stays `rate`. */
+uint64_t feed_pace_offset_ns(uint64_t records_before, uint64_t rate);
+
+/* Wait until CLOCK_MONOTONIC reaches deadline_ns (see FEED_SPIN_NS). */
+void feed_wait_until(uint64_t deadline_ns);
+
+#endif
