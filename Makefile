@@ -25,6 +25,7 @@
 #   tests/bench/bench_*.c      benchmarks
 
 BUILD   ?= build
+VERSION := 0.1.0
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      := gcc
@@ -242,6 +243,13 @@ install: all
 		$(DESTDIR)$(SYSCONFDIR)
 	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 client-lib/include/toe/*.h $(DESTDIR)$(PREFIX)/include/toe/
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 644 $(REL_CLIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SO_CLIB) $(DESTDIR)$(PREFIX)/lib/libtoeclient.so.1
+	ln -sf libtoeclient.so.1 $(DESTDIR)$(PREFIX)/lib/libtoeclient.so
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(PREFIX)/lib|g' -e 's|@VERSION@|$(VERSION)|g' \
+		client-lib/toeclient.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/toeclient.pc
+	install -m 644 client-lib/man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 conf/templates/*.xml $(DESTDIR)$(PREFIX)/share/toed/templates/
 	$(if $(DAEMON_BPF),install -m 644 $(DAEMON_BPF) $(DESTDIR)$(PREFIX)/lib/toed/)
 	[ -e $(DESTDIR)$(SYSCONFDIR)/toed.conf ] || install -m 644 conf/toed.conf $(DESTDIR)$(SYSCONFDIR)/toed.conf
