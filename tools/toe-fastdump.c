@@ -17,6 +17,7 @@
 #include "fast/fast_stream.h"
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_json.h"
+#include "fast/host/feed_gen.h"
 
 struct opts {
 	const char *templates;
@@ -227,12 +228,8 @@ int main(int argc, char **argv)
 				}
 				t.records++;
 				t.per_tpl[fs.rec.tpl]++;
-				if (!o.stats) {
-					char extra[48];
-					snprintf(extra, sizeof extra, "\"msg_seq\":%" PRIu64 ",", fs.msg_seq);
-					fast_json_record(stdout, &prog, &names, &fs.rec, extra);
-					putchar('\n');
-				}
+				if (!o.stats)
+					feed_json_line(stdout, &prog, &names, &fs.rec, fs.msg_seq);
 			}
 			off += n;
 		}

@@ -19,12 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fast/host/fast_compile.h"
-#include "fast/host/fast_encode.h"
 #include "fast/host/fast_json.h"
-#include "fast/host/sse_gen.h"
+#include "fast/host/feed_gen.h"
 
-#define MAX_PER_MSG 1000
+#define MAX_PER_MSG FEED_MAX_PER_MSG
 
 static void usage(FILE *f)
 {
@@ -149,37 +147,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	struct fast_prog *prog = calloc(1, sizeof *prog);
-	struct fast_names *names = calloc(1, sizeof *names);
-	struct sse_stream *ss = calloc(1, sizeof *ss);
-	struct fast_rec *recs = calloc(per_msg, sizeof *recs);
-	size_t cap = (size_t)per_msg * (FAST_MAX_STRBUF + FAST_MAX_VALUES * 12) + 4096;
-	uint8_t *buf = malloc(cap);
 	FILE *out = NULL, *truth = NULL;
 	int rc = 1;
 	char err[512];
-	if (!prog || !names || !ss || !recs || !buf) {
-		fprintf(stderr, "toe-fastgen: out of memory\n");
-		goto done;
-	}
-	if (fast_compile_file(templates, prog, names, err, sizeof err)) {
+	struct feed_src *fs = feed_src_new(templates, &cfg, (uint32_t)per_msg, err, sizeof err);
+	if (!fs) {
 		fprintf(stderr, "toe-fastgen: %s\n", err);
-		goto done;
-	}
-	/* generate only what the file has templates for */
-	int has_trade = sse_tpl_for_kind(prog, TOE_REC_TRADE) >= 0;
-	int has_order = sse_tpl_for_kind(prog, TOE_REC_ORDER) >= 0;
-	if (!has_trade && !has_order) {
-		fprintf(stderr, "toe-fastgen: %s: no template maps to trades (3201 fields) or orders (5801 fields)\n",
-			templates);
-		goto done;
-	}
-	if (!has_order)
-		cfg.order_pct = 0;
-	if (!has_trade)
-		cfg.order_pct = 100;
-	if (sse_stream_init(ss, prog, &cfg, (uint32_t)per_msg)) {
-		fprintf(stderr, "toe-fastgen: bad generator configuration\n");
 		goto done;
 	}
 
@@ -198,42 +171,33 @@ int main(int argc, char **argv)
 	while (done_recs < records) {
 		if (raw) {
 			union toe_record t;
-			sse_gen_next(&ss->gen, &t);
-			int n = sse_encode_raw(prog, &ss->enc, &t, buf, cap, &recs[0]);
+			sse_gen_next(&fs->stream.gen, &t);
+			int n = sse_encode_raw(&fs->prog, &fs->stream.enc, &t, fs->msg, fs->cap, &fs->recs[0]);
 			if (n < 0) {
 				fprintf(stderr, "toe-fastgen: record %" PRIu64 " cannot be encoded with %s\n",
 					done_recs + 1, templates);
 				goto done;
 			}
-			if (write_all(out, buf, (size_t)n, out_name))
+			if (write_all(out, fs->msg, (size_t)n, out_name))
 				goto done;
 			if (truth) {
-				fast_json_record(truth, prog, names, &recs[0], NULL);
+				fast_json_record(truth, &fs->prog, &fs->names, &fs->recs[0], NULL);
 				fputc('\n', truth);
 			}
 			done_recs++;
 			continue;
 		}
 		uint64_t left = records - done_recs;
-		uint32_t n = 0;
-		int len = sse_stream_next_msg(ss, left > MAX_PER_MSG ? MAX_PER_MSG : (uint32_t)left, buf, cap,
-					      recs, NULL, &n);
-		if (len < 0) {
-			fprintf(stderr, "toe-fastgen: message %" PRIu64 " cannot be encoded with %s\n", ss->seq,
-				templates);
+		if (feed_src_next(fs, left > MAX_PER_MSG ? MAX_PER_MSG : (uint32_t)left) < 0) {
+			fprintf(stderr, "toe-fastgen: message %" PRIu64 " cannot be encoded with %s\n",
+				fs->stream.seq, templates);
 			goto done;
 		}
-		if (write_all(out, buf, (size_t)len, out_name))
+		if (write_all(out, fs->msg, (size_t)fs->len, out_name))
 			goto done;
-		if (truth) {
-			char extra[48];
-			snprintf(extra, sizeof extra, "\"msg_seq\":%" PRIu64 ",", ss->seq - 1);
-			for (uint32_t k = 0; k < n; k++) {
-				fast_json_record(truth, prog, names, &recs[k], extra);
-				fputc('\n', truth);
-			}
-		}
-		done_recs += n;
+		if (truth)
+			feed_src_truth(fs, truth);
+		done_recs += fs->nrecs;
 	}
 	if (fflush(out) || ferror(out)) {
 		fprintf(stderr, "toe-fastgen: %s: write failed\n", out_name);
@@ -253,10 +217,6 @@ done:
 		fprintf(stderr, "toe-fastgen: %s: %s\n", truth_path, strerror(errno));
 		rc = 1;
 	}
-	free(prog);
-	free(names);
-	free(ss);
-	free(recs);
-	free(buf);
+	feed_src_free(fs);
 	return rc;
 }

@@ -5,8 +5,8 @@
  * encode message after message into one scratch buffer, and print the truth
  * of a message exactly as toe-fastdump --framing step prints the decoded
  * records (fast_json_record with the "msg_seq" extra), so a decode of what
- * was sent compares byte for byte. Used by toe-feedsim; toe-fastgen's STEP
- * path does the same by hand.
+ * was sent compares byte for byte. Used by toe-feedsim and toe-fastgen;
+ * toe-fastdump prints its records with feed_json_line().
  */
 #ifndef FEED_GEN_H
 #define FEED_GEN_H
