@@ -38,6 +38,7 @@
 #include "../../daemon/pub_ring.h"
 #include "../../daemon/shm_region.h"
 #include "toe/toeclient.h"
+#include "fast/host/feed_lat.h"
 
 enum {
 	PH_ONEWAY = 1,
@@ -286,32 +287,27 @@ static void child(const char *path_a, const char *path_b, int sock)
 
 /* ---- parent: CPU 1 --------------------------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 struct dist {
 	uint64_t n, min, p50, p90, p99, p999, max;
 };
 
-/* samples in TSC cycles (or ns when cycles == 0) -> percentiles in ns */
+/* samples in TSC cycles (or ns when cycles == 0) -> percentiles in ns, by
+ * the project's one percentile rule (feed_lat.h) */
 static struct dist summarize(uint64_t *s, uint64_t n, int cycles)
 {
 	struct dist d = {.n = n};
-	if (!n)
-		return d;
-	qsort(s, n, sizeof(s[0]), cmp_u64);
+	struct feed_lat_summary fl;
+	int64_t *ns = (int64_t *)s; /* converted in place */
 	double k = cycles ? 1.0 / tsc_per_ns : 1.0;
-#define PCT(q) (uint64_t)(s[(uint64_t)((double)(n - 1) * (q))] * k + 0.5)
-	d.min = (uint64_t)(s[0] * k + 0.5);
-	d.p50 = PCT(0.50);
-	d.p90 = PCT(0.90);
-	d.p99 = PCT(0.99);
-	d.p999 = PCT(0.999);
-	d.max = (uint64_t)(s[n - 1] * k + 0.5);
-#undef PCT
+	for (uint64_t i = 0; i < n; i++)
+		ns[i] = (int64_t)((double)s[i] * k + 0.5);
+	feed_lat_summarize(ns, n, &fl);
+	d.min = (uint64_t)fl.min;
+	d.p50 = (uint64_t)fl.p50;
+	d.p90 = (uint64_t)fl.p90;
+	d.p99 = (uint64_t)fl.p99;
+	d.p999 = (uint64_t)fl.p999;
+	d.max = (uint64_t)fl.max;
 	return d;
 }
 
