@@ -89,6 +89,8 @@ DEPS_OK   := $(BUILD)/.deps-ok
 
 .PHONY: all deps test bench fuzz demo install clean test-build xclbin
 .DEFAULT_GOAL := all
+# keep the objects of programs between builds
+.SECONDARY:
 
 all: $(DEPS_OK) $(REL_CORE) $(REL_CLIB) $(if $(CLIB_SRC),$(SO_CLIB)) $(TOOLS) $(BPF_OBJS)
 

@@ -55,8 +55,13 @@ srcs() {
 		kernels/net/net_icmp.c kernels/net/net_csum.c kernels/net/net_counters.c ;;
 	mirror_toe_top) echo kernels/hw/mirror_toe_top.cpp kernels/toe/mtoe.c ;;
 	udp_top) echo kernels/hw/udp_top.cpp kernels/net/net_udp.c kernels/net/net_counters.c ;;
-	fast_top) echo kernels/hw/fast_top.cpp kernels/fast/fast_stream.c kernels/fast/step_deframe.c \
-		kernels/fast/fast_decode.c kernels/fast/fast_tick.c ;;
+	# fast_top calls rx_pipe's decode half (rx_event/rx_feed/rx_datagram/rx_drain); rx_pipe.c also
+	# holds rx_frame, which refers to the network layers and the mirror TOE: they come along,
+	# unused by this kernel
+	fast_top) echo kernels/hw/fast_top.cpp kernels/rx/rx_pipe.c kernels/fast/fast_stream.c \
+		kernels/fast/step_deframe.c kernels/fast/fast_decode.c kernels/fast/fast_tick.c \
+		kernels/toe/mtoe.c kernels/net/net_rx.c kernels/net/net_udp.c kernels/net/net_csum.c \
+		kernels/net/net_counters.c ;;
 	hbm_writer_top) echo kernels/hw/hbm_writer_top.cpp ;;
 	esac
 }

@@ -2,24 +2,25 @@
  *
  * The decoder half of kernels/rx/rx_pipe.c, one message per call: the
  * template program is decoded from the template memory (AXI-Lite window,
- * toe_hw_prog_decode) at APPLY ("program valid"), one struct fast_stream per
- * stream id (TCP connection slots first, then the UDP ports), and each
- * message is handled as rx_pipe handles the same event:
+ * toe_hw_prog_decode) at APPLY ("program valid") and the streams are set up
+ * by rx_init_decode (TCP connection slots first, then the UDP ports). Each
+ * message goes to rx_pipe's per-event entry points, the same code rx_frame
+ * runs for the software backend:
  *
- *   OPEN  -> fast_stream_restart(0), a TOE_REC_RESET record
- *   DATA  -> fast_stream_feed (a beat at a time: the deframer takes any
- *            chunking) and every record / decode gap it yields
- *   GAP   -> fast_stream_restart(after the gap), a TOE_REC_GAP record
- *   CLOSE -> counted
- *   UDP   -> STEP: restart at the datagram (a message cut at the previous
- *            datagram's end is a decode gap), feed the whole datagram;
- *            DATAGRAM: one raw FAST message
+ *   EV  -> rx_event (OPEN: reset record; GAP: gap record; CLOSE: counted);
+ *          a DATA event's bytes follow a beat at a time through rx_feed
+ *          (the deframer takes any chunking: a DATA event can be a whole
+ *          reassembly window, too large to buffer)
+ *   UDP -> rx_datagram (STEP: a message cut at the previous datagram's end
+ *          is a decode gap; DATAGRAM: one raw FAST message)
  *
- * Records leave as two beats; only tick records (trade, order), gaps and
- * resets are written: records whose template maps to no tick, or whose value
- * does not fit its tick field, are counted only. The C-simulation checks
- * every record against rx_pipe bit for bit; this glue is the one place the
- * event handling is written twice (see kernels/hw/README.md).
+ * and every entry rx_drain yields after each is sent. Records leave as two
+ * beats; only tick records (trade, order), gaps and resets are written:
+ * records whose template maps to no tick, or whose value does not fit its
+ * tick field, are counted only. rx_drain never calls the mirror TOE, so the
+ * struct rx_pipe here uses only its decoder part (its mtoe and listen table
+ * stay untouched). The C-simulation checks every record and counter against
+ * rx_pipe driven by frames.
  */
 #include "hw_tops.h"
 
@@ -35,10 +36,8 @@ struct fast_hw_ctrs {
 struct fast_state {
 	fast_prog prog;
 	fast_stream fs[FAST_NSTREAMS];
-	rx_stats st;
+	rx_pipe p; /* counters (p.st), pending entries, UDP stream offsets */
 	fast_hw_ctrs c;
-	uint64_t udp_off[TOE_HW_UDP_STREAMS]; /* stream offset of each port's next datagram */
-	uint32_t nstreams, tcp_streams;
 };
 
 static_assert(TOE_NCTR(TOE_FAST_CTRS) <= TOE_FAST_CTR_HW, "fast counters overlap");
@@ -47,6 +46,7 @@ static_assert(FAST_ERR_COUNT <= TOE_FAST_ERR_SLOTS, "error counters");
 static_assert(TOE_ST_CTR0 + 2 * (TOE_FAST_CTR_ERR + TOE_FAST_ERR_SLOTS) <= TOE_STAT_WORDS, "fast status window");
 static_assert(TOE_PROG_BYTES == sizeof(struct fast_prog), "template memory layout");
 static_assert(TOE_PROG_BYTES / 4 <= TOE_FAST_PROG_WORDS, "template memory window");
+static_assert(TOE_HW_TCP_STREAMS <= MTOE_MAX_CONNS && TOE_HW_UDP_STREAMS <= RX_MAX_UDP, "rx_pipe capacity");
 
 static void send_record(hls::stream<hw_beat> &out, const union toe_record &r, fast_hw_ctrs &c)
 {
@@ -63,192 +63,90 @@ static void send_record(hls::stream<hw_beat> &out, const union toe_record &r, fa
 	c.records_out++;
 }
 
-static void rec_clear(union toe_record &r, uint16_t type, uint32_t sid, uint64_t now)
+/* Send every entry the input handed in so far yields that the ring takes:
+ * tick records, gaps and resets (as the software backend's ring). */
+static void drain(hls::stream<hw_beat> &out, fast_state &s)
 {
-	uint32_t i;
-	for (i = 0; i < TOE_RECORD_SIZE; i++)
-		r.bytes[i] = 0;
-	r.hdr.type = type;
-	r.hdr.stream = (uint16_t)sid;
-	r.hdr.rx_ns = now;
-}
-
-static void send_gap(hls::stream<hw_beat> &out, fast_state &s, uint32_t sid, uint64_t off, uint64_t len,
-		     uint32_t reason, uint32_t detail, uint64_t now)
-{
-	union toe_record r;
-	rec_clear(r, TOE_REC_GAP, sid, now);
-	r.gap.offset = off;
-	r.gap.length = len;
-	r.gap.reason = reason;
-	r.gap.detail = detail;
-	s.st.gaps++;
-	s.st.gap_bytes += len;
-	if (reason == TOE_GAP_TIMEOUT)
-		s.st.gaps_timeout++;
-	else if (reason == TOE_GAP_WINDOW)
-		s.st.gaps_window++;
-	else if (reason == TOE_GAP_DECODE)
-		s.st.gaps_decode++;
-	send_record(out, r, s.c);
-}
-
-/* The byte range a deframer/decoder error lost (rx_pipe.h, "Gap entries"). */
-static void decode_range(const fast_stream &fs, uint64_t &off, uint64_t &len)
-{
-	uint64_t o, end;
-	if (fs.err == STEP_E_GARBAGE) {
-		o = fs.err_offset;
-		end = fs.step.msg_start;
-	} else if (fs.err >= STEP_E_GARBAGE) {
-		o = fs.step.msg_start;
-		end = fs.err_offset + 1;
-	} else if (fs.framing == FAST_FRAMING_DATAGRAM) {
-		o = fs.err_offset;
-		end = o + fs.data_len;
-	} else {
-		o = fs.err_offset;
-		end = o + fs.step.msg.len;
-	}
-	off = o;
-	len = end > o ? end - o : 0;
-}
-
-/* Every record and decode gap stream sid has for the input fed so far. */
-static void drain(hls::stream<hw_beat> &out, fast_state &s, uint32_t sid, uint64_t now)
-{
-	fast_stream &fs = s.fs[sid];
+	rx_out o;
 	uint32_t k;
 	for (k = 0; k < FAST_DRAIN_MAX; k++) {
-		int ev = fast_stream_next(&fs);
-		if (ev == FS_RECORD) {
-			union toe_record r;
-			int t = fast_tick_map(&s.prog, &fs.rec, fs.msg_seq, &r);
-			if (t > 0) {
-				r.hdr.stream = (uint16_t)sid;
-				r.hdr.seq = 0;
-				r.hdr.rx_ns = now;
-				send_record(out, r, s.c);
-			} else if (t == TOE_REC_NONE) {
-				s.st.tick_unmapped++;
-			} else {
-				s.st.tick_range++;
-			}
-			if (fs.rec.warn)
-				s.st.warnings++;
-			s.st.records++;
-		} else if (ev == FS_ERROR) {
-			uint64_t off, len;
-			decode_range(fs, off, len);
-			send_gap(out, s, sid, off, len, TOE_GAP_DECODE, (uint32_t)fs.err, now);
-		} else {
+		if (!rx_drain(&s.p, &o))
 			break;
-		}
+		if ((o.kind == RX_OUT_RECORD && o.tick_type > 0) || o.kind == RX_OUT_GAP || o.kind == RX_OUT_RESET)
+			send_record(out, o.tick, s.c);
 	}
 }
 
 static void on_event(hls::stream<hw_beat> &in, hls::stream<hw_beat> &out, fast_state &s, const hw_msg &m)
 {
-	uint32_t sid = m.stream;
-	if (sid >= s.tcp_streams) {
-		s.st.bad_stream++;
+	mtoe_event ev;
+	uint32_t off;
+	ev.type = m.type;
+	ev.reason = m.reason;
+	ev.conn = m.stream;
+	ev.flow = m.flow;
+	ev.pad = 0;
+	ev.offset = m.offset;
+	ev.len = m.ev_len;
+	ev.data = 0; /* DATA: the bytes follow beat by beat */
+	if (!rx_event(&s.p, &ev, m.ts_ns)) {
 		if (m.len > 0)
 			hw_drop_msg(in);
 		return;
 	}
-	if (m.type == MTOE_EV_OPEN) {
-		union toe_record r;
-		fast_stream_restart(&s.fs[sid], 0);
-		s.st.opens++;
-		s.st.resets++;
-		rec_clear(r, TOE_REC_RESET, sid, m.ts_ns);
-		send_record(out, r, s.c);
-	} else if (m.type == MTOE_EV_DATA) {
-		uint32_t off, i;
-		s.st.data_events++;
-		s.st.bytes += m.len;
-		for (off = 0; off < HW_MAX_MSG; off += HW_BEAT_BYTES) {
-			uint8_t chunk[HW_BEAT_BYTES];
-			uint32_t n = m.len - off < HW_BEAT_BYTES ? m.len - off : HW_BEAT_BYTES;
-			hw_beat b;
-			if (off >= m.len)
-				break;
-			b = in.read();
-			for (i = 0; i < HW_BEAT_BYTES; i++)
-				chunk[i] = (uint8_t)b.data.range(8 * i + 7, 8 * i).to_uint();
-			fast_stream_feed(&s.fs[sid], chunk, n);
-			drain(out, s, sid, m.ts_ns);
-		}
-	} else if (m.type == MTOE_EV_GAP) {
-		fast_stream_restart(&s.fs[sid], m.offset + m.ev_len);
-		send_gap(out, s, sid, m.offset, m.ev_len, m.reason, 0, m.ts_ns);
-	} else if (m.type == MTOE_EV_CLOSE) {
-		s.st.closes++;
+	drain(out, s);
+	if (m.type != MTOE_EV_DATA)
+		return;
+	for (off = 0; off < HW_MAX_MSG; off += HW_BEAT_BYTES) {
+		uint8_t chunk[HW_BEAT_BYTES];
+		uint32_t n = m.len - off < HW_BEAT_BYTES ? m.len - off : HW_BEAT_BYTES;
+		if (off >= m.len)
+			break;
+		hw_recv_beat(in, chunk, 0, n);
+		rx_feed(&s.p, m.stream, chunk, n, m.offset + off);
+		drain(out, s);
 	}
 }
 
 static void on_datagram(hls::stream<hw_beat> &in, hls::stream<hw_beat> &out, fast_state &s, const hw_msg &m)
 {
 	static uint8_t pay[TOE_HW_MAX_FRAME];
-	uint32_t sid = m.stream, idx = (uint32_t)m.offset, len;
-	fast_stream *fs;
-	if (sid >= s.nstreams || idx >= TOE_HW_UDP_STREAMS || sid != s.tcp_streams + idx) {
-		s.st.bad_stream++;
-		if (m.len > 0)
-			hw_drop_msg(in);
+	uint32_t idx = (uint32_t)m.offset, len = hw_recv_payload(in, m, pay, TOE_HW_MAX_FRAME);
+	/* udp_top numbers its streams from its own register: it must equal our TCP stream count */
+	if (m.stream != s.p.cfg.mtoe.max_conns + idx) {
+		s.p.st.bad_stream++;
 		return;
 	}
-	fs = &s.fs[sid];
-	len = hw_recv_payload(in, m, pay, TOE_HW_MAX_FRAME);
-	s.st.udp_listened++;
-	s.st.bytes += len;
-	if (fs->framing == FAST_FRAMING_STEP) {
-		/* whole messages per datagram: anything left over was cut short */
-		uint64_t before = fs->step.skipped, dropped;
-		fast_stream_restart(fs, s.udp_off[idx]);
-		dropped = fs->step.skipped - before;
-		if (dropped)
-			send_gap(out, s, sid, s.udp_off[idx] - dropped, dropped, TOE_GAP_DECODE, STEP_E_BAD_LENGTH,
-				 m.ts_ns);
-	}
-	s.udp_off[idx] += len;
-	fast_stream_feed(fs, pay, len);
-	drain(out, s, sid, m.ts_ns);
+	/* a port index beyond ours: counted there */
+	if (rx_datagram(&s.p, idx, pay, len, m.ts_ns))
+		drain(out, s);
 }
 
 /* Clear the counters; for gen != 0 load the program and size the streams.
  * Returns TOE_STATUS_* | detail << 16. */
 static uint32_t apply(fast_state &s, uint32_t gen, const uint32_t *cfg, const uint32_t *prog)
 {
-	uint32_t i, rc, mask = cfg[TOE_FAST_CF_DGRAM_MASK];
-#define FAST_ZERO(name) s.st.name = 0;
-	RX_STATS(FAST_ZERO)
-#undef FAST_ZERO
+	rx_cfg rc = {}; /* no streams unless the configuration is good */
+	uint32_t i, status = TOE_STATUS_OK, err;
 #define FAST_ZERO(name) s.c.name = 0;
 	TOE_FAST_HW_CTRS(FAST_ZERO)
 #undef FAST_ZERO
-	for (i = 0; i < TOE_HW_UDP_STREAMS; i++)
-		s.udp_off[i] = 0;
-	s.nstreams = 0;
-	s.tcp_streams = 0;
-	if (gen == 0)
-		return TOE_STATUS_HELD;
-	rc = (uint32_t)toe_hw_prog_decode(prog, &s.prog);
-	if (rc != 0)
-		return TOE_STATUS_BAD_PROG | rc << 16;
-	if (cfg[TOE_FAST_CF_TCP_STREAMS] > TOE_HW_TCP_STREAMS || cfg[TOE_FAST_CF_NUDP] > TOE_HW_UDP_STREAMS)
-		return TOE_STATUS_BAD_CFG | (uint32_t)TOE_FAST_BAD_STREAMS << 16;
-	s.tcp_streams = cfg[TOE_FAST_CF_TCP_STREAMS];
-	s.nstreams = s.tcp_streams + cfg[TOE_FAST_CF_NUDP];
-	for (i = 0; i < FAST_NSTREAMS; i++) {
-		int framing = FAST_FRAMING_STEP;
-		if (i >= s.nstreams)
-			break;
-		if (i >= s.tcp_streams && ((mask >> (i - s.tcp_streams)) & 1u))
-			framing = FAST_FRAMING_DATAGRAM;
-		fast_stream_init(&s.fs[i], &s.prog, framing);
+	if (gen == 0) {
+		status = TOE_STATUS_HELD;
+	} else if ((err = (uint32_t)toe_hw_prog_decode(prog, &s.prog)) != 0) {
+		status = TOE_STATUS_BAD_PROG | err << 16;
+	} else if (cfg[TOE_FAST_CF_TCP_STREAMS] > TOE_HW_TCP_STREAMS || cfg[TOE_FAST_CF_NUDP] > TOE_HW_UDP_STREAMS) {
+		status = TOE_STATUS_BAD_CFG | (uint32_t)TOE_FAST_BAD_STREAMS << 16;
+	} else {
+		rc.mtoe.max_conns = cfg[TOE_FAST_CF_TCP_STREAMS];
+		rc.nudp = cfg[TOE_FAST_CF_NUDP];
+		for (i = 0; i < TOE_HW_UDP_STREAMS; i++)
+			rc.udp[i].framing = ((cfg[TOE_FAST_CF_DGRAM_MASK] >> i) & 1u) ? FAST_FRAMING_DATAGRAM
+										   : FAST_FRAMING_STEP;
 	}
-	return TOE_STATUS_OK;
+	/* cannot fail: the counts are within FAST_NSTREAMS, checked above */
+	rx_init_decode(&s.p, &rc, &s.prog, s.fs, FAST_NSTREAMS);
+	return status;
 }
 
 static void on_message(hls::stream<hw_beat> &in, hls::stream<hw_beat> &out, fast_state &s, uint32_t status)
@@ -297,7 +195,7 @@ void fast_top(hls::stream<hw_beat> &tcp_in, hls::stream<hw_beat> &udp_in, hls::s
 		on_message(udp_in, rec_out, s, status);
 
 	hw_stat_hdr(stat, TOE_KID_FAST, applied, status, TOE_FAST_CTR_ERR + TOE_FAST_ERR_SLOTS);
-#define FAST_PUT(name) hw_ctr(stat, i++, s.st.name);
+#define FAST_PUT(name) hw_ctr(stat, i++, s.p.st.name);
 	TOE_FAST_CTRS(FAST_PUT)
 #undef FAST_PUT
 	i = TOE_FAST_CTR_HW;
@@ -307,7 +205,7 @@ void fast_top(hls::stream<hw_beat> &tcp_in, hls::stream<hw_beat> &udp_in, hls::s
 	for (e = 0; e < TOE_FAST_ERR_SLOTS; e++) {
 		uint64_t n = 0;
 		for (sid = 0; sid < FAST_NSTREAMS; sid++) {
-			if (sid >= s.nstreams)
+			if (sid >= s.p.nstreams)
 				break;
 			if (e < FAST_ERR_COUNT)
 				n += s.fs[sid].step.errors[e] + s.fs[sid].dec.errors[e];

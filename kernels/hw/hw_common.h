@@ -192,22 +192,33 @@ static inline void hw_recv_hdr(hls::stream<hw_beat> &in, hw_msg &m)
 	hw_msg_unpack(b.data, m);
 }
 
+/* Read one payload beat: its bytes 0..n-1 into p[at..at+n) (n <= HW_BEAT_BYTES). */
+static inline void hw_recv_beat(hls::stream<hw_beat> &in, uint8_t *p, uint32_t at, uint32_t n)
+{
+	hw_beat b = in.read();
+	uint32_t i;
+	for (i = 0; i < HW_BEAT_BYTES; i++)
+		if (i < n)
+			p[at + i] = (uint8_t)b.data.range(8 * i + 7, 8 * i).to_uint();
+}
+
 /* Read the message's payload: m.len bytes into p[0..cap); bytes beyond cap
  * are read and discarded. Returns the bytes stored. */
 static inline uint32_t hw_recv_payload(hls::stream<hw_beat> &in, const hw_msg &m, uint8_t *p, uint32_t cap)
 {
-	uint32_t off, i, stored = 0;
+	uint32_t off, n, stored = 0;
 	for (off = 0; off < HW_MAX_MSG; off += HW_BEAT_BYTES) {
 #pragma HLS PIPELINE II = 1
-		hw_beat b;
 		if (off >= m.len)
 			break;
-		b = in.read();
-		for (i = 0; i < HW_BEAT_BYTES; i++)
-			if (off + i < m.len && off + i < cap) {
-				p[off + i] = (uint8_t)b.data.range(8 * i + 7, 8 * i).to_uint();
-				stored = off + i + 1;
-			}
+		n = m.len - off < HW_BEAT_BYTES ? m.len - off : HW_BEAT_BYTES;
+		if (off >= cap)
+			n = 0;
+		else if (cap - off < n)
+			n = cap - off;
+		hw_recv_beat(in, p, off, n);
+		if (n > 0)
+			stored = off + n;
 	}
 	return stored;
 }

@@ -7,14 +7,23 @@
  * OPEN, DATA and GAP events in order and a record's fast_rec stays intact
  * until the caller asks for the next entry. Loops are bounded by the event
  * array (MTOE_SEG_EVENTS) and, for timers, by the connection table.
+ *
+ * The per-event entry points (rx_event, rx_feed, rx_datagram, rx_drain)
+ * reach the same event() / datagram() / rx_drain as rx_frame; nothing they
+ * call touches the mirror TOE or the listen table, so the card's fast_top,
+ * which receives events and datagrams from other kernels, synthesises only
+ * the decoder half.
  */
 #include "rx_pipe.h"
 #include "fast/fast_tick.h"
 
-/* Iterations of rx_next without an entry: two per event (feed, drain) and one
- * refill per mtoe_poll batch; a batch without any entry holds at most CLOSE
- * events, one per connection. */
-#define RX_NEXT_ITERS ((2u * MTOE_SEG_EVENTS + 2u) * (MTOE_MAX_CONNS + 2u))
+/* Iterations of rx_drain without an entry: one per event (an event that only
+ * feeds) and one to finish the last stream. */
+#define RX_DRAIN_ITERS (MTOE_SEG_EVENTS + 2u)
+
+/* mtoe_poll batches one rx_next may fetch without an entry: a batch without
+ * any entry holds at most CLOSE events, one per connection. */
+#define RX_POLL_BATCHES (MTOE_MAX_CONNS + 2u)
 
 /* Entries one frame or poll can produce: every record takes at least one
  * stream byte, and a call delivers at most a frame plus a window per
@@ -42,30 +51,38 @@ static void stream_stats_clear(struct rx_stream_stats *s)
 #undef RX_ZERO
 }
 
-int rx_init(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog *prog, struct fast_stream *fs,
-	    uint32_t nfs, uint8_t *mtoe_buf, uint64_t buf_len)
+/* No pending work. */
+static void pending_clear(struct rx_pipe *p)
 {
-	uint32_t i, j, ns;
-	int rc;
-
-	p->cfg = *cfg;
-	p->prog = prog;
-	p->fs = fs;
-	p->nstreams = 0;
-	p->verdict = NET_RX_DROP;
-	p->now = 0;
 	p->nev = 0;
 	p->ev_pos = 0;
 	p->active = -1;
 	p->polling = 0;
 	p->cut_pending = 0;
 	p->tap_pending = 0;
+}
+
+/* What rx_init and rx_init_decode both set: everything but the streams, the
+ * mirror TOE, the listen table and p->net. */
+static void init_common(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog *prog,
+			struct fast_stream *fs)
+{
+	uint32_t i;
+	p->cfg = *cfg;
+	p->prog = prog;
+	p->fs = fs;
+	p->nstreams = 0;
+	p->verdict = NET_RX_DROP;
+	p->now = 0;
+	p->now_poll = 0;
+	pending_clear(p);
 	p->pad = 0;
 	p->cut_stream = 0;
 	p->cut_offset = 0;
 	p->cut_len = 0;
 	p->tap_offset = 0;
-	net_stats_init(&p->net);
+	p->tap_len = 0;
+	p->tap_data = 0;
 #define RX_ZERO(name) p->st.name = 0;
 	RX_STATS(RX_ZERO)
 #undef RX_ZERO
@@ -73,6 +90,39 @@ int rx_init(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog 
 		stream_stats_clear(&p->sst[i]);
 	for (i = 0; i < RX_MAX_UDP; i++)
 		p->udp_off[i] = 0;
+}
+
+/* Check the stream counts and initialise fs[0 .. RX_NSTREAMS(cfg)). */
+static int init_streams(struct rx_pipe *p, const struct rx_cfg *cfg, struct fast_stream *fs, uint32_t nfs)
+{
+	uint32_t i, ns;
+	if (cfg->nudp > RX_MAX_UDP)
+		return RX_ERR_UDP;
+	if (cfg->mtoe.max_conns > MTOE_MAX_CONNS)
+		return RX_ERR_STREAMS;
+	ns = RX_NSTREAMS(cfg);
+	if (fs == 0 || nfs < ns)
+		return RX_ERR_STREAMS;
+	for (i = 0; i < RX_MAX_STREAMS; i++) {
+		int framing = FAST_FRAMING_STEP;
+		if (i >= ns)
+			break;
+		if (i >= cfg->mtoe.max_conns && cfg->udp[i - cfg->mtoe.max_conns].framing == FAST_FRAMING_DATAGRAM)
+			framing = FAST_FRAMING_DATAGRAM;
+		fast_stream_init(&fs[i], p->prog, framing);
+	}
+	p->nstreams = ns;
+	return RX_OK;
+}
+
+int rx_init(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog *prog, struct fast_stream *fs,
+	    uint32_t nfs, uint8_t *mtoe_buf, uint64_t buf_len)
+{
+	uint32_t i, j;
+	int rc;
+
+	init_common(p, cfg, prog, fs);
+	net_stats_init(&p->net);
 	net_udp_init(&p->udp);
 
 	rc = mtoe_init(&p->mtoe, &cfg->mtoe, mtoe_buf, buf_len);
@@ -90,24 +140,22 @@ int rx_init(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog 
 				return RX_ERR_UDP;
 		}
 	}
-	ns = RX_NSTREAMS(cfg);
-	if (fs == 0 || nfs < ns)
-		return RX_ERR_STREAMS;
-	for (i = 0; i < RX_MAX_STREAMS; i++) {
-		int framing = FAST_FRAMING_STEP;
-		if (i >= ns)
-			break;
-		if (i >= cfg->mtoe.max_conns && cfg->udp[i - cfg->mtoe.max_conns].framing == FAST_FRAMING_DATAGRAM)
-			framing = FAST_FRAMING_DATAGRAM;
-		fast_stream_init(&fs[i], prog, framing);
-	}
+	rc = init_streams(p, cfg, fs, nfs);
+	if (rc != RX_OK)
+		return rc;
 	for (i = 0; i < RX_MAX_UDP; i++) {
 		if (i >= cfg->nudp)
 			break;
 		net_udp_listen(&p->udp, cfg->udp[i].port, (uint16_t)i);
 	}
-	p->nstreams = ns;
 	return RX_OK;
+}
+
+int rx_init_decode(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog *prog,
+		   struct fast_stream *fs, uint32_t nfs)
+{
+	init_common(p, cfg, prog, fs);
+	return init_streams(p, cfg, fs, nfs);
 }
 
 /* ---- entries ---------------------------------------------------------- */
@@ -181,7 +229,7 @@ static void decode_range(const struct fast_stream *fs, uint64_t *off, uint64_t *
 }
 
 /* Pull one entry out of stream sid's fast_stream; 0 when it needs input. */
-static int drain(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
+static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 {
 	struct fast_stream *fs = &p->fs[sid];
 	struct rx_stream_stats *ss = &p->sst[sid];
@@ -225,15 +273,36 @@ static int drain(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 	return 0;
 }
 
+/* Hand stream bytes at stream offset `offset` to stream sid's deframer; it
+ * is drained (after the DATA entry, with RX_CFG_TAP_DATA) before anything else. */
+static void feed(struct rx_pipe *p, uint32_t sid, const uint8_t *data, uint32_t len, uint64_t offset)
+{
+	fast_stream_feed(&p->fs[sid], data, len);
+	p->active = (int32_t)sid;
+	p->st.bytes += len;
+	p->sst[sid].bytes += len;
+	p->tap_pending = (p->cfg.flags & RX_CFG_TAP_DATA) ? 1 : 0;
+	p->tap_offset = offset;
+	p->tap_len = len;
+	p->tap_data = data;
+}
+
+/* A mirror TOE event's stream: 1 when sid is a TCP stream, else counted. */
+static int tcp_stream(struct rx_pipe *p, uint32_t sid)
+{
+	if (sid < p->cfg.mtoe.max_conns && sid < p->nstreams)
+		return 1;
+	p->st.bad_stream++;
+	return 0;
+}
+
 /* Apply one mirror TOE event; 1 when it produced an entry. */
 static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *out)
 {
 	uint32_t sid = e->conn;
 	struct fast_stream *fs;
-	if (sid >= p->nstreams) {
-		p->st.bad_stream++;
+	if (!tcp_stream(p, sid))
 		return 0;
-	}
 	fs = &p->fs[sid];
 	switch (e->type) {
 	case MTOE_EV_OPEN:
@@ -246,18 +315,9 @@ static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *o
 		out->tick.hdr.type = TOE_REC_RESET;
 		return 1;
 	case MTOE_EV_DATA:
-		fast_stream_feed(fs, e->data, (uint32_t)e->len);
-		p->active = (int32_t)sid;
 		p->st.data_events++;
-		p->st.bytes += e->len;
-		p->sst[sid].bytes += e->len;
-		if (p->cfg.flags & RX_CFG_TAP_DATA) {
-			out_clear(out, RX_OUT_DATA, sid, p->now);
-			out->offset = e->offset;
-			out->len = e->len;
-			out->data = e->data;
-			return 1;
-		}
+		if (e->data)
+			feed(p, sid, e->data, (uint32_t)e->len, e->offset);
 		return 0;
 	case MTOE_EV_GAP:
 		fast_stream_restart(fs, e->offset + e->len);
@@ -272,82 +332,18 @@ static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *o
 	}
 }
 
-int rx_next(struct rx_pipe *p, struct rx_out *out)
+/* A listened datagram of port cfg.udp[idx]; 0 for a bad index (counted). */
+static int datagram(struct rx_pipe *p, uint32_t idx, const uint8_t *data, uint32_t len)
 {
-	uint32_t it;
-	if (p->cut_pending) {
-		p->cut_pending = 0;
-		p->sst[p->cut_stream].decode_errors++;
-		out_gap(p, out, p->cut_stream, p->cut_offset, p->cut_len, TOE_GAP_DECODE, STEP_E_BAD_LENGTH);
-		return 1;
-	}
-	if (p->tap_pending) {
-		p->tap_pending = 0;
-		out_clear(out, RX_OUT_DATA, (uint32_t)p->active, p->now);
-		out->offset = p->tap_offset;
-		out->len = p->pkt.payload_len;
-		out->data = p->pkt.payload;
-		return 1;
-	}
-	for (it = 0; it < RX_NEXT_ITERS; it++) {
-		if (p->active >= 0) {
-			if (drain(p, (uint32_t)p->active, out))
-				return 1;
-			p->active = -1;
-		}
-		if (p->ev_pos < p->nev) {
-			const struct mtoe_event *e = &p->ev[p->ev_pos];
-			p->ev_pos++;
-			if (event(p, e, out))
-				return 1;
-			continue;
-		}
-		if (!p->polling)
-			return 0;
-		p->nev = mtoe_poll(&p->mtoe, p->now_poll, p->ev, MTOE_SEG_EVENTS);
-		p->ev_pos = 0;
-		if (p->nev == 0) {
-			p->polling = 0;
-			return 0;
-		}
-	}
-	return 0;
-}
-
-/* Run pending work nobody read (a caller that did not drain). */
-static void flush(struct rx_pipe *p)
-{
-	struct rx_out tmp;
-	uint32_t k;
-	for (k = 0; k < RX_FLUSH_MAX; k++) {
-		if (!rx_next(p, &tmp))
-			break;
-		p->st.undrained++;
-	}
-	p->nev = 0;
-	p->ev_pos = 0;
-	p->active = -1;
-	p->polling = 0;
-	p->cut_pending = 0;
-	p->tap_pending = 0;
-}
-
-static void udp_frame(struct rx_pipe *p)
-{
-	uint16_t idx;
 	uint32_t sid;
 	struct fast_stream *fs;
-	if (!net_udp_input(&p->udp, &p->net, &p->pkt, &idx))
-		return;
-	if (idx >= p->cfg.nudp) {
+	if (idx >= p->cfg.nudp || idx >= RX_MAX_UDP) {
 		p->st.bad_stream++;
-		return;
+		return 0;
 	}
 	sid = p->cfg.mtoe.max_conns + idx;
 	fs = &p->fs[sid];
 	p->st.udp_listened++;
-	p->st.bytes += p->pkt.payload_len;
-	p->sst[sid].bytes += p->pkt.payload_len;
 	p->sst[sid].datagrams++;
 	if (fs->framing == FAST_FRAMING_STEP) {
 		/* whole messages per datagram: anything left over was cut short */
@@ -361,17 +357,130 @@ static void udp_frame(struct rx_pipe *p)
 			p->cut_len = dropped;
 		}
 	}
-	p->tap_offset = p->udp_off[idx];
-	p->tap_pending = (p->cfg.flags & RX_CFG_TAP_DATA) ? 1 : 0;
-	p->udp_off[idx] += p->pkt.payload_len;
-	fast_stream_feed(fs, p->pkt.payload, p->pkt.payload_len);
-	p->active = (int32_t)sid;
+	feed(p, sid, data, len, p->udp_off[idx]);
+	p->udp_off[idx] += len;
+	return 1;
+}
+
+int rx_drain(struct rx_pipe *p, struct rx_out *out)
+{
+	uint32_t it;
+	for (it = 0; it < RX_DRAIN_ITERS; it++) {
+		if (p->cut_pending) {
+			p->cut_pending = 0;
+			p->sst[p->cut_stream].decode_errors++;
+			out_gap(p, out, p->cut_stream, p->cut_offset, p->cut_len, TOE_GAP_DECODE,
+				STEP_E_BAD_LENGTH);
+			return 1;
+		}
+		if (p->tap_pending) {
+			p->tap_pending = 0;
+			out_clear(out, RX_OUT_DATA, (uint32_t)p->active, p->now);
+			out->offset = p->tap_offset;
+			out->len = p->tap_len;
+			out->data = p->tap_data;
+			return 1;
+		}
+		if (p->active >= 0) {
+			if (stream_next(p, (uint32_t)p->active, out))
+				return 1;
+			p->active = -1;
+		}
+		if (p->ev_pos >= p->nev)
+			return 0;
+		p->ev_pos++;
+		if (event(p, &p->ev[p->ev_pos - 1], out))
+			return 1;
+	}
+	return 0;
+}
+
+int rx_next(struct rx_pipe *p, struct rx_out *out)
+{
+	uint32_t b;
+	for (b = 0; b < RX_POLL_BATCHES; b++) {
+		if (rx_drain(p, out))
+			return 1;
+		if (!p->polling)
+			return 0;
+		p->nev = mtoe_poll(&p->mtoe, p->now_poll, p->ev, MTOE_SEG_EVENTS);
+		p->ev_pos = 0;
+		if (p->nev == 0) {
+			p->polling = 0;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static int busy(const struct rx_pipe *p)
+{
+	return p->active >= 0 || p->ev_pos < p->nev || p->polling || p->cut_pending || p->tap_pending;
+}
+
+/* Before a frame or poll: run pending work nobody read (a caller that did not drain). */
+static void flush(struct rx_pipe *p)
+{
+	struct rx_out tmp;
+	uint32_t k;
+	for (k = 0; k < RX_FLUSH_MAX; k++) {
+		if (!rx_next(p, &tmp))
+			break;
+		p->st.undrained++;
+	}
+	pending_clear(p);
+}
+
+/* Before an event, piece or datagram handed in: the same without the mirror
+ * TOE (rx_drain, not rx_next: no mtoe_poll in this call graph). */
+static void begin_event(struct rx_pipe *p, uint64_t now)
+{
+	struct rx_out tmp;
+	uint32_t k;
+	if (busy(p)) {
+		for (k = 0; k < RX_FLUSH_MAX; k++) {
+			if (!rx_drain(p, &tmp))
+				break;
+			p->st.undrained++;
+		}
+		pending_clear(p);
+	}
+	p->now = now;
+}
+
+int rx_event(struct rx_pipe *p, const struct mtoe_event *ev, uint64_t ts_ns)
+{
+	begin_event(p, ts_ns);
+	if (!tcp_stream(p, ev->conn))
+		return 0;
+	p->ev[0] = *ev;
+	p->nev = 1;
+	p->ev_pos = 0;
+	return 1;
+}
+
+int rx_feed(struct rx_pipe *p, uint32_t sid, const uint8_t *data, uint32_t len, uint64_t offset)
+{
+	begin_event(p, p->now);
+	if (sid >= p->nstreams) {
+		p->st.bad_stream++;
+		return 0;
+	}
+	feed(p, sid, data, len, offset);
+	return 1;
+}
+
+int rx_datagram(struct rx_pipe *p, uint32_t udp_index, const uint8_t *data, uint32_t len, uint64_t ts_ns)
+{
+	begin_event(p, ts_ns);
+	return datagram(p, udp_index, data, len);
 }
 
 int32_t rx_frame(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns)
 {
 	enum net_rx_verdict v;
-	if (p->active >= 0 || p->ev_pos < p->nev || p->polling || p->cut_pending || p->tap_pending)
+	uint16_t idx;
+	if (busy(p))
 		flush(p);
 	p->st.frames++;
 	p->now = ts_ns;
@@ -386,7 +495,8 @@ int32_t rx_frame(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t
 		break;
 	case NET_RX_UDP:
 		p->st.udp++;
-		udp_frame(p);
+		if (net_udp_input(&p->udp, &p->net, &p->pkt, &idx))
+			datagram(p, idx, p->pkt.payload, p->pkt.payload_len);
 		break;
 	case NET_RX_ARP:
 		p->st.arp++;
@@ -403,7 +513,7 @@ int32_t rx_frame(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t
 
 void rx_poll(struct rx_pipe *p, uint64_t now_ns)
 {
-	if (p->active >= 0 || p->ev_pos < p->nev || p->polling || p->cut_pending || p->tap_pending)
+	if (busy(p))
 		flush(p);
 	p->st.polls++;
 	/* entries keep the last frame's time when the poll is the end-of-capture one */

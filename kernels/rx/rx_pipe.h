@@ -54,6 +54,20 @@
  * ARP and ICMP frames are classified and counted only: rx_frame returns the
  * net_rx verdict and leaves the parsed frame in p->pkt for a caller that
  * answers them (net_arp_input / net_icmp_input).
+ *
+ * Per-event entry points, for a caller whose mirror TOE and listen table run
+ * elsewhere (the card's fast_top receives mtoe events and listened datagrams
+ * as messages): rx_init_decode sets up only the decoder half, and
+ *
+ *   rx_event(p, &ev, ts_ns);                 // one mirror TOE event, as rx_frame's TCP path applies it
+ *   rx_feed(p, sid, piece, n, offset);       // more bytes of a DATA event handed in piecewise (ev.data == 0)
+ *   rx_datagram(p, udp_index, data, len, ts_ns);  // a listened datagram, as rx_frame's UDP path
+ *   while (rx_drain(p, &out))                // rx_next without the mirror TOE's timers
+ *       use out;
+ *
+ * They share every line of the event and datagram handling with rx_frame,
+ * so the entries and counters are the same. rx_drain never calls the mirror
+ * TOE (mtoe_poll): a caller of these needs no struct mtoe and no listen table.
  */
 #ifndef RX_PIPE_H
 #define RX_PIPE_H
@@ -182,17 +196,18 @@ struct rx_pipe {
 	struct net_pkt pkt;
 	int32_t verdict;         /* enum net_rx_verdict */
 	/* pending work (private) */
-	uint64_t now;            /* rx_ns of the entries: frame time or poll time */
+	uint64_t now;            /* rx_ns of the entries: frame, poll, event or datagram time */
 	uint64_t now_poll;       /* time given to mtoe_poll */
 	uint32_t nev, ev_pos;
 	int32_t active;          /* stream whose fast_stream holds fed input, -1 none */
 	uint8_t polling;         /* events come from mtoe_poll: refill until it returns 0 */
 	uint8_t cut_pending;     /* a UDP message cut at a datagram end: report cut_* first */
-	uint8_t tap_pending;     /* RX_CFG_TAP_DATA: the datagram's DATA entry comes next */
+	uint8_t tap_pending;     /* RX_CFG_TAP_DATA: the DATA entry of the bytes just fed comes next */
 	uint8_t pad;
 	uint32_t cut_stream;
 	uint64_t cut_offset, cut_len;
-	uint64_t tap_offset;
+	uint64_t tap_offset, tap_len;
+	const uint8_t *tap_data;
 	uint64_t udp_off[RX_MAX_UDP]; /* stream offset of each port's next datagram */
 	struct mtoe_event ev[MTOE_SEG_EVENTS];
 	struct net_udp_table udp;
@@ -216,6 +231,50 @@ void rx_poll(struct rx_pipe *p, uint64_t now_ns);
 
 /* The next output entry: 1 with *out filled, 0 when the frame (or poll) is done. */
 int rx_next(struct rx_pipe *p, struct rx_out *out);
+
+/* ---- per-event entry points (see the top of this file) ----
+ *
+ * Like rx_frame, each of rx_event / rx_feed / rx_datagram first runs what
+ * the caller left undrained (counted in rx.undrained), but without the
+ * mirror TOE: an rx_poll's remaining timer events are not fetched (drain an
+ * rx_poll with rx_next). Entries carry the time ts_ns of the last rx_event /
+ * rx_datagram (rx_feed keeps it). */
+
+/* The decoder half of rx_init: p->cfg = *cfg, counters and pending work
+ * cleared, fs[0 .. RX_NSTREAMS(cfg)) initialised (TCP streams 0 ..
+ * cfg->mtoe.max_conns-1, then the UDP streams with cfg->udp[i].framing).
+ * Only cfg->mtoe.max_conns, cfg->nudp, cfg->udp[i].framing and cfg->flags
+ * are used: ports need not be set, p->net, p->mtoe and the listen table are
+ * not touched. Returns RX_OK, RX_ERR_UDP (nudp above RX_MAX_UDP) or
+ * RX_ERR_STREAMS (max_conns above MTOE_MAX_CONNS, fewer than
+ * RX_NSTREAMS(cfg) fast_streams). */
+int rx_init_decode(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog *prog,
+		   struct fast_stream *fs, uint32_t nfs);
+
+/* One mirror TOE event received at ts_ns (ev->conn: the TCP stream). DATA:
+ * ev->data[0..ev->len) is fed and must stay valid until rx_drain returns 0;
+ * with ev->data == 0 the event is only counted and its bytes follow through
+ * rx_feed. Returns 1, or 0 for a connection slot beyond cfg.mtoe.max_conns
+ * (counted in rx.bad_stream, nothing done). */
+int rx_event(struct rx_pipe *p, const struct mtoe_event *ev, uint64_t ts_ns);
+
+/* Bytes data[0..len) of stream sid at stream offset `offset` (the next part
+ * of a DATA event handed in piecewise; offset is only reported in
+ * RX_CFG_TAP_DATA entries). Drain with rx_drain before the next piece;
+ * data must stay valid until then. Returns 1, or 0 for sid not below
+ * p->nstreams (counted in rx.bad_stream). */
+int rx_feed(struct rx_pipe *p, uint32_t sid, const uint8_t *data, uint32_t len, uint64_t offset);
+
+/* A datagram's payload data[0..len) for the UDP port cfg.udp[udp_index]
+ * (stream cfg.mtoe.max_conns + udp_index), received at ts_ns: rx_frame's
+ * handling of a listened datagram after the listen table. data must stay
+ * valid until rx_drain returns 0. Returns 1, or 0 for udp_index not below
+ * cfg.nudp (counted in rx.bad_stream). */
+int rx_datagram(struct rx_pipe *p, uint32_t udp_index, const uint8_t *data, uint32_t len, uint64_t ts_ns);
+
+/* The next entry of the work handed in (rx_event, rx_feed, rx_datagram, or a
+ * frame's events): rx_next without fetching the mirror TOE's timer events. */
+int rx_drain(struct rx_pipe *p, struct rx_out *out);
 
 /* Name/value tables for tools (static names, declaration order; return the
  * table size). Not meant for synthesis. */

@@ -420,6 +420,23 @@ static void check_rings(const std::vector<union toe_record> &hw, const std::vect
 	CHECK_EQ(bad, 0);
 }
 
+/* Index of a TOE_FAST_CTRS counter, by name. */
+static uint32_t fast_ctr_index(const char *name)
+{
+	uint32_t i = 0, n = 0;
+	bool found = false;
+#define FAST_IDX(x)                                 \
+	if (!found && strcmp(#x, name) == 0) {      \
+		i = n;                              \
+		found = true;                       \
+	}                                           \
+	n++;
+	TOE_FAST_CTRS(FAST_IDX)
+#undef FAST_IDX
+	CHECK(found);
+	return i;
+}
+
 /* Counters of every kernel against the software path's. */
 static void check_counters(const swpath &sw, const net_stats &arp_ref, uint32_t nframes, uint64_t octets,
 			   uint64_t beats, uint32_t nticks)
@@ -778,6 +795,67 @@ static void test_feeds(const fast_prog *prog)
 		}
 		CHECK_EQ(k, 2);
 		CHECK(D.mac_tx.empty());
+	}
+
+	/* messages for streams fast_top does not have (a mirror TOE or udp_top
+	 * configured apart from it): each counted once in bad_stream, its
+	 * payload consumed, nothing written; the next datagram decodes as the
+	 * software path decodes it */
+	{
+		static uint8_t junk[300];
+		const uint32_t bad_i = fast_ctr_index("bad_stream"), bytes_i = fast_ctr_index("bytes");
+		const uint32_t listened_i = fast_ctr_index("udp_listened");
+		hw_msg m;
+		size_t sw0 = sw.ring.size();
+		for (k = 0; k < sizeof junk; k++)
+			junk[k] = (uint8_t)('8' + k % 7);
+		uint64_t msgs0 = ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 0), out0 = ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 1);
+		uint64_t bytes0 = ctr(TOE_KID_FAST, bytes_i), listened0 = ctr(TOE_KID_FAST, listened_i);
+		CHECK_EQ(ctr(TOE_KID_FAST, bad_i), 0);
+		/* DATA for slot MAX_CONNS: the first UDP stream's decoder, not a connection */
+		hw_msg_clear(m);
+		m.kind = HW_MSG_EV;
+		m.type = MTOE_EV_DATA;
+		m.stream = MAX_CONNS;
+		m.len = sizeof junk;
+		m.ev_len = sizeof junk;
+		m.ts_ns = g_now;
+		hw_send(D.ev, m, junk);
+		/* OPEN for a slot far beyond */
+		m.type = MTOE_EV_OPEN;
+		m.stream = 0xffff;
+		m.len = 0;
+		m.ev_len = 0;
+		hw_send(D.ev, m, junk);
+		/* a datagram of port 0 numbered as if the TCP streams were one fewer */
+		hw_msg_clear(m);
+		m.kind = HW_MSG_UDP;
+		m.stream = MAX_CONNS - 1;
+		m.offset = 0;
+		m.len = sizeof junk;
+		m.ts_ns = g_now;
+		hw_send(D.udp, m, junk);
+		/* a port index beyond the two configured, numbered consistently */
+		m.stream = MAX_CONNS + 5;
+		m.offset = 5;
+		hw_send(D.udp, m, junk);
+		run();
+		host_drain(hw);
+		CHECK_EQ(ctr(TOE_KID_FAST, bad_i), 4);
+		CHECK_EQ(ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 0), msgs0 + 4);
+		CHECK_EQ(ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 1), out0);
+		CHECK_EQ(ctr(TOE_KID_FAST, bytes_i), bytes0); /* nothing fed */
+		CHECK_EQ(ctr(TOE_KID_FAST, listened_i), listened0);
+		CHECK_EQ(hw.size(), sw0);
+		rx_frame(sw.p, dgram_frame.data(), (uint32_t)dgram_frame.size(), g_now);
+		sw_drain(sw);
+		CHECK(sw.ring.size() > sw0); /* the datagram holds records */
+		push_frame(dgram_frame);
+		run();
+		host_drain(hw);
+		check_rings(hw, sw.ring);
+		CHECK_EQ(ctr(TOE_KID_FAST, bad_i), 4);
+		CHECK_EQ(ctr(TOE_KID_FAST, listened_i), listened0 + 1);
 	}
 
 	/* a program that is not one: fast_top refuses it and drops its input */
