@@ -185,8 +185,8 @@ int main(int argc, char **argv)
 			int e = fast_dec_record(&dec, buf + off, n, &used, &rec);
 			if (e != FAST_OK) {
 				/* a raw stream has no message boundary to resume at */
-				fprintf(stderr, "toe-fastdump: offset %zu: %s; raw stream cannot resynchronise, stopping\n",
-					off + used, fast_err_name(e));
+				fprintf(stderr, "toe-fastdump: offset %zu (record at %zu): %s; raw stream cannot "
+					"resynchronise, stopping\n", off + used, off, fast_err_name(e));
 				failed = 1;
 				break;
 			}
@@ -232,6 +232,11 @@ int main(int argc, char **argv)
 					feed_json_line(stdout, &prog, &names, &fs.rec, fs.msg_seq);
 			}
 			off += n;
+		}
+		if (step_pending(&fs.step)) {
+			fprintf(stderr, "toe-fastdump: offset %" PRIu64 ": input ends inside a STEP message (%u bytes "
+				"not decoded)\n", fs.step.msg_start, step_pending(&fs.step));
+			failed = 1;
 		}
 		for (int e = 0; e < FAST_ERR_COUNT; e++)
 			t.errors[e] = fs.dec.errors[e] + fs.step.errors[e];

@@ -379,6 +379,11 @@ void step_resync(struct step_deframer *s, uint64_t offset)
 	s->offset = offset;
 }
 
+uint32_t step_pending(const struct step_deframer *s)
+{
+	return s->pos + (PEND_END(s->match) - PEND_RD(s->match));
+}
+
 /* Run the state machine over src[0..n), whose first byte is at stream offset
  * `base`. Returns the bytes consumed; stops after a message (STEP_MSG) or an
  * error (STEP_ERROR). After an error other than STEP_E_GARBAGE the failed

@@ -66,6 +66,11 @@ void step_init(struct step_deframer *s);
  * mid-stream join). `offset` is the stream offset of the next byte fed. */
 void step_resync(struct step_deframer *s, uint64_t offset);
 
+/* Bytes held of a message not yet complete (or of a failed one still to be
+ * re-read). Non-zero when the input has ended means it ended inside a
+ * message: those bytes were never decoded. */
+uint32_t step_pending(const struct step_deframer *s);
+
 /* Consume bytes from p[0..n). Returns the number consumed and sets *status:
  * STEP_MSG (s->msg valid until the next call), STEP_ERROR (s->err, counted in
  * s->errors) or STEP_NEED_MORE (all n consumed). Call again with the rest. */
