@@ -235,10 +235,11 @@ PLATFORM ?= xilinx_u50_gen3x16_xdma_5_202210_1
 xclbin:
 	sh kernels/hw/build_xclbin.sh $(PLATFORM) $(BUILD)/hw
 
-demo: all
+demo: all $(BUILD)/itest/mkpcap
 	@BUILD=$(BUILD) sh tests/demo.sh
 
 SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+SYSTEMDUNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/toe \
 		$(DESTDIR)$(PREFIX)/share/toed/templates $(DESTDIR)$(PREFIX)/lib/toed \
@@ -255,6 +256,9 @@ install: all
 	install -m 644 conf/templates/*.xml $(DESTDIR)$(PREFIX)/share/toed/templates/
 	$(if $(DAEMON_BPF),install -m 644 $(DAEMON_BPF) $(DESTDIR)$(PREFIX)/lib/toed/)
 	[ -e $(DESTDIR)$(SYSCONFDIR)/toed.conf ] || install -m 644 conf/toed.conf $(DESTDIR)$(SYSCONFDIR)/toed.conf
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed -e 's|/usr/bin/|$(PREFIX)/bin/|g' -e 's|/etc/toed.conf|$(SYSCONFDIR)/toed.conf|g' \
+		systemd/toed.service > $(DESTDIR)$(SYSTEMDUNITDIR)/toed.service
 
 clean:
 	rm -rf $(BUILD)

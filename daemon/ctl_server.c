@@ -401,6 +401,53 @@ static int reply_stats(struct ctl_server *s, struct ctl_conn *c, const struct to
 	return send_msg(s, c, &r, sizeof(r), NULL, 0);
 }
 
+/* toectl's requests: the daemon renders the answer, sent in as many parts as it needs. */
+static int reply_admin(struct ctl_server *s, struct ctl_conn *c, const struct toe_ctl_hdr *h)
+{
+	if (h->length != sizeof(struct toe_ctl_admin))
+		return send_error(s, c, h->id, h->type, EBADMSG, "ADMIN has the wrong length");
+	if (!s->cfg.on_admin)
+		return send_error(s, c, h->id, h->type, EOPNOTSUPP, "this server answers no admin requests");
+	const struct toe_ctl_admin *m = (const void *)c->buf;
+	struct ctl_peer peer = {.fd = c->fd, .pid = c->cred.pid, .uid = c->cred.uid, .gid = c->cred.gid,
+				.client_id = c->pc ? c->info.client_id : 0};
+	memcpy(peer.name, c->name, sizeof(peer.name));
+	uint32_t cmd = m->cmd, flags = m->flags;
+	char *text = NULL;
+	size_t len = 0;
+	int st = s->cfg.on_admin(s->cfg.arg, &peer, cmd, flags, &text, &len);
+	if (!text)
+		len = 0;
+	if (len > 65536) {
+		/* a long report: make room so that it goes out without waiting (best effort) */
+		int sz = len > (1u << 24) ? 1 << 24 : (int)len + 65536;
+		setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	}
+	const size_t max = TOE_CTL_MAX_MSG - sizeof(struct toe_ctl_admin_ok);
+	uint8_t *buf = malloc(TOE_CTL_MAX_MSG);
+	int e = buf ? 0 : -ENOMEM;
+	size_t off = 0;
+	while (!e) {
+		size_t n = len - off < max ? len - off : max;
+		struct toe_ctl_admin_ok r;
+		memset(&r, 0, sizeof(r));
+		toe_ctl_hdr_init(&r.hdr, TOE_CTL_ADMIN_OK, (uint32_t)(sizeof(r) + n), h->id);
+		r.cmd = cmd;
+		r.status = st < 0 ? (uint32_t)-st : 0;
+		r.more = off + n < len;
+		memcpy(buf, &r, sizeof(r));
+		if (n)
+			memcpy(buf + sizeof(r), text + off, n);
+		e = send_msg(s, c, buf, sizeof(r) + n, NULL, 0);
+		off += n;
+		if (off >= len)
+			break;
+	}
+	free(buf);
+	free(text);
+	return e;
+}
+
 static int dispatch(struct ctl_server *s, struct ctl_conn *c)
 {
 	struct toe_ctl_hdr h;
@@ -424,6 +471,8 @@ static int dispatch(struct ctl_server *s, struct ctl_conn *c)
 		return send_msg(s, c, &h, sizeof(h), NULL, 0);
 	case TOE_CTL_STATS:
 		return reply_stats(s, c, &h);
+	case TOE_CTL_ADMIN:
+		return reply_admin(s, c, &h);
 	default:
 		return send_error(s, c, h.id, h.type, EOPNOTSUPP, "unknown message type");
 	}

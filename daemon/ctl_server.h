@@ -22,10 +22,20 @@
 #ifndef CTL_SERVER_H
 #define CTL_SERVER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "pub_ring.h"
+
+struct ctl_peer {
+	int fd;
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	uint32_t client_id; /* 0: not subscribed */
+	char name[TOE_CTL_NAME_LEN];
+};
 
 struct ctl_config {
 	const char *path;   /* NULL: TOE_CTL_DEFAULT_PATH */
@@ -36,6 +46,12 @@ struct ctl_config {
 	unsigned msgs_per_event; /* messages handled per ctl_server_handle() call; 0: 16 */
 	void (*on_fd)(void *arg, int fd, int added); /* optional: watch / stop watching fd */
 	void *arg;
+	/* Optional: answer TOE_CTL_ADMIN (toectl). Put the answer in *text (malloc'd,
+	 * *len bytes; the server frees it) and return 0, or a negative errno that
+	 * becomes the answer's status (the text says why). NULL: ADMIN is refused
+	 * with EOPNOTSUPP. Called from ctl_server_handle(). */
+	int (*on_admin)(void *arg, const struct ctl_peer *peer, uint32_t cmd, uint32_t flags, char **text,
+			size_t *len);
 };
 
 struct ctl_stats {
@@ -47,15 +63,6 @@ struct ctl_stats {
 	uint64_t subscribes;
 	uint64_t slow_clients; /* disconnected because a reply did not fit */
 	uint64_t fds_refused;  /* descriptors clients tried to pass us */
-};
-
-struct ctl_peer {
-	int fd;
-	pid_t pid;
-	uid_t uid;
-	gid_t gid;
-	uint32_t client_id; /* 0: not subscribed */
-	char name[TOE_CTL_NAME_LEN];
 };
 
 struct ctl_server;

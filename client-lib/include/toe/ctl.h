@@ -16,6 +16,10 @@
  *                  ring and carries no fds (nfds = 0).
  *   UNSUBSCRIBE -> OK                          (the ring is reclaimed)
  *   STATS       -> STATS_OK
+ *   ADMIN       -> ADMIN_OK, in one or more parts (the last has more = 0):
+ *                  toectl's reports (status, stats, clients) and reload, as
+ *                  text or JSON rendered by the daemon. Added within version
+ *                  1: a daemon without them answers ERROR EOPNOTSUPP.
  *   anything malformed, unknown or refused -> ERROR (errno value + text).
  * After an ERROR for a bad magic, a length outside [header, TOE_CTL_MAX_MSG]
  * or a lost framing, the daemon closes the connection; other errors leave it
@@ -51,6 +55,8 @@ enum toe_ctl_type {
 	TOE_CTL_STATS = 7,
 	TOE_CTL_STATS_OK = 8,
 	TOE_CTL_BYE = 9,
+	TOE_CTL_ADMIN = 10,
+	TOE_CTL_ADMIN_OK = 11,
 	TOE_CTL_ERROR = 127,
 };
 
@@ -133,6 +139,32 @@ struct toe_ctl_stats_ok {
 	uint64_t hangups;
 };
 
+/* toe_ctl_admin.cmd */
+enum toe_admin_cmd {
+	TOE_ADMIN_STATUS = 1,  /* the daemon's state, live settings, key counters */
+	TOE_ADMIN_STATS = 2,   /* counters of every block, per connection, stream and client */
+	TOE_ADMIN_CLIENTS = 3, /* control connections and their rings */
+	TOE_ADMIN_RELOAD = 4,  /* reload the configuration file (root or the daemon's user only) */
+};
+#define TOE_ADMIN_F_JSON 0x1u /* the answer is one JSON document instead of text */
+
+struct toe_ctl_admin {
+	struct toe_ctl_hdr hdr;
+	uint32_t cmd;   /* enum toe_admin_cmd */
+	uint32_t flags; /* TOE_ADMIN_F_* */
+};
+
+/* Followed by hdr.length - sizeof(struct toe_ctl_admin_ok) bytes of the answer's
+ * text (UTF-8, no NUL). A long answer comes in several messages with the same
+ * id; the last one has more = 0 and carries the status. */
+struct toe_ctl_admin_ok {
+	struct toe_ctl_hdr hdr;
+	uint32_t cmd;
+	uint32_t status; /* 0, or a positive errno: EINVAL reload refused (bad file), EPERM not allowed */
+	uint32_t more;   /* 1: another part follows */
+	uint32_t reserved;
+};
+
 struct toe_ctl_error {
 	struct toe_ctl_hdr hdr;
 	int32_t error;     /* positive errno value */
@@ -155,6 +187,8 @@ TOE_STATIC_ASSERT(sizeof(struct toe_ctl_subscribed) == 56, "subscribed");
 TOE_STATIC_ASSERT(sizeof(struct toe_ctl_stats_ok) == 96, "stats_ok");
 TOE_STATIC_ASSERT(sizeof(struct toe_ctl_error) == 120, "error");
 TOE_STATIC_ASSERT(sizeof(struct toe_ctl_bye) == 24, "bye");
+TOE_STATIC_ASSERT(sizeof(struct toe_ctl_admin) == 24, "admin");
+TOE_STATIC_ASSERT(sizeof(struct toe_ctl_admin_ok) == 32, "admin_ok");
 TOE_STATIC_ASSERT(sizeof(struct toe_ctl_subscribe) + 4 * TOE_CTL_MAX_CHANNELS +
 			  TOE_SECURITY_ID_LEN * TOE_CTL_MAX_SECURITIES <= TOE_CTL_MAX_MSG,
 		  "largest subscribe fits");

@@ -1,0 +1,144 @@
+/* toed_dataplane.h - the data-plane thread of the software backend: source -> rx_pipe -> publisher.
+ *
+ *   toed_dp_prepare()  builds the pipeline's configuration from toed.conf and
+ *                      allocates its memory (control thread, at start);
+ *   toed_dp_open()     opens the frame source (as root, before privileges are
+ *                      dropped; the thread only uses it afterwards);
+ *   toed_dp_start()    starts the thread, which pins itself and takes its
+ *                      scheduling priority when configured (a refusal is a
+ *                      warning), then loops: burst of frames -> rx_frame ->
+ *                      drain -> pub_publish, rx_poll for the mirror TOE's
+ *                      timers, pub_tick for the clients' heartbeat, busy-polling
+ *                      or sleeping in src_wait;
+ *   toed_dp_stop()     asks it to stop and joins it (bounded).
+ *
+ * pcap replays are paced here, not by the source (opened "as fast as
+ * possible" and looping forever), so that [source] pcap_pace and pcap_loop
+ * can change live; the last play ends the replay: the remaining holes become
+ * gaps (rx_poll at the end of time) and the thread idles, still beating.
+ *
+ * The thread tells the control loop about state changes (live, replay over,
+ * failure) through an eventfd, publishes its counters every 100 ms into a
+ * snapshot (try-lock: it never waits for a reader), and bumps a heartbeat
+ * counter on every turn of its loop: the watchdog pings systemd only while
+ * that counter moves.
+ */
+#ifndef TOED_DATAPLANE_H
+#define TOED_DATAPLANE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "pub_ring.h"
+#include "rx/rx_pipe.h"
+#include "src.h"
+#include "toed_record.h"
+
+enum toed_dp_state {
+	TOED_DP_IDLE = 0,    /* prepared, not started */
+	TOED_DP_STARTING = 1,
+	TOED_DP_LIVE = 2,    /* source open and polled at least once */
+	TOED_DP_ENDED = 3,   /* pcap replay over: idling */
+	TOED_DP_FAILED = 4,  /* the source failed: the thread has stopped */
+	TOED_DP_STOPPED = 5,
+};
+
+/* The keys that change live (a reload hands them over). */
+struct toed_dp_live {
+	int32_t cpu;          /* -1: not pinned */
+	uint32_t priority;    /* 0: SCHED_OTHER */
+	uint32_t busy_poll;
+	double pace;          /* pcap: 0 as fast as possible, 1 recorded, else a factor */
+	uint32_t loops;       /* pcap: plays, 0 = forever */
+	uint64_t gap_timeout_ns;
+	uint64_t idle_timeout_ns;
+};
+
+struct toed_dp_conn {
+	uint8_t state;    /* enum mtoe_state at the last snapshot while in use */
+	uint8_t syn_seen;
+	uint16_t flow;    /* index in the mirror TOE's flows */
+	int32_t feed;     /* index in the configuration's feeds, -1 unknown */
+	uint32_t saddr, daddr;
+	uint16_t sport, dport;
+	uint64_t nxt_off;
+	struct mtoe_conn_stats st;
+};
+
+/* Counters of every block, as of taken_ns. */
+struct toed_dp_snapshot {
+	uint64_t taken_ns;        /* CLOCK_MONOTONIC, 0: none yet */
+	uint32_t state;           /* enum toed_dp_state */
+	uint32_t nconns;          /* entries of conn[] in use: the configured connections */
+	uint32_t nstreams;
+	uint32_t nudp;
+	uint64_t frames;          /* frames given to the pipeline */
+	uint64_t turns, bursts, waits, published, unmapped_records;
+	uint64_t replay_plays;    /* pcap: plays completed */
+	struct src_stats src;
+	struct net_stats net;
+	struct rx_stats rx;
+	struct mtoe_stats mtoe;
+	uint16_t udp_port[RX_MAX_UDP];
+	struct toed_dp_conn conn[MTOE_MAX_CONNS];
+	struct rx_stream_stats sst[RX_MAX_STREAMS];
+	uint64_t messages[RX_MAX_STREAMS];
+	uint64_t errors[RX_MAX_STREAMS][FAST_ERR_COUNT]; /* deframer + decoder, by fast_err code */
+};
+
+struct toed_dp {
+	/* set by prepare/open, read-only once the thread runs */
+	struct rx_cfg rxcfg;
+	uint16_t flow_feed[TOED_MAX_FEEDS];
+	const struct fast_prog *prog;
+	int src_kind;             /* enum src_kind */
+	char src_desc[256];
+	struct src *src;
+	struct pub *pub;
+	struct toed_record *rec;
+	int event_fd;             /* written on every state change */
+	uint64_t test_stall_ns;   /* hidden test option: stall this long after going live (0: never) */
+	/* memory of the pipeline */
+	struct rx_pipe *pipe;
+	struct fast_stream *fs;
+	uint8_t *mbuf;
+	uint64_t mbuf_len;
+	/* shared */
+	uint32_t state;           /* atomic, enum toed_dp_state */
+	uint32_t stop;            /* atomic */
+	uint64_t heartbeat;       /* atomic */
+	uint32_t live_gen;        /* atomic: bumped when live changes */
+	pthread_mutex_t live_lock;
+	struct toed_dp_live live;
+	pthread_mutex_t snap_lock;
+	struct toed_dp_snapshot *snap;
+	char err[512];            /* why the source failed (before state FAILED) */
+	pthread_t thread;
+	int started;
+	/* data-plane thread only */
+	struct toed_dp_snapshot *work; /* snapshot being assembled */
+};
+
+/* Build the pipeline's configuration and allocate it. 0, or -1 with err (a
+ * configuration this backend cannot run: treat like a bad config file). */
+int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pub *pub, struct toed_record *rec,
+		    char *err, size_t errlen);
+/* Open the source described by cfg. bpf_obj: the XDP program (AF_XDP). */
+int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *bpf_obj, char *err, size_t errlen);
+int toed_dp_start(struct toed_dp *dp);
+/* Ask the thread to stop and wait up to timeout_ms. 0 stopped, -1 still running. */
+int toed_dp_stop(struct toed_dp *dp, int timeout_ms);
+/* Free everything (after toed_dp_stop; closes the source). */
+void toed_dp_destroy(struct toed_dp *dp);
+
+void toed_dp_live_from_config(struct toed_dp_live *l, const struct toed_config *cfg);
+void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l);
+
+uint32_t toed_dp_state(const struct toed_dp *dp);
+uint64_t toed_dp_heartbeat(const struct toed_dp *dp);
+/* Copy the latest snapshot (blocks only while the thread copies into it). */
+void toed_dp_snapshot(struct toed_dp *dp, struct toed_dp_snapshot *out);
+const char *toed_dp_state_name(uint32_t state);
+
+#endif
