@@ -43,7 +43,15 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 PKGS     := libxml-2.0 libpcap inih libxdp libbpf liburing libsystemd
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LIBS       = $(PKG_LIBS) -lm
+# XRT (the card backend): daemon/xrt_real.c is real only with Debian's libxrt-dev; without it, it
+# builds as a stub that says so. Link order per design.md: coreutil alone aborts without XILINX_XRT.
+HAVE_XRT := $(shell test -f /usr/include/xrt/xrt/xrt_device.h -a -f /usr/include/uuid/uuid.h && echo 1)
+ifeq ($(HAVE_XRT),1)
+XRT_CFLAGS := -DTOED_HAVE_XRT -isystem /usr/include/xrt
+XRT_LIBS   := -Wl,--no-as-needed -lxrt_core -Wl,--as-needed -lxrt_coreutil -luuid -lstdc++
+DLIB_CXX   := $(wildcard daemon/*.cpp)
+endif
+LIBS       = $(PKG_LIBS) $(XRT_LIBS) -lm
 
 CFLAGS_REL = $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) $(RELFLAGS) $(DEPFLAGS)
 CFLAGS_SAN = $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) $(SANFLAGS) $(DEPFLAGS)
@@ -89,8 +97,6 @@ DEPS_OK   := $(BUILD)/.deps-ok
 
 .PHONY: all deps test bench fuzz demo install clean test-build xclbin
 .DEFAULT_GOAL := all
-# keep the objects of programs between builds
-.SECONDARY:
 
 all: $(DEPS_OK) $(REL_CORE) $(REL_CLIB) $(if $(CLIB_SRC),$(SO_CLIB)) $(TOOLS) $(BPF_OBJS)
 
@@ -135,11 +141,23 @@ $(SO_CLIB): $(patsubst %.c,$(BUILD)/pic/%.o,$(CLIB_SRC)) client-lib/toeclient.ma
 	$(CC) -shared -Wl,-soname,libtoeclient.so.1 -Wl,--version-script=client-lib/toeclient.map \
 		$(filter %.o,$^) -lpthread -o $@
 
-$(REL_DLIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(DLIB_SRC))
+# only xrt_real.c and the C++ wrapper see the XRT headers (a global -isystem could shadow ours)
+$(BUILD)/obj/daemon/xrt_real.o: CFLAGS_REL += $(XRT_CFLAGS)
+$(BUILD)/asan/obj/daemon/xrt_real.o: CFLAGS_SAN += $(XRT_CFLAGS)
+CXXFLAGS_REL = -std=c++17 $(WARN) $(DEFS) $(INCLUDES) $(XRT_CFLAGS) $(RELFLAGS) $(DEPFLAGS)
+CXXFLAGS_SAN = -std=c++17 $(WARN) $(DEFS) $(INCLUDES) $(XRT_CFLAGS) $(SANFLAGS) $(DEPFLAGS)
+$(BUILD)/obj/%.o: %.cpp | $(DEPS_OK)
+	@mkdir -p $(@D)
+	g++ $(CXXFLAGS_REL) -c $< -o $@
+$(BUILD)/asan/obj/%.o: %.cpp | $(DEPS_OK)
+	@mkdir -p $(@D)
+	g++ $(CXXFLAGS_SAN) -c $< -o $@
+
+$(REL_DLIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(DLIB_SRC)) $(patsubst %.cpp,$(BUILD)/obj/%.o,$(DLIB_CXX))
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(SAN_DLIB): $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(DLIB_SRC))
+$(SAN_DLIB): $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(DLIB_SRC)) $(patsubst %.cpp,$(BUILD)/asan/obj/%.o,$(DLIB_CXX))
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 

@@ -4,7 +4,7 @@
 # the exact apt-get line and fails. Called by the Makefile before building.
 set -eu
 PKGS="gcc g++ make pkg-config clang llvm libclang-rt-14-dev libxml2-dev libpcap-dev \
-libinih-dev libbpf-dev libxdp-dev liburing-dev libsystemd-dev \
+libinih-dev libbpf-dev libxdp-dev liburing-dev libsystemd-dev libxrt-dev uuid-dev \
 python3 iproute2 ethtool tcpdump tcpreplay"
 missing=""
 for p in $PKGS; do
