@@ -1,4 +1,11 @@
-/* toed_admin.c - status, counters and clients for toectl, as text or JSON (see toed_admin.h). */
+/* toed_admin.c - status, counters and clients for toectl, as text or JSON (see toed_admin.h).
+ *
+ * With backend = xrt the software pipeline's blocks (source, network, receive
+ * pipeline, mirror TOE, connections, streams) do not exist: stats has a
+ * "card" block instead, every counter toe_xrt_counters() reads (CMAC, each
+ * kernel's status and counters, the host side of the ring) under its own
+ * name, as of the data plane's last read (every second).
+ */
 #include "toed_admin.h"
 
 #include <arpa/inet.h>
@@ -147,6 +154,25 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A card counter of the snapshot by name; 0 when absent. */
+static int card_value(const struct toed_dp_snapshot *s, const char *name, uint64_t *v)
+{
+	for (uint32_t i = 0; i < s->ncard; i++)
+		if (!strcmp(s->card_ctr[i].name, name)) {
+			*v = s->card_ctr[i].value;
+			return 1;
+		}
+	return 0;
+}
+
+static const char *card_link(const struct toed_dp_snapshot *s)
+{
+	uint64_t up;
+	if (!card_value(s, "cmac_0.link_up", &up))
+		return "unknown";
+	return up ? "up" : "down";
+}
+
 /* ---- status --------------------------------------------------------------------------- */
 
 static const char *pace_str(const struct toed_config *c, char *buf, size_t len)
@@ -191,6 +217,8 @@ static void report_status(struct toed *t, struct out *o, const struct toed_dp_sn
 	kv_i64(o, "cpu", c->dataplane.cpu);
 	kv_u64(o, "priority", c->dataplane.priority);
 	kv_bool(o, "busy_poll", c->dataplane.busy_poll);
+	if (s->card)
+		kv_str(o, "card_link", card_link(s));
 	end(o);
 	begin(o, "systemd", "systemd");
 	kv_bool(o, "notify", t->notify.enabled);
@@ -231,6 +259,30 @@ static void report_status(struct toed *t, struct out *o, const struct toed_dp_sn
 
 /* ---- stats ------------------------------------------------------------------------------ */
 
+static void report_common(struct toed *t, struct out *o);
+
+/* backend = xrt: the data plane's side, then every counter of the card. */
+static void report_card(struct toed *t, struct out *o, const struct toed_dp_snapshot *s)
+{
+	begin(o, "pipeline", "pipeline");
+	kv_u64(o, "frames", s->frames);
+	kv_u64(o, "published", s->published);
+	kv_u64(o, "bad_records", s->bad_records);
+	kv_u64(o, "polls_with_records", s->bursts);
+	kv_u64(o, "turns", s->turns);
+	kv_u64(o, "waits", s->waits);
+	kv_u64(o, "heartbeat", toed_dp_heartbeat(&t->dp));
+	end(o);
+
+	begin(o, "card", "card");
+	kv_str(o, "describe", t->dp.src_desc);
+	kv_str(o, "link", card_link(s));
+	kv_u64(o, "counters_age_ms", s->card_taken_ns ? (mono_ns() - s->card_taken_ns) / 1000000ull : 0);
+	for (uint32_t i = 0; i < s->ncard && i < TOE_XRT_MAX_COUNTERS; i++)
+		kv_u64(o, s->card_ctr[i].name, s->card_ctr[i].value);
+	end(o);
+}
+
 #define MTOE_GLOBAL(X)                                                                             \
 	X(packets) X(not_tcp) X(not_followed) X(reverse) X(no_conn) X(no_slot) X(opens) X(joins)    \
 	X(restarts) X(closes) X(after_close) X(bytes) X(gaps) X(gap_bytes) X(ev_short) X(ev_overflow)
@@ -260,6 +312,12 @@ static void report_stats(struct toed *t, struct out *o, const struct toed_dp_sna
 		fprintf(o->f, "data plane %s, snapshot %" PRIu64 " ms old (counters that are 0 are left out; --json has all)\n",
 			toed_dp_state_name(s->state), (uint64_t)(s->taken_ns ? (mono_ns() - s->taken_ns) / 1000000ull : 0));
 		o->omit_zero = 1;
+	}
+
+	if (s->card) {
+		report_card(t, o, s);
+		report_common(t, o);
+		return;
 	}
 
 	begin(o, "source", "source");
@@ -352,7 +410,12 @@ static void report_stats(struct toed *t, struct out *o, const struct toed_dp_sna
 		end(o);
 	}
 	end_array(o);
+	report_common(t, o);
+}
 
+/* The blocks both backends have: publisher, control socket, recorder. */
+static void report_common(struct toed *t, struct out *o)
+{
 	struct pub_stats ps;
 	pub_get_stats(t->pub, &ps);
 	begin(o, "publisher", "publisher");

@@ -1,4 +1,16 @@
-/* toed_daemon.c - start-up and shutdown of toed (see toed_daemon.h). */
+/* toed_daemon.c - start-up and shutdown of toed (see toed_daemon.h).
+ *
+ * With [device] backend = xrt, step 4 brings the card up instead of opening a
+ * frame source (toed_dp_open: xclbin, UUID, HBM ring, kernels, the link),
+ * still as root and before READY=1; a card that cannot come up is one log
+ * line saying what to do, and exit 1.
+ *
+ * Test builds (TOED_DP_TEST_HOOKS, toed_dataplane.h) honour two environment
+ * variables with backend = xrt: TOED_TEST_FAKE_CARD=CAPTURE (a pcap) runs the
+ * card path against the fake card of the unit tests, fed with the capture's
+ * frames; TOED_TEST_FAKE_CARD_FAIL=1 makes that card fail once the capture
+ * is in (a device error at run time). A release toed ignores both.
+ */
 #include "toed_daemon.h"
 
 #include <errno.h>
@@ -301,19 +313,40 @@ int toed_run(const struct toed_opts *opt)
 		goto out;
 	if (toed_record_configure(t->rec, t->cfg->record.pcap, t->cfg->record.ticks, err, sizeof err) < 0)
 		log_err("%s", err);
-	if (t->cfg->source.type == TOED_SRC_AF_XDP) {
-		find_bpf(t);
-		log_info("XDP program: %s", t->bpf_path);
+	if (t->cfg->device.backend == TOED_BACKEND_XRT) {
+#ifdef TOED_DP_TEST_HOOKS
+		const char *fake = getenv("TOED_TEST_FAKE_CARD");
+		const char *fail = getenv("TOED_TEST_FAKE_CARD_FAIL");
+		if (fake && *fake) {
+			t->dp.test_fake_card = fake;
+			t->dp.test_fake_fail = fail && *fail && strcmp(fail, "0") != 0;
+			log_warn("TEST: a fake card fed from %s instead of the card (TOED_TEST_FAKE_CARD)%s", fake,
+				 t->dp.test_fake_fail ? ", failing once the capture is in (TOED_TEST_FAKE_CARD_FAIL)" : "");
+		}
+#endif
+		if (t->cfg->record.pcap[0])
+			log_warn("[record] pcap: with backend = xrt the frames stay on the card; only [record] ticks "
+				 "records anything");
+		if (toed_dp_open(&t->dp, t->cfg, NULL, err, sizeof err) < 0) {
+			log_err("%s", err);
+			goto out;
+		}
+		log_info("card: %s", t->dp.src_desc);
+	} else {
+		if (t->cfg->source.type == TOED_SRC_AF_XDP) {
+			find_bpf(t);
+			log_info("XDP program: %s", t->bpf_path);
+		}
+		if (toed_dp_open(&t->dp, t->cfg, t->bpf_path, err, sizeof err) < 0) {
+			log_err("source: %s", err);
+			goto out;
+		}
+		log_info("source: %s", t->dp.src_desc);
 	}
-	if (toed_dp_open(&t->dp, t->cfg, t->bpf_path, err, sizeof err) < 0) {
-		log_err("source: %s", err);
-		goto out;
-	}
-	log_info("source: %s", t->dp.src_desc);
 
 	/* 5. privileges, then the data-plane thread (it inherits what is left) */
 	uint64_t keep = TOED_CAP(23) /* CAP_SYS_NICE: [dataplane] priority is live */;
-	if (t->cfg->source.type == TOED_SRC_AF_XDP)
+	if (t->cfg->device.backend == TOED_BACKEND_SW && t->cfg->source.type == TOED_SRC_AF_XDP)
 		keep |= TOED_CAP(12); /* CAP_NET_ADMIN: detach the XDP program at exit */
 	toed_priv_drop(opt->user, keep);
 	t->dp.test_stall_ns = opt->test_stall_ms * 1000000ull;

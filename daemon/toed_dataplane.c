@@ -1,4 +1,4 @@
-/* toed_dataplane.c - the data-plane thread: frames in, ticks out (see toed_dataplane.h). */
+/* toed_dataplane.c - the data-plane thread: frames or the card's ring in, ticks out (see toed_dataplane.h). */
 #include "toed_dataplane.h"
 
 #include <errno.h>
@@ -11,12 +11,24 @@
 #include <unistd.h>
 
 #include "toed_log.h"
+#include "xrt_xclbin.h"
+#ifdef TOED_DP_TEST_HOOKS
+#include "xrt_fake.h"
+#endif
 
 #define DP_BURST 64
 #define DP_BATCH 64
 #define DP_WAIT_MS 10               /* longest sleep: bounds heartbeat and pub_tick delays */
 #define DP_SNAP_NS 100000000ull     /* counters published every 100 ms */
-#define DP_POLL_NS 1000000ull       /* mirror TOE timers every 1 ms of (source) time */
+#define DP_POLL_NS 1000000ull       /* mirror TOE timers every 1 ms of (source) time; the card's clock */
+#define DP_CARD_BATCH 256           /* records per toe_xrt_poll: each call costs a register read and write */
+#define DP_CARD_POLLS 16            /* polls per turn at most: the heartbeat and pub_tick run in between */
+#define DP_CARD_IDLE_NS 50000ull    /* busy_poll = no: sleep between empty polls of the card, */
+#define DP_CARD_QUIET_NS 1000000ull /* ... or this long once nothing came for DP_CARD_QUIET_AFTER */
+#define DP_CARD_QUIET_AFTER 100000000ull
+#define DP_CARD_CTR_NS 1000000000ull /* the card's counters (~200 register reads) every second */
+#define DP_FAKE_FRAMES 8            /* test hook: frames fed to the fake card per turn, once its ring is drained */
+#define DP_FAKE_SLOTS 512u          /* test hook: records per channel: a short capture wraps the ring */
 
 static uint64_t mono_ns(void)
 {
@@ -80,6 +92,64 @@ void toed_dp_live_from_config(struct toed_dp_live *l, const struct toed_config *
 	l->idle_timeout_ns = (uint64_t)cfg->tcp.idle_timeout_s * 1000000000ull;
 }
 
+/* backend = xrt: what the card cannot run and a file that is no xclbin are
+ * configuration errors, found before anything starts (toe_xrt_open checks
+ * the same and the rest of the xclbin, later). */
+static int card_check(const struct toed_dp *dp, const struct toed_config *cfg, char *err, size_t errlen)
+{
+	struct toe_xrt_params p;
+	struct toe_hw_wr *w = calloc(TOE_HW_CFG_MAX_WRITES, sizeof *w);
+	struct toe_xclbin *x = calloc(1, sizeof *x);
+	const struct rx_cfg *rc = &dp->rxcfg;
+	char why[512];
+	int n, r;
+	if (!w || !x) {
+		free(w);
+		free(x);
+		snprintf(err, errlen, "data plane: out of memory");
+		return -1;
+	}
+	r = toe_xclbin_read(cfg->device.xclbin, x, why, sizeof why);
+	free(x);
+	if (r < 0) {
+		free(w);
+		snprintf(err, errlen, "%s: [device] xclbin: %s (backend = xrt loads it onto the card)", cfg->path, why);
+		return -1;
+	}
+	toe_xrt_params_from_config(&p, cfg, rc);
+	n = toe_hw_cfg_writes(rc, &p.hw, w, TOE_HW_CFG_MAX_WRITES);
+	free(w);
+	switch (n) {
+	case TOE_HWCFG_E_CONNS:
+		snprintf(err, errlen, "%s: [tcp] connections = %u: the card's mirror TOE follows at most %u (backend = xrt)",
+			 cfg->path, rc->mtoe.max_conns, TOE_HW_TCP_STREAMS);
+		return -1;
+	case TOE_HWCFG_E_BUF:
+		snprintf(err, errlen, "%s: [tcp] connections x window = %u x %u bytes: above the card's %u bytes of "
+				      "reassembly memory (backend = xrt)",
+			 cfg->path, rc->mtoe.max_conns, rc->mtoe.window, (unsigned)TOE_HW_MTOE_BUF);
+		return -1;
+	case TOE_HWCFG_E_FLOWS:
+		snprintf(err, errlen, "%s: %u TCP feeds: the card holds %u feed filters (backend = xrt)", cfg->path,
+			 rc->mtoe.nflows, TOE_MTOE_MAX_FLOWS);
+		return -1;
+	case TOE_HWCFG_E_UDP:
+		snprintf(err, errlen, "%s: %u UDP ports (UDP feeds and [udp] ports): the card listens to at most %u "
+				      "(backend = xrt)",
+			 cfg->path, rc->nudp, TOE_HW_UDP_STREAMS);
+		return -1;
+	case TOE_HWCFG_E_ADDRS:
+		snprintf(err, errlen, "%s: %u port addresses: the card holds %u (backend = xrt)", cfg->path,
+			 rc->net.naddr, TOE_ETH_MAX_ADDRS);
+		return -1;
+	default:
+		if (n >= 0)
+			return 0;
+		snprintf(err, errlen, "%s: the card cannot run this configuration (error %d)", cfg->path, n);
+		return -1;
+	}
+}
+
 int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pub *pub, struct toed_record *rec,
 		    char *err, size_t errlen)
 {
@@ -88,11 +158,12 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 	dp->event_fd = -1;
 	pthread_mutex_init(&dp->live_lock, NULL);
 	pthread_mutex_init(&dp->snap_lock, NULL);
-	if (cfg->device.backend != TOED_BACKEND_SW) {
-		snprintf(err, errlen, "%s: [device] backend = %s: this toed has no card backend built in; use backend = sw",
-			 cfg->path, toed_backend_name(cfg->device.backend));
+	if (cfg->device.backend != TOED_BACKEND_SW && cfg->device.backend != TOED_BACKEND_XRT) {
+		snprintf(err, errlen, "%s: [device] backend = %s: unknown to this toed", cfg->path,
+			 toed_backend_name(cfg->device.backend));
 		return -1;
 	}
+	dp->backend = cfg->device.backend;
 	if (!cfg->fast.have_prog) {
 		snprintf(err, errlen, "%s: [fast] templates: no compiled template program", cfg->path);
 		return -1;
@@ -116,6 +187,17 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 			    err, errlen) < 0)
 			return -1;
 	toed_dp_live_from_config(&dp->live, cfg);
+	if (dp->backend == TOED_BACKEND_XRT) {
+		/* the card runs the pipeline: no software copy, only its limits to check */
+		dp->snap = calloc(1, sizeof *dp->snap);
+		dp->work = calloc(1, sizeof *dp->work);
+		dp->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (!dp->snap || !dp->work || dp->event_fd < 0) {
+			snprintf(err, errlen, "data plane: out of memory");
+			return -1;
+		}
+		return card_check(dp, cfg, err, errlen);
+	}
 
 	uint32_t nfs = RX_NSTREAMS(rc);
 	dp->mbuf_len = MTOE_BUF_BYTES(rc->mtoe.max_conns, rc->mtoe.window);
@@ -138,8 +220,100 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 	return 0;
 }
 
+static void card_log(void *arg, int prio, const char *msg)
+{
+	(void)arg;
+	toed_log(prio, "%s", msg);
+}
+
+#ifdef TOED_DP_TEST_HOOKS
+/* Test hook: the fake card's device operations, whose registers fail on demand. */
+static struct toe_devops fake_ops;
+static int fake_failing; /* atomic */
+
+static int fake_reg_read(void *ip, uint32_t off, uint32_t *v)
+{
+	if (__atomic_load_n(&fake_failing, __ATOMIC_RELAXED))
+		return -EIO;
+	return toe_devops_fake.reg_read(ip, off, v);
+}
+
+static int fake_reg_write(void *ip, uint32_t off, uint32_t v)
+{
+	if (__atomic_load_n(&fake_failing, __ATOMIC_RELAXED))
+		return -EIO;
+	return toe_devops_fake.reg_write(ip, off, v);
+}
+
+static int fake_open(struct toed_dp *dp, const struct toed_config *cfg, struct toe_xrt_params *p,
+		     const struct toe_devops **ops, void **ctx, char *err, size_t errlen)
+{
+	struct toe_fake_cfg fc;
+	struct src_cfg sc;
+	memset(&fc, 0, sizeof fc);
+	fc.bdf = cfg->device.pci[0] ? cfg->device.pci : NULL;
+	dp->fake = toe_fake_new(&fc);
+	if (!dp->fake) {
+		snprintf(err, errlen, "fake card: out of memory");
+		return -1;
+	}
+	memset(&sc, 0, sizeof sc);
+	sc.kind = SRC_PCAP;
+	sc.pcap_path = dp->test_fake_card;
+	sc.loops = 1;
+	if (src_open(&dp->fake_src, &sc, err, errlen) < 0)
+		return -1;
+	fake_ops = toe_devops_fake;
+	fake_ops.reg_read = fake_reg_read;
+	fake_ops.reg_write = fake_reg_write;
+	__atomic_store_n(&fake_failing, 0, __ATOMIC_RELAXED);
+	*ops = &fake_ops;
+	*ctx = dp->fake;
+	p->hw.ring_slots = DP_FAKE_SLOTS;
+	return 0;
+}
+#endif
+
+/* backend = xrt: bring the card up (before READY=1: it may wait 10 s for the link). */
+static int card_open(struct toed_dp *dp, const struct toed_config *cfg, char *err, size_t errlen)
+{
+	struct toe_xrt_params p;
+	const struct toe_devops *ops = &toe_devops_xrt;
+	void *ctx = NULL;
+	char where[24];
+	if (cfg->device.pci[0])
+		snprintf(where, sizeof where, "at %.16s", cfg->device.pci);
+	else
+		snprintf(where, sizeof where, "(the first one found)");
+	toe_xrt_params_from_config(&p, cfg, &dp->rxcfg);
+	p.log = card_log;
+	snprintf(dp->src_desc, sizeof dp->src_desc, "card %s running %.200s", where, cfg->device.xclbin);
+#ifdef TOED_DP_TEST_HOOKS
+	if (dp->test_fake_card) {
+		if (fake_open(dp, cfg, &p, &ops, &ctx, err, errlen) < 0)
+			return -1;
+		snprintf(dp->src_desc, sizeof dp->src_desc, "fake card %s (test) fed from %.90s, running %.90s", where,
+			 dp->test_fake_card, cfg->device.xclbin);
+	}
+#endif
+	if (toe_xrt_open(&dp->xrt, ops, ctx, &p, err, errlen) < 0) {
+		dp->xrt = NULL;
+		return -1;
+	}
+	/* frames are stamped with this clock from now on */
+	if (toe_xrt_set_time(dp->xrt, real_ns()) < 0) {
+		snprintf(err, errlen, "%s", toe_xrt_error(dp->xrt));
+		toe_xrt_close(dp->xrt);
+		dp->xrt = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *bpf_obj, char *err, size_t errlen)
 {
+	if (dp->backend == TOED_BACKEND_XRT)
+		return card_open(dp, cfg, err, errlen);
 	struct src_cfg sc;
 	struct src_feed feeds[SRC_MAX_FEEDS];
 	uint32_t nf = 0;
@@ -272,6 +446,14 @@ struct dp_run {
 	int paced;
 	uint64_t plays;
 	int ended;
+	/* the card */
+	union toe_record cbatch[DP_CARD_BATCH];
+	uint64_t last_card;     /* CLOCK_MONOTONIC of the last counter read */
+	uint64_t last_rec;      /* CLOCK_MONOTONIC of the last poll that found records */
+	int link;               /* last link state seen (-1: not yet) */
+	uint64_t bad;           /* records of no TOE_REC_* type */
+	int fake_in;            /* test hook: the capture is in the fake card */
+	uint64_t fake_frames;
 };
 
 static void set_state(struct toed_dp *dp, uint32_t s)
@@ -283,20 +465,32 @@ static void set_state(struct toed_dp *dp, uint32_t s)
 	}
 }
 
+/* The one publication path of both backends: records in ring order (rx_pipe's
+ * output of the software backend, the card's HBM ring) to the tick recording
+ * when it is on, then to the clients' rings. */
+static void publish(struct dp_run *r, const union toe_record *recs, unsigned n)
+{
+	struct toed_dp *dp = r->dp;
+	if (!n)
+		return;
+	if (toed_record_dp_active(dp->rec))
+		for (unsigned i = 0; i < n; i++)
+			toed_record_dp_tick(dp->rec, &recs[i]);
+	pub_publish(dp->pub, recs, n);
+	r->published += n;
+}
+
 static void flush_batch(struct dp_run *r)
 {
-	if (!r->nbatch)
-		return;
-	pub_publish(r->dp->pub, r->batch, r->nbatch);
-	r->published += r->nbatch;
+	publish(r, r->batch, r->nbatch);
 	r->nbatch = 0;
 }
 
+/* Software backend: the pipeline's output entries that are records go to the batch. */
 static void drain(struct dp_run *r)
 {
 	struct toed_dp *dp = r->dp;
 	struct rx_out o;
-	int recording = toed_record_dp_active(dp->rec);
 	while (rx_next(dp->pipe, &o)) {
 		if (o.kind == RX_OUT_RECORD && o.tick_type <= 0) {
 			r->unmapped++;
@@ -304,8 +498,6 @@ static void drain(struct dp_run *r)
 		}
 		if (o.kind != RX_OUT_RECORD && o.kind != RX_OUT_GAP && o.kind != RX_OUT_RESET)
 			continue;
-		if (recording)
-			toed_record_dp_tick(dp->rec, &o.tick);
 		r->batch[r->nbatch++] = o.tick;
 		if (r->nbatch == DP_BATCH)
 			flush_batch(r);
@@ -359,6 +551,15 @@ static void take_live(struct dp_run *r, int first)
 	apply_sched(&r->live, &l, first);
 	if (!first && l.pace != r->live.pace)
 		r->paced = 0; /* re-base the replay clock at the next frame */
+	if (!dp->pipe) {
+		/* the card's mirror TOE took its timeouts with its configuration: reprogramming it would drop every
+		 * connection's state */
+		if (!first && (l.gap_timeout_ns != r->live.gap_timeout_ns || l.idle_timeout_ns != r->live.idle_timeout_ns))
+			log_notice("data plane: [tcp] gap_timeout_ms and idle_timeout_s apply to the card at the next start "
+				   "of toed");
+		r->live = l;
+		return;
+	}
 	dp->pipe->mtoe.cfg.gap_timeout_ns = l.gap_timeout_ns;
 	dp->pipe->mtoe.cfg.idle_timeout_ns = l.idle_timeout_ns;
 	dp->pipe->cfg.mtoe.gap_timeout_ns = l.gap_timeout_ns;
@@ -368,23 +569,17 @@ static void take_live(struct dp_run *r, int first)
 	r->live = l;
 }
 
-static void snapshot(struct dp_run *r, uint64_t now)
+/* The software pipeline's counters into the snapshot being assembled. */
+static void snapshot_pipe(struct dp_run *r, struct toed_dp_snapshot *w)
 {
 	struct toed_dp *dp = r->dp;
-	struct toed_dp_snapshot *w = dp->work;
 	const struct rx_pipe *p = dp->pipe;
 	uint32_t ns = p->nstreams;
-	w->taken_ns = now;
 	w->nconns = p->cfg.mtoe.max_conns;
 	w->nstreams = ns;
 	w->nudp = p->cfg.nudp;
 	for (uint32_t i = 0; i < p->cfg.nudp; i++)
 		w->udp_port[i] = p->cfg.udp[i].port;
-	w->frames = r->frames;
-	w->turns = r->turns;
-	w->bursts = r->bursts;
-	w->waits = r->waits;
-	w->published = r->published;
 	w->unmapped_records = r->unmapped;
 	w->replay_plays = r->plays;
 	src_stats(dp->src, &w->src);
@@ -416,6 +611,25 @@ static void snapshot(struct dp_run *r, uint64_t now)
 		w->messages[i] = dp->fs[i].messages + r->base.messages[i];
 		for (uint32_t e = 0; e < FAST_ERR_COUNT; e++)
 			w->errors[i][e] = dp->fs[i].step.errors[e] + dp->fs[i].dec.errors[e] + r->base.errors[i][e];
+	}
+}
+
+static void snapshot(struct dp_run *r, uint64_t now)
+{
+	struct toed_dp *dp = r->dp;
+	struct toed_dp_snapshot *w = dp->work;
+	w->taken_ns = now;
+	w->frames = r->frames;
+	w->turns = r->turns;
+	w->bursts = r->bursts;
+	w->waits = r->waits;
+	w->published = r->published;
+	if (dp->pipe) {
+		snapshot_pipe(r, w);
+	} else {
+		/* the card: card_counters() keeps its counters in w (card_ctr, rx.records, rx.gaps) */
+		w->card = 1;
+		w->bad_records = r->bad;
 	}
 	if (pthread_mutex_trylock(&dp->snap_lock) == 0) {
 		memcpy(dp->snap, w, sizeof *w);
@@ -548,26 +762,18 @@ static void frame_in(struct dp_run *r, const struct src_frame *f)
 	}
 }
 
-static void *dp_main(void *arg)
+/* Software backend: frames from the source through rx_pipe. */
+static void sw_loop(struct dp_run *r)
 {
-	struct toed_dp *dp = arg;
-	struct dp_run *r = calloc(1, sizeof *r);
+	struct toed_dp *dp = r->dp;
 	struct src_frame f[DP_BURST];
 	int pcap = dp->src_kind == SRC_PCAP;
-	if (!r) {
-		snprintf(dp->err, sizeof dp->err, "data plane: out of memory");
-		set_state(dp, TOED_DP_FAILED);
-		return NULL;
-	}
-	r->dp = dp;
-	take_live(r, 1);
 	/* the first poll: the pipeline is live once the source answered */
 	int n = src_rx_burst(dp->src, f, pcap ? 1 : DP_BURST);
 	if (n == -1) {
 		snprintf(dp->err, sizeof dp->err, "%.256s: %s", dp->src_desc, strerror(errno));
 		set_state(dp, TOED_DP_FAILED);
-		free(r);
-		return NULL;
+		return;
 	}
 	r->live_since = mono_ns();
 	snapshot(r, r->live_since);
@@ -643,6 +849,188 @@ static void *dp_main(void *arg)
 			}
 		}
 	}
+}
+
+/* ---- the card (backend = xrt) ---------------------------------------------------- */
+
+/* The card failed: its one-line reason for the control loop, which logs it and exits 1. */
+static void card_fail(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	snprintf(dp->err, sizeof dp->err, "card: %s", toe_xrt_error(dp->xrt));
+	set_state(dp, TOED_DP_FAILED);
+}
+
+static int card_counters(struct dp_run *r, uint64_t now)
+{
+	struct toed_dp *dp = r->dp;
+	struct toed_dp_snapshot *w = dp->work;
+	int n = toe_xrt_counters(dp->xrt, w->card_ctr, TOE_XRT_MAX_COUNTERS), link = -1;
+	r->last_card = now;
+	if (n < 0)
+		return -1;
+	w->ncard = (uint32_t)n;
+	w->card_taken_ns = now;
+	for (int i = 0; i < n; i++) {
+		const struct toe_xrt_counter *c = &w->card_ctr[i];
+		if (!strcmp(c->name, "cmac_0.link_up"))
+			link = c->value != 0;
+		else if (!strcmp(c->name, "eth_rx_top.frames"))
+			r->frames = c->value;
+		else if (!strcmp(c->name, "fast_top.records"))
+			w->rx.records = c->value;
+		else if (!strcmp(c->name, "fast_top.gaps"))
+			w->rx.gaps = c->value;
+	}
+	/* the backend reported the state at open: from then on, the changes */
+	if (link >= 0 && r->link >= 0 && link != r->link) {
+		if (link)
+			log_notice("card: link up on the QSFP28 port");
+		else
+			log_warn("card: link down on the QSFP28 port: receiving nothing until it comes back");
+	}
+	if (link >= 0)
+		r->link = link;
+	return 0;
+}
+
+/* A poll's records to the publication path; those of no record type (a DMA
+ * problem: the backend counts them too) are left out. */
+static void card_publish(struct dp_run *r, int n)
+{
+	unsigned m = 0;
+	for (int i = 0; i < n; i++) {
+		uint8_t type = r->cbatch[i].hdr.type;
+		if (type < TOE_REC_TRADE || type > TOE_REC_RESET) {
+			if (!r->bad++)
+				log_warn("card: a record of type %u in the HBM ring (not published; host.bad_records counts "
+					 "them): the ring's memory or its syncs are wrong", type);
+			continue;
+		}
+		if (m != (unsigned)i)
+			r->cbatch[m] = r->cbatch[i];
+		m++;
+	}
+	publish(r, r->cbatch, m);
+}
+
+#ifdef TOED_DP_TEST_HOOKS
+/* Test hook: a few frames of the capture into the fake card, which runs them
+ * at once (stamped with the clock toe_xrt_set_time wrote, as the card does). */
+static void fake_feed(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	struct src_frame f[DP_FAKE_FRAMES];
+	int n;
+	if (r->fake_in)
+		return;
+	n = src_rx_burst(dp->fake_src, f, DP_FAKE_FRAMES);
+	if (n == SRC_EOF || n < 0) {
+		r->fake_in = 1;
+		if (n < 0 && n != SRC_EOF)
+			log_err("fake card: reading %s: %s", dp->test_fake_card, strerror(errno));
+		log_info("fake card: the capture is in (%llu frames)", (unsigned long long)r->fake_frames);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if (toe_fake_frame(dp->fake, f[i].data, f[i].len, 0) == 0)
+			r->fake_frames++;
+	src_rx_release(dp->fake_src);
+	toe_fake_run(dp->fake, (uint32_t)n);
+}
+
+/* Test hook: once the capture is in and the ring drained, every register access fails. */
+static void fake_fault(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	if (dp->test_fake_fail && r->fake_in && !toe_fake_pending(dp->fake) &&
+	    !__atomic_load_n(&fake_failing, __ATOMIC_RELAXED)) {
+		log_warn("fake card: failing on purpose (TOED_TEST_FAKE_CARD_FAIL)");
+		__atomic_store_n(&fake_failing, 1, __ATOMIC_RELAXED);
+	}
+}
+#endif
+
+/* Card backend: the card's clock every ms, its ring drained into the publication path. */
+static void card_loop(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	r->link = -1;
+	r->last_poll_ts = real_ns(); /* toed_dp_open wrote the clock */
+	if (card_counters(r, mono_ns()) < 0) {
+		card_fail(r);
+		return;
+	}
+	r->live_since = mono_ns();
+	r->last_rec = r->live_since;
+	snapshot(r, r->live_since);
+	set_state(dp, TOED_DP_LIVE);
+	log_info("data plane: live (%s)", dp->src_desc);
+
+	while (!stopping(dp)) {
+		uint64_t now = mono_ns(), t;
+		int got = 0, n = 0;
+		housekeeping(r, now);
+		test_stall(r);
+		if (now - r->last_card >= DP_CARD_CTR_NS && card_counters(r, now) < 0)
+			break;
+#ifdef TOED_DP_TEST_HOOKS
+		if (dp->fake)
+			fake_feed(r);
+#endif
+		t = real_ns();
+		if (t - r->last_poll_ts >= DP_POLL_NS || t < r->last_poll_ts) {
+			r->last_poll_ts = t;
+			if (toe_xrt_set_time(dp->xrt, t) < 0)
+				break;
+		}
+		for (int i = 0; i < DP_CARD_POLLS; i++) {
+			n = toe_xrt_poll(dp->xrt, r->cbatch, DP_CARD_BATCH);
+			if (n < 0)
+				break;
+			card_publish(r, n);
+			got += n;
+			if (n < DP_CARD_BATCH)
+				break;
+		}
+		if (n < 0)
+			break;
+		if (got) {
+			r->bursts++;
+			r->last_rec = now;
+			continue;
+		}
+#ifdef TOED_DP_TEST_HOOKS
+		if (dp->fake)
+			fake_fault(r);
+#endif
+		if (!r->live.busy_poll) {
+			/* no interrupt from the card: short naps while records flow, longer ones when the feed is quiet */
+			struct timespec sl = {0, (long)(now - r->last_rec < DP_CARD_QUIET_AFTER ? DP_CARD_IDLE_NS
+											: DP_CARD_QUIET_NS)};
+			r->waits++;
+			nanosleep(&sl, NULL);
+		}
+	}
+	if (!stopping(dp))
+		card_fail(r);
+}
+
+static void *dp_main(void *arg)
+{
+	struct toed_dp *dp = arg;
+	struct dp_run *r = calloc(1, sizeof *r);
+	if (!r) {
+		snprintf(dp->err, sizeof dp->err, "data plane: out of memory");
+		set_state(dp, TOED_DP_FAILED);
+		return NULL;
+	}
+	r->dp = dp;
+	take_live(r, 1);
+	if (dp->xrt)
+		card_loop(r);
+	else
+		sw_loop(r);
 	flush_batch(r);
 	snapshot(r, mono_ns());
 	toed_record_dp_finish(dp->rec);
@@ -690,6 +1078,14 @@ void toed_dp_destroy(struct toed_dp *dp)
 		return; /* still running: leave its memory alone, the process is about to exit */
 	src_close(dp->src);
 	dp->src = NULL;
+	toe_xrt_close(dp->xrt); /* holds the kernels: the writer stops before its buffers go */
+	dp->xrt = NULL;
+#ifdef TOED_DP_TEST_HOOKS
+	src_close(dp->fake_src);
+	dp->fake_src = NULL;
+	toe_fake_free(dp->fake);
+	dp->fake = NULL;
+#endif
 	free(dp->pipe);
 	free(dp->fs);
 	free(dp->mbuf);

@@ -6,7 +6,7 @@
 #     names file:line, section, key, value and reason for every error;
 #   starting with a bad file: exit 78 with the same messages and nothing
 #     started: no control socket, no READY=1, no recording file created;
-#   a file toed cannot run (backend = xrt in this software-only build) is a
+#   a file toed cannot run (backend = xrt with an xclbin that is not one) is a
 #     configuration error too (78), with --check-config and at start.
 # Needs no root. Takes about 2 s.
 . "$(dirname "$0")/toed_common.sh"

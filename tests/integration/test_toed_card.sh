@@ -1,0 +1,189 @@
+#!/bin/sh
+# test_toed_card.sh - toed with [device] backend = xrt: the card path end to end on the fake card, and without a card.
+#
+# There is no U50 here. Test builds of toed (the ASan/UBSan one `make
+# test-build` makes) honour TOED_TEST_FAKE_CARD=CAPTURE: the card backend
+# (daemon/xrt_backend.c: xclbin checks, programming, the HBM ring and its
+# syncs) then runs against the fake card of the unit tests (daemon/xrt_fake.c,
+# which runs the kernels' C code and keeps separate device and host copies of
+# the ring), fed with the capture's frames. The xclbin is a metadata-only one
+# generated from XRT's xclbin.h (xrt_mkxclbin). Checks:
+#   1. one capture (toe-fastgen feed, reordered TCP segments) replayed by the
+#      software backend and fed to the card: two clients each (trades only;
+#      everything, events included) receive exactly the same lines from both
+#      backends, and the ticks equal toe-fastgen's truth;
+#   2. toectl stats shows the card's counters as a block (frames = the
+#      capture's frames, records written to the ring = records the
+#      unfiltered client received = records the host drained, link up);
+#      toectl status says backend xrt, link up;
+#   3. a card that fails at run time (TOED_TEST_FAKE_CARD_FAIL=1): the error
+#      is logged in one line and toed exits 1;
+#   4. backend = xrt on this machine without a card: one error line naming
+#      the BDF, exit 1, no crash; --check-config passes the same file and
+#      refuses a configuration beyond the card (128 connections): exit 78.
+# Needs no root. Takes about 15 s.
+. "$(dirname "$0")/toed_common.sh"
+
+# the fake card exists only in test builds of toed
+CARD_TOED=$BUILD/asan/bin/toed
+if [ ! -x "$CARD_TOED" ]; then
+	make -s BUILD="$BUILD" "$CARD_TOED" >/dev/null 2>&1 || fail "cannot build $CARD_TOED"
+fi
+[ -x "$OUT/xrt_mkxclbin" ] || make -s BUILD="$BUILD" "$OUT/xrt_mkxclbin" >/dev/null 2>&1 ||
+	fail "cannot build $OUT/xrt_mkxclbin"
+"$OUT/xrt_mkxclbin" "$TMP/toed.xclbin" >"$TMP/mkxclbin.out" 2>&1
+rc=$?
+[ $rc -eq 77 ] && skip "$(cat "$TMP/mkxclbin.out")"
+[ $rc -eq 0 ] || fail "xrt_mkxclbin exited $rc: $(cat "$TMP/mkxclbin.out")"
+
+# ---- the capture and its truth
+mkfeed 3000 11 --fin --swap-every 3
+frames=$("$OUT/mkpcap" --fin --swap-every 3 "$TMP/feed.step" "$TMP/feed.pcap" | awk '{ print $1 }')
+[ "$frames" -gt 100 ] 2>/dev/null || fail "mkpcap: no frame count"
+truth_filter trades >"$TMP/want.trades"
+ntrades=$(wc -l <"$TMP/want.trades")
+nall=$(wc -l <"$TMP/truth.jsonl")
+[ "$ntrades" -gt 0 ] && [ "$ntrades" -lt "$nall" ] || fail "truth: $ntrades trades of $nall ticks"
+
+# the gap timeout is long so that no timing (a stalled CPU on either side) can turn a swapped pair into a gap
+conf "$TMP/sw.conf" "[tcp]
+gap_timeout_ms = 30000"
+cat >"$TMP/card.conf" <<EOF
+[device]
+backend = xrt
+pci = 0000:3b:00.1
+xclbin = toed.xclbin
+
+[feed.sse]
+exchange = 10.1.0.10:5261
+
+[fast]
+templates = $TEMPLATES
+
+[tcp]
+gap_timeout_ms = 30000
+
+[shm]
+hugepages = off
+socket = $TMP/toed.sock
+
+[log]
+target = stderr
+level = info
+EOF
+
+clients() { # TAG: a trades client and an everything client against the running daemon
+	"$OUT/tick_client" --socket "$TMP/toed.sock" --from-start --types trade --count "$ntrades" --timeout 20 \
+		-o "$TMP/$1.trades" 2>>"$TMP/clients.log" &
+	p1=$!
+	bg_pid $p1
+	"$OUT/tick_client" --socket "$TMP/toed.sock" --from-start --idle-ms 1500 --timeout 20 \
+		-o "$TMP/$1.all" 2>>"$TMP/clients.log" &
+	p2=$!
+	bg_pid $p2
+	wait $p1 || fail "$1: trades client exited $? ($(tail -n 2 "$TMP/clients.log"))"
+	wait $p2 || fail "$1: everything client exited $? ($(tail -n 2 "$TMP/clients.log"))"
+}
+
+# ---- 1. the software backend, then the card, on the same capture
+start_notify
+start_toed "$TMP/sw.conf"
+wait_for "$TMP/notify.log" 'READY=1' 10 || fail "software backend: no READY=1"
+clients sw
+stop_toed
+[ "$TOED_RC" -eq 0 ] || fail "software backend: toed exited $TOED_RC"
+
+: >"$TMP/toed.log"
+TOED=$CARD_TOED
+export TOED_TEST_FAKE_CARD="$TMP/feed.pcap"
+start_notify
+start_toed "$TMP/card.conf"
+unset TOED_TEST_FAKE_CARD
+wait_for "$TMP/notify.log" 'READY=1' 15 || fail "card: no READY=1"
+grep -q 'fake card' "$TMP/toed.log" || fail "card: toed did not use the fake card (not a test build?)"
+clients card
+
+cmp -s "$TMP/card.trades" "$TMP/want.trades" || {
+	diff "$TMP/card.trades" "$TMP/want.trades" | head -n 6
+	fail "card: the trades client's ticks differ from the truth"
+}
+cmp -s "$TMP/sw.trades" "$TMP/want.trades" || fail "software backend: the trades client's ticks differ from the truth"
+cmp -s "$TMP/card.all" "$TMP/sw.all" || {
+	diff "$TMP/card.all" "$TMP/sw.all" | head -n 6
+	fail "card: the everything client received other lines than from the software backend"
+}
+grep -v '"event"' "$TMP/card.all" >"$TMP/card.ticks"
+cmp -s "$TMP/card.ticks" "$TMP/truth.jsonl" || fail "card: the everything client's ticks differ from the truth"
+nrec=$(wc -l <"$TMP/card.all")
+say "card = software backend = truth: $ntrades trades, $nall ticks, $((nrec - nall)) events"
+
+# ---- 2. the card's counters (read every second by the data plane)
+ctr() { # NAME: its value in the last stats text (the key, then the value)
+	awk -v k="$1" '$1 == k { print $2; exit }' "$TMP/stats.txt"
+}
+i=0
+while :; do
+	"$TOECTL" -s "$TMP/toed.sock" stats >"$TMP/stats.txt" 2>&1 || fail "toectl stats failed: $(head -n 3 "$TMP/stats.txt")"
+	[ "$(ctr hbm_writer_top.written)" = "$nrec" ] && [ "$(ctr host.records)" = "$nrec" ] && break
+	i=$((i + 1))
+	[ $i -lt 30 ] || {
+		sed -n '/^\[card\]/,/^$/p' "$TMP/stats.txt" | head -n 40
+		fail "toectl stats: the card's counters never showed the $nrec records"
+	}
+	sleep 0.2
+done
+grep -q '^\[card\]' "$TMP/stats.txt" || fail "toectl stats: no [card] block"
+[ "$(ctr link)" = up ] || fail "toectl stats: card link $(ctr link), not up"
+[ "$(ctr eth_rx_top.frames)" = "$frames" ] || fail "toectl stats: eth_rx_top.frames $(ctr eth_rx_top.frames), the capture has $frames"
+[ "$(ctr cmac_0.rx_packets)" = "$frames" ] || fail "toectl stats: cmac_0.rx_packets $(ctr cmac_0.rx_packets), not $frames"
+[ "$(ctr published)" = "$nrec" ] || fail "toectl stats: published $(ctr published), the client received $nrec"
+[ -z "$(ctr hbm_writer_top.dropped)" ] || fail "toectl stats: the ring dropped records"
+[ -z "$(ctr host.bad_records)" ] || fail "toectl stats: bad records in the ring"
+[ "$(ctr host.wraps)" -ge 1 ] 2>/dev/null || fail "toectl stats: the ring never wrapped (host.wraps $(ctr host.wraps))"
+"$TOECTL" -s "$TMP/toed.sock" stats --json >"$TMP/stats.json" 2>&1 || fail "toectl stats --json failed"
+grep -q "\"card\":{\"describe\":\"fake card [^\"]*\",\"link\":\"up\"" "$TMP/stats.json" || fail "toectl stats --json: no card object"
+grep -q "\"hbm_writer_top.written\":$nrec[,}]" "$TMP/stats.json" || fail "toectl stats --json: hbm_writer_top.written"
+"$TOECTL" -s "$TMP/toed.sock" status >"$TMP/status.txt" 2>&1 || fail "toectl status failed"
+grep -q 'backend  *xrt' "$TMP/status.txt" || fail "toectl status: backend is not xrt"
+grep -q 'card_link  *up' "$TMP/status.txt" || fail "toectl status: no card_link up"
+say "toectl stats [card]: $frames frames, $nrec records written and drained, $(ctr host.wraps) ring wraps, link up"
+stop_toed
+[ "$TOED_RC" -eq 0 ] || fail "card: toed exited $TOED_RC"
+grep -q ': error:' "$TMP/toed.log" && fail "card: errors logged: $(grep ': error:' "$TMP/toed.log" | head -n 2)"
+
+# ---- 3. a device error at run time
+: >"$TMP/toed.log"
+export TOED_TEST_FAKE_CARD="$TMP/feed.pcap" TOED_TEST_FAKE_CARD_FAIL=1
+start_notify
+start_toed "$TMP/card.conf"
+unset TOED_TEST_FAKE_CARD TOED_TEST_FAKE_CARD_FAIL
+wait_exit "$TOED_PID" 15 || fail "card failing: toed still runs"
+TOED_PID=
+[ "$WAIT_RC" -eq 1 ] || fail "card failing: toed exited $WAIT_RC, not 1"
+grep -q 'error: data plane failed: card: the card at 0000:3b:00.1: .* failed: Input/output error' "$TMP/toed.log" ||
+	fail "card failing: no error line naming the failed access"
+say "device error: $(grep -m1 'data plane failed' "$TMP/toed.log" | cut -c1-110)..., exit 1"
+
+# ---- 4. no card here
+: >"$TMP/toed.log"
+start_notify
+start_toed "$TMP/card.conf"
+wait_exit "$TOED_PID" 20 || fail "no card: toed still runs"
+TOED_PID=
+[ "$WAIT_RC" -eq 1 ] || fail "no card: toed exited $WAIT_RC, not 1 ($(tail -n 3 "$TMP/toed.log"))"
+nerr=$(grep -c ': error:' "$TMP/toed.log")
+[ "$nerr" -eq 1 ] || fail "no card: $nerr error lines, expected one"
+grep ': error:' "$TMP/toed.log" | grep -q '0000:3b:00.1' || fail "no card: the error does not name the card"
+grep -q 'READY=1' "$TMP/notify.log" && fail "no card: READY=1 sent"
+say "no card: $(grep ': error:' "$TMP/toed.log" | cut -c1-120)..., exit 1"
+
+"$CARD_TOED" --check-config -c "$TMP/card.conf" >"$TMP/check.out" 2>&1 || fail "--check-config refused the card configuration: $(cat "$TMP/check.out")"
+sed 's/^gap_timeout_ms = 30000/connections = 128/' "$TMP/card.conf" >"$TMP/big.conf"
+"$CARD_TOED" --check-config -c "$TMP/big.conf" >"$TMP/check.out" 2>&1
+rc=$?
+[ $rc -eq 78 ] || fail "--check-config of 128 connections with backend = xrt: exit $rc, not 78"
+grep -q 'connections = 128: the card' "$TMP/check.out" || fail "--check-config: no message on the card's limit: $(cat "$TMP/check.out")"
+say "--check-config: the card configuration passes without a card; 128 connections refused (exit 78)"
+
+echo "PASS: backend = xrt drains the (fake) card through the software backend's publication path"
+exit 0
