@@ -8,7 +8,9 @@
  *            per connection: bytes, in order, reordered, duplicates, gaps),
  *            streams (bytes, records, gaps, decoder and deframer errors by
  *            code), publisher, control socket, recorder, and every client
- *            (delivered, dropped, backlog)
+ *            (delivered, dropped, backlog); with backend = xrt a [card] block
+ *            (link, every kernel's and the CMAC's counters) replaces the
+ *            software pipeline's blocks
  *   clients  the control socket's connections and their rings
  *   reload   reload the configuration; the report lists what changed
  *

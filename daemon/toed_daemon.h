@@ -7,7 +7,8 @@
  *   3. reserve huge pages ([shm] hugepages, fail-soft), block the signals
  *      the loop reads through a signalfd;
  *   4. the publisher, the control socket, the recorder, the data plane's
- *      memory, the frame source (root still: raw sockets, XDP);
+ *      memory, and the frame source (root still: raw sockets, XDP) - or,
+ *      with backend = xrt, the card (xclbin, HBM ring, kernels, link);
  *   5. drop privileges (toed_priv.h), start the data-plane thread;
  *   6. run the control loop (toed_loop.h) until SIGTERM/SIGINT or a fatal
  *      data-plane error; READY=1 once the data plane says it is live.
