@@ -210,7 +210,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(REL_TLIB) $(REL_LIBS)
 	$(CC) $(RELFLAGS) $< $(REL_TLIB) $(REL_LINK) -o $@
 
 # libFuzzer targets are built by clang straight from the sources.
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(TLIB_SRC) | $(DEPS_OK)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(TLIB_SRC) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

@@ -211,8 +211,6 @@ static int send_all(int fd, const struct sockaddr_in *to, const uint8_t *p, size
 	return 0;
 }
 
-enum mode { M_NONE, M_LISTEN, M_CONNECT, M_UDP };
-
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -228,13 +226,12 @@ int main(int argc, char **argv)
 		{"ahead-mb", required_argument, 0, 'A'},  {"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
-	const char *templates = NULL, *truth_path = NULL, *sendlog_path = NULL, *addr_arg = NULL;
+	const char *templates = NULL, *truth_path = NULL, *sendlog_path = NULL;
 	uint64_t records = 100000, per_msg = 4, rate = 10000, burst = 1, v, delay_ms = 0;
 	uint64_t ahead_mb = AHEAD_MB_DEFAULT;
 	int64_t cpu = -1, wait_ms = -2; /* -2: the mode's default */
 	int fast = 0, rate_given = 0, c;
-	enum mode mode = M_NONE;
-	struct sockaddr_in sa;
+	struct feed_peer peer = {.mode = FEED_MODE_NONE};
 	struct sse_gen_cfg cfg;
 	sse_gen_default(&cfg);
 
@@ -279,32 +276,17 @@ int main(int argc, char **argv)
 				bad = "--order-pct needs a number in 0..100";
 			cfg.order_pct = (uint32_t)v;
 			break;
-		case 'l':
-		case 'C':
-		case 'u':
-			if (mode != M_NONE)
-				bad = "give one of --listen, --connect, --udp";
-			else if (feed_parse_addr(optarg, &sa))
-				bad = "the address must be IPv4-ADDRESS:PORT";
-			mode = c == 'l' ? M_LISTEN : c == 'C' ? M_CONNECT : M_UDP;
-			addr_arg = optarg;
-			break;
+		case 'l': bad = feed_opt_peer(&peer, FEED_MODE_LISTEN, optarg); break;
+		case 'C': bad = feed_opt_peer(&peer, FEED_MODE_CONNECT, optarg); break;
+		case 'u': bad = feed_opt_peer(&peer, FEED_MODE_UDP, optarg); break;
 		case 'T': truth_path = optarg; break;
 		case 'L': sendlog_path = optarg; break;
-		case 'P':
-			if (feed_parse_u64(optarg, 0, FEED_MAX_CPU, &v))
-				bad = "--cpu needs a CPU number";
-			cpu = (int64_t)v;
-			break;
+		case 'P': bad = feed_opt_cpu(optarg, &cpu); break;
 		case 'd':
 			if (feed_parse_u64(optarg, 0, 3600000, &delay_ms))
 				bad = "--delay-ms needs a number of ms";
 			break;
-		case 'w':
-			if (feed_parse_u64(optarg, 0, 86400000, &v))
-				bad = "--wait-ms needs a number of ms";
-			wait_ms = (int64_t)v;
-			break;
+		case 'w': bad = feed_opt_wait_ms(optarg, &wait_ms); break;
 		case 'A':
 			if (feed_parse_u64(optarg, 1, AHEAD_MB_MAX, &ahead_mb))
 				bad = "--ahead-mb needs a number in 1..2048";
@@ -318,14 +300,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "toe-feedsim: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
-	if (!templates || mode == M_NONE) {
-		fprintf(stderr, "toe-feedsim: %s is required\n",
-			!templates ? "--templates" : "one of --listen, --connect, --udp");
+	if (feed_args_check("toe-feedsim", argc, argv, optind, templates, &peer)) {
 		usage(stderr);
 		return 2;
 	}
@@ -380,17 +355,12 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto done;
 
-	if (mode == M_LISTEN)
-		fd = feed_tcp_accept_one(&sa, wait_ms == -2 ? -1 : (int)wait_ms, err, sizeof err);
-	else if (mode == M_CONNECT)
-		fd = feed_tcp_connect(&sa, wait_ms == -2 ? 10000 : (int)wait_ms, err, sizeof err);
-	else
-		fd = feed_udp_open(&sa, 0, 0, err, sizeof err);
+	fd = feed_peer_open(&peer, wait_ms, 0, 0, err, sizeof err);
 	if (fd < 0) {
 		fprintf(stderr, "toe-feedsim: %s\n", err);
 		goto done;
 	}
-	if (mode != M_UDP && feed_tcp_nodelay(fd))
+	if (peer.mode != FEED_MODE_UDP && feed_tcp_nodelay(fd))
 		fprintf(stderr, "toe-feedsim: TCP_NODELAY: %s (continuing)\n", strerror(errno));
 
 	uint64_t t0 = feed_now_ns(CLOCK_MONOTONIC) + delay_ms * 1000000u;
@@ -428,7 +398,7 @@ int main(int argc, char **argv)
 				late_max = now - due;
 		}
 		uint64_t send_ns = feed_now_ns(CLOCK_REALTIME);
-		if (send_all(fd, mode == M_UDP ? &sa : NULL, s.q->buf + m.off, m.len)) {
+		if (send_all(fd, peer.mode == FEED_MODE_UDP ? &peer.sa : NULL, s.q->buf + m.off, m.len)) {
 			fprintf(stderr, "toe-feedsim: send (message %" PRIu64 "): %s\n", m.seq, strerror(errno));
 			goto done;
 		}
@@ -447,7 +417,7 @@ int main(int argc, char **argv)
 		}
 		s.q->head = (s.q->head + 1) & (s.q->nd - 1);
 		s.q->count--;
-		if (mode == M_UDP && m.len > UDP_UNFRAGMENTED)
+		if (peer.mode == FEED_MODE_UDP && m.len > UDP_UNFRAGMENTED)
 			fragmented++;
 		sent_recs += m.nrecs;
 		sent_msgs++;
@@ -465,7 +435,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "toe-feedsim: %s: write failed\n", sendlog_path);
 		goto done;
 	}
-	if (mode != M_UDP) {
+	if (peer.mode != FEED_MODE_UDP) {
 		/* FIN, then let the peer finish reading and close its side */
 		shutdown(fd, SHUT_WR);
 		int wms = wait_ms == -2 ? 5000 : (int)wait_ms;
@@ -489,7 +459,7 @@ int main(int argc, char **argv)
 	fprintf(stderr,
 		"toe-feedsim: %s %s: %" PRIu64 " records in %" PRIu64 " messages, %" PRIu64 " bytes in %.3f s: "
 		"%.0f records/s, %.0f messages/s, %.2f MB/s\n",
-		mode == M_UDP ? "udp" : "tcp", addr_arg, sent_recs, sent_msgs, sent_bytes, secs,
+		peer.mode == FEED_MODE_UDP ? "udp" : "tcp", peer.arg, sent_recs, sent_msgs, sent_bytes, secs,
 		secs > 0 ? sent_recs / secs : 0.0, secs > 0 ? sent_msgs / secs : 0.0,
 		secs > 0 ? sent_bytes / secs / 1e6 : 0.0);
 	if (fast)

@@ -68,8 +68,6 @@ static void usage(FILE *f)
 		"  --label NAME       name in the latency summary (default sockrx-recv / sockrx-busypoll)\n");
 }
 
-enum mode { M_NONE, M_LISTEN, M_CONNECT, M_UDP };
-
 struct rx_stamp {
 	uint64_t msg_seq, rx_ns;
 };
@@ -86,34 +84,22 @@ int main(int argc, char **argv)
 		{"label", required_argument, 0, 'N'},     {"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0},
 	};
-	const char *templates = NULL, *out_path = NULL, *sendlog_path = NULL, *lat_path = NULL, *addr_arg = NULL;
+	const char *templates = NULL, *out_path = NULL, *sendlog_path = NULL, *lat_path = NULL;
 	const char *label = NULL;
-	uint64_t max_records = 0, idle_ms = 1000, v;
+	uint64_t max_records = 0, idle_ms = 1000;
 	int64_t cpu = -1, wait_ms = -2;
 	int busy = 0, c;
-	enum mode mode = M_NONE;
-	struct sockaddr_in sa;
+	struct feed_peer peer = {.mode = FEED_MODE_NONE};
 
 	while ((c = getopt_long(argc, argv, "t:l:C:u:BP:o:L:O:n:i:w:N:h", lopts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
 		case 't': templates = optarg; break;
-		case 'l':
-		case 'C':
-		case 'u':
-			if (mode != M_NONE)
-				bad = "give one of --listen, --connect, --udp";
-			else if (feed_parse_addr(optarg, &sa))
-				bad = "the address must be IPv4-ADDRESS:PORT";
-			mode = c == 'l' ? M_LISTEN : c == 'C' ? M_CONNECT : M_UDP;
-			addr_arg = optarg;
-			break;
+		case 'l': bad = feed_opt_peer(&peer, FEED_MODE_LISTEN, optarg); break;
+		case 'C': bad = feed_opt_peer(&peer, FEED_MODE_CONNECT, optarg); break;
+		case 'u': bad = feed_opt_peer(&peer, FEED_MODE_UDP, optarg); break;
 		case 'B': busy = 1; break;
-		case 'P':
-			if (feed_parse_u64(optarg, 0, FEED_MAX_CPU, &v))
-				bad = "--cpu needs a CPU number";
-			cpu = (int64_t)v;
-			break;
+		case 'P': bad = feed_opt_cpu(optarg, &cpu); break;
 		case 'o': out_path = optarg; break;
 		case 'L': sendlog_path = optarg; break;
 		case 'O': lat_path = optarg; break;
@@ -125,11 +111,7 @@ int main(int argc, char **argv)
 			if (feed_parse_u64(optarg, 1, 3600000, &idle_ms))
 				bad = "--idle-ms needs a number of ms";
 			break;
-		case 'w':
-			if (feed_parse_u64(optarg, 0, 86400000, &v))
-				bad = "--wait-ms needs a number of ms";
-			wait_ms = (int64_t)v;
-			break;
+		case 'w': bad = feed_opt_wait_ms(optarg, &wait_ms); break;
 		case 'N': label = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -140,14 +122,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "toe-sockrx: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
-	if (!templates || mode == M_NONE) {
-		fprintf(stderr, "toe-sockrx: %s is required\n",
-			!templates ? "--templates" : "one of --listen, --connect, --udp");
+	if (feed_args_check("toe-sockrx", argc, argv, optind, templates, &peer)) {
 		usage(stderr);
 		return 2;
 	}
@@ -188,17 +163,12 @@ int main(int argc, char **argv)
 	if (cpu >= 0 && feed_pin_cpu((int)cpu))
 		fprintf(stderr, "toe-sockrx: cannot run on CPU %" PRId64 ": %s (continuing)\n", cpu, strerror(errno));
 
-	if (mode == M_LISTEN)
-		fd = feed_tcp_accept_one(&sa, wait_ms == -2 ? -1 : (int)wait_ms, err, sizeof err);
-	else if (mode == M_CONNECT)
-		fd = feed_tcp_connect(&sa, wait_ms == -2 ? 10000 : (int)wait_ms, err, sizeof err);
-	else
-		fd = feed_udp_open(&sa, 1, UDP_RCVBUF, err, sizeof err);
+	fd = feed_peer_open(&peer, wait_ms, 1, UDP_RCVBUF, err, sizeof err);
 	if (fd < 0) {
 		fprintf(stderr, "toe-sockrx: %s\n", err);
 		goto done;
 	}
-	if (mode == M_UDP && !busy) {
+	if (peer.mode == FEED_MODE_UDP && !busy) {
 		/* a blocking recv() that returns now and then to notice the end of a UDP feed */
 		struct timeval tv = {(time_t)(idle_ms / 1000), (suseconds_t)(idle_ms % 1000 * 1000)};
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -217,7 +187,7 @@ int main(int argc, char **argv)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				if (mode != M_UDP)
+				if (peer.mode != FEED_MODE_UDP)
 					continue;
 				/* UDP: the end is a silence */
 				uint64_t now = feed_now_ns(CLOCK_MONOTONIC);
@@ -228,7 +198,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "toe-sockrx: recv: %s\n", strerror(errno));
 			goto done;
 		}
-		if (n == 0 && mode != M_UDP)
+		if (n == 0 && peer.mode != FEED_MODE_UDP)
 			break; /* FIN */
 		recvs++;
 		bytes += (uint64_t)n;
@@ -280,8 +250,8 @@ int main(int argc, char **argv)
 		if (max_records && records >= max_records)
 			break;
 	}
-	if (mode == M_UDP && !bytes) {
-		fprintf(stderr, "toe-sockrx: udp %s: no datagram came\n", addr_arg);
+	if (peer.mode == FEED_MODE_UDP && !bytes) {
+		fprintf(stderr, "toe-sockrx: udp %s: no datagram came\n", peer.arg);
 		goto done;
 	}
 	double secs = t_last > t_first ? (double)(t_last - t_first) / 1e9 : 0.0;
@@ -289,8 +259,8 @@ int main(int argc, char **argv)
 		"toe-sockrx: %s %s (%s): %" PRIu64 " records (%" PRIu64 " trades, %" PRIu64 " orders, %" PRIu64
 		" other) in %zu messages, %" PRIu64 " bytes, %" PRIu64 " recv calls, %.3f s from first to last data; "
 		"%" PRIu64 " decoding errors\n",
-		mode == M_UDP ? "udp" : "tcp", addr_arg, busy ? "busy-polled recv" : "blocking recv", records, trades,
-		orders, unmapped, nst, bytes, recvs, secs, errors);
+		peer.mode == FEED_MODE_UDP ? "udp" : "tcp", peer.arg, busy ? "busy-polled recv" : "blocking recv",
+		records, trades, orders, unmapped, nst, bytes, recvs, secs, errors);
 	if (errors)
 		failed = 1;
 	if (out && (fflush(out) || ferror(out))) {

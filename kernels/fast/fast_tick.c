@@ -7,6 +7,7 @@
  * silently rounded price.
  */
 #include "fast_tick.h"
+#include "fast_tick_dec.h"
 
 static const int64_t pow10_tab[19] = {
 	1LL, 10LL, 100LL, 1000LL, 10000LL, 100000LL, 1000000LL, 10000000LL, 100000000LL,
@@ -14,23 +15,6 @@ static const int64_t pow10_tab[19] = {
 	100000000000000LL, 1000000000000000LL, 10000000000000000LL, 100000000000000000LL,
 	1000000000000000000LL,
 };
-
-/* Decimals the ABI uses for a tick field. */
-static int32_t abi_decimals(uint32_t tf)
-{
-	switch (tf) {
-	case TOE_TF_TRADE_PRICE:
-	case TOE_TF_ORDER_PRICE:
-		return TOE_PRICE_DECIMALS;
-	case TOE_TF_TRADE_QTY:
-	case TOE_TF_BALANCE:
-		return TOE_QTY_DECIMALS;
-	case TOE_TF_TRADE_MONEY:
-		return TOE_MONEY_DECIMALS;
-	default:
-		return 0;
-	}
-}
 
 /* value * 10^-src_dec expressed with dst_dec decimals, exactly. */
 static int rescale(int64_t v, int32_t src_dec, int32_t dst_dec, int64_t *out)
@@ -118,7 +102,7 @@ int fast_tick_map(const struct fast_prog *p, const struct fast_rec *r, uint64_t 
 			src_dec = -v->exp;
 		else if (in->flags & FAST_F_SCALED)
 			src_dec = in->scale;
-		if (rescale(v->i, src_dec, abi_decimals(tf), &x) != 0)
+		if (rescale(v->i, src_dec, fast_tick_decimals(tf), &x) != 0)
 			return -FAST_E_RANGE;
 
 		switch (tf) {

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "fast/fast_stream.h"
 #include "fast/fast_tick.h"
 #include "fast/host/fast_compile.h"
@@ -21,19 +21,6 @@
 
 #define REPS_DEFAULT 5
 #define CHUNK 1408
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 static struct fast_prog prog;
 static struct fast_names names;
@@ -85,11 +72,7 @@ static uint64_t run_step(const uint8_t *buf, size_t len, int map)
 int main(void)
 {
 	char err[256];
-	if (getenv("BENCH_RECORDS"))
-		RECORDS = (uint32_t)strtoul(getenv("BENCH_RECORDS"), NULL, 10);
-	if (getenv("BENCH_REPS"))
-		REPS = atoi(getenv("BENCH_REPS"));
-	if (RECORDS == 0 || REPS < 1 || REPS > 100)
+	if (bench_env(&RECORDS, &REPS))
 		return 1;
 	const char *tf = "conf/templates/sse-l2-3201-5801.xml";
 	if (fast_compile_file(tf, &prog, &names, err, sizeof err) != 0) {
@@ -99,12 +82,11 @@ int main(void)
 	/* build both inputs from the same records */
 	struct sse_gen_cfg cfg;
 	sse_gen_default(&cfg);
-	static struct sse_stream ss;
 	static struct sse_gen gen;
 	static struct fast_enc enc;
 	size_t cap = (size_t)RECORDS * 96 + 4096, raw_len = 0, step_len = 0, payload = 0;
 	uint8_t *raw = malloc(cap), *step = malloc(cap);
-	if (!raw || !step || sse_gen_init(&gen, &cfg) != 0 || sse_stream_init(&ss, &prog, &cfg, 8) != 0)
+	if (!raw || !step || sse_gen_init(&gen, &cfg) != 0)
 		return 1;
 	fast_enc_init(&enc, &prog);
 	for (uint32_t i = 0; i < RECORDS; i++) {
@@ -115,14 +97,8 @@ int main(void)
 			return 1;
 		raw_len += (size_t)n;
 	}
-	for (uint32_t got = 0; got < RECORDS;) {
-		uint32_t nrec;
-		int n = sse_stream_next_msg(&ss, RECORDS - got, step + step_len, cap - step_len, NULL, NULL, &nrec);
-		if (n < 0)
-			return 1;
-		step_len += (size_t)n;
-		got += nrec;
-	}
+	if (bench_step_feed(&prog, RECORDS, step, cap, &step_len) != 0)
+		return 1;
 	/* FAST payload inside the STEP messages, for MB/s of FAST input */
 	{
 		static struct step_deframer sd;
@@ -138,15 +114,15 @@ int main(void)
 	printf("input: %u records; raw FAST %zu bytes (%.1f B/record); STEP %zu bytes, FAST payload %zu bytes\n",
 	       RECORDS, raw_len, (double)raw_len / RECORDS, step_len, payload);
 
-	double t_raw[100], t_step[100], t_map[100];
+	double t_raw[BENCH_MAX_REPS], t_step[BENCH_MAX_REPS], t_map[BENCH_MAX_REPS];
 	for (int r = 0; r < REPS; r++) {
-		double t0 = now_s();
+		double t0 = bench_now_s();
 		uint64_t n1 = run_raw(raw, raw_len);
-		double t1 = now_s();
+		double t1 = bench_now_s();
 		uint64_t n2 = run_step(step, step_len, 0);
-		double t2 = now_s();
+		double t2 = bench_now_s();
 		uint64_t n3 = run_step(step, step_len, 1);
-		double t3 = now_s();
+		double t3 = bench_now_s();
 		if (n1 != RECORDS || n2 != RECORDS || n3 != RECORDS) {
 			fprintf(stderr, "bench_fast_decode: decoded %lu/%lu/%lu of %u records\n", (unsigned long)n1,
 				(unsigned long)n2, (unsigned long)n3, RECORDS);
@@ -156,9 +132,9 @@ int main(void)
 		t_step[r] = t2 - t1;
 		t_map[r] = t3 - t2;
 	}
-	qsort(t_raw, REPS, sizeof(double), cmp_double);
-	qsort(t_step, REPS, sizeof(double), cmp_double);
-	qsort(t_map, REPS, sizeof(double), cmp_double);
+	bench_sort(t_raw, REPS);
+	bench_sort(t_step, REPS);
+	bench_sort(t_map, REPS);
 
 	struct {
 		const char *name;

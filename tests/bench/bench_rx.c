@@ -21,28 +21,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "pktbuild.h"
 #include "rx/rx_pipe.h"
 #include "fast/host/fast_compile.h"
-#include "fast/host/sse_gen.h"
 
 #define MSS 1408
 #define REPS_DEFAULT 5
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 struct frame {
 	uint32_t off, len;
@@ -127,11 +113,7 @@ static uint64_t run_net(const struct capture *c, const struct rx_cfg *cfg)
 int main(void)
 {
 	char err[256];
-	if (getenv("BENCH_RECORDS"))
-		RECORDS = (uint32_t)strtoul(getenv("BENCH_RECORDS"), NULL, 10);
-	if (getenv("BENCH_REPS"))
-		REPS = atoi(getenv("BENCH_REPS"));
-	if (RECORDS == 0 || REPS < 1 || REPS > 100)
+	if (bench_env(&RECORDS, &REPS))
 		return 1;
 	if (fast_compile_file("conf/templates/sse-l2-3201-5801.xml", &prog, &names, err, sizeof err) != 0) {
 		fprintf(stderr, "bench_rx: %s\n", err);
@@ -139,21 +121,10 @@ int main(void)
 	}
 
 	/* the feed */
-	struct sse_gen_cfg gcfg;
-	static struct sse_stream ss;
-	sse_gen_default(&gcfg);
 	size_t cap = (size_t)RECORDS * 96 + 65536, len = 0;
 	uint8_t *feed = malloc(cap);
-	if (!feed || sse_stream_init(&ss, &prog, &gcfg, 8) != 0)
+	if (!feed || bench_step_feed(&prog, RECORDS, feed, cap, &len) != 0)
 		return 1;
-	for (uint32_t got = 0; got < RECORDS;) {
-		uint32_t nrec;
-		int n = sse_stream_next_msg(&ss, RECORDS - got, feed + len, cap - len, NULL, NULL, &nrec);
-		if (n < 0)
-			return 1;
-		len += (size_t)n;
-		got += nrec;
-	}
 
 	/* the captures: SYN, segments (+ an ACK every 4), in order and with 1% swapped */
 	uint32_t nseg = (uint32_t)((len + MSS - 1) / MSS), nfr = nseg + nseg / 4 + 2;
@@ -241,7 +212,7 @@ int main(void)
 		const struct capture *c;
 		const struct rx_cfg *cfg;
 		int net_only;
-		double t[100];
+		double t[BENCH_MAX_REPS];
 	} v[] = {
 		{"in_order", &cin, &cfg, 0, {0}},
 		{"reorder_1pct", &cre, &cfg, 0, {0}},
@@ -257,17 +228,17 @@ int main(void)
 				net_stats_init(&nst);
 				if (mtoe_init(&mt, &v[i].cfg->mtoe, mbuf, mlen) != MTOE_OK)
 					return 1;
-				t0 = now_s();
+				t0 = bench_now_s();
 				n = run_net(v[i].c, v[i].cfg);
 				want = len;
 			} else {
 				if (rx_init(&pipe_, v[i].cfg, &prog, fs, nfs, mbuf, mlen) != RX_OK)
 					return 1;
-				t0 = now_s();
+				t0 = bench_now_s();
 				n = run(v[i].c);
 				want = RECORDS;
 			}
-			v[i].t[r] = now_s() - t0;
+			v[i].t[r] = bench_now_s() - t0;
 			if (n != want) {
 				fprintf(stderr, "bench_rx: %s gave %llu of %llu %s\n", v[i].name, (unsigned long long)n,
 					(unsigned long long)want, v[i].net_only ? "bytes" : "records");
@@ -278,7 +249,7 @@ int main(void)
 	printf("%-14s %10s %10s %10s %10s %12s\n", "variant", "Gb/s best", "Gb/s p50", "Mpps p50", "ns/seg p50",
 	       "Mrec/s p50");
 	for (int i = 0; i < nv; i++) {
-		qsort(v[i].t, (size_t)REPS, sizeof(double), cmp_double);
+		bench_sort(v[i].t, REPS);
 		double best = v[i].t[0], med = v[i].t[REPS / 2];
 		double gb = v[i].c->payload * 8.0 / 1e9;
 		printf("%-14s %10.2f %10.2f %10.3f %10.1f ", v[i].name, gb / best, gb / med, v[i].c->n / med / 1e6,

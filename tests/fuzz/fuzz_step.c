@@ -12,11 +12,12 @@
  * fast path and the byte state machine must agree on every input.
  */
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "fast/step_deframe.h"
+
+#define FUZZ_NAME "fuzz_step"
+#include "fuzz_common.h"
 
 #define MAX_EVENTS 4096
 
@@ -37,13 +38,6 @@ struct run {
 
 static struct step_deframer sd;
 static struct run runs[3];
-
-#define FAIL(...)                                                                      \
-	do {                                                                           \
-		fprintf(stderr, "fuzz_step: " __VA_ARGS__);                            \
-		fprintf(stderr, "\n");                                                 \
-		abort();                                                               \
-	} while (0)
 
 static uint32_t fnv(const uint8_t *p, uint32_t n)
 {
@@ -97,48 +91,6 @@ static void check_msg(const uint8_t *in, size_t inlen)
 	if (k < 3 || k + m->data_len >= m->len - 7 || memcmp(p + k - 3, "96=", 3) != 0 ||
 	    p[k + m->data_len] != 0x01 || memcmp(m->data, p + k, m->data_len) != 0)
 		FAIL("96= data does not match the input");
-}
-
-/* Make every "8=STEP ... SOH 10=ddd SOH" consistent: BodyLength (when the
- * digits are there to hold it, zero-padded) and CheckSum. */
-static void repair(uint8_t *b, size_t n, int fixlen)
-{
-	size_t a, k, e;
-	for (a = 0; a + 6 <= n; a++) {
-		uint32_t sum = 0;
-		if (memcmp(b + a, "8=STEP", 6) != 0)
-			continue;
-		/* the first SOH 10= after it ends the body */
-		for (e = a + 6; e + 7 <= n; e++)
-			if (b[e] == 0x01 && b[e + 1] == '1' && b[e + 2] == '0' && b[e + 3] == '=')
-				break;
-		if (e + 7 > n)
-			return;
-		if (fixlen) {
-			size_t d0, d1;
-			for (k = a + 6; k < e && b[k] != 0x01; k++)
-				;
-			if (k + 3 < e && b[k + 1] == '9' && b[k + 2] == '=') {
-				uint64_t v;
-				d0 = d1 = k + 3;
-				while (d1 < e && b[d1] >= '0' && b[d1] <= '9')
-					d1++;
-				if (d1 > d0 && d1 < e && b[d1] == 0x01) {
-					v = e + 1 - (d1 + 1);
-					for (k = d1; k > d0; k--) {
-						b[k - 1] = (uint8_t)('0' + v % 10);
-						v /= 10;
-					}
-				}
-			}
-		}
-		for (k = a; k <= e; k++)
-			sum += b[k];
-		b[e + 4] = (uint8_t)('0' + sum % 256 / 100);
-		b[e + 5] = (uint8_t)('0' + sum % 100 / 10);
-		b[e + 6] = (uint8_t)('0' + sum % 10);
-		a = e;
-	}
 }
 
 /* Feed `in` in chunks: mode 0 whole, 1 byte by byte, 2 the pattern, 3 the
@@ -280,7 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	inlen = size - hdr;
 	if (data[0] & 6) {
 		memcpy(fixed, in, inlen);
-		repair(fixed, inlen, data[0] & 4);
+		fuzz_step_repair(fixed, inlen, data[0] & 4);
 		in = fixed;
 	}
 	feed(&runs[0], in, inlen, pat, 2);

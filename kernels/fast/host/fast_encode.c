@@ -694,6 +694,19 @@ static int to_sval(struct ctx *c, const struct fast_val *fv, enum vtype t, struc
 static void put_segment(struct ctx *c, uint32_t first, uint32_t end, int has_pmap, int top,
 			int depth);
 
+/* The END that closes the SEQ or GROUP at idx, or 0 (FAST_E_RANGE set) when
+ * the program does not close it there or nests it deeper than FAST_MAX_DEPTH. */
+static uint32_t segment_end(struct ctx *c, uint32_t idx, int depth)
+{
+	const struct fast_prog *p = c->p;
+	uint32_t end = p->instr[idx].aux;
+	if (end <= idx || end >= p->ninstr || p->instr[end].kind != FAST_K_END || depth >= FAST_MAX_DEPTH) {
+		fail(c, FAST_E_RANGE);
+		return 0;
+	}
+	return end;
+}
+
 /* Encode instruction idx (and whatever it owns); returns the next instruction. */
 static uint32_t put_instr(struct ctx *c, struct pmap *pm, uint32_t idx, int depth)
 {
@@ -735,12 +748,9 @@ static uint32_t put_instr(struct ctx *c, struct pmap *pm, uint32_t idx, int dept
 	}
 
 	case FAST_K_SEQ: {
-		uint32_t end = ins->aux;
-		if (end <= idx || end >= p->ninstr || p->instr[end].kind != FAST_K_END ||
-		    depth >= FAST_MAX_DEPTH) {
-			fail(c, FAST_E_RANGE);
+		uint32_t end = segment_end(c, idx, depth);
+		if (!end)
 			return idx + 1;
-		}
 		if (!(fv = next_val(c, idx)))
 			return end + 1;
 		to_sval(c, fv, T_U32, &v);
@@ -757,12 +767,9 @@ static uint32_t put_instr(struct ctx *c, struct pmap *pm, uint32_t idx, int dept
 	}
 
 	case FAST_K_GROUP: {
-		uint32_t end = ins->aux;
-		if (end <= idx || end >= p->ninstr || p->instr[end].kind != FAST_K_END ||
-		    depth >= FAST_MAX_DEPTH) {
-			fail(c, FAST_E_RANGE);
+		uint32_t end = segment_end(c, idx, depth);
+		if (!end)
 			return idx + 1;
-		}
 		if (!(fv = next_val(c, idx)))
 			return end + 1;
 		if (!fv->present && !optional) {

@@ -44,6 +44,67 @@ int feed_parse_addr(const char *s, struct sockaddr_in *sa)
 	return 0;
 }
 
+const char *feed_opt_peer(struct feed_peer *p, enum feed_mode mode, const char *arg)
+{
+	const char *bad = NULL;
+	if (p->mode != FEED_MODE_NONE)
+		bad = "give one of --listen, --connect, --udp";
+	else if (feed_parse_addr(arg, &p->sa))
+		bad = "the address must be IPv4-ADDRESS:PORT";
+	p->mode = mode;
+	p->arg = arg;
+	return bad;
+}
+
+const char *feed_opt_cpu(const char *arg, int64_t *cpu)
+{
+	uint64_t v;
+	if (feed_parse_u64(arg, 0, FEED_MAX_CPU, &v))
+		return "--cpu needs a CPU number";
+	*cpu = (int64_t)v;
+	return NULL;
+}
+
+const char *feed_opt_wait_ms(const char *arg, int64_t *wait_ms)
+{
+	uint64_t v;
+	if (feed_parse_u64(arg, 0, 86400000, &v))
+		return "--wait-ms needs a number of ms";
+	*wait_ms = (int64_t)v;
+	return NULL;
+}
+
+int feed_args_check(const char *tool, int argc, char **argv, int next, const char *templates,
+		    const struct feed_peer *peer)
+{
+	if (next < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", tool, argv[next]);
+		return -1;
+	}
+	if (!templates || (peer && peer->mode == FEED_MODE_NONE)) {
+		fprintf(stderr, "%s: %s is required\n", tool,
+			!templates ? "--templates" : "one of --listen, --connect, --udp");
+		return -1;
+	}
+	return 0;
+}
+
+int feed_peer_open(const struct feed_peer *p, int64_t wait_ms, int udp_bind, int udp_rcvbuf, char *err,
+		   size_t errlen)
+{
+	switch (p->mode) {
+	case FEED_MODE_LISTEN:
+		return feed_tcp_accept_one(&p->sa, wait_ms < 0 ? -1 : (int)wait_ms, err, errlen);
+	case FEED_MODE_CONNECT:
+		return feed_tcp_connect(&p->sa, wait_ms < 0 ? 10000 : (int)wait_ms, err, errlen);
+	case FEED_MODE_UDP:
+		return feed_udp_open(&p->sa, udp_bind, udp_rcvbuf, err, errlen);
+	default:
+		snprintf(err, errlen, "no peer given (--listen, --connect or --udp)");
+		return -1;
+	}
+}
+
 static const char *addr_str(const struct sockaddr_in *sa, char *buf, size_t len)
 {
 	char ip[INET_ADDRSTRLEN];

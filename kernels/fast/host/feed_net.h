@@ -1,9 +1,10 @@
 /* feed_net.h - sockets, clocks and pacing for the feed tools (host only).
  *
  * Shared by toe-feedsim (the simulated exchange), toe-sockrx (the Linux
- * socket baseline) and the test harness: IPv4 "IP:PORT" parsing, a TCP
- * connect that retries while the peer is not listening yet, a one-shot TCP
- * accept, UDP sockets, CPU pinning, and the send schedule of a paced feed.
+ * socket baseline) and the test harness: IPv4 "IP:PORT" parsing, the options
+ * the tools have in common (--listen/--connect/--udp, --cpu, --wait-ms), a
+ * TCP connect that retries while the peer is not listening yet, a one-shot
+ * TCP accept, UDP sockets, CPU pinning, and the send schedule of a paced feed.
  */
 #ifndef FEED_NET_H
 #define FEED_NET_H
@@ -18,6 +19,46 @@ int feed_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
 
 /* Parse "A.B.C.D:PORT" (port 1..65535). Returns 0 or -1. */
 int feed_parse_addr(const char *s, struct sockaddr_in *sa);
+
+/* ---- the command line the feed tools share ----------------------------------
+ * Each option helper takes the option's argument and returns NULL, or the
+ * complaint the tool prints as "TOOL: complaint, not 'ARG'" before its usage. */
+
+/* How a tool meets its peer: --listen IP:PORT (accept one TCP connection),
+ * --connect IP:PORT (connect over TCP) or --udp IP:PORT (datagrams). */
+enum feed_mode { FEED_MODE_NONE, FEED_MODE_LISTEN, FEED_MODE_CONNECT, FEED_MODE_UDP };
+
+struct feed_peer {
+	enum feed_mode mode; /* FEED_MODE_NONE until one of the options is given */
+	struct sockaddr_in sa;
+	const char *arg;     /* the IP:PORT as given */
+};
+
+/* --listen / --connect / --udp (mode) with its argument: "give one of
+ * --listen, --connect, --udp" when one was given already, "the address must
+ * be IPv4-ADDRESS:PORT". */
+const char *feed_opt_peer(struct feed_peer *p, enum feed_mode mode, const char *arg);
+
+/* --cpu N: 0..FEED_MAX_CPU into *cpu. */
+const char *feed_opt_cpu(const char *arg, int64_t *cpu);
+
+/* --wait-ms W: 0..86400000 into *wait_ms. */
+const char *feed_opt_wait_ms(const char *arg, int64_t *wait_ms);
+
+/* Once getopt is done (next: its optind): no argument left over, --templates
+ * given and, when peer is not NULL, one of --listen, --connect, --udp.
+ * Returns 0, or -1 after printing "TOOL: unexpected argument 'ARG'" or
+ * "TOOL: OPTION is required" on stderr (the tool then prints its usage). */
+int feed_args_check(const char *tool, int argc, char **argv, int next, const char *templates,
+		    const struct feed_peer *peer);
+
+/* Open the connection to the peer: LISTEN accepts one connection within
+ * wait_ms (< 0: wait forever), CONNECT retries for wait_ms (< 0: 10000 ms),
+ * UDP opens a socket (bound to the address when udp_bind, with a receive
+ * buffer of udp_rcvbuf bytes when > 0; see feed_udp_open). Returns the
+ * socket, or -1 with a message in err. */
+int feed_peer_open(const struct feed_peer *p, int64_t wait_ms, int udp_bind, int udp_rcvbuf, char *err,
+		   size_t errlen);
 
 /* Listen on sa, accept one connection within timeout_ms (< 0: wait forever),
  * close the listening socket. Returns the connected socket, or -1 with a

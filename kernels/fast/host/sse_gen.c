@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fast/fast_tick_dec.h"
 #include "fast/host/step_frame.h"
 
 static uint64_t next_u64(uint64_t *s)
@@ -246,23 +247,6 @@ int sse_tpl_for_kind(const struct fast_prog *p, int rec_type)
 	return -1;
 }
 
-/* Decimal places of a tick field in the ABI. */
-static int abi_decimals(int f)
-{
-	switch (f) {
-	case TOE_TF_TRADE_PRICE:
-	case TOE_TF_ORDER_PRICE:
-		return TOE_PRICE_DECIMALS;
-	case TOE_TF_TRADE_QTY:
-	case TOE_TF_BALANCE:
-		return TOE_QTY_DECIMALS;
-	case TOE_TF_TRADE_MONEY:
-		return TOE_MONEY_DECIMALS;
-	default:
-		return 0;
-	}
-}
-
 /* A tick field as a number (characters as their code) or a string.
  * Returns 1 number, 2 string, 0 when the record type has no such field. */
 static int tick_field(const union toe_record *t, int f, int64_t *num, const char **str,
@@ -456,7 +440,7 @@ static int build_field(struct builder *b, uint32_t idx, uint32_t *next, int dept
 		int n = snprintf(buf, sizeof buf, "%lld", (long long)num);
 		return add_str(b, v, buf, (uint32_t)n);
 	}
-	int adec = have == 1 ? abi_decimals(ins->tick) : 0;
+	int adec = have == 1 ? fast_tick_decimals(ins->tick) : 0;
 	__int128 val;
 	if (is_dec) {
 		if (!has_fixed_exp) {
