@@ -109,7 +109,7 @@ static void counter(const char *prefix, const char *name, uint64_t v)
 	X(restarts) X(closes) X(after_close) X(bytes) X(gaps) X(gap_bytes) X(ev_short) X(ev_overflow)
 #define MTOE_CONN(X)                                                                               \
 	X(segments) X(bytes) X(in_order) X(out_of_order) X(duplicates) X(dup_bytes) X(conflicts)     \
-	X(conflict_bytes) X(range_full) X(window_drops) X(window_drop_bytes) X(beyond_window) X(gaps) \
+	X(conflict_bytes) X(range_full) X(range_evictions) X(window_drops) X(window_drop_bytes) X(beyond_window) X(gaps) \
 	X(gap_bytes) X(keepalives) X(zero_window_probes) X(syn_retrans) X(after_fin_bytes)           \
 	X(after_close) X(reverse)
 

@@ -489,12 +489,39 @@ static void in_order(struct mtoe *m, uint32_t ci, const uint8_t *p, uint64_t s, 
 
 /* Segment bytes [s, e) (p = byte s) lie beyond the delivery point: store the
  * bytes no range holds yet, compare the others, merge the range list. */
+/* Whether [s, e) overlaps or adjoins a held range. */
+static int touches_range(const struct mtoe_conn *c, uint64_t s, uint64_t e)
+{
+	uint32_t i;
+	for (i = 0; i < MTOE_MAX_RANGES; i++) {
+		if (i >= c->nranges)
+			break;
+		if (c->range[i].start <= e && c->range[i].end >= s)
+			return 1;
+	}
+	return 0;
+}
+
 static void store(struct mtoe *m, uint32_t ci, const uint8_t *p, uint64_t s, uint64_t e)
 {
 	struct mtoe_conn *c = &m->conn[ci];
-	uint64_t limit = (m->buf_out ? m->buf_lo : c->nxt_off) + m->cfg.window;
-	uint64_t pos, newb = 0, ns, ne, ts;
-	uint32_t first = 0, last, i, n = c->nranges, touch;
+	uint64_t limit, pos, newb = 0, ns, ne, ts;
+	uint32_t first = 0, last, i, n, touch;
+
+	/* The range list is full and this segment, beyond the first hole, needs
+	 * a range of its own. Dropping it would make a hole of its own (on a
+	 * mirror, lost copies are never sent again), and under steady loss one
+	 * lost segment would cost every segment after it. Give up the oldest
+	 * hole instead: it becomes a gap, the range after it is delivered, and
+	 * the segment takes the freed slot. */
+	if (c->nranges >= m->cfg.max_ranges && c->nranges > 0 && s > c->range[0].end &&
+	    !touches_range(c, s, e)) {
+		skip_to(m, ci, c->range[0].start, TOE_GAP_WINDOW);
+		deliver_range0(m, ci);
+		c->st.range_evictions++;
+	}
+	limit = (m->buf_out ? m->buf_lo : c->nxt_off) + m->cfg.window;
+	n = c->nranges;
 	if (e > limit) {
 		uint64_t from = max_u64(s, limit);
 		c->st.window_drops++;

@@ -162,7 +162,8 @@ struct mtoe_conn_stats {
 	uint64_t dup_bytes;         /* bytes received again */
 	uint64_t conflicts;         /* segments with overlapping bytes that differ */
 	uint64_t conflict_bytes;    /* overlapping bytes that differ (first copy kept) */
-	uint64_t range_full;        /* segments dropped: range list full */
+	uint64_t range_full;        /* segments dropped: range list full, segment inside the first hole */
+	uint64_t range_evictions;   /* oldest holes given up (gap) to make room in a full range list */
 	uint64_t window_drops;      /* segments (partly) dropped: no buffer space this call */
 	uint64_t window_drop_bytes;
 	uint64_t beyond_window;     /* segments ending beyond delivery point + window */

@@ -108,8 +108,11 @@ static void test_buffer_wrap(void)
 	tm_free(&t);
 }
 
-/* max_ranges 2: a segment needing a third range is dropped and counted; one
- * that extends or bridges existing ranges is still accepted. */
+/* max_ranges 2. A segment that extends or bridges held ranges is accepted
+ * as always. One that needs a third range beyond the first hole makes the
+ * oldest hole a gap (the lost copy will not come again on a mirror) and is
+ * stored; one inside the first hole, with no slot and nothing to give up in
+ * front of it, is dropped and counted. */
 static void test_range_full(void)
 {
 	struct mtoe_cfg cfg;
@@ -118,6 +121,7 @@ static void test_range_full(void)
 	uint8_t s[1000];
 	int ci;
 	const struct mtoe_conn *c;
+	const struct tm_gap gaps[] = {{0, 100, TOE_GAP_WINDOW}};
 	tm_cfg(&cfg);
 	cfg.max_ranges = 2;
 	tm_init(&t, &cfg, sizeof(s));
@@ -126,20 +130,25 @@ static void test_range_full(void)
 	c = &t.m->conn[ci];
 	CHECK_EQ(tm_fwd(&t, f, ISN + 1 + 100, s + 100, 100, 1), 0);
 	CHECK_EQ(tm_fwd(&t, f, ISN + 1 + 300, s + 300, 100, 1), 0);
-	CHECK_EQ(tm_fwd(&t, f, ISN + 1 + 500, s + 500, 100, 1), 0); /* third range */
+	CHECK_EQ(tm_fwd(&t, f, ISN + 1 + 450, s + 450, 50, 1), 2);  /* needs a third range: GAP + DATA */
+	/* that was a third range beyond the first hole: [0,100) became a gap,
+	 * [100,200) was delivered, and the new range took the freed slot */
+	CHECK_EQ(c->st.range_evictions, 1);
+	CHECK_EQ(c->st.range_full, 0);
+	CHECK_EQ(c->nranges, 2);
+	CHECK_EQ(c->range[0].start, 300);
+	CHECK_EQ(c->range[1].start, 450);
+	CHECK_EQ(tm_fwd(&t, f, ISN + 1 + 220, s + 220, 30, 1), 0);  /* inside the first hole, no slot */
 	CHECK_EQ(c->st.range_full, 1);
 	CHECK_EQ(c->nranges, 2);
-	CHECK_EQ(tm_fwd(&t, f, ISN + 1 + 400, s + 400, 50, 1), 0); /* adjacent: extends [300,400) */
-	CHECK_EQ(c->st.range_full, 1);
-	CHECK_EQ(c->range[1].end, 450);
-	CHECK_EQ(tm_fwd(&t, f, ISN + 1 + 200, s + 200, 100, 1), 0); /* bridges both */
+	CHECK_EQ(tm_fwd(&t, f, ISN + 1 + 400, s + 400, 50, 1), 0);  /* bridges [300,400) and [450,500) */
 	CHECK_EQ(c->nranges, 1);
-	CHECK_EQ(c->range[0].start, 100);
-	CHECK_EQ(c->range[0].end, 450);
-	CHECK_EQ(tm_fwd(&t, f, ISN + 1, s, 100, 1), 2);
-	CHECK_EQ(tm_fwd(&t, f, ISN + 1 + 450, s + 450, 550, 1), 1); /* the dropped bytes come again */
-	tm_check_stream(&t, ci, s, sizeof(s), NULL, 0);
-	CHECK_EQ(c->st.out_of_order, 4);
+	CHECK_EQ(c->range[0].start, 300);
+	CHECK_EQ(c->range[0].end, 500);
+	CHECK_EQ(tm_fwd(&t, f, ISN + 1 + 200, s + 200, 100, 1), 2); /* fills the hole: delivers all */
+	CHECK_EQ(tm_fwd(&t, f, ISN + 1 + 500, s + 500, 500, 1), 1);
+	tm_check_stream(&t, ci, s, sizeof(s), gaps, 1);
+	CHECK_EQ(c->st.range_evictions, 1);
 	tm_free(&t);
 }
 
