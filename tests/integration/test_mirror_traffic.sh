@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_mirror_traffic.sh - real Linux TCP traffic, a tc mirror, a capture, and toe-pcapdump.
 #
-# Three network namespaces (names unique to this process, removed on exit):
+# Three network namespaces (names unique to this process, removed on exit),
+# made by tests/integration/lib_netns.sh (netns_topology):
 #
 #   exchange ex0 10.10.0.1 <-- veth --> ve0 10.10.0.2 vendor
 #                                       ve0 ingress+egress: tc u32 match-all, mirred egress mirror dev vm0
@@ -46,13 +47,9 @@ for b in toe-fastgen toe-pcapdump; do
 	[ -x "$BUILD/bin/$b" ] || skip "$BUILD/bin/$b is not built (make first)"
 done
 
-P=toem$$
-NS_EX=${P}ex
-NS_VE=${P}ve
-NS_MI=${P}mi
+. "$here/lib_netns.sh"
 WORK=$(mktemp -d /tmp/toe-mirror.XXXXXX) || exit 1
 pids=""
-created=""
 
 cleanup() {
 	for p in $pids; do
@@ -61,9 +58,7 @@ cleanup() {
 	for p in $pids; do
 		wait "$p" 2>/dev/null
 	done
-	for n in $created; do
-		ip netns del "$n" 2>/dev/null
-	done
+	netns_cleanup
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -74,38 +69,15 @@ fail() {
 	exit 1
 }
 
-# ---- namespaces and links ------------------------------------------------
-for n in $NS_EX $NS_VE $NS_MI; do
-	if ! ip netns add "$n" 2>"$WORK/netns.err"; then
-		skip "cannot create network namespaces: $(cat "$WORK/netns.err")"
-	fi
-	created="$created $n"
-	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 \
-		2>/dev/null
-	ip -n "$n" link set lo up
-done
+# ---- namespaces, links, the mirror (tests/integration/lib_netns.sh) --------
+netns_topology toem$$ 10.10.0
+case $? in
+0) ;;
+77) skip "$NETNS_WHY" ;;
+*) fail "$NETNS_WHY" ;;
+esac
 ex() { ip netns exec "$NS_EX" "$@"; }
 ve() { ip netns exec "$NS_VE" "$@"; }
-
-ip -n "$NS_EX" link add ex0 type veth peer name ve0 netns "$NS_VE" || fail "veth exchange<->vendor"
-ip -n "$NS_VE" link add vm0 type veth peer name vm1 netns "$NS_MI" || fail "veth vendor<->mirror"
-ip -n "$NS_EX" addr add 10.10.0.1/24 dev ex0
-ip -n "$NS_VE" addr add 10.10.0.2/24 dev ve0
-for x in "$NS_EX ex0" "$NS_VE ve0" "$NS_VE vm0" "$NS_MI vm1"; do
-	set -- $x
-	ip -n "$1" link set "$2" up || fail "link $2 up"
-	ip netns exec "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1 || fail "ethtool -K $2"
-	# checksums computed in software, as a NIC would put them on the wire: the
-	# mirror copy then carries real checksums and toe-pcapdump verifies them
-	ip netns exec "$1" ethtool -K "$2" tx off >/dev/null 2>&1 || fail "ethtool -K $2 tx off"
-done
-ve tc qdisc add dev ve0 clsact || fail "clsact on ve0"
-for dir in ingress egress; do
-	ve tc filter add dev ve0 "$dir" protocol all u32 match u32 0 0 action mirred egress mirror dev vm0 ||
-		fail "tc mirred ($dir) on ve0"
-done
-ex tc qdisc add dev ex0 clsact || fail "clsact on ex0"
-ve tc qdisc add dev vm0 clsact || fail "clsact on vm0"
 
 # ---- the feed, the BPF programs -------------------------------------------
 "$BUILD/bin/toe-fastgen" --templates "$TEMPLATES" --records 20000 --seed 31 --per-msg 4 \

@@ -1,0 +1,97 @@
+# lib_e2e.sh - toed on the mirror port and the checks of the end-to-end runs (sourced, POSIX sh).
+#
+# Shared by tests/integration/test_e2e_mirror.sh and tests/bench/bench_e2e.sh,
+# on top of lib_netns.sh's netns_topology. The caller sets:
+#   WORK (a folder), TOED, TOECTL, STEER (toe_steer.bpf.o), TEMPLATES, EX_IP (the
+#   exchange's address), NS_MI (the mirror namespace), PY (python3), and a
+#   fail() that reports and exits.
+# Provides:
+#   e2e_start_toed TYPE [EXTRA]  toed (software backend, source TYPE = af_xdp native or
+#                                af_packet) on vm1 in NS_MI, following every connection
+#                                from EX_IP; EXTRA: more configuration lines (sections).
+#                                Control socket $SOCK, log $WORK/toed.log, pid TOED_PID.
+#                                Returns 2 when toed exits before it is ready (e.g. XDP
+#                                cannot be attached here).
+#   e2e_stop_toed                SIGTERM, wait (10 s at most), fail unless it exits 0
+#   wait_for FILE PATTERN SECONDS
+#   vget FILE KEY                a value of toe-verify's VERIFY line in FILE
+#   jget FILE PYTHON-EXPR        a value from a JSON document (d), e.g. toectl stats --json
+#   cget FILE PID KEY            a client's counter in toectl clients --json, by pid
+
+SOCK=${SOCK:-$WORK/toed.sock}
+TOED_PID=
+
+wait_for() { # FILE PATTERN SECONDS
+	_w=$(($3 * 20))
+	while [ $_w -gt 0 ]; do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+		_w=$((_w - 1))
+	done
+	return 1
+}
+
+vget() { sed -n "s/^VERIFY .* $2=\([^ ]*\).*/\1/p" "$1"; }
+
+jget() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+cget() { jget "$1" "[c['$3'] for c in d if c['pid'] == $2][0]"; }
+
+e2e_start_toed() { # TYPE [EXTRA]
+	{
+		echo "[source]"
+		echo "type = $1"
+		echo "interface = vm1"
+		[ "$1" = af_xdp ] && echo "xdp_mode = native"
+		cat <<EOF
+
+[feed.sse]
+exchange = $EX_IP:*
+
+[tcp]
+connections = 8
+window = 1M
+gap_timeout_ms = 50
+
+[fast]
+templates = $TEMPLATES
+
+[shm]
+hugepages = off
+socket = $SOCK
+
+[log]
+target = stderr
+level = info
+EOF
+		[ -n "${2:-}" ] && printf '\n%s\n' "$2"
+	} >"$WORK/toed.conf"
+	: >"$WORK/toed.log"
+	# ip netns exec execs the program: $! is toed itself
+	ip netns exec "$NS_MI" "$TOED" -c "$WORK/toed.conf" --foreground --bpf-object "$STEER" \
+		>>"$WORK/toed.log" 2>&1 &
+	TOED_PID=$!
+	if ! wait_for "$WORK/toed.log" 'notice: ready' 15; then
+		if ! kill -0 "$TOED_PID" 2>/dev/null; then
+			wait "$TOED_PID"
+			TOED_PID=
+			return 2
+		fi
+		fail "$1: toed did not become ready"
+	fi
+	return 0
+}
+
+e2e_stop_toed() {
+	kill -TERM "$TOED_PID"
+	_i=0
+	while kill -0 "$TOED_PID" 2>/dev/null && [ $_i -lt 200 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	kill -0 "$TOED_PID" 2>/dev/null && fail "toed did not stop within 10 s"
+	wait "$TOED_PID"
+	_rc=$?
+	TOED_PID=
+	[ $_rc -eq 0 ] || fail "toed exited $_rc"
+}
