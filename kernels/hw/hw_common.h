@@ -34,7 +34,7 @@
 #include <ap_int.h>
 #include <hls_stream.h>
 #else
-#include "hls_compat/hls_compat.h"
+#include "host/hls_compat.h"
 #endif
 
 extern "C" {
