@@ -4,7 +4,8 @@
 # Two namespaces joined by a veth pair (offloads off). toed runs in B on vb
 # (source type af_packet, then af_xdp in native mode with its steering
 # program), clients subscribe, and tcpreplay plays the capture of a TCP
-# connection (mkpcap, from a toe-fastgen feed) out of va in A, as a mirror
+# connection (mkpcap, from a toe-fastgen feed, every 10th pair of segments
+# swapped: reordering crafted into the capture) out of va in A, as a mirror
 # port would deliver it. Each client's ticks must equal the truth lines its
 # filter keeps. After the AF_XDP daemon stops, its XDP program must be gone
 # from vb (toed keeps CAP_NET_ADMIN for that and nothing else but
@@ -39,7 +40,7 @@ fi
 ip -n "$NS_A" link set va up || fail "va up"
 ip -n "$NS_B" link set vb up || fail "vb up"
 
-mkfeed 3000 51 --fin
+mkfeed 3000 51 --fin --swap-every 10 # a crafted capture with reordered segments
 truth_filter trades >"$TMP/want.trades"
 truth_filter orders-ch:1,4 >"$TMP/want.orders14"
 
