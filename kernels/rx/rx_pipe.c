@@ -80,6 +80,10 @@ static void init_common(struct rx_pipe *p, const struct rx_cfg *cfg, const struc
 	p->cut_stream = 0;
 	p->cut_offset = 0;
 	p->cut_len = 0;
+	p->junk_pending = 0;
+	p->junk_stream = 0;
+	p->junk_offset = 0;
+	p->junk_len = 0;
 	p->tap_offset = 0;
 	p->tap_len = 0;
 	p->tap_data = 0;
@@ -332,6 +336,20 @@ static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *o
 	}
 }
 
+/* Whether "8=STEP" starts anywhere in d[0..n). */
+static int has_step_start(const uint8_t *d, uint32_t n)
+{
+	uint32_t i;
+	for (i = 0; i < 65536; i++) {
+		if (i + 6 > n)
+			return 0;
+		if (d[i] == '8' && d[i + 1] == '=' && d[i + 2] == 'S' && d[i + 3] == 'T' && d[i + 4] == 'E' &&
+		    d[i + 5] == 'P')
+			return 1;
+	}
+	return 0;
+}
+
 /* A listened datagram of port cfg.udp[idx]; 0 for a bad index (counted). */
 static int datagram(struct rx_pipe *p, uint32_t idx, const uint8_t *data, uint32_t len)
 {
@@ -356,6 +374,16 @@ static int datagram(struct rx_pipe *p, uint32_t idx, const uint8_t *data, uint32
 			p->cut_offset = p->udp_off[idx] - dropped;
 			p->cut_len = dropped;
 		}
+		if (len > 0 && !has_step_start(data, len)) {
+			/* nothing in it can start a message: the whole datagram is lost,
+			 * and the deframer would only count it as skipped bytes */
+			p->junk_pending = 1;
+			p->junk_stream = sid;
+			p->junk_offset = p->udp_off[idx];
+			p->junk_len = len;
+			p->udp_off[idx] += len;
+			return 1;
+		}
 	}
 	feed(p, sid, data, len, p->udp_off[idx]);
 	p->udp_off[idx] += len;
@@ -371,6 +399,12 @@ int rx_drain(struct rx_pipe *p, struct rx_out *out)
 			p->sst[p->cut_stream].decode_errors++;
 			out_gap(p, out, p->cut_stream, p->cut_offset, p->cut_len, TOE_GAP_DECODE,
 				STEP_E_BAD_LENGTH);
+			return 1;
+		}
+		if (p->junk_pending) {
+			p->junk_pending = 0;
+			p->sst[p->junk_stream].decode_errors++;
+			out_gap(p, out, p->junk_stream, p->junk_offset, p->junk_len, TOE_GAP_DECODE, STEP_E_GARBAGE);
 			return 1;
 		}
 		if (p->tap_pending) {
@@ -415,7 +449,7 @@ int rx_next(struct rx_pipe *p, struct rx_out *out)
 
 static int busy(const struct rx_pipe *p)
 {
-	return p->active >= 0 || p->ev_pos < p->nev || p->polling || p->cut_pending || p->tap_pending;
+	return p->active >= 0 || p->ev_pos < p->nev || p->polling || p->cut_pending || p->junk_pending || p->tap_pending;
 }
 
 /* Before a frame or poll: run pending work nobody read (a caller that did not drain). */

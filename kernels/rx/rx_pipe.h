@@ -206,6 +206,9 @@ struct rx_pipe {
 	uint8_t pad;
 	uint32_t cut_stream;
 	uint64_t cut_offset, cut_len;
+	uint8_t junk_pending;    /* a UDP STEP datagram with no message start: report junk_* */
+	uint32_t junk_stream;
+	uint64_t junk_offset, junk_len;
 	uint64_t tap_offset, tap_len;
 	const uint8_t *tap_data;
 	uint64_t udp_off[RX_MAX_UDP]; /* stream offset of each port's next datagram */

@@ -341,6 +341,46 @@ static void test_bad_and_undrained(void)
 	free(fs);
 }
 
+/* A STEP datagram with no message start anywhere in it: the whole datagram
+ * becomes a decode gap (step_garbage) at its stream offset, and the next
+ * datagram, a good message, decodes. */
+static void test_junk_datagram(void)
+{
+	struct rx_cfg cfg;
+	struct rx_pipe *p = calloc(1, sizeof *p);
+	struct fast_stream *fs = calloc(5, sizeof *fs);
+	struct rx_out o;
+	static const uint8_t junk[] = "no message starts here";
+	uint32_t n = (uint32_t)sizeof junk - 1, recs = 0;
+
+	rx_cfg_default(&cfg);
+	cfg.mtoe.max_conns = 4;
+	cfg.nudp = 1;
+	cfg.udp[0].framing = FAST_FRAMING_STEP;
+	CHECK_EQ(rx_init_decode(p, &cfg, &tr_prog, fs, 5), RX_OK);
+	CHECK_EQ(rx_datagram(p, 0, junk, n, 7), 1);
+	CHECK_EQ(rx_drain(p, &o), 1);
+	CHECK_EQ(o.kind, RX_OUT_GAP);
+	CHECK_EQ(o.stream, 4);
+	CHECK_EQ(o.tick.hdr.type, TOE_REC_GAP);
+	CHECK_EQ(o.tick.gap.offset, 0);
+	CHECK_EQ(o.tick.gap.length, n);
+	CHECK_EQ(o.tick.gap.reason, TOE_GAP_DECODE);
+	CHECK_EQ(o.tick.gap.detail, STEP_E_GARBAGE);
+	CHECK_EQ(rx_drain(p, &o), 0);
+	CHECK_EQ(p->sst[4].decode_errors, 1);
+	/* the next datagram is message 0 of the feed: its records come, offsets continue */
+	CHECK_EQ(rx_datagram(p, 0, feed.bytes + feed.msg[0].off, feed.msg[0].len, 8), 1);
+	while (rx_drain(p, &o) == 1) {
+		CHECK_EQ(o.kind, RX_OUT_RECORD);
+		CHECK_EQ(o.offset, n);
+		recs++;
+	}
+	CHECK_EQ(recs, feed.msg[0].n);
+	free(fs);
+	free(p);
+}
+
 int main(void)
 {
 	if (tr_load() != 0)
@@ -349,6 +389,7 @@ int main(void)
 	test_tcp_events();
 	test_datagrams();
 	test_bad_and_undrained();
+	test_junk_datagram();
 	tr_feed_free(&feed);
 	return test_done("test_rx_events");
 }
