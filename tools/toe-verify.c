@@ -713,11 +713,7 @@ int main(int argc, char **argv)
 				bad = "--capacity needs a power of two";
 			break;
 		case 'B': busy = 1; break;
-		case 'P':
-			if (feed_parse_u64(optarg, 0, FEED_MAX_CPU, &x))
-				bad = "--cpu needs a CPU number";
-			cpu = (int64_t)x;
-			break;
+		case 'P': bad = feed_opt_cpu(optarg, &cpu); break;
 		case 'w':
 			if (feed_parse_u64(optarg, 0, 10000000, &slow_us))
 				bad = "--slow needs microseconds";
@@ -750,13 +746,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "toe-verify: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
-	if (!v.t.templates) {
-		fprintf(stderr, "toe-verify: --templates is required\n");
+	if (feed_args_check("toe-verify", argc, argv, optind, v.t.templates, NULL)) {
 		usage(stderr);
 		return 2;
 	}
