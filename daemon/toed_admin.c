@@ -283,15 +283,6 @@ static void report_card(struct toed *t, struct out *o, const struct toed_dp_snap
 	end(o);
 }
 
-#define MTOE_GLOBAL(X)                                                                             \
-	X(packets) X(not_tcp) X(not_followed) X(reverse) X(no_conn) X(no_slot) X(opens) X(joins)    \
-	X(restarts) X(closes) X(after_close) X(bytes) X(gaps) X(gap_bytes) X(ev_short) X(ev_overflow)
-#define MTOE_CONN(X)                                                                               \
-	X(segments) X(bytes) X(in_order) X(out_of_order) X(duplicates) X(dup_bytes) X(conflicts)     \
-	X(conflict_bytes) X(range_full) X(range_evictions) X(window_drops) X(window_drop_bytes) X(beyond_window) X(gaps) \
-	X(gap_bytes) X(keepalives) X(zero_window_probes) X(syn_retrans) X(after_fin_bytes)           \
-	X(after_close) X(reverse)
-
 static const char *conn_state(uint8_t s)
 {
 	return s == MTOE_OPEN ? "open" : s == MTOE_CLOSED ? "closed" : "free";
@@ -351,7 +342,7 @@ static void report_stats(struct toed *t, struct out *o, const struct toed_dp_sna
 
 	begin(o, "mtoe", "mirror TOE");
 #define MG(name) kv_u64(o, #name, s->mtoe.name);
-	MTOE_GLOBAL(MG)
+	MTOE_STATS_FIELDS(MG)
 #undef MG
 	end(o);
 
@@ -372,7 +363,7 @@ static void report_stats(struct toed *t, struct out *o, const struct toed_dp_sna
 		kv_bool(o, "syn_seen", c->syn_seen);
 		kv_u64(o, "stream_offset", c->nxt_off);
 #define MC(name) kv_u64(o, #name, c->st.name);
-		MTOE_CONN(MC)
+		MTOE_CONN_STATS_FIELDS(MC)
 #undef MC
 		end(o);
 	}

@@ -104,15 +104,6 @@ static void counter(const char *prefix, const char *name, uint64_t v)
 		fprintf(stderr, "  %s%s %" PRIu64 "\n", prefix, name, v);
 }
 
-#define MTOE_GLOBAL(X)                                                                             \
-	X(packets) X(not_tcp) X(not_followed) X(reverse) X(no_conn) X(no_slot) X(opens) X(joins)    \
-	X(restarts) X(closes) X(after_close) X(bytes) X(gaps) X(gap_bytes) X(ev_short) X(ev_overflow)
-#define MTOE_CONN(X)                                                                               \
-	X(segments) X(bytes) X(in_order) X(out_of_order) X(duplicates) X(dup_bytes) X(conflicts)     \
-	X(conflict_bytes) X(range_full) X(range_evictions) X(window_drops) X(window_drop_bytes) X(beyond_window) X(gaps) \
-	X(gap_bytes) X(keepalives) X(zero_window_probes) X(syn_retrans) X(after_fin_bytes)           \
-	X(after_close) X(reverse)
-
 /* The connection table's counters are zeroed when a slot is freed (the
  * end-of-capture poll frees them all): the tool prints a copy taken before it. */
 static struct mtoe_conn_stats conn_snap[MTOE_MAX_CONNS];
@@ -129,13 +120,13 @@ static void print_counters(const struct rx_pipe *p, const struct fast_stream *fs
 	for (i = 0; i < n; i++)
 		counter("net.", names[i], values[i]);
 #define MG(name) counter("mtoe.", #name, p->mtoe.st.name);
-	MTOE_GLOBAL(MG)
+	MTOE_STATS_FIELDS(MG)
 #undef MG
 	for (k = 0; k < p->cfg.mtoe.max_conns; k++) {
 		const struct mtoe_conn_stats *c = &conn_snap[k];
 		snprintf(prefix, sizeof prefix, "mtoe.conn%u.", k);
 #define MC(name) counter(prefix, #name, c->name);
-		MTOE_CONN(MC)
+		MTOE_CONN_STATS_FIELDS(MC)
 #undef MC
 	}
 	n = rx_stats_table(&p->st, names, values, RX_STATS_COUNT);

@@ -197,6 +197,27 @@ struct mtoe_stats {
 	uint64_t ev_overflow;  /* events lost to a full array (a bug if nonzero) */
 };
 
+/* The counters of both structs by name, in field order, for the tools that
+ * print them (toectl, toe-pcapdump): X(field) for every field. */
+#define MTOE_STATS_FIELDS(X)                                                                       \
+	X(packets) X(not_tcp) X(not_followed) X(reverse) X(no_conn) X(no_slot) X(opens) X(joins)    \
+	X(restarts) X(closes) X(after_close) X(bytes) X(gaps) X(gap_bytes) X(ev_short) X(ev_overflow)
+#define MTOE_CONN_STATS_FIELDS(X)                                                                  \
+	X(segments) X(bytes) X(in_order) X(out_of_order) X(duplicates) X(dup_bytes) X(conflicts)     \
+	X(conflict_bytes) X(range_full) X(range_evictions) X(window_drops) X(window_drop_bytes)      \
+	X(beyond_window) X(gaps) X(gap_bytes) X(keepalives) X(zero_window_probes) X(syn_retrans)     \
+	X(after_fin_bytes) X(after_close) X(reverse)
+/* a field added to a struct but not to its list fails here */
+#define MTOE_ONE_(f) +1
+#if defined(__cplusplus)
+#define MTOE_STATIC_ASSERT static_assert
+#else
+#define MTOE_STATIC_ASSERT _Static_assert
+#endif
+MTOE_STATIC_ASSERT(sizeof(struct mtoe_stats) == 8 * (0 MTOE_STATS_FIELDS(MTOE_ONE_)), "MTOE_STATS_FIELDS lists every field");
+MTOE_STATIC_ASSERT(sizeof(struct mtoe_conn_stats) == 8 * (0 MTOE_CONN_STATS_FIELDS(MTOE_ONE_)),
+	       "MTOE_CONN_STATS_FIELDS lists every field");
+
 enum mtoe_state { MTOE_FREE = 0, MTOE_OPEN = 1, MTOE_CLOSED = 2 };
 
 struct mtoe_range {
