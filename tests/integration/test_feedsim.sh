@@ -25,6 +25,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cd "$root" || exit 1
+. "$here/lib_netns.sh"
 BUILD=${BUILD:-build}
 case "$BUILD" in /*) ;; *) BUILD=$root/$BUILD ;; esac
 TEMPLATES=conf/templates/sse-l2-3201-5801.xml
@@ -47,8 +48,6 @@ NS_EX=${P}ex
 NS_VE=${P}ve
 WORK=$(mktemp -d /tmp/toe-feedsim.XXXXXX) || exit 1
 pids=""
-created=""
-
 cleanup() {
 	for p in $pids; do
 		kill "$p" 2>/dev/null
@@ -56,9 +55,7 @@ cleanup() {
 	for p in $pids; do
 		wait "$p" 2>/dev/null
 	done
-	for n in $created; do
-		ip netns del "$n" 2>/dev/null
-	done
+	netns_cleanup
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -87,28 +84,14 @@ expect_rc 2 "$SOCKRX" --templates "$TEMPLATES" --listen 127.0.0.1:9 --udp 127.0.
 expect_rc 1 "$FEEDSIM" --templates /nonexistent.xml --udp 127.0.0.1:9
 expect_rc 1 "$SOCKRX" --templates /nonexistent.xml --udp 127.0.0.1:9
 
-# ---- namespaces and the link ----------------------------------------------
-for n in $NS_EX $NS_VE; do
-	if ! ip netns add "$n" 2>"$WORK/netns.err"; then
-		skip "cannot create network namespaces: $(cat "$WORK/netns.err")"
-	fi
-	created="$created $n"
-	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 \
-		2>/dev/null
-	ip -n "$n" link set lo up
-done
-ex() { ip netns exec "$NS_EX" "$@"; }
-ve() { ip netns exec "$NS_VE" "$@"; }
-ip -n "$NS_EX" link add ex0 type veth peer name ve0 netns "$NS_VE" || skip "cannot create a veth pair"
+# ---- namespaces and the link (tests/integration/lib_netns.sh) -------------
+netns_add "$NS_EX" "$NS_VE" || skip "$NETNS_WHY"
+netns_veth "$NS_EX" ex0 "$NS_VE" ve0
+case $? in 0) ;; 77) skip "$NETNS_WHY" ;; *) fail "$NETNS_WHY" ;; esac
 ip -n "$NS_EX" addr add 10.77.0.1/24 dev ex0
 ip -n "$NS_VE" addr add 10.77.0.2/24 dev ve0
-for x in "$NS_EX ex0" "$NS_VE ve0"; do
-	set -- $x
-	ip -n "$1" link set "$2" up || fail "link $2 up"
-	if command -v ethtool >/dev/null 2>&1; then
-		ip netns exec "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1
-	fi
-done
+ex() { ip netns exec "$NS_EX" "$@"; }
+ve() { ip netns exec "$NS_VE" "$@"; }
 
 # a connect to a port nobody listens on fails (exit 1), at once with --wait-ms 0
 expect_rc 1 ex timeout 20 "$FEEDSIM" --templates "$TEMPLATES" --records 10 --connect 10.77.0.2:9299 --wait-ms 0
