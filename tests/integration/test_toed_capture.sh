@@ -14,6 +14,7 @@
 # second half after AF_PACKET passed), else fail. The AF_XDP daemon busy-polls
 # ([dataplane] busy_poll = yes: one CPU at 100 % for about a second). Takes about 3 s.
 . "$(dirname "$0")/toed_common.sh"
+. "$(dirname "$0")/lib_netns.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, raw sockets, XDP)"
 command -v ip >/dev/null 2>&1 || skip "ip (iproute2) not installed"
@@ -23,22 +24,12 @@ BPF=$BUILD/bpf/toe_steer.bpf.o
 
 NS_A=toed-cap-a-$$
 NS_B=toed-cap-b-$$
-EXTRA_CLEANUP='ip netns del "$NS_A" 2>/dev/null; ip netns del "$NS_B" 2>/dev/null'
-ip netns add "$NS_A" 2>/dev/null || skip "cannot create network namespaces"
-ip netns add "$NS_B" || fail "second namespace"
-ip -n "$NS_A" link add va type veth peer name vb netns "$NS_B" || skip "cannot create a veth pair"
+EXTRA_CLEANUP='netns_cleanup'
+netns_add "$NS_A" "$NS_B" || skip "$NETNS_WHY"
+netns_veth "$NS_A" va "$NS_B" vb
+case $? in 0) ;; 77) skip "$NETNS_WHY" ;; *) fail "$NETNS_WHY" ;; esac
 ip -n "$NS_A" link set va address 02:00:00:00:00:0a || fail "va address"
 ip -n "$NS_B" link set vb address 02:00:00:00:00:02 || fail "vb address"
-for ns in "$NS_A" "$NS_B"; do
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
-	ip -n "$ns" link set lo up
-done
-if command -v ethtool >/dev/null 2>&1; then
-	ip netns exec "$NS_A" ethtool -K va tso off gso off gro off >/dev/null 2>&1
-	ip netns exec "$NS_B" ethtool -K vb tso off gso off gro off >/dev/null 2>&1
-fi
-ip -n "$NS_A" link set va up || fail "va up"
-ip -n "$NS_B" link set vb up || fail "vb up"
 
 mkfeed 3000 51 --fin --swap-every 10 # a crafted capture with reordered segments
 truth_filter trades >"$TMP/want.trades"
