@@ -63,6 +63,7 @@ if stale "$BPF" daemon/bpf/toe_steer.bpf.c daemon/bpf/toe_steer.h; then
 fi
 
 # ---- namespaces ----------------------------------------------------------
+. "$(dirname "$0")/lib_netns.sh"
 NS_A=toe-srca-$$
 NS_B=toe-srcb-$$
 TMP=$(mktemp -d) || fail "mktemp"
@@ -70,31 +71,19 @@ CHECK_PID=
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
 	[ -n "$CHECK_PID" ] && kill "$CHECK_PID" 2>/dev/null
-	ip netns del "$NS_A" 2>/dev/null
-	ip netns del "$NS_B" 2>/dev/null
+	netns_cleanup
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-ip netns add "$NS_A" 2>/dev/null || skip "cannot create network namespaces"
-ip netns add "$NS_B" || fail "second namespace"
-ip -n "$NS_A" link add va type veth peer name vb netns "$NS_B" || skip "cannot create a veth pair"
+netns_add "$NS_A" "$NS_B" || skip "$NETNS_WHY"
+netns_veth "$NS_A" va "$NS_B" vb
+case $? in 0) ;; 77) skip "$NETNS_WHY" ;; *) fail "$NETNS_WHY" ;; esac
 ip -n "$NS_A" link set va address 02:00:00:99:00:01 mtu 9000 || fail "va setup"
 ip -n "$NS_B" link set vb address 02:00:00:99:00:02 mtu 9000 || fail "vb setup"
-for ns in "$NS_A" "$NS_B"; do
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
-	ip -n "$ns" link set lo up
-done
 ip -n "$NS_A" addr add 10.99.0.1/24 dev va || fail "address A"
 ip -n "$NS_B" addr add 10.99.0.2/24 dev vb || fail "address B"
-if command -v ethtool >/dev/null 2>&1; then
-	ip netns exec "$NS_A" ethtool -K va tso off gso off gro off >/dev/null 2>&1
-	ip netns exec "$NS_B" ethtool -K vb tso off gso off gro off >/dev/null 2>&1
-fi
-ip -n "$NS_A" link set va up || fail "va up"
-ip -n "$NS_B" link set vb up || fail "vb up"
 
 # ---- one capture run -----------------------------------------------------
 # run MODE: prints the checker's report; returns its exit status
