@@ -12,14 +12,15 @@
 #   kernels/<block>/host/*.c   host-only helpers        -> libtoecore.a
 #   client-lib/src/*.c         libtoeclient (.a and .so, exports toe_* only)
 #   client-lib/examples/*.c    example programs linked with libtoeclient
-#   daemon/*.c                 daemon modules -> libtoed.a; daemon/main/<name>.c
-#                              are the daemon's programs (toed, toectl)
+#   daemon/<room>/*.c          daemon modules -> libtoed.a (base, conf, src, card, dp, ctl);
+#                              daemon/main/<name>.c are the daemon's programs (toed, toectl)
 #   tools/<name>.c             one command-line tool each
+#   tools/feed/*.c             the feed tools' host code (generator, pacing, sockets) -> libtoefeed.a
 #   tests/lib/*.c              test helpers             -> libtoetest.a
 #   tests/unit/test_*.c        one test program each (ASan+UBSan)
 #   tests/*/test_*.sh          test scripts, run by tests/run.sh
 #   tests/integration/*.c      helper programs of the integration tests
-#   daemon/bpf/*.bpf.c         XDP/tc programs (clang -target bpf)
+#   daemon/src/bpf/*.bpf.c         XDP/tc programs (clang -target bpf)
 #   tests/unit/tsan_*.c        thread tests, built with ThreadSanitizer
 #   tests/fuzz/fuzz_*.c        libFuzzer targets (clang)
 #   tests/bench/bench_*.c      benchmarks
@@ -34,7 +35,7 @@ FUZZ_SECONDS ?= 300
 
 WARN     := -Wall -Wextra -Werror
 CSTD     := -std=c11
-INCLUDES := -Iclient-lib/include -Ikernels -Itests/lib
+INCLUDES := -Iclient-lib/include -Ikernels -Idaemon -Itools -Itests/lib
 DEFS      = -D_GNU_SOURCE -DTOED_DATADIR=\"$(PREFIX)/share/toed\" -DTOED_LIBDIR=\"$(PREFIX)/lib/toed\"
 DEPFLAGS  = -MMD -MP
 RELFLAGS := -O2 -g
@@ -43,13 +44,16 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 PKGS     := libxml-2.0 libpcap inih libxdp libbpf liburing libsystemd
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# XRT (the card backend): daemon/xrt_real.c is real only with Debian's libxrt-dev; without it, it
+# what each kind of program links: the core needs libxml2 (template compiler), the tools libpcap too
+CORE_PKG_LIBS = $(shell pkg-config --libs libxml-2.0 2>/dev/null)
+TOOL_PKG_LIBS = $(shell pkg-config --libs libxml-2.0 libpcap 2>/dev/null)
+# XRT (the card backend): daemon/card/card_xrt.c is real only with Debian's libxrt-dev; without it, it
 # builds as a stub that says so. Link order per design.md: coreutil alone aborts without XILINX_XRT.
 HAVE_XRT := $(shell test -f /usr/include/xrt/xrt/xrt_device.h -a -f /usr/include/uuid/uuid.h && echo 1)
 ifeq ($(HAVE_XRT),1)
 XRT_CFLAGS := -DTOED_HAVE_XRT -isystem /usr/include/xrt
 XRT_LIBS   := -Wl,--no-as-needed -lxrt_core -Wl,--as-needed -lxrt_coreutil -luuid -lstdc++
-DLIB_CXX   := $(wildcard daemon/*.cpp)
+DLIB_CXX   := $(wildcard daemon/card/*.cpp)
 endif
 LIBS       = $(PKG_LIBS) $(XRT_LIBS) -lm
 
@@ -58,22 +62,25 @@ CFLAGS_SAN = $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) $(SANFLAGS) $(DEP
 
 CORE_SRC  := $(wildcard kernels/*/*.c) $(wildcard kernels/*/host/*.c)
 CLIB_SRC  := $(wildcard client-lib/src/*.c)
-DLIB_SRC  := $(wildcard daemon/*.c)
+DLIB_SRC  := $(filter-out daemon/main/%,$(wildcard daemon/*/*.c))
 DMAIN_SRC := $(wildcard daemon/main/*.c)
 EXAM_SRC  := $(wildcard client-lib/examples/*.c)
 TLIB_SRC  := $(wildcard tests/lib/*.c)
 TOOL_SRC  := $(wildcard tools/*.c)
+FEED_SRC  := $(wildcard tools/feed/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
 TSAN_SRC  := $(wildcard tests/unit/tsan_*.c)
 ITEST_SRC := $(filter-out %.bpf.c,$(wildcard tests/integration/*.c))
-BPF_SRC   := $(wildcard daemon/bpf/*.bpf.c tests/integration/*.bpf.c)
+BPF_SRC   := $(wildcard daemon/src/bpf/*.bpf.c tests/integration/*.bpf.c)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 
 REL_CORE  := $(BUILD)/lib/libtoecore.a
 SAN_CORE  := $(BUILD)/asan/lib/libtoecore.a
 SAN_TLIB  := $(BUILD)/asan/lib/libtoetest.a
 REL_TLIB  := $(BUILD)/lib/libtoetest.a
+REL_FEED  := $(BUILD)/lib/libtoefeed.a
+SAN_FEED  := $(BUILD)/asan/lib/libtoefeed.a
 
 REL_CLIB  := $(BUILD)/lib/libtoeclient.a
 SAN_CLIB  := $(BUILD)/asan/lib/libtoeclient.a
@@ -90,12 +97,14 @@ FUZZERS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 TSANS     := $(patsubst tests/unit/%.c,$(BUILD)/tsan/%,$(TSAN_SRC))
 ITESTS    := $(patsubst tests/integration/%.c,$(BUILD)/itest/%,$(ITEST_SRC))
 BPF_OBJS  := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRC)))
-DAEMON_BPF := $(patsubst daemon/bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(wildcard daemon/bpf/*.bpf.c))
+DAEMON_BPF := $(patsubst daemon/src/bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(wildcard daemon/src/bpf/*.bpf.c))
 BENCHES   := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 DEPS_OK   := $(BUILD)/.deps-ok
 
 .PHONY: all deps test bench fuzz demo install clean test-build xclbin
+# objects reached only through pattern rules are kept, so a rebuild recompiles only what changed
+.SECONDARY:
 .DEFAULT_GOAL := all
 
 all: $(DEPS_OK) $(REL_CORE) $(REL_CLIB) $(if $(CLIB_SRC),$(SO_CLIB)) $(TOOLS) $(BPF_OBJS)
@@ -141,9 +150,9 @@ $(SO_CLIB): $(patsubst %.c,$(BUILD)/pic/%.o,$(CLIB_SRC)) client-lib/toeclient.ma
 	$(CC) -shared -Wl,-soname,libtoeclient.so.1 -Wl,--version-script=client-lib/toeclient.map \
 		$(filter %.o,$^) -lpthread -o $@
 
-# only xrt_real.c and the C++ wrapper see the XRT headers (a global -isystem could shadow ours)
-$(BUILD)/obj/daemon/xrt_real.o: CFLAGS_REL += $(XRT_CFLAGS)
-$(BUILD)/asan/obj/daemon/xrt_real.o: CFLAGS_SAN += $(XRT_CFLAGS)
+# only card_xrt.c and the C++ wrapper see the XRT headers (a global -isystem could shadow ours)
+$(BUILD)/obj/daemon/card/card_xrt.o: CFLAGS_REL += $(XRT_CFLAGS)
+$(BUILD)/asan/obj/daemon/card/card_xrt.o: CFLAGS_SAN += $(XRT_CFLAGS)
 CXXFLAGS_REL = -std=c++17 $(WARN) $(DEFS) $(INCLUDES) $(XRT_CFLAGS) $(RELFLAGS) $(DEPFLAGS)
 CXXFLAGS_SAN = -std=c++17 $(WARN) $(DEFS) $(INCLUDES) $(XRT_CFLAGS) $(SANFLAGS) $(DEPFLAGS)
 $(BUILD)/obj/%.o: %.cpp | $(DEPS_OK)
@@ -161,6 +170,14 @@ $(SAN_DLIB): $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(DLIB_SRC)) $(patsubst %.cpp,
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+$(REL_FEED): $(patsubst %.c,$(BUILD)/obj/%.o,$(FEED_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(SAN_FEED): $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(FEED_SRC))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
 $(REL_TLIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(TLIB_SRC))
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
@@ -170,60 +187,67 @@ $(SAN_TLIB): $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(TLIB_SRC))
 	rm -f $@ && ar rcs $@ $^
 
 # --- programs ------------------------------------------------------------
-# Every program links the daemon modules, the client library and the core;
-# the linker takes only what each one uses.
-REL_LINK = $(REL_DLIB) $(REL_CLIB) $(REL_CORE) $(LIBS) -lpthread
-SAN_LINK = $(SAN_DLIB) $(SAN_CLIB) $(SAN_CORE) $(LIBS) -lpthread
-REL_LIBS = $(REL_DLIB) $(REL_CLIB) $(REL_CORE)
-SAN_LIBS = $(SAN_DLIB) $(SAN_CLIB) $(SAN_CORE)
+# Each kind of program links what it uses: the daemon's programs the daemon
+# modules (and XRT), the tools the core and the feed code, the client
+# examples libtoeclient alone; tests and benchmarks link everything.
+DAEMON_LINK = $(1)/libtoed.a $(1)/libtoeclient.a $(1)/libtoecore.a $(PKG_LIBS) $(PROG_XRT_LIBS) -lm -lpthread
+PROG_XRT_LIBS = $(XRT_LIBS)
+# toectl talks to toed over the control socket only: no card library
+$(BUILD)/bin/toectl $(BUILD)/asan/bin/toectl: PROG_XRT_LIBS :=
+TOOL_LINK   = $(1)/libtoefeed.a $(1)/libtoeclient.a $(1)/libtoecore.a $(TOOL_PKG_LIBS) -lm -lpthread
+EXAM_LINK   = $(1)/libtoeclient.a -lpthread
+TEST_LINK   = $(1)/libtoetest.a $(1)/libtoefeed.a $(1)/libtoed.a $(1)/libtoeclient.a $(1)/libtoecore.a \
+	      $(LIBS) -lpthread
+REL_LIBS = $(REL_DLIB) $(REL_CLIB) $(REL_CORE) $(REL_FEED)
+SAN_LIBS = $(SAN_DLIB) $(SAN_CLIB) $(SAN_CORE) $(SAN_FEED)
 
-$(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(REL_LIBS)
+$(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(REL_FEED) $(REL_CLIB) $(REL_CORE)
 	@mkdir -p $(@D)
-	$(CC) $(RELFLAGS) $< $(REL_LINK) -o $@
+	$(CC) $(RELFLAGS) $< $(call TOOL_LINK,$(BUILD)/lib) -o $@
 
-$(BUILD)/bin/%: $(BUILD)/obj/daemon/main/%.o $(REL_LIBS)
+$(BUILD)/bin/%: $(BUILD)/obj/daemon/main/%.o $(REL_DLIB) $(REL_CLIB) $(REL_CORE)
 	@mkdir -p $(@D)
-	$(CC) $(RELFLAGS) $< $(REL_LINK) -o $@
+	$(CC) $(RELFLAGS) $< $(call DAEMON_LINK,$(BUILD)/lib) -o $@
 
-$(BUILD)/bin/%: $(BUILD)/obj/client-lib/examples/%.o $(REL_LIBS)
+$(BUILD)/bin/%: $(BUILD)/obj/client-lib/examples/%.o $(REL_CLIB)
 	@mkdir -p $(@D)
-	$(CC) $(RELFLAGS) $< $(REL_LINK) -o $@
+	$(CC) $(RELFLAGS) $< $(call EXAM_LINK,$(BUILD)/lib) -o $@
 
-$(BUILD)/asan/bin/%: $(BUILD)/asan/obj/tools/%.o $(SAN_LIBS)
+$(BUILD)/asan/bin/%: $(BUILD)/asan/obj/tools/%.o $(SAN_FEED) $(SAN_CLIB) $(SAN_CORE)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $< $(SAN_LINK) -o $@
+	$(CC) $(SANFLAGS) $< $(call TOOL_LINK,$(BUILD)/asan/lib) -o $@
 
-$(BUILD)/asan/bin/%: $(BUILD)/asan/obj/daemon/main/%.o $(SAN_LIBS)
+$(BUILD)/asan/bin/%: $(BUILD)/asan/obj/daemon/main/%.o $(SAN_DLIB) $(SAN_CLIB) $(SAN_CORE)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $< $(SAN_LINK) -o $@
+	$(CC) $(SANFLAGS) $< $(call DAEMON_LINK,$(BUILD)/asan/lib) -o $@
 
-$(BUILD)/asan/bin/%: $(BUILD)/asan/obj/client-lib/examples/%.o $(SAN_LIBS)
+$(BUILD)/asan/bin/%: $(BUILD)/asan/obj/client-lib/examples/%.o $(SAN_CLIB)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $< $(SAN_LINK) -o $@
+	$(CC) $(SANFLAGS) $< $(call EXAM_LINK,$(BUILD)/asan/lib) -o $@
 
 $(BUILD)/test/%: $(BUILD)/asan/obj/tests/unit/%.o $(SAN_TLIB) $(SAN_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) $< $(SAN_TLIB) $(SAN_LINK) -o $@
+	$(CC) $(SANFLAGS) $< $(call TEST_LINK,$(BUILD)/asan/lib) -o $@
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(REL_TLIB) $(REL_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(RELFLAGS) $< $(REL_TLIB) $(REL_LINK) -o $@
+	$(CC) $(RELFLAGS) $< $(call TEST_LINK,$(BUILD)/lib) -o $@
 
 # libFuzzer targets are built by clang straight from the sources.
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(TLIB_SRC) | $(DEPS_OK)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(FEED_SRC) $(TLIB_SRC) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		$< $(CORE_SRC) $(TLIB_SRC) $(LIBS) -o $@
+		$< $(CORE_SRC) $(FEED_SRC) $(TLIB_SRC) $(LIBS) -o $@
 
 # helper programs of the integration tests (release flags: they carry traffic)
 $(BUILD)/itest/%: $(BUILD)/obj/tests/integration/%.o $(REL_TLIB) $(REL_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(RELFLAGS) $< $(REL_TLIB) $(REL_LINK) -o $@
+	$(CC) $(RELFLAGS) $< $(call TEST_LINK,$(BUILD)/lib) -o $@
 
 # XDP/tc programs
 BPFFLAGS = -O2 -g -Wall -Werror -target bpf -I/usr/include/$(shell gcc -dumpmachine)
-$(BUILD)/bpf/%.bpf.o: daemon/bpf/%.bpf.c | $(DEPS_OK)
+$(BUILD)/bpf/%.bpf.o: daemon/src/bpf/%.bpf.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	clang $(BPFFLAGS) -c $< -o $@
 $(BUILD)/bpf/%.bpf.o: tests/integration/%.bpf.c | $(DEPS_OK)
@@ -231,10 +255,10 @@ $(BUILD)/bpf/%.bpf.o: tests/integration/%.bpf.c | $(DEPS_OK)
 	clang $(BPFFLAGS) -c $< -o $@
 
 # ThreadSanitizer tests are built straight from the sources too.
-$(BUILD)/tsan/%: tests/unit/%.c $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(TLIB_SRC) | $(DEPS_OK)
+$(BUILD)/tsan/%: tests/unit/%.c $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(FEED_SRC) $(TLIB_SRC) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g -fsanitize=thread \
-		$< $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(TLIB_SRC) $(LIBS) -lpthread -o $@
+		$< $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(FEED_SRC) $(TLIB_SRC) $(LIBS) -lpthread -o $@
 
 # --- targets -------------------------------------------------------------
 test-build: all $(UNITS) $(SAN_TOOLS) $(FUZZERS) $(TSANS) $(ITESTS)

@@ -17,7 +17,7 @@
 #include "fast/fast_stream.h"
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_json.h"
-#include "fast/host/feed_gen.h"
+#include "feed/feed_gen.h"
 
 struct opts {
 	const char *templates;

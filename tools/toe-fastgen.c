@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "fast/host/fast_json.h"
-#include "fast/host/feed_gen.h"
+#include "feed/feed_gen.h"
 
 #define MAX_PER_MSG FEED_MAX_PER_MSG
 

@@ -29,7 +29,7 @@
  * --truth writes every record as toe-fastdump --framing step prints it;
  * --sendlog writes, per message, MsgSeqNum, the CLOCK_REALTIME ns read right
  * before its send(), its record count and first BizIndex (binary format in
- * kernels/fast/host/feed_lat.h), written completely before the FIN / the end
+ * tools/feed/feed_lat.h), written completely before the FIN / the end
  * of the feed, so a receiver that saw the end can read it. Nothing is added
  * to the FAST data: receivers match by MsgSeqNum.
  *
@@ -46,9 +46,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "fast/host/feed_gen.h"
-#include "fast/host/feed_lat.h"
-#include "fast/host/feed_net.h"
+#include "feed/feed_gen.h"
+#include "feed/feed_lat.h"
+#include "feed/feed_net.h"
 #include "fast/step_deframe.h"
 
 #define AHEAD_MB_DEFAULT 64  /* encoded messages held ahead */

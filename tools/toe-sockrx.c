@@ -38,9 +38,9 @@
 #include "fast/fast_tick.h"
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_json.h"
-#include "fast/host/feed_gen.h"
-#include "fast/host/feed_lat.h"
-#include "fast/host/feed_net.h"
+#include "feed/feed_gen.h"
+#include "feed/feed_lat.h"
+#include "feed/feed_net.h"
 
 #define RXBUF (256u << 10)
 #define UDP_RCVBUF (32 << 20)

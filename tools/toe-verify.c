@@ -64,9 +64,9 @@
 #include <unistd.h>
 
 #include "fast/fast_tick.h"
-#include "fast/host/feed_gen.h"
-#include "fast/host/feed_lat.h"
-#include "fast/host/feed_net.h"
+#include "feed/feed_gen.h"
+#include "feed/feed_lat.h"
+#include "feed/feed_net.h"
 #include "toe/toeclient.h"
 
 #define MAX_CHAN TOE_CTL_MAX_CHANNELS

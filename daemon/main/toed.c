@@ -1,4 +1,4 @@
-/* toed - the market-data daemon: argument parsing, then toed_run() (daemon/toed_daemon.c).
+/* toed - the market-data daemon: argument parsing, then toed_run() (daemon/ctl/ctl_daemon.c).
  *
  *   toed [-c PATH] [--check-config] [--foreground] [--user USER] [--bpf-object PATH] [--version]
  *
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../toed_daemon.h"
+#include "ctl/ctl_daemon.h"
 
 static void usage(FILE *f)
 {

@@ -17,7 +17,7 @@
 #include "fast/fast_stream.h"
 #include "fast/fast_tick.h"
 #include "fast/host/fast_compile.h"
-#include "fast/host/sse_gen.h"
+#include "feed/sse_gen.h"
 
 #define REPS_DEFAULT 5
 #define CHUNK 1408

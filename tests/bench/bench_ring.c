@@ -34,11 +34,11 @@
 #include <x86intrin.h>
 #endif
 
-#include "../../daemon/ctl_server.h"
-#include "../../daemon/pub_ring.h"
-#include "../../daemon/shm_region.h"
+#include "ctl/ctl_server.h"
+#include "dp/dp_pub.h"
+#include "dp/dp_shm.h"
 #include "toe/toeclient.h"
-#include "fast/host/feed_lat.h"
+#include "feed/feed_lat.h"
 
 enum {
 	PH_ONEWAY = 1,

@@ -1,4 +1,4 @@
-/* src_capture_check.c - opens a live source (daemon/src.h) and checks the frames of src_capture_frames.h.
+/* src_capture_check.c - opens a live source (daemon/src/src.h) and checks the frames of src_capture_frames.h.
  *
  * Usage: src_capture_check --mode afpacket|xdp|xdpskb --if IF [--bpf OBJ] --ready FILE --done FILE
  *
@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../daemon/src.h"
+#include "src/src.h"
 #include "src_capture_frames.h"
 
 struct want {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_src_capture.sh - the live frame sources (daemon/src_afpacket.c, daemon/src_afxdp.c) on a veth pair.
+# test_src_capture.sh - the live frame sources (daemon/src/src_afpacket.c, daemon/src/src_afxdp.c) on a veth pair.
 #
 # Two network namespaces joined by a veth pair (MTU 9000, offloads off so no
 # super-packets), side A sends the frames of src_capture_frames.h with
@@ -36,9 +36,9 @@ stale() { # target sources...: true when target is missing or older than a sourc
 	return 1
 }
 mkdir -p "$OUT" || fail "mkdir $OUT"
-CFLAGS="-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iclient-lib/include -Ikernels -Itests/lib -O2 -g"
-SRC_FILES="daemon/src.c daemon/src_afpacket.c daemon/src_afxdp.c daemon/src_pcap.c"
-DEPS="$SRC_FILES daemon/src.h daemon/src_impl.h daemon/bpf/toe_steer.h tests/lib/pktbuild.c
+CFLAGS="-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iclient-lib/include -Ikernels -Idaemon -Itools -Itests/lib -O2 -g"
+SRC_FILES="daemon/src/src.c daemon/src/src_afpacket.c daemon/src/src_afxdp.c daemon/src/src_pcap.c"
+DEPS="$SRC_FILES daemon/src/src.h daemon/src/src_impl.h daemon/src/bpf/toe_steer.h tests/lib/pktbuild.c
 	tests/lib/pktbuild.h tests/integration/src_capture_frames.h"
 # shellcheck disable=SC2086
 if stale "$OUT/src_capture_check" tests/integration/src_capture_check.c $DEPS; then
@@ -54,11 +54,11 @@ if stale "$OUT/src_capture_send" tests/integration/src_capture_send.c $DEPS; the
 		-o "$OUT/src_capture_send" || fail "building src_capture_send"
 fi
 BPF=$BUILD/bpf/toe_steer.bpf.o
-if stale "$BPF" daemon/bpf/toe_steer.bpf.c daemon/bpf/toe_steer.h; then
+if stale "$BPF" daemon/src/bpf/toe_steer.bpf.c daemon/src/bpf/toe_steer.h; then
 	BPF=$OUT/toe_steer.bpf.o
-	if stale "$BPF" daemon/bpf/toe_steer.bpf.c daemon/bpf/toe_steer.h; then
+	if stale "$BPF" daemon/src/bpf/toe_steer.bpf.c daemon/src/bpf/toe_steer.h; then
 		clang -O2 -g -target bpf -Wall -Werror -I"/usr/include/$(gcc -dumpmachine)" \
-			-c daemon/bpf/toe_steer.bpf.c -o "$BPF" || fail "building the XDP program"
+			-c daemon/src/bpf/toe_steer.bpf.c -o "$BPF" || fail "building the XDP program"
 	fi
 fi
 

@@ -3,8 +3,8 @@
 #
 # There is no U50 here. Test builds of toed (the ASan/UBSan one `make
 # test-build` makes) honour TOED_TEST_FAKE_CARD=CAPTURE: the card backend
-# (daemon/xrt_backend.c: xclbin checks, programming, the HBM ring and its
-# syncs) then runs against the fake card of the unit tests (daemon/xrt_fake.c,
+# (daemon/card/card_backend.c: xclbin checks, programming, the HBM ring and its
+# syncs) then runs against the fake card of the unit tests (daemon/card/card_fake.c,
 # which runs the kernels' C code and keeps separate device and host copies of
 # the ring), fed with the capture's frames. The xclbin is a metadata-only one
 # generated from XRT's xclbin.h (xrt_mkxclbin). Checks:

@@ -1,13 +1,13 @@
 #!/bin/sh
 # test_xrt_noop.sh - toed's real XRT device operations against XRT's noop shim, and the real shim without a card.
 #
-# Builds daemon/xrt_real.c (TOED_HAVE_XRT), daemon/xrt_ip.cpp, the backend and
+# Builds daemon/card/card_xrt.c (TOED_HAVE_XRT), daemon/card/card_ip.cpp, the backend and
 # tests/integration/xrt_noop_smoke.cpp twice: linked with -lxrt_noop (a shim
 # that opens a device, loads an xclbin and allocates buffers without a card,
 # but refuses register access) and with -lxrt_core (the real shim; this
 # machine has no card). Generates a metadata-only xclbin from XRT's xclbin.h
 # structures (xrt_mkxclbin.c). Our code runs under ASan+UBSan. Checks:
-#   - xclbin.h's offsets are those daemon/xrt_xclbin.c reads (static_assert),
+#   - xclbin.h's offsets are those daemon/card/card_xclbin.c reads (static_assert),
 #     and the parser finds in the generated file the UUID, the compute units,
 #     the HBM bank and register offset of each of hbm_writer_top's ports;
 #   - noop: open (first device; a BDF it lacks is "no card"), load the
@@ -37,7 +37,7 @@ for lib in xrt_noop xrt_core xrt_coreutil; do
 done
 pkg-config --exists libxml-2.0 || { echo "SKIP: libxml-2.0 development files missing"; exit 77; }
 
-INC="-Iclient-lib/include -Ikernels -Itests/lib"
+INC="-Iclient-lib/include -Ikernels -Idaemon -Itools -Itests/lib"
 XRT="-DTOED_HAVE_XRT -isystem /usr/include/xrt"
 # our code under ASan+UBSan (XRT's libraries run uninstrumented inside)
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
@@ -57,16 +57,16 @@ if [ ! -f "$core" ] || [ -n "$(find kernels -name '*.[ch]' -newer "$core" | head
 	done
 	core="$out/obj/core_*.o"
 fi
-for src in daemon/xrt_backend.c daemon/xrt_xclbin.c daemon/xrt_real.c; do
+for src in daemon/card/card_backend.c daemon/card/card_xclbin.c daemon/card/card_xrt.c; do
 	# shellcheck disable=SC2086
 	gcc $CFLAGS $XRT -c "$src" -o "$out/obj/$(basename "$src" .c).o" || { echo "FAIL: compiling $src"; exit 1; }
 done
 # shellcheck disable=SC2086
-g++ $CXXFLAGS $XRT -c daemon/xrt_ip.cpp -o "$out/obj/xrt_ip.o" || { echo "FAIL: compiling daemon/xrt_ip.cpp"; exit 1; }
+g++ $CXXFLAGS $XRT -c daemon/card/card_ip.cpp -o "$out/obj/xrt_ip.o" || { echo "FAIL: compiling daemon/card/card_ip.cpp"; exit 1; }
 # shellcheck disable=SC2086
 g++ $CXXFLAGS $XRT -c tests/integration/xrt_noop_smoke.cpp -o "$out/obj/smoke.o" ||
 	{ echo "FAIL: compiling xrt_noop_smoke.cpp (xclbin.h offsets?)"; exit 1; }
-objs="$out/obj/smoke.o $out/obj/xrt_backend.o $out/obj/xrt_xclbin.o $out/obj/xrt_real.o $out/obj/xrt_ip.o"
+objs="$out/obj/smoke.o $out/obj/card_backend.o $out/obj/card_xclbin.o $out/obj/card_xrt.o $out/obj/xrt_ip.o"
 # shellcheck disable=SC2086
 g++ $SAN $objs $core -Wl,--no-as-needed -lxrt_noop -Wl,--as-needed -lxrt_coreutil $LIBS -o "$out/smoke_noop" ||
 	{ echo "FAIL: linking with -lxrt_noop"; exit 1; }

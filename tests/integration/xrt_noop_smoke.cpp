@@ -3,8 +3,8 @@
 //   xrt_noop_smoke noop XCLBIN UUID32HEX   linked with -lxrt_noop: open, load, UUID, buffers, registers refused
 //   xrt_noop_smoke real XCLBIN             linked with -lxrt_core on a machine without a card at the BDF used
 //
-// Built by tests/integration/test_xrt_noop.sh (C++17, XRT headers, daemon/xrt_real.c with TOED_HAVE_XRT,
-// daemon/xrt_ip.cpp). Prints one line per step; exit 0 when every step gave what it should.
+// Built by tests/integration/test_xrt_noop.sh (C++17, XRT headers, daemon/card/card_xrt.c with TOED_HAVE_XRT,
+// daemon/card/card_ip.cpp). Prints one line per step; exit 0 when every step gave what it should.
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -14,12 +14,12 @@
 #include <xrt/xclbin.h>
 
 extern "C" {
-#include "../../daemon/xrt_backend.h"
-#include "../../daemon/xrt_dev.h"
-#include "../../daemon/xrt_xclbin.h"
+#include "card/card_backend.h"
+#include "card/card_dev.h"
+#include "card/card_xclbin.h"
 }
 
-// daemon/xrt_xclbin.c reads the file at these offsets: they must be xclbin.h's
+// daemon/card/card_xclbin.c reads the file at these offsets: they must be xclbin.h's
 static_assert(offsetof(axlf, m_header) == TOE_AXLF_OFF_HEADER, "axlf.m_header");
 static_assert(offsetof(axlf, m_sections) == TOE_AXLF_OFF_SECTIONS, "axlf.m_sections");
 static_assert(sizeof(axlf) == TOE_AXLF_SIZE, "sizeof axlf");

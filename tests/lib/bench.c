@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "fast/host/sse_gen.h"
+#include "feed/sse_gen.h"
 
 double bench_now_s(void)
 {

@@ -1,4 +1,4 @@
-/* test_config.c - daemon/config: parsing, validation messages, cross-checks, reload diff.
+/* test_config.c - daemon/conf/config: parsing, validation messages, cross-checks, reload diff.
  *
  * Each case writes a config text to a temporary file, loads it and compares
  * the diagnostics with the exact text the specification (doc/config.md and
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../daemon/config.h"
+#include "conf/config.h"
 
 static char g_dir[200];  /* temporary directory (realpath) */
 static char g_conf[256]; /* g_dir/t.conf */

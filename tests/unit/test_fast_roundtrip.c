@@ -23,7 +23,7 @@
 #include "fast/fast_tick.h"
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_encode.h"
-#include "fast/host/sse_gen.h"
+#include "feed/sse_gen.h"
 
 static struct fast_prog prog;
 static struct fast_names names;

@@ -10,7 +10,7 @@
 
 #include "test.h"
 #include "fast/fast_stream.h"
-#include "fast/host/feed_gen.h"
+#include "feed/feed_gen.h"
 
 #define TPL "conf/templates/sse-l2-3201-5801.xml"
 #define TPL_3201 "conf/templates/sse-ngts-2.02-3201.xml"

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "fast/host/feed_lat.h"
-#include "fast/host/feed_net.h"
+#include "feed/feed_lat.h"
+#include "feed/feed_net.h"
 
 static void test_percentiles(void)
 {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "fast/host/feed_net.h"
+#include "feed/feed_net.h"
 
 static const char *const BAD_ADDR = "the address must be IPv4-ADDRESS:PORT";
 static const char *const TWO_PEERS = "give one of --listen, --connect, --udp";

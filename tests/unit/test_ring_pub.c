@@ -9,8 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../daemon/pub_ring.h"
-#include "../../daemon/shm_region.h"
+#include "dp/dp_pub.h"
+#include "dp/dp_shm.h"
 #include "test.h"
 #include "toe/shm.h"
 

@@ -27,7 +27,7 @@
 #include "rx/rx_pipe.h"
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_json.h"
-#include "fast/host/sse_gen.h"
+#include "feed/sse_gen.h"
 
 #define TR_TEMPLATES "conf/templates/sse-l2-3201-5801.xml"
 #define TR_EX_IP 0x0a000001u   /* exchange 10.0.0.1:9000 */

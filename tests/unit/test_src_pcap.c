@@ -10,7 +10,7 @@
  */
 #include "test.h"
 #include "pktbuild.h"
-#include "../../daemon/src.h"
+#include "src/src.h"
 
 #include <pcap/pcap.h>
 #include <stdlib.h>

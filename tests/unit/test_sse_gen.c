@@ -7,7 +7,7 @@
 
 #include "test.h"
 #include "fast/host/fast_compile.h"
-#include "fast/host/sse_gen.h"
+#include "feed/sse_gen.h"
 #include "fast/step_deframe.h"
 
 #define N 20000

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "test.h"
-#include "../../daemon/toed_notify.h"
+#include "ctl/ctl_notify.h"
 
 #define MS 1000000ull
 

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "../../daemon/toed_record.h"
+#include "dp/dp_record.h"
 
 #define UD_BASE (6ull << 56)
 

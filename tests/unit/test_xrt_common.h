@@ -22,13 +22,13 @@
 #include "pktbuild.h"
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_encode.h"
-#include "fast/host/sse_gen.h"
+#include "feed/sse_gen.h"
 #include "hw/toe_regmap.h"
 #include "rx/rx_pipe.h"
 
-#include "../../daemon/xrt_backend.h"
-#include "../../daemon/xrt_fake.h"
-#include "../../daemon/xrt_xclbin.h"
+#include "card/card_backend.h"
+#include "card/card_fake.h"
+#include "card/card_xclbin.h"
 
 #define TX_TEMPLATES "conf/templates/sse-l2-3201-5801.xml"
 #define TX_VBNV "xilinx_u50_gen3x16_xdma_5_202210_1"

@@ -18,7 +18,7 @@
  *   - close holds every kernel, frees the buffers, closes the card.
  */
 #include "test_xrt_common.h"
-#include "../../daemon/config.h"
+#include "conf/config.h"
 
 static int nlog;
 static void count_log(void *arg, int prio, const char *msg)

@@ -1,4 +1,4 @@
-/* test_xrt_xclbin.c - reading an xclbin (daemon/xrt_xclbin.c) and finding the ring's HBM banks.
+/* test_xrt_xclbin.c - reading an xclbin (daemon/card/card_xclbin.c) and finding the ring's HBM banks.
  *
  * The files are built by test_xrt_common.h from xclbin.h's layout. Checked:
  * the header fields, the compute units by their xrt::ip names, the bank of

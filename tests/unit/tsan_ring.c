@@ -15,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../daemon/ctl_server.h"
-#include "../../daemon/pub_ring.h"
-#include "../../daemon/shm_region.h"
+#include "ctl/ctl_server.h"
+#include "dp/dp_pub.h"
+#include "dp/dp_shm.h"
 #include "test.h"
 #include "toe/shm.h"
 #include "toe/toeclient.h"

@@ -1,0 +1,160 @@
+/* card_backend.h - toed's card backend (`[device] backend = xrt`): bring-up, programming, the HBM ring drain.
+ *
+ * The same logic runs against the real card (toe_devops_xrt) and against the
+ * fake device of the unit tests (toe_devops_fake); see card_dev.h.
+ *
+ *   struct toe_xrt_params p;
+ *   toe_xrt_params_from_config(&p, cfg, &rxcfg);      // the rx_cfg the software path would run
+ *   p.log = my_log; p.log_arg = ...;                   // optional
+ *   struct toe_xrt *be;
+ *   if (toe_xrt_open(&be, &toe_devops_xrt, NULL, &p, err, sizeof err) < 0)
+ *       fail(err);                                     // one line saying what is wrong and what to do
+ *   toe_xrt_set_time(be, CLOCK_REALTIME ns);           // at once: frames are stamped with this clock
+ *   // data-plane thread:
+ *   for (;;) {
+ *       int n = toe_xrt_poll(be, recs, 256);           // records in ring order; < 0: toe_xrt_error(be)
+ *       publish recs[0..n) exactly as the software backend's ring entries;
+ *       every ~1 ms: toe_xrt_set_time(be, CLOCK_REALTIME ns);   // frame stamps + mirror TOE timers
+ *   }
+ *   toe_xrt_close(be);                                  // holds the kernels, frees the buffers
+ *
+ * toe_xrt_open:
+ *   1. turns the rx_cfg into register writes (toe_hw_cfg.h) and refuses a
+ *      configuration beyond the card's capacity before touching the card;
+ *   2. reads the xclbin file: every kernel of toe_regmap.h present (and
+ *      cmac_0), their register space large enough for toe_regmap.h (XRT
+ *      sizes xrt::ip from the metadata, 64 KB by default), the HBM bank of
+ *      each of hbm_writer_top's four ports (CONNECTIVITY), their register
+ *      offsets as toe_regmap.h says;
+ *   3. opens the card by PCI BDF, compares its shell with the xclbin's
+ *      platform, loads the xclbin and checks the card's UUID is the file's;
+ *   4. allocates one ring buffer per pseudo-channel in its bank and maps it;
+ *   5. checks every kernel's MAGIC / VERSION / KERNEL registers;
+ *   6. holds every kernel, writes the configuration, the four buffer
+ *      addresses and the template program, APPLYs downstream first and
+ *      checks that each kernel reports OK;
+ *   7. enables the CMAC and waits up to link_timeout_ms for the link.
+ *
+ * toe_xrt_poll reads WRITE_INDEX, syncs from the device only the new records
+ * of each pseudo-channel (two syncs when the range wraps), copies them out
+ * in ring order (record k: channel k % 4, slot (k / 4) % ring_slots) and
+ * writes READ_INDEX. Each call costs one register read, one write and up to
+ * eight syncs when records are there: poll with a large `max` (hundreds).
+ *
+ * Threads: one thread uses a struct toe_xrt at a time (the data plane);
+ * toe_xrt_counters reads ~200 registers (some hundred microseconds on a
+ * card), so call it from that thread, e.g. with its counter snapshot.
+ */
+#ifndef TOED_XRT_BACKEND_H
+#define TOED_XRT_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hw/toe_hw_cfg.h"
+#include "rx/rx_pipe.h"
+#include "toe/tick.h"
+#include "card/card_dev.h"
+
+struct toed_config;
+
+#define TOE_XRT_DEFAULT_SLOTS 65536u  /* records per pseudo-channel: 4 x 8 MB of HBM */
+#define TOE_XRT_DEFAULT_LINK_MS 10000u
+#define TOE_XRT_APPLY_MS 200u         /* how long kernels get to report their new configuration */
+
+/* toe_xrt_params.flags */
+#define TOE_XRT_F_REQUIRE_LINK 0x1u   /* fail toe_xrt_open when the link is not up in time (else a warning) */
+#define TOE_XRT_F_NO_RSFEC 0x2u       /* leave the CMAC's RS-FEC off (on by default: 100GBASE-SR4 needs it) */
+
+/* toe_xrt_params.test_faults: deliberate bugs, for the tests that prove the
+ * fake device catches them. Never set outside tests. */
+#define TOE_XRT_FAULT_SKIP_WRAP_SYNC 0x1u /* skip the second sync of a range that wraps */
+#define TOE_XRT_FAULT_SHORT_SYNC 0x2u     /* sync one record less than the new range */
+
+/* log priorities (syslog's, as toed_log) */
+#define TOE_XRT_LOG_ERR 3
+#define TOE_XRT_LOG_WARNING 4
+#define TOE_XRT_LOG_NOTICE 5
+#define TOE_XRT_LOG_INFO 6
+#define TOE_XRT_LOG_DEBUG 7
+
+struct toe_xrt_params {
+	const char *pci;              /* "dddd:bb:dd.f" of the card's user function; "" or NULL: the first card */
+	const char *xclbin;           /* path of toed.xclbin */
+	const struct rx_cfg *rx;      /* what the card runs: the software backend's configuration */
+	const struct fast_prog *prog; /* the compiled templates */
+	struct toe_hw_opts hw;        /* role, gateway, MSS; ring_slots 0 = TOE_XRT_DEFAULT_SLOTS */
+	uint32_t link_timeout_ms;     /* wait for the link at open; 0: do not wait */
+	uint32_t flags;               /* TOE_XRT_F_* */
+	uint32_t test_faults;         /* TOE_XRT_FAULT_*: tests only */
+	void (*log)(void *arg, int prio, const char *msg); /* optional: progress and warnings */
+	void *log_arg;
+};
+
+/* The host side's own counters. */
+struct toe_xrt_host_stats {
+	uint64_t polls;          /* toe_xrt_poll calls */
+	uint64_t empty_polls;    /* ... that found nothing new */
+	uint64_t records;        /* records handed out */
+	uint64_t syncs;          /* xrtBOSync calls */
+	uint64_t sync_bytes;
+	uint64_t wraps;          /* ranges synced in two parts */
+	uint64_t bad_records;    /* records whose type is no TOE_REC_* (handed out anyway: a DMA problem) */
+	uint64_t max_backlog;    /* most records found waiting at once */
+	uint64_t time_writes;    /* toe_xrt_set_time calls */
+};
+
+#define TOE_XRT_CTR_NAME 56
+#define TOE_XRT_MAX_COUNTERS 320
+
+struct toe_xrt_counter {
+	char name[TOE_XRT_CTR_NAME]; /* "eth_rx_top.frames", "mirror_toe_top.gaps", "cmac_0.rx_packets", "host.syncs" */
+	uint64_t value;
+};
+
+struct toe_xrt;
+
+/* Bring the card up (steps above). 0, or -1 with one line in err naming what
+ * is wrong (no card at that BDF, wrong platform, UUID mismatch, kernels
+ * missing from the xclbin, registers refused, a kernel refusing its
+ * configuration, ...). ops/ctx: the device (toe_devops_xrt, NULL). */
+int toe_xrt_open(struct toe_xrt **be, const struct toe_devops *ops, void *ctx, const struct toe_xrt_params *p,
+		 char *err, size_t errlen);
+
+/* Up to max new records into out[], in ring order. Returns how many (0: none
+ * new), or -1 on a device error (toe_xrt_error says what). */
+int toe_xrt_poll(struct toe_xrt *be, union toe_record *out, int max);
+
+/* Write the card's clock (CLOCK_REALTIME ns): frames are stamped with it and
+ * every call is one timer tick for the mirror TOE (call about every ms).
+ * 0, or -1 on a register error. */
+int toe_xrt_set_time(struct toe_xrt *be, uint64_t now_ns);
+
+/* CMAC link: 1 up, 0 down, -1 register error. rx_status (may be NULL): the raw
+ * STAT_RX_STATUS word. The first time it sees the link up it enables the
+ * CMAC's transmitter (until then it sends remote-fault indications): call it
+ * now and then (e.g. with the counters) when toe_xrt_open did not wait. */
+int toe_xrt_link(struct toe_xrt *be, uint32_t *rx_status);
+
+/* Every counter of the CMAC and each kernel (names from toe_regmap.h and the
+ * software counters they mirror), each kernel's status, and the host side's.
+ * Returns how many were written to out[0..cap); -1 on a register error. */
+int toe_xrt_counters(struct toe_xrt *be, struct toe_xrt_counter *out, uint32_t cap);
+
+const struct toe_xrt_host_stats *toe_xrt_host_stats(const struct toe_xrt *be);
+/* Ring geometry: records per pseudo-channel; device address of channel ch. */
+uint32_t toe_xrt_ring_slots(const struct toe_xrt *be);
+uint64_t toe_xrt_ring_addr(const struct toe_xrt *be, uint32_t ch);
+/* The reason of the last failure ("" none). */
+const char *toe_xrt_error(const struct toe_xrt *be);
+
+/* Hold the kernels (the writer stops writing into the buffers), free the
+ * buffers, close the card. NULL is fine. */
+void toe_xrt_close(struct toe_xrt *be);
+
+/* Parameters from toed.conf: [device] pci and xclbin, port 0's role and
+ * gateway, [tcp] mss, the compiled templates; rx: the receive configuration
+ * the data plane built (kept by the caller while the card is opened). */
+void toe_xrt_params_from_config(struct toe_xrt_params *p, const struct toed_config *cfg, const struct rx_cfg *rx);
+
+#endif

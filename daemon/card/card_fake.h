@@ -1,0 +1,103 @@
+/* card_fake.h - a fake U50 for the card backend's unit tests (toe_devops_fake).
+ *
+ * It behaves as the card does as far as the backend can see:
+ *   - one card at a PCI BDF, a shell name, an xclbin it loads (parsed with
+ *     card_xclbin.c: its UUID, its compute units) and whose UUID it reports;
+ *   - per compute unit the AXI-Lite windows of toe_regmap.h: configuration
+ *     words, status words (MAGIC, VERSION, KERNEL, APPLIED, STATUS, NCTR,
+ *     64-bit counters), fast_top's template memory, hbm_writer_top's four
+ *     buffer addresses, the CMAC's link status and statistics;
+ *   - the kernels' C code: on APPLY each kernel decodes its words as the HLS
+ *     tops do (toe_hw_cfg.h: toe_hw_eth_decode, toe_hw_mtoe_decode,
+ *     toe_hw_prog_decode) and, once all five run, frames queued with
+ *     toe_fake_frame() go through the receive pipeline (kernels/rx/rx_pipe.c)
+ *     built from that decoded configuration; every TIME_SEQ write is a
+ *     timer tick (rx_poll). Records go through a model of hbm_writer_top
+ *     (record k to channel k % 4, slot (k / 4) % slots, full ring: drop,
+ *     count, then one TOE_GAP_OVERFLOW gap) into the buffers whose device
+ *     addresses the host wrote, checking each write lands in an allocated
+ *     buffer (and, when told the wiring, in the port's bank);
+ *   - buffers with SEPARATE device and host copies: the kernels write the
+ *     device copy, the host sees only its own copy (poisoned with 0xEE at
+ *     allocation; the device copy starts as 0xDD), and only bo_sync copies
+ *     between them, so a missing or short sync hands the host stale or
+ *     poisoned records. Every sync is logged.
+ *
+ * Not modelled: ARP/ICMP replies (nothing is transmitted), timing, the
+ * card's parallelism (each frame is drained before the next, as in the
+ * C-simulation).
+ */
+#ifndef TOED_XRT_FAKE_H
+#define TOED_XRT_FAKE_H
+
+#include <stdint.h>
+
+#include "rx/rx_pipe.h"
+#include "card/card_dev.h"
+
+#define TOE_FAKE_BDF "0000:3b:00.1"
+#define TOE_FAKE_SHELL "xilinx_u50_gen3x16_xdma_base_5"
+#define TOE_FAKE_KID_CMAC 6 /* kid of cmac_0 in the logs */
+
+struct toe_fake_cfg {
+	const char *bdf;          /* NULL: TOE_FAKE_BDF */
+	const char *shell;        /* NULL: TOE_FAKE_SHELL; "": the card cannot tell (like the noop shim) */
+	int no_card;              /* open fails: no card at all */
+	int refuse_load;          /* the load fails (-EINVAL) */
+	int uuid_mismatch;        /* after a load, the card reports another UUID */
+	int refuse_regs;          /* register access fails with EPERM, as XRT's noop shim */
+	uint32_t bad_magic_kid;   /* this kernel reports a wrong MAGIC (0: none) */
+	uint32_t bad_version_kid; /* this kernel reports another register map version */
+	uint32_t dead_kid;        /* this kernel never takes a configuration */
+	int32_t link_after_reads; /* CMAC: RX_STATUS reads before the link is up; -1: never */
+	int check_banks;          /* hbm_bank[] holds the bank each hbm port reaches */
+	uint32_t hbm_bank[4];
+};
+
+struct toe_fake_write {
+	uint32_t kid; /* TOE_KID_*, TOE_FAKE_KID_CMAC */
+	uint32_t off;
+	uint32_t val;
+};
+
+struct toe_fake_sync {
+	uint32_t bo;   /* allocation number, from 0 */
+	uint32_t bank;
+	int dir;       /* TOE_SYNC_* */
+	uint64_t off, size;
+};
+
+struct toe_fake;
+
+/* The devops; ctx is a struct toe_fake *. */
+extern const struct toe_devops toe_devops_fake;
+
+struct toe_fake *toe_fake_new(const struct toe_fake_cfg *cfg); /* cfg may be NULL: defaults */
+void toe_fake_free(struct toe_fake *f);
+
+/* Queue a frame (copied) received at ts_ns (0: stamped with the clock the
+ * host wrote, as the card does). */
+int toe_fake_frame(struct toe_fake *f, const uint8_t *frame, uint32_t len, uint64_t ts_ns);
+/* Run up to max queued frames through the kernels; returns how many ran. */
+uint32_t toe_fake_run(struct toe_fake *f, uint32_t max);
+uint32_t toe_fake_pending(const struct toe_fake *f);
+
+/* Inspection. */
+const struct toe_fake_write *toe_fake_writes(const struct toe_fake *f, uint32_t *n);
+const struct toe_fake_sync *toe_fake_syncs(const struct toe_fake *f, uint32_t *n);
+void toe_fake_clear_logs(struct toe_fake *f);
+/* Errors the card saw (a write outside every buffer, into the wrong bank, an
+ * unmapped register, a sync out of range); the first one's text. */
+uint32_t toe_fake_errors(const struct toe_fake *f, const char **first);
+/* The configuration the kernels decoded from their registers (NULL until all
+ * five run) and the template program fast_top decoded. */
+const struct rx_cfg *toe_fake_rx_cfg(const struct toe_fake *f);
+const struct fast_prog *toe_fake_prog(const struct toe_fake *f);
+uint32_t toe_fake_role(const struct toe_fake *f);
+uint64_t toe_fake_hbm_addr(const struct toe_fake *f, uint32_t ch);
+uint32_t toe_fake_cfg_word(const struct toe_fake *f, uint32_t kid, uint32_t w);
+/* Buffers still allocated; whether the device is open. */
+uint32_t toe_fake_live_bos(const struct toe_fake *f);
+int toe_fake_is_open(const struct toe_fake *f);
+
+#endif

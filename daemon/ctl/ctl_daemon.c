@@ -1,0 +1,390 @@
+/* ctl_daemon.c - start-up and shutdown of toed (see ctl_daemon.h).
+ *
+ * With [device] backend = xrt, step 4 brings the card up instead of opening a
+ * frame source (toed_dp_open: xclbin, UUID, HBM ring, kernels, the link),
+ * still as root and before READY=1; a card that cannot come up is one log
+ * line saying what to do, and exit 1.
+ *
+ * Test builds (TOED_DP_TEST_HOOKS, dp_thread.h) honour two environment
+ * variables with backend = xrt: TOED_TEST_FAKE_CARD=CAPTURE (a pcap) runs the
+ * card path against the fake card of the unit tests, fed with the capture's
+ * frames; TOED_TEST_FAKE_CARD_FAIL=1 makes that card fail once the capture
+ * is in (a device error at run time). A release toed ignores both.
+ */
+#include "ctl/ctl_daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dp/dp_shm.h"
+#include "ctl/ctl_admin.h"
+#include "base/log.h"
+#include "ctl/ctl_loop.h"
+#include "ctl/ctl_priv.h"
+#include "ctl/ctl_reload.h"
+
+#define BPF_OBJ_NAME "toe_steer.bpf.o"
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int readable(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+/* The XDP program: --bpf-object, the installed copy, or next to the binary (build tree, prefix). */
+static void find_bpf(struct toed *t)
+{
+	char exe[PATH_MAX], cand[PATH_MAX + 64];
+	if (t->opt.bpf_obj && *t->opt.bpf_obj) {
+		snprintf(t->bpf_path, sizeof t->bpf_path, "%s", t->opt.bpf_obj);
+		return;
+	}
+	snprintf(t->bpf_path, sizeof t->bpf_path, "%s/%s", TOED_LIBDIR, BPF_OBJ_NAME);
+	if (readable(t->bpf_path))
+		return;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	static const char *const rel[] = {"../bpf", "../lib/toed", "."};
+	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+		snprintf(cand, sizeof cand, "%s/%s/%s", exe, rel[i], BPF_OBJ_NAME);
+		size_t len = strlen(cand);
+		if (readable(cand) && len < sizeof t->bpf_path) {
+			memcpy(t->bpf_path, cand, len + 1);
+			return;
+		}
+	}
+}
+
+/* Fork into the background; the parent exits 0 once the child says it is ready,
+ * or with the child's status when it exits first. Returns the write end of the
+ * readiness pipe in the child (-1 on failure: stay in the foreground). */
+static int detach(void)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid > 0) {
+		char c;
+		int st;
+		close(p[1]);
+		ssize_t r;
+		do
+			r = read(p[0], &c, 1);
+		while (r < 0 && errno == EINTR);
+		if (r == 1)
+			_exit(0);
+		if (waitpid(pid, &st, 0) == pid)
+			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : TOED_EX_FAIL);
+		_exit(TOED_EX_FAIL);
+	}
+	close(p[0]);
+	setsid();
+	if (chdir("/") < 0) {
+		/* paths are absolute: the working directory does not matter */
+	}
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		close(fd);
+	}
+	return p[1];
+}
+
+static void reserve_hugepages(const struct toed_config *c)
+{
+	unsigned long want, total = 0;
+	if (c->shm.hugepages == TOED_HUGE_OFF)
+		return;
+	if (c->shm.hugepages == TOED_HUGE_COUNT) {
+		want = c->shm.hugepage_count;
+	} else {
+		/* auto: the rings of the first few clients (more come from normal pages if short) */
+		uint64_t ring = TOE_SHM_HDR_SIZE + (uint64_t)c->shm.ring_size * TOE_RECORD_SIZE;
+		unsigned long per = (unsigned long)((ring + TOE_SHM_HUGE_PAGE - 1) / TOE_SHM_HUGE_PAGE);
+		unsigned long n = c->shm.max_clients < 8 ? c->shm.max_clients : 8;
+		want = per * n;
+	}
+	if (!want)
+		return;
+	if (geteuid() != 0) {
+		log_info("huge pages: not root, using the %lu pages already reserved (normal pages when short)",
+			 shm_hugepages_reserved());
+		return;
+	}
+	int e = shm_reserve_hugepages(want, &total);
+	if (e < 0)
+		log_warn("huge pages: could not reserve %lu pages (%s); %lu reserved, rings fall back to normal pages",
+			 want, strerror(-e), total);
+	else
+		log_info("huge pages: %lu reserved (wanted at least %lu)", total, want);
+}
+
+/* toectl's requests, answered from the control loop (ctl_config.on_admin). */
+static int on_admin(void *arg, const struct ctl_peer *peer, uint32_t cmd, uint32_t flags, char **text, size_t *len)
+{
+	struct toed *t = arg;
+	int what = cmd == TOE_ADMIN_STATUS    ? TOED_REPORT_STATUS
+		   : cmd == TOE_ADMIN_STATS   ? TOED_REPORT_STATS
+		   : cmd == TOE_ADMIN_CLIENTS ? TOED_REPORT_CLIENTS
+		   : cmd == TOE_ADMIN_RELOAD  ? TOED_REPORT_RELOAD
+					      : 0;
+	log_debug("control: %s request from pid %d uid %u", what ? "admin" : "unknown admin", (int)peer->pid,
+		  (unsigned)peer->uid);
+	return toed_admin_report(t, what, (flags & TOE_ADMIN_F_JSON) != 0, peer->uid, text, len);
+}
+
+static int open_ctl(struct toed *t)
+{
+	struct ctl_config cc;
+	int e = 0;
+	memset(&cc, 0, sizeof cc);
+	cc.path = t->cfg->shm.socket;
+	cc.group = t->cfg->shm.socket_group[0] ? t->cfg->shm.socket_group : NULL;
+	cc.mode = t->cfg->shm.socket_mode;
+	cc.max_conns = t->cfg->shm.max_clients + 16; /* room for toectl next to the subscribers */
+	cc.allow_gid = -1;
+	cc.on_fd = toed_loop_on_fd;
+	cc.on_admin = on_admin;
+	cc.arg = t;
+	snprintf(t->sock_path, sizeof t->sock_path, "%s", cc.path);
+	t->ctl = ctl_server_open(&cc, t->pub, &e);
+	if (t->ctl)
+		return 0;
+	/* an unprivileged toed with the default socket: a folder of its own instead */
+	if (geteuid() != 0 && (e == -EACCES || e == -EPERM || e == -ENOENT || e == -EROFS) &&
+	    !strcmp(cc.path, TOE_CTL_DEFAULT_PATH)) {
+		char alt[TOED_SOCKPATH_MAX];
+		const char *rt = getenv("XDG_RUNTIME_DIR");
+		if (rt && *rt)
+			snprintf(alt, sizeof alt, "%s/toed/toed.sock", rt);
+		else
+			snprintf(alt, sizeof alt, "/tmp/toed-%u/toed.sock", (unsigned)geteuid());
+		log_warn("control socket %s: %s; not root, using %s (clients: TOED_SOCKET=%s)", cc.path, strerror(-e), alt,
+			 alt);
+		cc.path = alt;
+		snprintf(t->sock_path, sizeof t->sock_path, "%s", alt);
+		t->ctl = ctl_server_open(&cc, t->pub, &e);
+		if (t->ctl)
+			return 0;
+	}
+	log_err("control socket %s: %s", cc.path, strerror(-e));
+	return -1;
+}
+
+static int check_config(const struct toed_opts *opt, struct toed_config *cfg)
+{
+	struct toed_diag *diag = malloc(sizeof *diag);
+	if (!diag) {
+		fprintf(stderr, "toed: out of memory\n");
+		return TOED_EX_FAIL;
+	}
+	toed_diag_init(diag);
+	int r = toed_config_load(opt->config_path, cfg, diag);
+	toed_diag_print(diag, stderr);
+	if (r < 0) {
+		fprintf(stderr, "toed: %s: %u error%s, nothing started\n", opt->config_path, diag->errors,
+			diag->errors == 1 ? "" : "s");
+		free(diag);
+		return TOED_EX_CONFIG;
+	}
+	free(diag);
+	return 0;
+}
+
+int toed_run(const struct toed_opts *opt)
+{
+	struct toed *t = calloc(1, sizeof *t);
+	char err[1024];
+	int rc;
+	if (!t) {
+		fprintf(stderr, "toed: out of memory\n");
+		return TOED_EX_FAIL;
+	}
+	t->opt = *opt;
+	t->ready_fd = -1;
+	t->sig_fd = t->timer_fd = -1;
+	t->cfg = malloc(sizeof *t->cfg);
+	if (!t->cfg) {
+		fprintf(stderr, "toed: out of memory\n");
+		free(t);
+		return TOED_EX_FAIL;
+	}
+
+	/* 1. configuration */
+	rc = check_config(opt, t->cfg);
+	if (rc) {
+		free(t->cfg);
+		free(t);
+		return rc;
+	}
+	/* what the data plane refuses is a configuration error too: before anything starts */
+	if (toed_dp_prepare(&t->dp, t->cfg, NULL, NULL, err, sizeof err) < 0) {
+		fprintf(stderr, "%s\n", err);
+		if (!opt->check_only)
+			fprintf(stderr, "toed: nothing started\n");
+		toed_dp_destroy(&t->dp);
+		free(t->cfg);
+		free(t);
+		return TOED_EX_CONFIG;
+	}
+	if (opt->check_only) {
+		printf("%s: configuration OK\n", opt->config_path);
+		toed_dp_destroy(&t->dp);
+		free(t->cfg);
+		free(t);
+		return 0;
+	}
+	toed_log_set(t->cfg->log.level, t->cfg->log.target);
+
+	/* 2. background, unless systemd or --foreground */
+	if (!opt->foreground && !getenv("NOTIFY_SOCKET") && !getenv("INVOCATION_ID"))
+		t->ready_fd = detach();
+
+	t->start_real_ns = clock_ns(CLOCK_REALTIME);
+	t->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	toed_notify_init(&t->notify);
+	log_notice("toed %s starting: %s (pid %d)", TOED_VERSION, t->cfg->path, (int)getpid());
+
+	/* 3. huge pages, signals */
+	reserve_hugepages(t->cfg);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	rc = TOED_EX_FAIL;
+	if (toed_loop_init(t) < 0)
+		goto out;
+
+	/* 4. publisher, control socket, recorder, data plane, source */
+	struct pub_config pc;
+	int e = 0;
+	memset(&pc, 0, sizeof pc);
+	pc.max_clients = t->cfg->shm.max_clients;
+	pc.default_capacity = t->cfg->shm.ring_size;
+	pc.max_capacity = TOE_SHM_MAX_CAPACITY;
+	pc.history = t->cfg->shm.ring_size; /* a late subscriber can ask for the last ring-full */
+	pc.no_hugepages = t->cfg->shm.hugepages == TOED_HUGE_OFF;
+	pc.threaded = 1;
+	t->pub = pub_create(&pc, &e);
+	if (!t->pub) {
+		log_err("publisher: %s", strerror(-e));
+		goto out;
+	}
+	t->rec = toed_record_create(&e);
+	if (!t->rec) {
+		log_err("recorder: %s", strerror(-e));
+		goto out;
+	}
+	t->dp.pub = t->pub;
+	t->dp.rec = t->rec;
+	if (open_ctl(t) < 0)
+		goto out;
+	if (toed_record_configure(t->rec, t->cfg->record.pcap, t->cfg->record.ticks, err, sizeof err) < 0)
+		log_err("%s", err);
+	if (t->cfg->device.backend == TOED_BACKEND_XRT) {
+#ifdef TOED_DP_TEST_HOOKS
+		const char *fake = getenv("TOED_TEST_FAKE_CARD");
+		const char *fail = getenv("TOED_TEST_FAKE_CARD_FAIL");
+		if (fake && *fake) {
+			t->dp.test_fake_card = fake;
+			t->dp.test_fake_fail = fail && *fail && strcmp(fail, "0") != 0;
+			log_warn("TEST: a fake card fed from %s instead of the card (TOED_TEST_FAKE_CARD)%s", fake,
+				 t->dp.test_fake_fail ? ", failing once the capture is in (TOED_TEST_FAKE_CARD_FAIL)" : "");
+		}
+#endif
+		if (t->cfg->record.pcap[0])
+			log_warn("[record] pcap: with backend = xrt the frames stay on the card; only [record] ticks "
+				 "records anything");
+		if (toed_dp_open(&t->dp, t->cfg, NULL, err, sizeof err) < 0) {
+			log_err("%s", err);
+			goto out;
+		}
+		log_info("card: %s", t->dp.src_desc);
+	} else {
+		if (t->cfg->source.type == TOED_SRC_AF_XDP) {
+			find_bpf(t);
+			log_info("XDP program: %s", t->bpf_path);
+		}
+		if (toed_dp_open(&t->dp, t->cfg, t->bpf_path, err, sizeof err) < 0) {
+			log_err("source: %s", err);
+			goto out;
+		}
+		log_info("source: %s", t->dp.src_desc);
+	}
+
+	/* 5. privileges, then the data-plane thread (it inherits what is left) */
+	uint64_t keep = TOED_CAP(23) /* CAP_SYS_NICE: [dataplane] priority is live */;
+	if (t->cfg->device.backend == TOED_BACKEND_SW && t->cfg->source.type == TOED_SRC_AF_XDP)
+		keep |= TOED_CAP(12); /* CAP_NET_ADMIN: detach the XDP program at exit */
+	toed_priv_drop(opt->user, keep);
+	t->dp.test_stall_ns = opt->test_stall_ms * 1000000ull;
+	if (toed_dp_start(&t->dp) < 0) {
+		log_err("data plane thread: %s", strerror(errno));
+		goto out;
+	}
+
+	/* 6. the control loop */
+	rc = 0;
+	if (toed_loop_run(t) < 0)
+		t->exit_code = TOED_EX_FAIL;
+	rc = t->exit_code;
+
+out:
+	toed_notify_stopping(&t->notify);
+	if (toed_dp_stop(&t->dp, 3000) < 0) {
+		log_err("data plane did not stop within 3 s: exiting anyway");
+		rc = TOED_EX_FAIL;
+	}
+	if (t->rec && t->ring_ok)
+		toed_loop_flush_records(t, 5000);
+	if (t->ctl) {
+		ctl_server_close(t->ctl); /* BYE to every client; their rings close */
+		t->ctl = NULL;
+	}
+	toed_dp_destroy(&t->dp);
+	if (!t->dp.started) {
+		pub_destroy(t->pub); /* shared memory released: clients see -ENOTCONN */
+		t->pub = NULL;
+		toed_record_destroy(t->rec);
+		t->rec = NULL;
+	} /* else a hung data plane may still touch them: leave them to the exit */
+	toed_loop_fini(t);
+	if (t->ready_fd >= 0)
+		close(t->ready_fd);
+	log_notice("stopped (exit status %d)", rc);
+	free(t->cfg);
+	free(t);
+	return rc;
+}

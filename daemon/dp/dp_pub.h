@@ -1,0 +1,119 @@
+/* dp_pub.h - the publisher: fan-out of tick records into per-client SPSC rings.
+ *
+ * One struct pub per daemon instance (it picks the epoch). Each subscribed
+ * client gets a pub_client: a sealed data memfd (region header + ring, huge
+ * pages when possible), a consumer page memfd and an eventfd, all created by
+ * pub_client_add() and handed to the client by the control server.
+ *
+ * The producer thread calls pub_publish() and pub_tick() and never blocks:
+ * a full ring drops the record for that client only (counted in its region
+ * header; the per-ring seq shows the gap). Wake-ups (futex or eventfd) are
+ * sent only to clients that set their wait bits.
+ *
+ * Threads: pub_client_add/remove/set_filter, pub_reclaim, pub_stats and
+ * pub_destroy belong to the control thread; pub_publish, pub_tick and
+ * pub_client_space to the producer thread. With cfg.threaded = 0 they are
+ * the same thread and removed clients are freed at once; with threaded = 1
+ * clients and filters are published with atomic pointers and freed by
+ * pub_reclaim() once the producer has finished the call that might still use
+ * them (a generation counter the producer bumps at the end of every call).
+ */
+#ifndef PUB_RING_H
+#define PUB_RING_H
+
+#include <stdint.h>
+
+#include "dp/dp_shm.h"
+#include "toe/ctl.h"
+#include "toe/shm.h"
+#include "toe/tick.h"
+
+struct pub_config {
+	uint32_t max_clients;         /* 0: 256 */
+	uint32_t default_capacity;    /* 0: TOE_SHM_DEFAULT_CAPACITY */
+	uint32_t max_capacity;        /* 0: TOE_SHM_MAX_CAPACITY */
+	uint32_t history;             /* records kept for replay, rounded up to a power of two; 0: none */
+	uint64_t heartbeat_period_ns; /* 0: 100 ms */
+	int no_hugepages;             /* 1: use normal pages without trying huge pages */
+	int threaded;                 /* 1: producer and control run in different threads */
+};
+
+/* A validated filter: sorted lists, NUL-padded security ids. */
+struct pub_filter {
+	uint32_t types; /* TOE_TYPE_BIT mask, never 0 once normalised */
+	uint32_t nchannels;
+	uint32_t nsecurities;
+	int32_t channels[TOE_CTL_MAX_CHANNELS];
+	char securities[TOE_CTL_MAX_SECURITIES][TOE_SECURITY_ID_LEN];
+};
+
+struct pub_client_info {
+	uint64_t epoch;
+	uint64_t data_size;
+	uint64_t cons_size;
+	uint32_t capacity;
+	uint32_t client_id;
+	uint32_t flags; /* TOE_SHM_F_* */
+	int data_fd;    /* valid until pub_client_close_fds() */
+	int cons_fd;
+	int event_fd;   /* owned by the client struct; send a copy */
+};
+
+struct pub_stats {
+	uint64_t epoch;
+	uint32_t clients;
+	uint32_t zombies;            /* removed, waiting for the producer to move on */
+	uint64_t published;          /* records given to pub_publish() */
+	uint64_t delivered;          /* copies written into rings */
+	uint64_t dropped;            /* copies dropped on full rings */
+	uint64_t rings_created;
+	uint64_t rings_reclaimed;
+	uint64_t hugepage_fallbacks; /* this pub's rings that got normal pages */
+	uint64_t wakeups;            /* futex/eventfd wake-ups sent */
+};
+
+struct pub_client_stats {
+	uint64_t offered; /* == last seq */
+	uint64_t dropped;
+	uint64_t backlog; /* unread records (per the client's page) */
+	uint32_t capacity;
+	uint32_t client_id;
+	int hugetlb;
+};
+
+struct pub;
+struct pub_client;
+
+/* Normalise f in place (types 0 -> all, sort, dedupe). Returns 0 or -EINVAL. */
+int pub_filter_normalise(struct pub_filter *f);
+int pub_filter_match(const struct pub_filter *f, const union toe_record *r);
+
+struct pub *pub_create(const struct pub_config *cfg, int *err);
+/* After the producer stopped: close every ring (clients see CLOSED) and free. */
+void pub_destroy(struct pub *p);
+uint64_t pub_epoch(const struct pub *p);
+uint32_t pub_default_capacity(const struct pub *p);
+uint32_t pub_max_capacity(const struct pub *p);
+uint32_t pub_history(const struct pub *p);
+
+/* Control thread. */
+int pub_client_add(struct pub *p, const struct pub_filter *f, uint32_t capacity, uint32_t start,
+		   uint64_t start_arg, struct pub_client **out, struct pub_client_info *info);
+int pub_client_set_filter(struct pub *p, struct pub_client *c, const struct pub_filter *f);
+void pub_client_close_fds(struct pub_client *c); /* after the memfds were sent */
+void pub_client_remove(struct pub *p, struct pub_client *c);
+void pub_client_get_stats(const struct pub_client *c, struct pub_client_stats *st);
+/* The client with this id (pub_client_info.client_id), or NULL. */
+struct pub_client *pub_client_find(struct pub *p, uint32_t id);
+void pub_reclaim(struct pub *p);
+void pub_get_stats(const struct pub *p, struct pub_stats *st);
+
+/* Producer thread. Returns the number of ring copies delivered. */
+unsigned pub_publish(struct pub *p, const union toe_record *recs, unsigned n);
+/* Call regularly (every loop turn is fine, at least every heartbeat period):
+ * runs pending replays and writes the heartbeat. now_ns: CLOCK_MONOTONIC. */
+void pub_tick(struct pub *p, uint64_t now_ns);
+/* Free slots in c's ring now (for benchmarks that must not drop). */
+uint32_t pub_client_space(struct pub_client *c);
+
+#endif

@@ -1,0 +1,1099 @@
+/* dp_thread.c - the data-plane thread: frames or the card's ring in, ticks out (see dp_thread.h). */
+#include "dp/dp_thread.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "card/card_xclbin.h"
+#ifdef TOED_DP_TEST_HOOKS
+#include "card/card_fake.h"
+#endif
+
+#define DP_BURST 64
+#define DP_BATCH 64
+#define DP_WAIT_MS 10               /* longest sleep: bounds heartbeat and pub_tick delays */
+#define DP_SNAP_NS 100000000ull     /* counters published every 100 ms */
+#define DP_POLL_NS 1000000ull       /* mirror TOE timers every 1 ms of (source) time; the card's clock */
+#define DP_CARD_BATCH 256           /* records per toe_xrt_poll: each call costs a register read and write */
+#define DP_CARD_POLLS 16            /* polls per turn at most: the heartbeat and pub_tick run in between */
+#define DP_CARD_IDLE_NS 50000ull    /* busy_poll = no: sleep between empty polls of the card, */
+#define DP_CARD_QUIET_NS 1000000ull /* ... or this long once nothing came for DP_CARD_QUIET_AFTER */
+#define DP_CARD_QUIET_AFTER 100000000ull
+#define DP_CARD_CTR_NS 1000000000ull /* the card's counters (~200 register reads) every second */
+#define DP_FAKE_FRAMES 8            /* test hook: frames fed to the fake card per turn, once its ring is drained */
+#define DP_FAKE_SLOTS 512u          /* test hook: records per channel: a short capture wraps the ring */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+const char *toed_dp_state_name(uint32_t state)
+{
+	switch (state) {
+	case TOED_DP_IDLE: return "idle";
+	case TOED_DP_STARTING: return "starting";
+	case TOED_DP_LIVE: return "live";
+	case TOED_DP_ENDED: return "replay-ended";
+	case TOED_DP_FAILED: return "failed";
+	case TOED_DP_STOPPED: return "stopped";
+	default: return "?";
+	}
+}
+
+/* ---- setup (control thread) -------------------------------------------------- */
+
+static int add_udp(struct rx_cfg *rc, uint32_t port, uint8_t framing, char *err, size_t errlen)
+{
+	for (uint32_t i = 0; i < rc->nudp; i++)
+		if (rc->udp[i].port == port)
+			return 0;
+	if (rc->nudp >= RX_MAX_UDP) {
+		snprintf(err, errlen, "more than %d UDP ports to decode (UDP feeds and [udp] ports): the software "
+				      "pipeline has %d UDP streams",
+			 RX_MAX_UDP, RX_MAX_UDP);
+		return -1;
+	}
+	rc->udp[rc->nudp].port = (uint16_t)port;
+	rc->udp[rc->nudp].framing = framing;
+	rc->nudp++;
+	return 0;
+}
+
+void toed_dp_live_from_config(struct toed_dp_live *l, const struct toed_config *cfg)
+{
+	memset(l, 0, sizeof *l);
+	l->cpu = cfg->dataplane.cpu;
+	l->priority = cfg->dataplane.priority;
+	l->busy_poll = cfg->dataplane.busy_poll;
+	switch (cfg->source.pcap_pace) {
+	case TOED_PACE_FAST: l->pace = 0; break;
+	case TOED_PACE_FACTOR: l->pace = cfg->source.pcap_speed; break;
+	default: l->pace = 1.0; break;
+	}
+	l->loops = cfg->source.pcap_loop;
+	l->gap_timeout_ns = (uint64_t)cfg->tcp.gap_timeout_ms * 1000000ull;
+	l->idle_timeout_ns = (uint64_t)cfg->tcp.idle_timeout_s * 1000000000ull;
+}
+
+/* backend = xrt: what the card cannot run and a file that is no xclbin are
+ * configuration errors, found before anything starts (toe_xrt_open checks
+ * the same and the rest of the xclbin, later). */
+static int card_check(const struct toed_dp *dp, const struct toed_config *cfg, char *err, size_t errlen)
+{
+	struct toe_xrt_params p;
+	struct toe_hw_wr *w = calloc(TOE_HW_CFG_MAX_WRITES, sizeof *w);
+	struct toe_xclbin *x = calloc(1, sizeof *x);
+	const struct rx_cfg *rc = &dp->rxcfg;
+	char why[512];
+	int n, r;
+	if (!w || !x) {
+		free(w);
+		free(x);
+		snprintf(err, errlen, "data plane: out of memory");
+		return -1;
+	}
+	r = toe_xclbin_read(cfg->device.xclbin, x, why, sizeof why);
+	free(x);
+	if (r < 0) {
+		free(w);
+		snprintf(err, errlen, "%s: [device] xclbin: %s (backend = xrt loads it onto the card)", cfg->path, why);
+		return -1;
+	}
+	toe_xrt_params_from_config(&p, cfg, rc);
+	n = toe_hw_cfg_writes(rc, &p.hw, w, TOE_HW_CFG_MAX_WRITES);
+	free(w);
+	switch (n) {
+	case TOE_HWCFG_E_CONNS:
+		snprintf(err, errlen, "%s: [tcp] connections = %u: the card's mirror TOE follows at most %u (backend = xrt)",
+			 cfg->path, rc->mtoe.max_conns, TOE_HW_TCP_STREAMS);
+		return -1;
+	case TOE_HWCFG_E_BUF:
+		snprintf(err, errlen, "%s: [tcp] connections x window = %u x %u bytes: above the card's %u bytes of "
+				      "reassembly memory (backend = xrt)",
+			 cfg->path, rc->mtoe.max_conns, rc->mtoe.window, (unsigned)TOE_HW_MTOE_BUF);
+		return -1;
+	case TOE_HWCFG_E_FLOWS:
+		snprintf(err, errlen, "%s: %u TCP feeds: the card holds %u feed filters (backend = xrt)", cfg->path,
+			 rc->mtoe.nflows, TOE_MTOE_MAX_FLOWS);
+		return -1;
+	case TOE_HWCFG_E_UDP:
+		snprintf(err, errlen, "%s: %u UDP ports (UDP feeds and [udp] ports): the card listens to at most %u "
+				      "(backend = xrt)",
+			 cfg->path, rc->nudp, TOE_HW_UDP_STREAMS);
+		return -1;
+	case TOE_HWCFG_E_ADDRS:
+		snprintf(err, errlen, "%s: %u port addresses: the card holds %u (backend = xrt)", cfg->path,
+			 rc->net.naddr, TOE_ETH_MAX_ADDRS);
+		return -1;
+	default:
+		if (n >= 0)
+			return 0;
+		snprintf(err, errlen, "%s: the card cannot run this configuration (error %d)", cfg->path, n);
+		return -1;
+	}
+}
+
+int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pub *pub, struct toed_record *rec,
+		    char *err, size_t errlen)
+{
+	struct rx_cfg *rc = &dp->rxcfg;
+	memset(dp, 0, sizeof *dp);
+	dp->event_fd = -1;
+	pthread_mutex_init(&dp->live_lock, NULL);
+	pthread_mutex_init(&dp->snap_lock, NULL);
+	if (cfg->device.backend != TOED_BACKEND_SW && cfg->device.backend != TOED_BACKEND_XRT) {
+		snprintf(err, errlen, "%s: [device] backend = %s: unknown to this toed", cfg->path,
+			 toed_backend_name(cfg->device.backend));
+		return -1;
+	}
+	dp->backend = cfg->device.backend;
+	if (!cfg->fast.have_prog) {
+		snprintf(err, errlen, "%s: [fast] templates: no compiled template program", cfg->path);
+		return -1;
+	}
+	dp->prog = &cfg->fast.prog;
+	dp->pub = pub;
+	dp->rec = rec;
+	rx_cfg_default(rc);
+	toed_config_net(cfg, 0, &rc->net);
+	toed_config_mtoe(cfg, 0, &rc->mtoe, dp->flow_feed);
+	for (uint32_t i = 0; i < cfg->nfeeds; i++) {
+		const struct toed_feed *f = &cfg->feed[i];
+		if (f->protocol == TOED_PROTO_UDP && f->port == 0 &&
+		    add_udp(rc, f->vendor.port,
+			    f->framing == TOED_FRAMING_RAW ? FAST_FRAMING_DATAGRAM : FAST_FRAMING_STEP, err, errlen) < 0)
+			return -1;
+	}
+	for (uint32_t p = 1; p < 65536 && cfg->udp.nports; p++)
+		if (toed_udp_listened(cfg, p) &&
+		    add_udp(rc, p, cfg->fast.framing == TOED_FRAMING_RAW ? FAST_FRAMING_DATAGRAM : FAST_FRAMING_STEP,
+			    err, errlen) < 0)
+			return -1;
+	toed_dp_live_from_config(&dp->live, cfg);
+	if (dp->backend == TOED_BACKEND_XRT) {
+		/* the card runs the pipeline: no software copy, only its limits to check */
+		dp->snap = calloc(1, sizeof *dp->snap);
+		dp->work = calloc(1, sizeof *dp->work);
+		dp->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (!dp->snap || !dp->work || dp->event_fd < 0) {
+			snprintf(err, errlen, "data plane: out of memory");
+			return -1;
+		}
+		return card_check(dp, cfg, err, errlen);
+	}
+
+	uint32_t nfs = RX_NSTREAMS(rc);
+	dp->mbuf_len = MTOE_BUF_BYTES(rc->mtoe.max_conns, rc->mtoe.window);
+	dp->pipe = calloc(1, sizeof *dp->pipe);
+	dp->fs = calloc(nfs, sizeof *dp->fs);
+	dp->mbuf = malloc(dp->mbuf_len);
+	dp->snap = calloc(1, sizeof *dp->snap);
+	dp->work = calloc(1, sizeof *dp->work);
+	dp->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (!dp->pipe || !dp->fs || !dp->mbuf || !dp->snap || !dp->work || dp->event_fd < 0) {
+		snprintf(err, errlen, "data plane: out of memory (%llu bytes of reassembly buffers)",
+			 (unsigned long long)dp->mbuf_len);
+		return -1;
+	}
+	int r = rx_init(dp->pipe, rc, dp->prog, dp->fs, nfs, dp->mbuf, dp->mbuf_len);
+	if (r != RX_OK) {
+		snprintf(err, errlen, "data plane: the receive pipeline refused the configuration (rx_init %d)", r);
+		return -1;
+	}
+	return 0;
+}
+
+static void card_log(void *arg, int prio, const char *msg)
+{
+	(void)arg;
+	toed_log(prio, "%s", msg);
+}
+
+#ifdef TOED_DP_TEST_HOOKS
+/* Test hook: the fake card's device operations, whose registers fail on demand. */
+static struct toe_devops fake_ops;
+static int fake_failing; /* atomic */
+
+static int fake_reg_read(void *ip, uint32_t off, uint32_t *v)
+{
+	if (__atomic_load_n(&fake_failing, __ATOMIC_RELAXED))
+		return -EIO;
+	return toe_devops_fake.reg_read(ip, off, v);
+}
+
+static int fake_reg_write(void *ip, uint32_t off, uint32_t v)
+{
+	if (__atomic_load_n(&fake_failing, __ATOMIC_RELAXED))
+		return -EIO;
+	return toe_devops_fake.reg_write(ip, off, v);
+}
+
+static int fake_open(struct toed_dp *dp, const struct toed_config *cfg, struct toe_xrt_params *p,
+		     const struct toe_devops **ops, void **ctx, char *err, size_t errlen)
+{
+	struct toe_fake_cfg fc;
+	struct src_cfg sc;
+	memset(&fc, 0, sizeof fc);
+	fc.bdf = cfg->device.pci[0] ? cfg->device.pci : NULL;
+	dp->fake = toe_fake_new(&fc);
+	if (!dp->fake) {
+		snprintf(err, errlen, "fake card: out of memory");
+		return -1;
+	}
+	memset(&sc, 0, sizeof sc);
+	sc.kind = SRC_PCAP;
+	sc.pcap_path = dp->test_fake_card;
+	sc.loops = 1;
+	if (src_open(&dp->fake_src, &sc, err, errlen) < 0)
+		return -1;
+	fake_ops = toe_devops_fake;
+	fake_ops.reg_read = fake_reg_read;
+	fake_ops.reg_write = fake_reg_write;
+	__atomic_store_n(&fake_failing, 0, __ATOMIC_RELAXED);
+	*ops = &fake_ops;
+	*ctx = dp->fake;
+	p->hw.ring_slots = DP_FAKE_SLOTS;
+	return 0;
+}
+#endif
+
+/* backend = xrt: bring the card up (before READY=1: it may wait 10 s for the link). */
+static int card_open(struct toed_dp *dp, const struct toed_config *cfg, char *err, size_t errlen)
+{
+	struct toe_xrt_params p;
+	const struct toe_devops *ops = &toe_devops_xrt;
+	void *ctx = NULL;
+	char where[24];
+	if (cfg->device.pci[0])
+		snprintf(where, sizeof where, "at %.16s", cfg->device.pci);
+	else
+		snprintf(where, sizeof where, "(the first one found)");
+	toe_xrt_params_from_config(&p, cfg, &dp->rxcfg);
+	p.log = card_log;
+	snprintf(dp->src_desc, sizeof dp->src_desc, "card %s running %.200s", where, cfg->device.xclbin);
+#ifdef TOED_DP_TEST_HOOKS
+	if (dp->test_fake_card) {
+		if (fake_open(dp, cfg, &p, &ops, &ctx, err, errlen) < 0)
+			return -1;
+		snprintf(dp->src_desc, sizeof dp->src_desc, "fake card %s (test) fed from %.90s, running %.90s", where,
+			 dp->test_fake_card, cfg->device.xclbin);
+	}
+#endif
+	if (toe_xrt_open(&dp->xrt, ops, ctx, &p, err, errlen) < 0) {
+		dp->xrt = NULL;
+		return -1;
+	}
+	/* frames are stamped with this clock from now on */
+	if (toe_xrt_set_time(dp->xrt, real_ns()) < 0) {
+		snprintf(err, errlen, "%s", toe_xrt_error(dp->xrt));
+		toe_xrt_close(dp->xrt);
+		dp->xrt = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *bpf_obj, char *err, size_t errlen)
+{
+	if (dp->backend == TOED_BACKEND_XRT)
+		return card_open(dp, cfg, err, errlen);
+	struct src_cfg sc;
+	struct src_feed feeds[SRC_MAX_FEEDS];
+	uint32_t nf = 0;
+	memset(&sc, 0, sizeof sc);
+	switch (cfg->source.type) {
+	case TOED_SRC_AF_XDP: sc.kind = SRC_AF_XDP; break;
+	case TOED_SRC_AF_PACKET: sc.kind = SRC_AF_PACKET; break;
+	default: sc.kind = SRC_PCAP; break;
+	}
+	sc.ifname = cfg->source.interface;
+	sc.queue = cfg->source.queue;
+	sc.xdp_mode = cfg->source.xdp_mode == TOED_XDP_SKB ? SRC_XDP_SKB : SRC_XDP_NATIVE;
+	sc.bpf_obj_path = bpf_obj;
+	/* steering: TCP feeds by their exchange endpoint, UDP by the port we listen on */
+	for (uint32_t i = 0; i < cfg->nfeeds && nf < SRC_MAX_FEEDS; i++) {
+		const struct toed_feed *f = &cfg->feed[i];
+		if (f->port != 0)
+			continue;
+		if (f->protocol == TOED_PROTO_TCP)
+			feeds[nf++] = (struct src_feed){f->exchange.ip, (uint16_t)f->exchange.port, 6};
+		else
+			feeds[nf++] = (struct src_feed){f->vendor.ip, (uint16_t)f->vendor.port, 17};
+	}
+	for (uint32_t i = 0; i < dp->rxcfg.nudp && nf < SRC_MAX_FEEDS; i++) {
+		int dup = 0;
+		for (uint32_t k = 0; k < nf; k++)
+			if (feeds[k].proto == 17 && feeds[k].port == dp->rxcfg.udp[i].port && feeds[k].ip == 0)
+				dup = 1;
+		if (!dup)
+			feeds[nf++] = (struct src_feed){0, dp->rxcfg.udp[i].port, 17};
+	}
+	sc.feeds = feeds;
+	sc.nfeeds = nf;
+	/* pacing and loops are done by the thread (they are live keys) */
+	sc.pcap_path = cfg->source.pcap_file;
+	sc.pace = 0;
+	sc.loops = SRC_LOOP_FOREVER;
+	dp->src_kind = sc.kind;
+	if (src_open(&dp->src, &sc, err, errlen) < 0)
+		return -1;
+	if (sc.kind == SRC_PCAP) {
+		char pace[48], plays[32];
+		if (cfg->source.pcap_pace == TOED_PACE_FAST)
+			snprintf(pace, sizeof pace, "as fast as possible");
+		else if (cfg->source.pcap_pace == TOED_PACE_FACTOR)
+			snprintf(pace, sizeof pace, "at %gx the recorded pace", cfg->source.pcap_speed);
+		else
+			snprintf(pace, sizeof pace, "at the recorded pace");
+		if (cfg->source.pcap_loop)
+			snprintf(plays, sizeof plays, "%u play%s", cfg->source.pcap_loop, cfg->source.pcap_loop == 1 ? "" : "s");
+		else
+			snprintf(plays, sizeof plays, "looping forever");
+		snprintf(dp->src_desc, sizeof dp->src_desc, "pcap replay of %.120s %.47s, %.31s", cfg->source.pcap_file, pace, plays);
+	} else {
+		snprintf(dp->src_desc, sizeof dp->src_desc, "%s", src_describe(dp->src));
+	}
+	return 0;
+}
+
+void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l)
+{
+	pthread_mutex_lock(&dp->live_lock);
+	dp->live = *l;
+	pthread_mutex_unlock(&dp->live_lock);
+	__atomic_add_fetch(&dp->live_gen, 1, __ATOMIC_RELEASE);
+}
+
+uint32_t toed_dp_state(const struct toed_dp *dp)
+{
+	return __atomic_load_n(&dp->state, __ATOMIC_ACQUIRE);
+}
+
+uint64_t toed_dp_heartbeat(const struct toed_dp *dp)
+{
+	return __atomic_load_n(&dp->heartbeat, __ATOMIC_RELAXED);
+}
+
+void toed_dp_snapshot(struct toed_dp *dp, struct toed_dp_snapshot *out)
+{
+	pthread_mutex_lock(&dp->snap_lock);
+	memcpy(out, dp->snap, sizeof *out);
+	pthread_mutex_unlock(&dp->snap_lock);
+	out->state = toed_dp_state(dp);
+}
+
+/* ---- the thread ---------------------------------------------------------------- */
+
+/* Counters of the pipelines of earlier pcap plays (each play is decoded by a
+ * fresh pipeline), so that the published counters stay cumulative. */
+struct dp_base {
+	struct net_stats net;
+	struct rx_stats rx;
+	struct mtoe_stats mtoe;
+	struct rx_stream_stats sst[RX_MAX_STREAMS];
+	uint64_t messages[RX_MAX_STREAMS];
+	uint64_t errors[RX_MAX_STREAMS][FAST_ERR_COUNT];
+};
+
+_Static_assert(sizeof(struct net_stats) % 8 == 0 && sizeof(struct rx_stats) % 8 == 0 &&
+		       sizeof(struct mtoe_stats) % 8 == 0 && sizeof(struct rx_stream_stats) % 8 == 0,
+	       "counter structs are arrays of uint64_t");
+
+/* d = a + b, element-wise over uint64_t counters */
+static void add_counters(void *d, const void *a, const void *b, size_t bytes)
+{
+	uint64_t *x = d, y, z;
+	const unsigned char *pa = a, *pb = b;
+	for (size_t i = 0; i < bytes / 8; i++) {
+		memcpy(&y, pa + 8 * i, 8);
+		memcpy(&z, pb + 8 * i, 8);
+		x[i] = y + z;
+	}
+}
+
+struct dp_run {
+	struct toed_dp *dp;
+	struct dp_base base;
+	struct toed_dp_live live;
+	uint32_t live_gen;
+	union toe_record batch[DP_BATCH];
+	unsigned nbatch;
+	uint64_t published;
+	uint64_t unmapped;
+	uint64_t frames, turns, bursts, waits;
+	uint64_t last_snap;
+	uint64_t last_poll_ts;  /* source time of the last rx_poll */
+	uint64_t live_since;    /* CLOCK_MONOTONIC when the pipeline went live */
+	/* pcap pacing */
+	uint64_t pace_mono, pace_ts; /* frame time pace_ts is due at pace_mono */
+	int paced;
+	uint64_t plays;
+	int ended;
+	/* the card */
+	union toe_record cbatch[DP_CARD_BATCH];
+	uint64_t last_card;     /* CLOCK_MONOTONIC of the last counter read */
+	uint64_t last_rec;      /* CLOCK_MONOTONIC of the last poll that found records */
+	int link;               /* last link state seen (-1: not yet) */
+	uint64_t bad;           /* records of no TOE_REC_* type */
+	int fake_in;            /* test hook: the capture is in the fake card */
+	uint64_t fake_frames;
+};
+
+static void set_state(struct toed_dp *dp, uint32_t s)
+{
+	uint64_t one = 1;
+	__atomic_store_n(&dp->state, s, __ATOMIC_RELEASE);
+	if (write(dp->event_fd, &one, sizeof one) < 0) {
+		/* the loop also looks at the state on its timer */
+	}
+}
+
+/* The one publication path of both backends: records in ring order (rx_pipe's
+ * output of the software backend, the card's HBM ring) to the tick recording
+ * when it is on, then to the clients' rings. */
+static void publish(struct dp_run *r, const union toe_record *recs, unsigned n)
+{
+	struct toed_dp *dp = r->dp;
+	if (!n)
+		return;
+	if (toed_record_dp_active(dp->rec))
+		for (unsigned i = 0; i < n; i++)
+			toed_record_dp_tick(dp->rec, &recs[i]);
+	pub_publish(dp->pub, recs, n);
+	r->published += n;
+}
+
+static void flush_batch(struct dp_run *r)
+{
+	publish(r, r->batch, r->nbatch);
+	r->nbatch = 0;
+}
+
+/* Software backend: the pipeline's output entries that are records go to the batch. */
+static void drain(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	struct rx_out o;
+	while (rx_next(dp->pipe, &o)) {
+		if (o.kind == RX_OUT_RECORD && o.tick_type <= 0) {
+			r->unmapped++;
+			continue;
+		}
+		if (o.kind != RX_OUT_RECORD && o.kind != RX_OUT_GAP && o.kind != RX_OUT_RESET)
+			continue;
+		r->batch[r->nbatch++] = o.tick;
+		if (r->nbatch == DP_BATCH)
+			flush_batch(r);
+	}
+}
+
+static void apply_sched(const struct toed_dp_live *old, const struct toed_dp_live *l, int first)
+{
+	if (first ? l->cpu >= 0 : old->cpu != l->cpu) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		if (l->cpu >= 0) {
+			CPU_SET(l->cpu, &set);
+		} else {
+			long n = sysconf(_SC_NPROCESSORS_CONF);
+			for (long i = 0; i < n && i < CPU_SETSIZE; i++)
+				CPU_SET(i, &set);
+		}
+		int e = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+		if (e)
+			log_warn("data plane: cannot pin to CPU %d: %s", l->cpu, strerror(e));
+		else if (l->cpu >= 0)
+			log_info("data plane: pinned to CPU %d", l->cpu);
+		else if (!first)
+			log_info("data plane: no longer pinned");
+	}
+	if (first ? l->priority != 0 : old->priority != l->priority) {
+		struct sched_param sp = {.sched_priority = (int)l->priority};
+		int pol = l->priority ? SCHED_FIFO : SCHED_OTHER;
+		int e = pthread_setschedparam(pthread_self(), pol, &sp);
+		if (e)
+			log_warn("data plane: cannot set %s priority %u: %s (needs CAP_SYS_NICE or LimitRTPRIO); "
+				 "running at normal priority",
+				 l->priority ? "SCHED_FIFO" : "SCHED_OTHER", l->priority, strerror(e));
+		else
+			log_info("data plane: %s priority %u", l->priority ? "SCHED_FIFO" : "SCHED_OTHER", l->priority);
+	}
+}
+
+static void take_live(struct dp_run *r, int first)
+{
+	struct toed_dp *dp = r->dp;
+	uint32_t g = __atomic_load_n(&dp->live_gen, __ATOMIC_ACQUIRE);
+	if (!first && g == r->live_gen)
+		return;
+	if (pthread_mutex_trylock(&dp->live_lock) != 0)
+		return; /* the control loop is writing it: next turn */
+	struct toed_dp_live l = dp->live;
+	pthread_mutex_unlock(&dp->live_lock);
+	r->live_gen = g;
+	apply_sched(&r->live, &l, first);
+	if (!first && l.pace != r->live.pace)
+		r->paced = 0; /* re-base the replay clock at the next frame */
+	if (!dp->pipe) {
+		/* the card's mirror TOE took its timeouts with its configuration: reprogramming it would drop every
+		 * connection's state */
+		if (!first && (l.gap_timeout_ns != r->live.gap_timeout_ns || l.idle_timeout_ns != r->live.idle_timeout_ns))
+			log_notice("data plane: [tcp] gap_timeout_ms and idle_timeout_s apply to the card at the next start "
+				   "of toed");
+		r->live = l;
+		return;
+	}
+	dp->pipe->mtoe.cfg.gap_timeout_ns = l.gap_timeout_ns;
+	dp->pipe->mtoe.cfg.idle_timeout_ns = l.idle_timeout_ns;
+	dp->pipe->cfg.mtoe.gap_timeout_ns = l.gap_timeout_ns;
+	dp->pipe->cfg.mtoe.idle_timeout_ns = l.idle_timeout_ns;
+	dp->rxcfg.mtoe.gap_timeout_ns = l.gap_timeout_ns; /* for the pipeline of the next play */
+	dp->rxcfg.mtoe.idle_timeout_ns = l.idle_timeout_ns;
+	r->live = l;
+}
+
+/* The software pipeline's counters into the snapshot being assembled. */
+static void snapshot_pipe(struct dp_run *r, struct toed_dp_snapshot *w)
+{
+	struct toed_dp *dp = r->dp;
+	const struct rx_pipe *p = dp->pipe;
+	uint32_t ns = p->nstreams;
+	w->nconns = p->cfg.mtoe.max_conns;
+	w->nstreams = ns;
+	w->nudp = p->cfg.nudp;
+	for (uint32_t i = 0; i < p->cfg.nudp; i++)
+		w->udp_port[i] = p->cfg.udp[i].port;
+	w->unmapped_records = r->unmapped;
+	w->replay_plays = r->plays;
+	src_stats(dp->src, &w->src);
+	add_counters(&w->net, &p->net, &r->base.net, sizeof w->net);
+	add_counters(&w->rx, &p->st, &r->base.rx, sizeof w->rx);
+	add_counters(&w->mtoe, &p->mtoe.st, &r->base.mtoe, sizeof w->mtoe);
+	/* a connection keeps its last counters after its slot is freed */
+	for (uint32_t i = 0; i < w->nconns; i++) {
+		const struct mtoe_conn *c = &p->mtoe.conn[i];
+		struct toed_dp_conn *d = &w->conn[i];
+		if (c->state == MTOE_FREE) {
+			if (d->state == MTOE_OPEN)
+				d->state = MTOE_CLOSED;
+			continue;
+		}
+		d->state = c->state;
+		d->syn_seen = c->syn_seen;
+		d->flow = c->flow;
+		d->feed = c->flow < p->cfg.mtoe.nflows ? dp->flow_feed[c->flow] : -1;
+		d->saddr = c->saddr;
+		d->daddr = c->daddr;
+		d->sport = c->sport;
+		d->dport = c->dport;
+		d->nxt_off = c->nxt_off;
+		d->st = c->st;
+	}
+	for (uint32_t i = 0; i < ns; i++) {
+		add_counters(&w->sst[i], &p->sst[i], &r->base.sst[i], sizeof w->sst[i]);
+		w->messages[i] = dp->fs[i].messages + r->base.messages[i];
+		for (uint32_t e = 0; e < FAST_ERR_COUNT; e++)
+			w->errors[i][e] = dp->fs[i].step.errors[e] + dp->fs[i].dec.errors[e] + r->base.errors[i][e];
+	}
+}
+
+static void snapshot(struct dp_run *r, uint64_t now)
+{
+	struct toed_dp *dp = r->dp;
+	struct toed_dp_snapshot *w = dp->work;
+	w->taken_ns = now;
+	w->frames = r->frames;
+	w->turns = r->turns;
+	w->bursts = r->bursts;
+	w->waits = r->waits;
+	w->published = r->published;
+	if (dp->pipe) {
+		snapshot_pipe(r, w);
+	} else {
+		/* the card: card_counters() keeps its counters in w (card_ctr, rx.records, rx.gaps) */
+		w->card = 1;
+		w->bad_records = r->bad;
+	}
+	if (pthread_mutex_trylock(&dp->snap_lock) == 0) {
+		memcpy(dp->snap, w, sizeof *w);
+		pthread_mutex_unlock(&dp->snap_lock);
+		r->last_snap = now;
+	}
+}
+
+/* Everything a turn of the loop does besides frames; also called while a paced replay waits. */
+static void housekeeping(struct dp_run *r, uint64_t now)
+{
+	struct toed_dp *dp = r->dp;
+	r->turns++;
+	__atomic_store_n(&dp->heartbeat, dp->heartbeat + 1, __ATOMIC_RELAXED);
+	pub_tick(dp->pub, now);
+	take_live(r, 0);
+	toed_record_dp_poll(dp->rec, now);
+	if (now - r->last_snap >= DP_SNAP_NS)
+		snapshot(r, now);
+}
+
+static int stopping(const struct toed_dp *dp)
+{
+	return __atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Hidden test hook: a data plane that stops making progress (no heartbeat). */
+static void test_stall(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	if (!dp->test_stall_ns || !r->live_since || mono_ns() - r->live_since < dp->test_stall_ns)
+		return;
+	log_warn("data plane: stalling on purpose (--test-stall-dataplane)");
+	while (!stopping(dp)) {
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* pcap: wait until the frame recorded at ts is due; 0 due, -1 stopping. */
+static int pace_wait(struct dp_run *r, uint64_t ts)
+{
+	if (r->live.pace <= 0)
+		return 0;
+	if (!r->paced) {
+		r->paced = 1;
+		r->pace_mono = mono_ns();
+		r->pace_ts = ts;
+		return 0;
+	}
+	for (;;) {
+		uint64_t now = mono_ns();
+		double off = ts > r->pace_ts ? (double)(ts - r->pace_ts) / r->live.pace : 0.0;
+		uint64_t due = r->pace_mono + (off > 1e18 ? (uint64_t)1e18 : (uint64_t)off);
+		if (now >= due)
+			return 0;
+		if (stopping(r->dp))
+			return -1;
+		uint64_t d = due - now;
+		if (d > DP_WAIT_MS * 1000000ull)
+			d = DP_WAIT_MS * 1000000ull;
+		struct timespec sl = {(time_t)(d / 1000000000ull), (long)(d % 1000000000ull)};
+		r->waits++;
+		nanosleep(&sl, NULL);
+		housekeeping(r, mono_ns());
+		if (!r->paced) { /* the pace changed: the held frame is due now, the next ones at the new pace */
+			r->paced = 1;
+			r->pace_mono = mono_ns();
+			r->pace_ts = ts;
+			return 0;
+		}
+	}
+}
+
+/* A pcap play ends: what is still open becomes gaps, the counters go into the
+ * base, and the next play is decoded by a fresh pipeline (a replayed capture
+ * repeats its connections with the same sequence numbers: one mirror TOE
+ * would take them for retransmissions). */
+static void new_play(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	struct rx_pipe *p = dp->pipe;
+	snapshot(r, mono_ns()); /* keep the connections' last counters */
+	rx_poll(p, UINT64_MAX);
+	drain(r);
+	flush_batch(r);
+	add_counters(&r->base.net, &r->base.net, &p->net, sizeof p->net);
+	add_counters(&r->base.rx, &r->base.rx, &p->st, sizeof p->st);
+	add_counters(&r->base.mtoe, &r->base.mtoe, &p->mtoe.st, sizeof p->mtoe.st);
+	for (uint32_t i = 0; i < p->nstreams; i++) {
+		add_counters(&r->base.sst[i], &r->base.sst[i], &p->sst[i], sizeof p->sst[i]);
+		r->base.messages[i] += dp->fs[i].messages;
+		for (uint32_t e = 0; e < FAST_ERR_COUNT; e++)
+			r->base.errors[i][e] += dp->fs[i].step.errors[e] + dp->fs[i].dec.errors[e];
+	}
+	int e = rx_init(p, &dp->rxcfg, dp->prog, dp->fs, RX_NSTREAMS(&dp->rxcfg), dp->mbuf, dp->mbuf_len);
+	if (e != RX_OK)
+		log_err("data plane: new pipeline for the next play: rx_init %d", e);
+	r->last_poll_ts = 0;
+}
+
+static void end_replay(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	r->ended = 1;
+	/* keep the connections' last counters, then every remaining hole becomes a gap */
+	snapshot(r, mono_ns());
+	rx_poll(dp->pipe, UINT64_MAX);
+	drain(r);
+	flush_batch(r);
+	snapshot(r, mono_ns());
+	log_info("data plane: pcap replay over (%llu play%s, %llu frames, %llu records published)",
+		 (unsigned long long)r->plays, r->plays == 1 ? "" : "s", (unsigned long long)r->frames,
+		 (unsigned long long)r->published);
+	set_state(dp, TOED_DP_ENDED);
+}
+
+static void frame_in(struct dp_run *r, const struct src_frame *f)
+{
+	struct toed_dp *dp = r->dp;
+	r->frames++;
+	if (toed_record_dp_active(dp->rec))
+		toed_record_dp_frame(dp->rec, f->data, f->len, f->wire_len, f->ts_ns);
+	rx_frame(dp->pipe, f->data, f->len, f->ts_ns);
+	drain(r);
+	if (f->ts_ns - r->last_poll_ts >= DP_POLL_NS || f->ts_ns < r->last_poll_ts) {
+		r->last_poll_ts = f->ts_ns;
+		rx_poll(dp->pipe, f->ts_ns);
+		drain(r);
+	}
+}
+
+/* Software backend: frames from the source through rx_pipe. */
+static void sw_loop(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	struct src_frame f[DP_BURST];
+	int pcap = dp->src_kind == SRC_PCAP;
+	/* the first poll: the pipeline is live once the source answered */
+	int n = src_rx_burst(dp->src, f, pcap ? 1 : DP_BURST);
+	if (n == -1) {
+		snprintf(dp->err, sizeof dp->err, "%.256s: %s", dp->src_desc, strerror(errno));
+		set_state(dp, TOED_DP_FAILED);
+		return;
+	}
+	r->live_since = mono_ns();
+	snapshot(r, r->live_since);
+	set_state(dp, TOED_DP_LIVE);
+	log_info("data plane: live (%s)", dp->src_desc);
+
+	while (!stopping(dp)) {
+		uint64_t now = mono_ns();
+		housekeeping(r, now);
+		test_stall(r);
+		if (r->ended) {
+			struct timespec sl = {0, DP_WAIT_MS * 1000000L};
+			nanosleep(&sl, NULL);
+			continue;
+		}
+		if (n == 0)
+			n = src_rx_burst(dp->src, f, pcap ? 1 : DP_BURST);
+		if (n > 0) {
+			r->bursts++;
+			if (pcap) {
+				struct src_stats st;
+				src_stats(dp->src, &st);
+				if (r->live.loops && st.pcap_loops >= r->live.loops) {
+					r->plays = st.pcap_loops;
+					src_rx_release(dp->src);
+					end_replay(r);
+					n = 0;
+					continue;
+				}
+				if (st.pcap_loops > r->plays) {
+					r->plays = st.pcap_loops;
+					new_play(r);
+				}
+				if (pace_wait(r, f[0].ts_ns) < 0)
+					break;
+			}
+			for (int i = 0; i < n; i++)
+				frame_in(r, &f[i]);
+			flush_batch(r);
+			src_rx_release(dp->src);
+			n = 0;
+			continue;
+		}
+		if (n == SRC_EOF) {
+			r->plays++;
+			end_replay(r);
+			n = 0;
+			continue;
+		}
+		if (n < 0) {
+			snprintf(dp->err, sizeof dp->err, "%.256s: receive failed: %s", dp->src_desc, strerror(errno));
+			log_err("data plane: %s", dp->err);
+			set_state(dp, TOED_DP_FAILED);
+			break;
+		}
+		/* nothing now: timers on the wall clock (live capture), then wait or spin */
+		if (!pcap) {
+			uint64_t t = real_ns();
+			if (t - r->last_poll_ts >= DP_POLL_NS) {
+				r->last_poll_ts = t;
+				rx_poll(dp->pipe, t);
+				drain(r);
+				flush_batch(r);
+			}
+		}
+		if (!r->live.busy_poll || pcap) {
+			r->waits++;
+			if (src_wait(dp->src, DP_WAIT_MS) < 0 && errno != EINTR) {
+				snprintf(dp->err, sizeof dp->err, "%.256s: wait failed: %s", dp->src_desc, strerror(errno));
+				log_err("data plane: %s", dp->err);
+				set_state(dp, TOED_DP_FAILED);
+				break;
+			}
+		}
+	}
+}
+
+/* ---- the card (backend = xrt) ---------------------------------------------------- */
+
+/* The card failed: its one-line reason for the control loop, which logs it and exits 1. */
+static void card_fail(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	snprintf(dp->err, sizeof dp->err, "card: %s", toe_xrt_error(dp->xrt));
+	set_state(dp, TOED_DP_FAILED);
+}
+
+static int card_counters(struct dp_run *r, uint64_t now)
+{
+	struct toed_dp *dp = r->dp;
+	struct toed_dp_snapshot *w = dp->work;
+	int n = toe_xrt_counters(dp->xrt, w->card_ctr, TOE_XRT_MAX_COUNTERS), link = -1;
+	r->last_card = now;
+	if (n < 0)
+		return -1;
+	w->ncard = (uint32_t)n;
+	w->card_taken_ns = now;
+	for (int i = 0; i < n; i++) {
+		const struct toe_xrt_counter *c = &w->card_ctr[i];
+		if (!strcmp(c->name, "cmac_0.link_up"))
+			link = c->value != 0;
+		else if (!strcmp(c->name, "eth_rx_top.frames"))
+			r->frames = c->value;
+		else if (!strcmp(c->name, "fast_top.records"))
+			w->rx.records = c->value;
+		else if (!strcmp(c->name, "fast_top.gaps"))
+			w->rx.gaps = c->value;
+	}
+	/* the backend reported the state at open: from then on, the changes */
+	if (link >= 0 && r->link >= 0 && link != r->link) {
+		if (link)
+			log_notice("card: link up on the QSFP28 port");
+		else
+			log_warn("card: link down on the QSFP28 port: receiving nothing until it comes back");
+	}
+	if (link >= 0)
+		r->link = link;
+	return 0;
+}
+
+/* A poll's records to the publication path; those of no record type (a DMA
+ * problem: the backend counts them too) are left out. */
+static void card_publish(struct dp_run *r, int n)
+{
+	unsigned m = 0;
+	for (int i = 0; i < n; i++) {
+		uint8_t type = r->cbatch[i].hdr.type;
+		if (type < TOE_REC_TRADE || type > TOE_REC_RESET) {
+			if (!r->bad++)
+				log_warn("card: a record of type %u in the HBM ring (not published; host.bad_records counts "
+					 "them): the ring's memory or its syncs are wrong", type);
+			continue;
+		}
+		if (m != (unsigned)i)
+			r->cbatch[m] = r->cbatch[i];
+		m++;
+	}
+	publish(r, r->cbatch, m);
+}
+
+#ifdef TOED_DP_TEST_HOOKS
+/* Test hook: a few frames of the capture into the fake card, which runs them
+ * at once (stamped with the clock toe_xrt_set_time wrote, as the card does). */
+static void fake_feed(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	struct src_frame f[DP_FAKE_FRAMES];
+	int n;
+	if (r->fake_in)
+		return;
+	n = src_rx_burst(dp->fake_src, f, DP_FAKE_FRAMES);
+	if (n == SRC_EOF || n < 0) {
+		r->fake_in = 1;
+		if (n < 0 && n != SRC_EOF)
+			log_err("fake card: reading %s: %s", dp->test_fake_card, strerror(errno));
+		log_info("fake card: the capture is in (%llu frames)", (unsigned long long)r->fake_frames);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if (toe_fake_frame(dp->fake, f[i].data, f[i].len, 0) == 0)
+			r->fake_frames++;
+	src_rx_release(dp->fake_src);
+	toe_fake_run(dp->fake, (uint32_t)n);
+}
+
+/* Test hook: once the capture is in and the ring drained, every register access fails. */
+static void fake_fault(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	if (dp->test_fake_fail && r->fake_in && !toe_fake_pending(dp->fake) &&
+	    !__atomic_load_n(&fake_failing, __ATOMIC_RELAXED)) {
+		log_warn("fake card: failing on purpose (TOED_TEST_FAKE_CARD_FAIL)");
+		__atomic_store_n(&fake_failing, 1, __ATOMIC_RELAXED);
+	}
+}
+#endif
+
+/* Card backend: the card's clock every ms, its ring drained into the publication path. */
+static void card_loop(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	r->link = -1;
+	r->last_poll_ts = real_ns(); /* toed_dp_open wrote the clock */
+	if (card_counters(r, mono_ns()) < 0) {
+		card_fail(r);
+		return;
+	}
+	r->live_since = mono_ns();
+	r->last_rec = r->live_since;
+	snapshot(r, r->live_since);
+	set_state(dp, TOED_DP_LIVE);
+	log_info("data plane: live (%s)", dp->src_desc);
+
+	while (!stopping(dp)) {
+		uint64_t now = mono_ns(), t;
+		int got = 0, n = 0;
+		housekeeping(r, now);
+		test_stall(r);
+		if (now - r->last_card >= DP_CARD_CTR_NS && card_counters(r, now) < 0)
+			break;
+#ifdef TOED_DP_TEST_HOOKS
+		if (dp->fake)
+			fake_feed(r);
+#endif
+		t = real_ns();
+		if (t - r->last_poll_ts >= DP_POLL_NS || t < r->last_poll_ts) {
+			r->last_poll_ts = t;
+			if (toe_xrt_set_time(dp->xrt, t) < 0)
+				break;
+		}
+		for (int i = 0; i < DP_CARD_POLLS; i++) {
+			n = toe_xrt_poll(dp->xrt, r->cbatch, DP_CARD_BATCH);
+			if (n < 0)
+				break;
+			card_publish(r, n);
+			got += n;
+			if (n < DP_CARD_BATCH)
+				break;
+		}
+		if (n < 0)
+			break;
+		if (got) {
+			r->bursts++;
+			r->last_rec = now;
+			continue;
+		}
+#ifdef TOED_DP_TEST_HOOKS
+		if (dp->fake)
+			fake_fault(r);
+#endif
+		if (!r->live.busy_poll) {
+			/* no interrupt from the card: short naps while records flow, longer ones when the feed is quiet */
+			struct timespec sl = {0, (long)(now - r->last_rec < DP_CARD_QUIET_AFTER ? DP_CARD_IDLE_NS
+											: DP_CARD_QUIET_NS)};
+			r->waits++;
+			nanosleep(&sl, NULL);
+		}
+	}
+	if (!stopping(dp))
+		card_fail(r);
+}
+
+static void *dp_main(void *arg)
+{
+	struct toed_dp *dp = arg;
+	struct dp_run *r = calloc(1, sizeof *r);
+	if (!r) {
+		snprintf(dp->err, sizeof dp->err, "data plane: out of memory");
+		set_state(dp, TOED_DP_FAILED);
+		return NULL;
+	}
+	r->dp = dp;
+	take_live(r, 1);
+	if (dp->xrt)
+		card_loop(r);
+	else
+		sw_loop(r);
+	flush_batch(r);
+	snapshot(r, mono_ns());
+	toed_record_dp_finish(dp->rec);
+	if (toed_dp_state(dp) != TOED_DP_FAILED)
+		set_state(dp, TOED_DP_STOPPED);
+	free(r);
+	return NULL;
+}
+
+int toed_dp_start(struct toed_dp *dp)
+{
+	__atomic_store_n(&dp->state, TOED_DP_STARTING, __ATOMIC_RELEASE);
+	int e = pthread_create(&dp->thread, NULL, dp_main, dp);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	dp->started = 1;
+	pthread_setname_np(dp->thread, "toed-dataplane");
+	return 0;
+}
+
+int toed_dp_stop(struct toed_dp *dp, int timeout_ms)
+{
+	if (!dp->started)
+		return 0;
+	__atomic_store_n(&dp->stop, 1, __ATOMIC_RELEASE);
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += timeout_ms / 1000;
+	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	if (pthread_timedjoin_np(dp->thread, NULL, &ts) != 0)
+		return -1;
+	dp->started = 0;
+	return 0;
+}
+
+void toed_dp_destroy(struct toed_dp *dp)
+{
+	if (dp->started)
+		return; /* still running: leave its memory alone, the process is about to exit */
+	src_close(dp->src);
+	dp->src = NULL;
+	toe_xrt_close(dp->xrt); /* holds the kernels: the writer stops before its buffers go */
+	dp->xrt = NULL;
+#ifdef TOED_DP_TEST_HOOKS
+	src_close(dp->fake_src);
+	dp->fake_src = NULL;
+	toe_fake_free(dp->fake);
+	dp->fake = NULL;
+#endif
+	free(dp->pipe);
+	free(dp->fs);
+	free(dp->mbuf);
+	free(dp->snap);
+	free(dp->work);
+	if (dp->event_fd >= 0)
+		close(dp->event_fd);
+	dp->event_fd = -1;
+	pthread_mutex_destroy(&dp->live_lock);
+	pthread_mutex_destroy(&dp->snap_lock);
+}

@@ -1,0 +1,191 @@
+/* dp_thread.h - the data-plane thread: frames (software backend) or the card's ring (backend = xrt) -> publisher.
+ *
+ *   toed_dp_prepare()  builds the pipeline's configuration from toed.conf and
+ *                      allocates its memory (control thread, at start); with
+ *                      backend = xrt it checks the configuration against the
+ *                      card's limits instead (no software pipeline);
+ *   toed_dp_open()     opens the frame source (as root, before privileges are
+ *                      dropped; the thread only uses it afterwards); with
+ *                      backend = xrt it brings the card up instead
+ *                      (toe_xrt_open: xclbin, UUID, HBM ring, kernels, up to
+ *                      10 s waiting for the link) and sets its clock;
+ *   toed_dp_start()    starts the thread, which pins itself and takes its
+ *                      scheduling priority when configured (a refusal is a
+ *                      warning), then loops:
+ *                        software: burst of frames -> rx_frame -> drain ->
+ *                        publish, rx_poll for the mirror TOE's timers;
+ *                        card: toe_xrt_set_time about every ms (the card's
+ *                        clock and the mirror TOE's timer tick), toe_xrt_poll
+ *                        -> publish, the card's counters every second;
+ *                      both: pub_tick for the clients' heartbeat, busy-polling
+ *                      or sleeping (src_wait; between empty polls of the
+ *                      card 50 us, 1 ms once no record came for 100 ms:
+ *                      the card has no interrupt). Both backends hand
+ *                      their records to the same publication function
+ *                      (tick recording, publisher);
+ *   toed_dp_stop()     asks it to stop and joins it (bounded).
+ *
+ * pcap replays are paced here, not by the source (opened "as fast as
+ * possible" and looping forever), so that [source] pcap_pace and pcap_loop
+ * can change live; the last play ends the replay: the remaining holes become
+ * gaps (rx_poll at the end of time) and the thread idles, still beating.
+ *
+ * A card error (a register access or a sync failing, a corrupt write index)
+ * stops the thread in state FAILED with the backend's one-line reason: the
+ * daemon exits 1 and systemd restarts it.
+ *
+ * The thread tells the control loop about state changes (live, replay over,
+ * failure) through an eventfd, publishes its counters every 100 ms into a
+ * snapshot (try-lock: it never waits for a reader), and bumps a heartbeat
+ * counter on every turn of its loop: the watchdog pings systemd only while
+ * that counter moves.
+ *
+ * Test hooks (test builds only, TOED_DP_TEST_HOOKS): toed_dp.test_fake_card
+ * names a capture; toed_dp_open then brings up a fake card (card_fake.h,
+ * toe_devops_fake) instead of the real one, and the thread feeds it the
+ * capture's frames once, stamped by the card's clock, a few per turn, so the
+ * whole card path (programming, the HBM ring and its syncs, the drain) runs
+ * in toed. test_fake_fail makes the fake card's registers fail once the
+ * capture is in and the ring drained (a device error).
+ */
+#ifndef TOED_DATAPLANE_H
+#define TOED_DATAPLANE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "conf/config.h"
+#include "dp/dp_pub.h"
+#include "rx/rx_pipe.h"
+#include "src/src.h"
+#include "dp/dp_record.h"
+#include "card/card_backend.h"
+
+/* The test hooks exist in the sanitizer builds that `make test-build` makes
+ * (and where TOED_TEST_HOOKS is defined), never in a release toed. */
+#if defined(__SANITIZE_ADDRESS__) || defined(TOED_TEST_HOOKS)
+#define TOED_DP_TEST_HOOKS 1
+#endif
+
+enum toed_dp_state {
+	TOED_DP_IDLE = 0,    /* prepared, not started */
+	TOED_DP_STARTING = 1,
+	TOED_DP_LIVE = 2,    /* source open and polled at least once */
+	TOED_DP_ENDED = 3,   /* pcap replay over: idling */
+	TOED_DP_FAILED = 4,  /* the source failed: the thread has stopped */
+	TOED_DP_STOPPED = 5,
+};
+
+/* The keys that change live (a reload hands them over). */
+struct toed_dp_live {
+	int32_t cpu;          /* -1: not pinned */
+	uint32_t priority;    /* 0: SCHED_OTHER */
+	uint32_t busy_poll;
+	double pace;          /* pcap: 0 as fast as possible, 1 recorded, else a factor */
+	uint32_t loops;       /* pcap: plays, 0 = forever */
+	uint64_t gap_timeout_ns;
+	uint64_t idle_timeout_ns;
+};
+
+struct toed_dp_conn {
+	uint8_t state;    /* enum mtoe_state at the last snapshot while in use */
+	uint8_t syn_seen;
+	uint16_t flow;    /* index in the mirror TOE's flows */
+	int32_t feed;     /* index in the configuration's feeds, -1 unknown */
+	uint32_t saddr, daddr;
+	uint16_t sport, dport;
+	uint64_t nxt_off;
+	struct mtoe_conn_stats st;
+};
+
+/* Counters of every block, as of taken_ns. */
+struct toed_dp_snapshot {
+	uint64_t taken_ns;        /* CLOCK_MONOTONIC, 0: none yet */
+	uint32_t state;           /* enum toed_dp_state */
+	uint32_t nconns;          /* entries of conn[] in use: the configured connections */
+	uint32_t nstreams;
+	uint32_t nudp;
+	uint64_t frames;          /* frames given to the pipeline */
+	uint64_t turns, bursts, waits, published, unmapped_records;
+	uint64_t replay_plays;    /* pcap: plays completed */
+	struct src_stats src;
+	struct net_stats net;
+	struct rx_stats rx;
+	struct mtoe_stats mtoe;
+	uint16_t udp_port[RX_MAX_UDP];
+	struct toed_dp_conn conn[MTOE_MAX_CONNS];
+	struct rx_stream_stats sst[RX_MAX_STREAMS];
+	uint64_t messages[RX_MAX_STREAMS];
+	uint64_t errors[RX_MAX_STREAMS][FAST_ERR_COUNT]; /* deframer + decoder, by fast_err code */
+	/* backend = xrt: the blocks above that describe the software pipeline stay 0,
+	 * except frames, rx.records and rx.gaps (from the card's counters) */
+	uint32_t card;            /* 1: the card backend */
+	uint32_t ncard;           /* entries of card_ctr[] */
+	uint64_t card_taken_ns;   /* CLOCK_MONOTONIC of card_ctr[] (read every second), 0: not yet */
+	uint64_t bad_records;     /* card records of no TOE_REC_* type: not published */
+	struct toe_xrt_counter card_ctr[TOE_XRT_MAX_COUNTERS];
+};
+
+struct toed_dp {
+	/* set by prepare/open, read-only once the thread runs */
+	struct rx_cfg rxcfg;
+	uint16_t flow_feed[TOED_MAX_FEEDS];
+	const struct fast_prog *prog;
+	uint32_t backend;         /* enum toed_backend */
+	int src_kind;             /* enum src_kind */
+	char src_desc[256];
+	struct src *src;
+	struct pub *pub;
+	struct toed_record *rec;
+	struct toe_xrt *xrt;      /* backend = xrt: the card, once toed_dp_open brought it up */
+	int event_fd;             /* written on every state change */
+	uint64_t test_stall_ns;   /* hidden test option: stall this long after going live (0: never) */
+	const char *test_fake_card; /* test builds: capture fed to a fake card (backend = xrt; NULL: the real card) */
+	int test_fake_fail;       /* test builds: the fake card fails once the capture is in and drained */
+	void *fake;               /* struct toe_fake, with test_fake_card */
+	struct src *fake_src;     /* the capture it is fed from */
+	/* memory of the pipeline */
+	struct rx_pipe *pipe;
+	struct fast_stream *fs;
+	uint8_t *mbuf;
+	uint64_t mbuf_len;
+	/* shared */
+	uint32_t state;           /* atomic, enum toed_dp_state */
+	uint32_t stop;            /* atomic */
+	uint64_t heartbeat;       /* atomic */
+	uint32_t live_gen;        /* atomic: bumped when live changes */
+	pthread_mutex_t live_lock;
+	struct toed_dp_live live;
+	pthread_mutex_t snap_lock;
+	struct toed_dp_snapshot *snap;
+	char err[1024];           /* why the source or the card failed (before state FAILED) */
+	pthread_t thread;
+	int started;
+	/* data-plane thread only */
+	struct toed_dp_snapshot *work; /* snapshot being assembled */
+};
+
+/* Build the pipeline's configuration and allocate it. 0, or -1 with err (a
+ * configuration this backend cannot run: treat like a bad config file). */
+int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pub *pub, struct toed_record *rec,
+		    char *err, size_t errlen);
+/* Open the source described by cfg (bpf_obj: the XDP program, AF_XDP), or
+ * with backend = xrt bring the card up: err then holds the backend's one line
+ * saying what is wrong and what to do. */
+int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *bpf_obj, char *err, size_t errlen);
+int toed_dp_start(struct toed_dp *dp);
+/* Ask the thread to stop and wait up to timeout_ms. 0 stopped, -1 still running. */
+int toed_dp_stop(struct toed_dp *dp, int timeout_ms);
+/* Free everything (after toed_dp_stop; closes the source). */
+void toed_dp_destroy(struct toed_dp *dp);
+
+void toed_dp_live_from_config(struct toed_dp_live *l, const struct toed_config *cfg);
+void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l);
+
+uint32_t toed_dp_state(const struct toed_dp *dp);
+uint64_t toed_dp_heartbeat(const struct toed_dp *dp);
+/* Copy the latest snapshot (blocks only while the thread copies into it). */
+void toed_dp_snapshot(struct toed_dp *dp, struct toed_dp_snapshot *out);
+const char *toed_dp_state_name(uint32_t state);
+
+#endif

@@ -1,0 +1,425 @@
+/* src_pcap.c - replay of a capture file (libpcap, nanosecond timestamps) as a frame source.
+ *
+ * Frames are copied into an arena of the source so a burst can hold several
+ * (libpcap reuses its buffer on every read). With pace > 0 frame i is due at
+ * start + (ts_i - ts_0) / pace, start being the first src_rx_burst call, so
+ * the time spent opening the daemon does not make the first frames late; a
+ * frame read but not yet due waits in libpcap's buffer (no further read is
+ * made until it is delivered). Linux cooked (SLL, SLL2) and raw IPv4
+ * captures get a synthetic Ethernet header, so the pipeline always sees
+ * Ethernet.
+ */
+#include "src/src_impl.h"
+
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef DLT_LINUX_SLL2
+#define DLT_LINUX_SLL2 276
+#endif
+#ifndef DLT_IPV4
+#define DLT_IPV4 228
+#endif
+
+#define PCAP_ARENA_MIN (256u * 1024u)  /* >= 2 * (SRC_MAX_FRAME + 14) */
+
+struct src_pcap {
+	struct src base;
+	char *path;
+	pcap_t *p;
+	int dlt;
+	double pace;
+	uint32_t loops;          /* plays in total (SRC_LOOP_FOREVER: endless) */
+	uint32_t loop;           /* current play, from 0 */
+	int eof;                 /* SRC_EOF returned */
+	int ended;               /* no frame left to read */
+
+	/* the frame read from libpcap and not delivered yet (valid until the next pcap_next_ex) */
+	int have_pending;
+	struct pcap_pkthdr pend_hdr;
+	const uint8_t *pend_data;
+
+	/* timeline */
+	int have_first;
+	uint64_t first_ts;       /* first frame of the file (recorded time) */
+	uint64_t last_ts;        /* latest frame of the current play (recorded time) */
+	uint64_t count;          /* frames of the first play */
+	uint64_t loop_shift;     /* added to recorded times in the current play */
+	int started;
+	struct timespec start;   /* CLOCK_MONOTONIC at the first burst */
+
+	uint8_t *arena;
+	size_t arena_cap, arena_used;
+
+	struct src_stats st;
+};
+
+static int pcap_open_file(struct src_pcap *s, char *err, size_t errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE];
+	ebuf[0] = '\0';
+	s->p = pcap_open_offline_with_tstamp_precision(s->path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	if (!s->p)
+		return src_err(err, errlen, "pcap %s: %s", s->path, ebuf[0] ? ebuf : "cannot open");
+	s->dlt = pcap_datalink(s->p);
+	switch (s->dlt) {
+	case DLT_EN10MB:
+	case DLT_LINUX_SLL:
+	case DLT_LINUX_SLL2:
+	case DLT_RAW:
+	case DLT_IPV4:
+		return 0;
+	default: {
+		const char *name = pcap_datalink_val_to_name(s->dlt);
+		src_err(err, errlen,
+			"pcap %s: link type %d (%s) not supported; need Ethernet, Linux cooked (SLL/SLL2) or raw IPv4",
+			s->path, s->dlt, name ? name : "?");
+		pcap_close(s->p);
+		s->p = NULL;
+		return -1;
+	}
+	}
+}
+
+static uint64_t hdr_ts(const struct pcap_pkthdr *h)
+{
+	/* opened with nanosecond precision: tv_usec holds nanoseconds */
+	return (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+}
+
+static uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* Ethernet header to put before the captured bytes and how many captured
+ * bytes it replaces; returns the header length (0: the capture is Ethernet). */
+static uint32_t eth_prefix(int dlt, const uint8_t *d, uint32_t caplen, uint8_t *hdr, uint32_t *skip)
+{
+	uint16_t type = 0;
+	const uint8_t *addr = NULL;
+	uint32_t halen = 0;
+	*skip = 0;
+	switch (dlt) {
+	case DLT_EN10MB:
+		return 0;
+	case DLT_LINUX_SLL: /* pkttype(2) hatype(2) halen(2) addr(8) protocol(2) */
+		if (caplen < 16)
+			return 0;
+		halen = rd16(d + 4);
+		addr = d + 6;
+		type = rd16(d + 14);
+		*skip = 16;
+		break;
+	case DLT_LINUX_SLL2: /* protocol(2) reserved(2) ifindex(4) hatype(2) pkttype(1) halen(1) addr(8) */
+		if (caplen < 20)
+			return 0;
+		type = rd16(d);
+		halen = d[11];
+		addr = d + 12;
+		*skip = 20;
+		break;
+	default: /* raw IP */
+		type = (caplen > 0 && (d[0] >> 4) == 6) ? 0x86dd : 0x0800;
+		break;
+	}
+	memset(hdr, 0, 14);
+	if (addr && halen == 6)
+		memcpy(hdr + 6, addr, 6);
+	hdr[12] = (uint8_t)(type >> 8);
+	hdr[13] = (uint8_t)type;
+	return 14;
+}
+
+static int arena_reserve(struct src_pcap *s, size_t need, int may_grow)
+{
+	uint8_t *n;
+	size_t cap;
+	if (s->arena_used + need <= s->arena_cap)
+		return 0;
+	if (!may_grow)
+		return -1;
+	cap = s->arena_cap;
+	while (cap < s->arena_used + need)
+		cap *= 2;
+	n = realloc(s->arena, cap);
+	if (!n)
+		return -1;
+	s->arena = n;
+	s->arena_cap = cap;
+	return 0;
+}
+
+static void ts_add_ns(struct timespec *t, const struct timespec *base, uint64_t ns)
+{
+	uint64_t nsec = (uint64_t)base->tv_nsec + ns % 1000000000u;
+	t->tv_sec = base->tv_sec + (time_t)(ns / 1000000000u) + (time_t)(nsec / 1000000000u);
+	t->tv_nsec = (long)(nsec % 1000000000u);
+}
+
+static int ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* When the pending frame is due (CLOCK_MONOTONIC). */
+static void due_time(const struct src_pcap *s, uint64_t ts, struct timespec *due)
+{
+	double off = ts > s->first_ts ? (double)(ts - s->first_ts) / s->pace : 0.0;
+	ts_add_ns(due, &s->start, off > 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)off);
+}
+
+/* Start the next play after the end of the file; 1 started, 0 no more plays, -1 error. */
+static int next_loop(struct src_pcap *s)
+{
+	uint64_t span, gap;
+	if (s->loops != SRC_LOOP_FOREVER && s->loop + 1 >= s->loops)
+		return 0;
+	if (!s->have_first)
+		return 0; /* an empty file: nothing to repeat */
+	if (s->loop == 0 && s->count == 0)
+		return 0;
+	span = s->last_ts >= s->first_ts + s->loop_shift ? s->last_ts - (s->first_ts + s->loop_shift) : 0;
+	gap = s->count > 1 ? span / (s->count - 1) : 0;
+	pcap_close(s->p);
+	s->p = NULL;
+	if (pcap_open_file(s, NULL, 0) < 0) {
+		errno = EIO;
+		return -1;
+	}
+	s->loop_shift += span + gap;
+	s->loop++;
+	return 1;
+}
+
+/* Read the next frame into pend_*; 1 ok, 0 end of the replay, -1 error. */
+static int read_next(struct src_pcap *s)
+{
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	int r, l;
+	if (s->ended)
+		return 0;
+	if (!s->p) { /* reopening for the next loop failed */
+		errno = EIO;
+		return -1;
+	}
+	for (;;) {
+		r = pcap_next_ex(s->p, &h, &d);
+		if (r == 1) {
+			uint64_t ts = hdr_ts(h);
+			s->pend_hdr = *h;
+			s->pend_data = d;
+			s->have_pending = 1;
+			if (!s->have_first) {
+				s->have_first = 1;
+				s->first_ts = ts;
+			}
+			if (s->loop == 0)
+				s->count++;
+			return 1;
+		}
+		if (r == PCAP_ERROR_BREAK) {
+			s->st.pcap_loops++;
+			l = next_loop(s);
+			if (l == 0)
+				s->ended = 1;
+			if (l <= 0)
+				return l;
+			continue;
+		}
+		errno = EIO;
+		return -1;
+	}
+}
+
+static int pcap_rx_burst(struct src *base, struct src_frame *f, int max)
+{
+	struct src_pcap *s = (struct src_pcap *)base;
+	struct timespec now;
+	int n = 0;
+
+	if (s->eof)
+		return SRC_EOF;
+	s->arena_used = 0;
+	if (s->pace > 0)
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while (n < max) {
+		uint8_t hdr[14];
+		uint32_t skip, pre, caplen, wire, take;
+		uint64_t ts;
+		uint8_t *dst;
+
+		if (!s->have_pending) {
+			int r = read_next(s);
+			if (r == 0) {
+				if (n > 0)
+					break; /* SRC_EOF on the next call */
+				s->eof = 1;
+				return SRC_EOF;
+			}
+			if (r < 0)
+				return n > 0 ? n : -1;
+		}
+		ts = hdr_ts(&s->pend_hdr) + s->loop_shift;
+		if (s->pace > 0) {
+			struct timespec due;
+			if (!s->started) {
+				s->started = 1;
+				s->start = now;
+			}
+			due_time(s, ts, &due);
+			if (ts_before(&now, &due))
+				break;
+		}
+		caplen = s->pend_hdr.caplen;
+		pre = eth_prefix(s->dlt, s->pend_data, caplen, hdr, &skip);
+		wire = s->pend_hdr.len - (s->pend_hdr.len >= skip ? skip : s->pend_hdr.len) + pre;
+		take = caplen - skip + pre;
+		if (take > SRC_MAX_FRAME)
+			take = SRC_MAX_FRAME;
+		if (arena_reserve(s, take, n == 0) < 0) {
+			if (n > 0)
+				break;
+			errno = ENOMEM;
+			return -1;
+		}
+		dst = s->arena + s->arena_used;
+		memcpy(dst, hdr, pre);
+		memcpy(dst + pre, s->pend_data + skip, take - pre);
+		s->arena_used += take;
+		s->have_pending = 0;
+		s->last_ts = ts;
+		if (pre)
+			s->st.pcap_converted++;
+		if (take < wire)
+			s->st.truncated++;
+		s->st.frames++;
+		s->st.bytes += take;
+		f[n].data = dst;
+		f[n].len = take;
+		f[n].wire_len = wire < take ? take : wire;
+		f[n].ts_ns = ts;
+		n++;
+	}
+	return n;
+}
+
+static void pcap_rx_release(struct src *base)
+{
+	(void)base; /* the arena is reused by the next burst */
+}
+
+static int pcap_wait(struct src *base, int timeout_ms)
+{
+	struct src_pcap *s = (struct src_pcap *)base;
+	struct timespec now, due, limit;
+	int r;
+
+	if (s->eof || s->pace <= 0)
+		return 1;
+	if (!s->have_pending) {
+		r = read_next(s);
+		if (r <= 0)
+			return 1; /* the next burst reports the end or the error */
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!s->started) {
+		s->started = 1;
+		s->start = now;
+	}
+	due_time(s, hdr_ts(&s->pend_hdr) + s->loop_shift, &due);
+	if (!ts_before(&now, &due))
+		return 1;
+	if (timeout_ms >= 0) {
+		ts_add_ns(&limit, &now, (uint64_t)timeout_ms * 1000000u);
+		if (ts_before(&limit, &due)) {
+			r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &limit, NULL);
+			return r == 0 || r == EINTR ? 0 : (errno = r, -1);
+		}
+	}
+	r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL);
+	if (r == EINTR)
+		return 0;
+	if (r) {
+		errno = r;
+		return -1;
+	}
+	return 1;
+}
+
+static int pcap_fd(const struct src *base)
+{
+	(void)base;
+	return -1;
+}
+
+static void replay_stats(struct src *base, struct src_stats *st)
+{
+	*st = ((struct src_pcap *)base)->st;
+}
+
+static void pcap_src_close(struct src *base)
+{
+	struct src_pcap *s = (struct src_pcap *)base;
+	if (s->p)
+		pcap_close(s->p);
+	free(s->arena);
+	free(s->path);
+	free(s);
+}
+
+static const struct src_ops pcap_ops = {
+	.rx_burst = pcap_rx_burst,
+	.rx_release = pcap_rx_release,
+	.wait = pcap_wait,
+	.fd = pcap_fd,
+	.stats = replay_stats,
+	.set_feeds = NULL,
+	.close = pcap_src_close,
+};
+
+int src_pcap_open(struct src **out, const struct src_cfg *cfg, char *err, size_t errlen)
+{
+	struct src_pcap *s;
+	char pace[32];
+
+	if (!cfg->pcap_path || !cfg->pcap_path[0])
+		return src_err(err, errlen, "pcap source: no file given");
+	if (!(cfg->pace >= 0) || cfg->pace > 1e9)
+		return src_err(err, errlen, "pcap %s: pace %g out of range (0 = as fast as possible, 1.0 = recorded)",
+			       cfg->pcap_path, cfg->pace);
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return src_err(err, errlen, "pcap %s: out of memory", cfg->pcap_path);
+	s->base.ops = &pcap_ops;
+	s->base.kind = SRC_PCAP;
+	s->path = strdup(cfg->pcap_path);
+	s->arena_cap = PCAP_ARENA_MIN;
+	s->arena = malloc(s->arena_cap);
+	if (!s->path || !s->arena) {
+		pcap_src_close(&s->base);
+		return src_err(err, errlen, "pcap %s: out of memory", cfg->pcap_path);
+	}
+	s->pace = cfg->pace;
+	s->loops = cfg->loops ? cfg->loops : 1;
+	if (pcap_open_file(s, err, errlen) < 0) {
+		pcap_src_close(&s->base);
+		return -1;
+	}
+	if (s->pace > 0)
+		snprintf(pace, sizeof pace, "pace %g", s->pace);
+	else
+		snprintf(pace, sizeof pace, "as fast as possible");
+	if (s->loops == SRC_LOOP_FOREVER)
+		snprintf(s->base.desc, sizeof s->base.desc, "pcap %.100s %s, looping", s->path, pace);
+	else
+		snprintf(s->base.desc, sizeof s->base.desc, "pcap %.100s %s, %u play%s", s->path, pace, s->loops,
+			 s->loops == 1 ? "" : "s");
+	*out = &s->base;
+	return 0;
+}
