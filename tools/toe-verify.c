@@ -3,7 +3,7 @@
  *   toe-verify --templates FILE.xml [--socket PATH] [--expect N] [--seed S] [--per-msg K]
  *              [--securities N] [--channels N] [--order-pct P]
  *              [--types trade,order] [--channel N]... [--security ID]... [--capacity N]
- *              [--busy-poll] [--cpu N] [--slow US] [--sendlog FILE] [--latency-out FILE]
+ *              [--busy-poll] [--spin NS] [--cpu N] [--slow US] [--sendlog FILE] [--latency-out FILE]
  *              [--label NAME] [--idle-ms T] [--timeout S] [--ready FILE] [--hold FILE] [--join]
  *              [--from-start] [--ahead N]
  *
@@ -37,7 +37,7 @@
  * for it when its ring fills). --hold FILE keeps the subscription after the
  * summary until FILE exists, so that a test can compare toectl's counters
  * for this client with what it saw. --busy-poll spins on the ring; otherwise
- * toe_wait() spins briefly and then sleeps.
+ * toe_wait() waits with the library's policy (--spin: adaptive by default).
  *
  * Latency (--sendlog, toe-feedsim's send log; same host, CLOCK_REALTIME): the
  * time a message's first record was seen in the ring (CLOCK_REALTIME read
@@ -58,6 +58,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -87,7 +88,7 @@ static void usage(FILE *f)
 		"usage: toe-verify --templates FILE.xml [--socket PATH] [--expect N] [--seed S] [--per-msg K]\n"
 		"                  [--securities N] [--channels N] [--order-pct P]\n"
 		"                  [--types trade,order] [--channel N]... [--security ID]... [--capacity N]\n"
-		"                  [--busy-poll] [--cpu N] [--slow US] [--sendlog FILE] [--latency-out FILE]\n"
+		"                  [--busy-poll] [--spin NS] [--cpu N] [--slow US] [--sendlog FILE] [--latency-out FILE]\n"
 		"                  [--label NAME] [--idle-ms T] [--timeout S] [--ready FILE] [--hold FILE] [--join]\n"
 		"                  [--from-start] [--ahead N]\n"
 		"  --templates FILE   the FAST template file toe-feedsim encodes with\n"
@@ -101,6 +102,7 @@ static void usage(FILE *f)
 		"  --security ID      only this security (repeatable)\n"
 		"  --capacity N       ring size in records (power of two; default: the daemon's)\n"
 		"  --busy-poll        spin on the ring (one busy CPU) instead of toe_wait()\n"
+		"  --spin NS          toe_wait's spin: 0 adaptive (the library's default), >0 fixed, <0 never\n"
 		"  --cpu N            run on CPU N\n"
 		"  --slow US          sleep US microseconds after each record (a slow strategy)\n"
 		"  --sendlog FILE     toe-feedsim's send log: one-way latency per message\n"
@@ -631,6 +633,15 @@ static uint64_t mono_ms(void)
 	return feed_now_ns(CLOCK_MONOTONIC) / 1000000u;
 }
 
+/* CPU time this process used (user + system): what waiting cost */
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0.0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -647,6 +658,7 @@ int main(int argc, char **argv)
 		{"timeout", required_argument, 0, 'T'},   {"ready", required_argument, 0, 'r'},
 		{"join", no_argument, 0, 'j'},            {"ahead", required_argument, 0, 'A'},
 		{"hold", required_argument, 0, 'H'},      {"from-start", no_argument, 0, 'R'},
+		{"spin", required_argument, 0, 'W'},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
 	static struct filter filt;
@@ -654,13 +666,13 @@ int main(int argc, char **argv)
 	const char *sock_path = NULL, *sendlog = NULL, *lat_path = NULL, *ready = NULL, *hold = NULL;
 	int from_start = 0;
 	uint64_t per_msg = 4, capacity = 0, slow_us = 0, idle_ms = 3000, timeout_s = 120, ahead = AHEAD_DEFAULT, x;
-	int64_t cpu = -1;
+	int64_t cpu = -1, spin_ns = 0;
 	int busy = 0, c;
 	sse_gen_default(&v.t.cfg);
 	v.t.records = 100000;
 	v.label = "toe-verify";
 
-	while ((c = getopt_long(argc, argv, "t:x:n:s:k:S:c:p:y:C:I:q:BP:w:L:O:N:i:T:r:jA:H:Rh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:x:n:s:k:S:c:p:y:C:I:q:BP:w:L:O:N:i:T:r:jA:H:RhW:", lopts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
 		case 't': v.t.templates = optarg; break;
@@ -713,6 +725,7 @@ int main(int argc, char **argv)
 				bad = "--capacity needs a power of two";
 			break;
 		case 'B': busy = 1; break;
+		case 'W': spin_ns = strtoll(optarg, NULL, 10); break;
 		case 'P': bad = feed_opt_cpu(optarg, &cpu); break;
 		case 'w':
 			if (feed_parse_u64(optarg, 0, 10000000, &slow_us))
@@ -785,7 +798,7 @@ int main(int argc, char **argv)
 	if (cpu >= 0 && feed_pin_cpu((int)cpu))
 		fprintf(stderr, "toe-verify: cannot run on CPU %" PRId64 ": %s (continuing)\n", cpu, strerror(errno));
 
-	struct toe_opts opts = {.name = v.label};
+	struct toe_opts opts = {.name = v.label, .spin_ns = spin_ns};
 	int e = toe_connect(&cl, sock_path, &opts);
 	if (e < 0) {
 		fprintf(stderr, "toe-verify: connect %s: %s\n", sock_path ? sock_path : "(default socket)", strerror(-e));
@@ -885,11 +898,11 @@ int main(int argc, char **argv)
 	       " dropped=%" PRIu64 " wrong=%" PRIu64 " out_of_order=%" PRIu64 " not_in_truth=%" PRIu64
 	       " unexplained=%" PRIu64 " gaps=%" PRIu64 " gap_bytes=%" PRIu64 " resets=%" PRIu64 " feeds=%" PRIu64
 	       " assumed_resets=%" PRIu64 " read=%" PRIu64 " seq_skipped=%" PRIu64 " lib_skipped=%" PRIu64 " ring_dropped=%" PRIu64 " client_id=%u"
-	       " capacity=%u seconds=%.3f end=\"%s\"\n",
+	       " capacity=%u seconds=%.3f cpu_seconds=%.3f waits_slept=%" PRIu64 " end=\"%s\"\n",
 	       v.label, k->received, k->expected, k->matched, k->missing_in_gaps, k->dropped, k->wrong, k->out_of_order,
 	       k->not_in_truth, k->unexplained, k->gaps, k->gap_bytes, k->resets, k->feeds, k->assumed_resets, k->read,
 	       k->seq_skipped,
-	       ts.skipped, ts.dropped, ts.client_id, ts.capacity, secs_run, end);
+	       ts.skipped, ts.dropped, ts.client_id, ts.capacity, secs_run, cpu_seconds(), ts.sleeps, end);
 	fflush(stdout);
 	rc = 0;
 	if (violations(k)) {

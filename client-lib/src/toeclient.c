@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -29,8 +30,8 @@
 
 #include "toe/ctl.h"
 #include "toe/shm.h"
+#include "wait_adapt.h"
 
-#define TC_DEFAULT_SPIN_NS 50000
 #define TC_DEFAULT_HB_TIMEOUT_NS 2000000000ll
 #define TC_DEFAULT_TIMEOUT_MS 2000
 #define TC_SLEEP_SLICE_NS 50000000ll /* a sleeping toe_wait looks at the socket this often */
@@ -74,7 +75,10 @@ struct toe_client {
 	void *consmap;
 	uint32_t hugetlb;
 	uint32_t client_id;
-	uint64_t sleeps;
+	uint64_t sleeps;     /* toe_wait calls that slept at least once */
+	int slept;           /* this toe_wait has slept */
+	int slack_set;       /* the adaptive wait has set the thread's timer slack */
+	struct wait_adapt wa;
 	uint64_t reconnects;
 	uint64_t last_probe_ns;
 	uint32_t next_id;
@@ -450,7 +454,7 @@ TOE_API int toe_connect(struct toe_client **out, const char *path, const struct 
 	memcpy(c->path, path, strlen(path) + 1);
 	const char *name = opts && opts->name ? opts->name : program_invocation_short_name;
 	snprintf(c->name, sizeof(c->name), "%s", name ? name : "");
-	c->spin_ns = opts && opts->spin_ns ? (opts->spin_ns < 0 ? 0 : opts->spin_ns) : TC_DEFAULT_SPIN_NS;
+	c->spin_ns = opts && opts->spin_ns ? (opts->spin_ns < 0 ? -1 : opts->spin_ns) : 0; /* 0: adaptive */
 	c->hb_timeout_ns = opts && opts->heartbeat_timeout_ns ? opts->heartbeat_timeout_ns : TC_DEFAULT_HB_TIMEOUT_NS;
 	if (c->hb_timeout_ns < 0)
 		c->hb_timeout_ns = 0;
@@ -729,6 +733,97 @@ static long futex_wait(uint32_t *addr, uint32_t val, int64_t ns)
 	return syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
 }
 
+/* Sleep on the futex until records come, `until` passes, or the daemon is
+ * gone. Returns the records available (>0), or 0 with *err set (-EAGAIN at
+ * `until`, -EINTR, or the daemon's state from check_full). */
+static uint32_t sleep_until(struct toe_client *c, int64_t until, int *err)
+{
+	uint32_t *word = &c->ring.cons->wait;
+	uint32_t n = 0;
+	int e = -EAGAIN;
+	for (;;) {
+		uint32_t bits;
+		if ((n = toe_ring_cons_prepare_wait(&c->ring, TOE_SHM_WAIT_FUTEX, &bits)))
+			break;
+		int64_t now = now_ns();
+		if (now >= until)
+			break;
+		int64_t slice = until - now < TC_SLEEP_SLICE_NS ? until - now : TC_SLEEP_SLICE_NS;
+		c->slept = 1;
+		if (futex_wait(word, bits, slice) < 0 && errno == EINTR) {
+			e = -EINTR;
+			break;
+		}
+		if ((n = toe_ring_cons_avail(&c->ring)))
+			break;
+		if ((e = check_full(c)) < 0)
+			break;
+		e = -EAGAIN;
+	}
+	__atomic_fetch_and(word, ~TOE_SHM_WAIT_FUTEX, __ATOMIC_RELAXED);
+	if (!n)
+		n = toe_ring_cons_avail(&c->ring); /* the daemon may have gone right after writing */
+	*err = e;
+	return n;
+}
+
+/* Spin on the ring until `until`. Returns the records available, or 0 with
+ * *err set (-EAGAIN at `until`, or the daemon's state). */
+static uint32_t spin_until(struct toe_client *c, int64_t until, int *err)
+{
+	uint32_t n;
+	for (;;) {
+		for (int i = 0; i < 64; i++) {
+			if ((n = toe_ring_cons_avail(&c->ring)))
+				return n;
+			cpu_relax();
+		}
+		int e = check_cheap(c);
+		if (e < 0) {
+			*err = e == -ENOTCONN ? check_full(c) : e;
+			return 0;
+		}
+		if (now_ns() >= until) {
+			*err = -EAGAIN;
+			return 0;
+		}
+	}
+}
+
+/* The phases of one wait, in order: an optional timed sleep, a spin, a sleep
+ * until woken. Fixed spin (opts.spin_ns > 0): no timed sleep; adaptive
+ * (default): wait_adapt.h decides both. */
+static uint32_t wait_phases(struct toe_client *c, int64_t start, int64_t deadline, int *err)
+{
+	int64_t spin_end = start;
+	uint32_t n;
+	if (c->spin_ns > 0) {
+		spin_end = start + c->spin_ns;
+	} else if (c->spin_ns == 0) {
+		struct wait_plan p;
+		wait_adapt_plan(&c->wa, start, &p);
+		if (p.sleep_until) {
+			if (!c->slack_set) {
+				/* the timed sleep must end on time: the default 50 us slack would eat the lead */
+				prctl(PR_SET_TIMERSLACK, 1000ul, 0, 0, 0);
+				c->slack_set = 1;
+			}
+			n = sleep_until(c, p.sleep_until < deadline ? p.sleep_until : deadline, err);
+			if (n || *err != -EAGAIN)
+				return n;
+		}
+		spin_end = p.spin_until;
+	}
+	if (spin_end > deadline)
+		spin_end = deadline;
+	if (spin_end > now_ns()) {
+		n = spin_until(c, spin_end, err);
+		if (n || *err != -EAGAIN)
+			return n;
+	}
+	return sleep_until(c, deadline, err);
+}
+
 TOE_API int toe_wait(struct toe_client *c, int64_t timeout_ns)
 {
 	uint32_t n = toe_ring_cons_avail(&c->ring);
@@ -741,49 +836,16 @@ TOE_API int toe_wait(struct toe_client *c, int64_t timeout_ns)
 		return e;
 	int64_t start = now_ns();
 	int64_t deadline = timeout_ns < 0 ? INT64_MAX : start + timeout_ns;
-	if (c->spin_ns > 0) {
-		int64_t spin_end = start + c->spin_ns < deadline ? start + c->spin_ns : deadline;
-		for (;;) {
-			for (int i = 0; i < 64; i++) {
-				if ((n = toe_ring_cons_avail(&c->ring)))
-					return (int)n;
-				cpu_relax();
-			}
-			if ((e = check_cheap(c)) < 0)
-				return e == -ENOTCONN ? check_full(c) : e;
-			if (now_ns() >= spin_end)
-				break;
-		}
-	}
-	uint32_t *word = &c->ring.cons->wait;
-	for (;;) {
-		uint32_t bits;
-		if ((n = toe_ring_cons_prepare_wait(&c->ring, TOE_SHM_WAIT_FUTEX, &bits)))
-			break;
-		int64_t now = now_ns();
-		if (now >= deadline) {
-			e = -EAGAIN;
-			break;
-		}
-		int64_t slice = deadline - now < TC_SLEEP_SLICE_NS ? deadline - now : TC_SLEEP_SLICE_NS;
+	c->slept = 0;
+	n = wait_phases(c, start, deadline, &e);
+	if (c->slept) {
 		c->sleeps++;
 		__atomic_store_n(&c->ring.cons->sleeps, c->sleeps, __ATOMIC_RELAXED);
-		if (futex_wait(word, bits, slice) < 0 && errno == EINTR) {
-			e = -EINTR;
-			break;
-		}
-		if ((n = toe_ring_cons_avail(&c->ring)))
-			break;
-		if ((e = check_full(c)) < 0)
-			break;
 	}
-	__atomic_fetch_and(word, ~TOE_SHM_WAIT_FUTEX, __ATOMIC_RELAXED);
-	if (n)
-		return (int)n;
-	/* the daemon may have gone right after writing: records first */
-	if ((n = toe_ring_cons_avail(&c->ring)))
-		return (int)n;
-	return e;
+	if (!n)
+		return e;
+	wait_adapt_arrival(&c->wa, now_ns());
+	return (int)n;
 }
 
 TOE_API int toe_fd(const struct toe_client *c)

@@ -14,7 +14,7 @@
 #   run 1: (a) toe-verify --busy-poll on CPU 0 reading its libtoeclient ring;
 #          (b) toe-sockrx with a blocking recv() (sleeps: not a busy-poller);
 #   run 2: (b) toe-sockrx --busy-poll on CPU 0;
-#          (a) toe-verify waiting with toe_wait() (spins 50 us, then sleeps);
+#          (a) toe-verify waiting with toe_wait() (the library's default, adaptive wait);
 #   run 3: nobody spins: the data plane sleeps between frames (busy_poll = no,
 #          a live reload), toe-verify in toe_wait(), toe-sockrx in a blocking
 #          recv() - the fairest comparison on a machine others load too.

@@ -386,6 +386,56 @@ static void *publish_later(void *arg)
 	return NULL;
 }
 
+struct paced {
+	struct th_prod *p;
+	int count, us;
+};
+
+static void *publish_paced(void *arg)
+{
+	struct paced *d = arg;
+	for (int i = 0; i < d->count; i++) {
+		usleep((useconds_t)d->us);
+		th_publish(d->p, (uint64_t)i, 1);
+	}
+	return NULL;
+}
+
+/* The default (adaptive) wait: a paced feed, every record found, at most one sleep per wait. */
+static void test_adaptive_wait(void)
+{
+	struct th_prod p;
+	struct pub_config pc = {.no_hugepages = 1};
+	CHECK_EQ(th_start(&p, path, &pc, NULL), 0);
+	struct toe_client *c;
+	struct toe_opts o = {.name = "adaptive"};
+	CHECK_EQ(toe_connect(&c, path, &o), 0);
+	struct toe_sub s = {0};
+	CHECK_EQ(toe_subscribe(c, &s), 0);
+	struct paced d = {&p, 200, 500};
+	pthread_t t;
+	pthread_create(&t, NULL, publish_paced, &d);
+	int got = 0, waits = 0;
+	union toe_record r[8];
+	while (got < d.count) {
+		int n = toe_wait(c, 2000000000ll);
+		if (n <= 0)
+			break;
+		waits++;
+		int k = toe_read(c, r, 8, NULL);
+		CHECK(k >= 1);
+		got += k > 0 ? k : 0;
+	}
+	pthread_join(t, NULL);
+	CHECK_EQ(got, d.count);
+	struct toe_stats st;
+	toe_stats(c, &st);
+	CHECK_EQ(st.received, (uint64_t)d.count);
+	CHECK(st.sleeps <= (uint64_t)waits);
+	toe_close(c);
+	th_quit(&p);
+}
+
 static void test_wait_and_epoll(void)
 {
 	struct th_prod p;
@@ -581,6 +631,7 @@ int main(void)
 	test_killed_client();
 	test_readonly();
 	test_wait_and_epoll();
+	test_adaptive_wait();
 	test_restart();
 	test_heartbeat();
 	th_rmdir(dir);

@@ -62,7 +62,8 @@ struct toe_client;
 /* Connection options: zero-initialise, then set what you need (0 = default). */
 struct toe_opts {
 	const char *name;             /* shown by toectl; default: program name */
-	int64_t spin_ns;              /* toe_wait() busy-polls this long before sleeping; default 50 us, <0: never spin */
+	int64_t spin_ns;              /* toe_wait()'s spin: 0 (default) adaptive, >0 busy-poll this long before
+				       * sleeping, <0 never spin (see toe_wait) */
 	int64_t heartbeat_timeout_ns; /* daemon presumed gone after this silence (at least 4 of its beat
 				       * periods); default 2 s, <0: never */
 	int timeout_ms;               /* control-socket reply timeout; default 2000 */
@@ -92,7 +93,7 @@ struct toe_stats {
 	uint64_t dropped;    /* the daemon's drop count for this ring (includes drops not yet seen) */
 	uint64_t epoch;      /* the daemon instance this client is attached to (0: none) */
 	uint64_t reconnects; /* successful toe_reconnect() calls */
-	uint64_t sleeps;     /* times toe_wait() slept on the futex */
+	uint64_t sleeps;     /* toe_wait() calls that slept on the futex (once or more) */
 	uint64_t backlog;    /* records waiting in the ring now */
 	uint32_t capacity;   /* ring size in records */
 	uint32_t hugetlb;    /* 1 when the ring is in 2 MB huge pages */
@@ -132,9 +133,13 @@ TOE_API void toe_release(struct toe_client *c, unsigned n);
  * then release them. Returns the number handled (>0) or a negative errno. */
 TOE_API int toe_poll(struct toe_client *c, toe_handler fn, void *arg, unsigned max);
 
-/* Block until records are available: busy-poll for the spin budget, then
- * sleep on a futex the daemon wakes. timeout_ns < 0: no timeout; 0: just
- * check. Returns the number of records available (>0), -EAGAIN on timeout,
+/* Block until records are available. By default the wait is adaptive: it
+ * learns the spacing of arrivals, sleeps on a futex (which the daemon wakes
+ * at once if a record comes early) until shortly before the next record is
+ * due, and spins only around that moment, never more than 40% of the
+ * spacing (so a waiting client stays under half a CPU) nor 50 us per wait.
+ * With opts.spin_ns > 0 it busy-polls that long, then sleeps; < 0 it only
+ * sleeps. timeout_ns < 0: no timeout; 0: just check. Returns the number of records available (>0), -EAGAIN on timeout,
  * -EINTR, -ENOTCONN or -ESTALE. */
 TOE_API int toe_wait(struct toe_client *c, int64_t timeout_ns);
 
