@@ -10,14 +10,19 @@
 # baseline), and the mirror port where toed runs the software backend with
 # AF_XDP (native, copy mode), its data plane busy-polling on CPU 1. Latency is
 # one-way, from the simulator's send() (CLOCK_REALTIME, its send log) to the
-# strategy's read, per STEP message, both receivers in the same run:
+# strategy's read, per STEP message, two receivers in the same run:
+#   run 0: the floor: a raw AF_XDP reader (build/itest/xsk_floor, busy on CPU 1,
+#          before toed starts) that only finds each message's MsgSeqNum, beside
+#          toe-sockrx with a blocking recv();
 #   run 1: (a) toe-verify --busy-poll on CPU 0 reading its libtoeclient ring;
 #          (b) toe-sockrx with a blocking recv() (sleeps: not a busy-poller);
-#   run 2: (b) toe-sockrx --busy-poll on CPU 0;
-#          (a) toe-verify waiting with toe_wait() (the library's default, adaptive wait);
+#   run 2: the deployment for 2 CPUs: (a) toe-verify in toe_wait() with the
+#          library's default (adaptive) wait, not pinned, its CPU time and the
+#          daemon's futex wakes per record reported; (b) blocking recv();
 #   run 3: nobody spins: the data plane sleeps between frames (busy_poll = no,
 #          a live reload), toe-verify in toe_wait(), toe-sockrx in a blocking
-#          recv() - the fairest comparison on a machine others load too.
+#          recv() - the fairest comparison on a machine others load too;
+#   run 4: (a) toe-verify in toe_wait() (default); (b) toe-sockrx --busy-poll on CPU 0.
 # At most one busy-poller per CPU (design.md: 2 CPUs); the simulator is not
 # pinned and runs at E2E_LAT_RATE records/s (default 10000, ~6000 messages/s)
 # so that it sleeps between messages. Every record toe-verify reads is also
@@ -53,6 +58,7 @@ TOECTL=$BUILD/bin/toectl
 FEEDSIM=$BUILD/bin/toe-feedsim
 SOCKRX=$BUILD/bin/toe-sockrx
 VERIFY=$BUILD/bin/toe-verify
+FLOOR=$BUILD/itest/xsk_floor
 STEER=$BUILD/bpf/toe_steer.bpf.o
 LAT_RATE=${E2E_LAT_RATE:-10000}
 LAT_RECORDS=${E2E_LAT_RECORDS:-50000}
@@ -67,7 +73,7 @@ for t in ip tc ethtool timeout; do
 done
 [ -x "$PY" ] || skip "$PY is not installed"
 [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || skip "needs 2 CPUs (a busy-polling data plane and a strategy)"
-for f in "$TOED" "$TOECTL" "$FEEDSIM" "$SOCKRX" "$VERIFY" "$STEER"; do
+for f in "$TOED" "$TOECTL" "$FEEDSIM" "$SOCKRX" "$VERIFY" "$STEER" "$FLOOR"; do
 	[ -e "$f" ] || skip "$f is not built (make first)"
 done
 
@@ -103,6 +109,49 @@ case $? in
 esac
 EX_IP=10.30.0.1
 . "$root/tests/integration/lib_e2e.sh"
+
+# ---- the floor: a raw AF_XDP reader on the mirror port, before toed takes it ----
+# floor_run NAME PORT: one feed, xsk_floor on vm1 (busy, CPU 1) and a blocking recv()
+floor_run() {
+	name=$1 port=$2
+	w=$WORK/$name
+	echo "$name: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	ip netns exec "$NS_MI" "$FLOOR" --iface vm1 --native --cpu 1 --expect "$LAT_RECORDS" --sendlog "$w.sendlog" \
+		--latency-out "$w.floor.lat" --label e2e-xsk-floor --ready "$w.ready" --timeout 60 \
+		>"$w.floor.out" 2>"$w.floor.err" &
+	p_x=$!
+	pids="$pids $p_x"
+	_i=0
+	while [ ! -e "$w.ready" ] && [ $_i -lt 200 ] && kill -0 "$p_x" 2>/dev/null; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	if [ ! -e "$w.ready" ]; then
+		wait "$p_x"
+		echo "note: the raw AF_XDP floor cannot run here: $(cat "$w.floor.out" "$w.floor.err" | head -n 3)"
+		return 0
+	fi
+	ip netns exec "$NS_EX" timeout 60 "$FEEDSIM" --templates "$TEMPLATES" --listen "$EX_IP:$port" \
+		--records "$LAT_RECORDS" --seed "$port" --rate "$LAT_RATE" --sendlog "$w.sendlog" --wait-ms 20000 \
+		2>"$w.feedsim.err" &
+	p_f=$!
+	ip netns exec "$NS_VE" timeout 60 "$SOCKRX" --templates "$TEMPLATES" --connect "$EX_IP:$port" \
+		--sendlog "$w.sendlog" --latency-out "$w.sockrx.lat" --wait-ms 20000 --label e2e-sockrx-recv-run0 \
+		>"$w.sockrx.out" 2>"$w.sockrx.err" &
+	p_r=$!
+	pids="$pids $p_f $p_r"
+	wait "$p_f" || fail "$name: toe-feedsim: $(cat "$w.feedsim.err")"
+	wait "$p_r" || fail "$name: toe-sockrx: $(cat "$w.sockrx.err")"
+	wait "$p_x" || fail "$name: xsk_floor: $(cat "$w.floor.err")"
+	grep -h '^xsk_floor: .*latency' "$w.floor.err"
+	grep -h '^FLOOR ' "$w.floor.out"
+	grep -h '^toe-sockrx: .*latency' "$w.sockrx.err"
+	grep -h '^RESULT ' "$w.floor.out" "$w.sockrx.err"
+	grep -h '^RESULT ' "$w.floor.out" "$w.sockrx.err" | sed 's/^RESULT //' >>"$WORK/lat.jsonl"
+}
+echo "== latency: $LAT_RECORDS records at $LAT_RATE records/s per run, send() -> strategy's read"
+echo "placement (run 0): raw AF_XDP reader busy-polling on CPU 1; the simulator and the blocking reader not pinned"
+floor_run lat0 9300
 
 e2e_start_toed af_xdp "[dataplane]
 cpu = 1
@@ -159,9 +208,41 @@ lat_run() {
 	grep -h '^RESULT ' "$w.verify.out" "$w.sockrx.err" | sed 's/^RESULT //' >>"$WORK/lat.jsonl"
 }
 
-echo "== latency: $LAT_RECORDS records at $LAT_RATE records/s per run, send() -> strategy's read"
 lat_run lat1 9301 --busy-poll --cpu 0 --label e2e-toed-xdp-busypoll -- --label e2e-sockrx-recv
-lat_run lat2 9302 --label e2e-toed-xdp-wait -- --busy-poll --cpu 0 --label e2e-sockrx-busypoll
+# run 2, the deployment for 2 CPUs: the client's CPU share and the daemon's futex wakes per record
+"$TOECTL" -s "$SOCK" stats --json >"$WORK/lat2.s0.json" || fail "toectl stats"
+lat_run lat2 9302 --label e2e-toed-xdp-wait -- --label e2e-sockrx-recv-run2
+"$TOECTL" -s "$SOCK" stats --json >"$WORK/lat2.s1.json" || fail "toectl stats"
+"$PY" - "$WORK/lat2.s0.json" "$WORK/lat2.s1.json" "$WORK/lat2.verify.out" <<'EOF' || fail "run 2 costs"
+import json, re, sys
+def wakeups(path):
+    found = []
+    def walk(d):
+        if isinstance(d, dict):
+            for k, v in d.items():
+                if k == "wakeups" and isinstance(v, int):
+                    found.append(v)
+                else:
+                    walk(v)
+        elif isinstance(d, list):
+            for v in d:
+                walk(v)
+    walk(json.load(open(path)))
+    return sum(found)
+line = open(sys.argv[3]).read()
+get = lambda k: re.search(r"\b%s=([^ ]+)" % k, line).group(1)
+recs = int(get("received"))
+wakes = wakeups(sys.argv[2]) - wakeups(sys.argv[1])
+cpu, secs, slept = float(get("cpu_seconds")), float(get("seconds")), int(get("waits_slept"))
+share = cpu / secs if secs > 0 else 0.0
+print("lat2: client (default adaptive toe_wait): %.1f%% of a CPU over %.2f s; %d waits slept; "
+      "daemon futex wakes %d for %d records (%.3f per record)" % (100 * share, secs, slept, wakes, recs,
+                                                                  wakes / max(recs, 1)))
+print("RESULT " + json.dumps({"name": "e2e-toed-wait-costs", "unit": "ratio", "client_cpu_share": round(share, 3),
+                              "futex_wakes_per_record": round(wakes / max(recs, 1), 4), "waits_slept": slept,
+                              "records": recs}, separators=(",", ":")))
+EOF
+lat_run lat4 9304 --label e2e-toed-xdp-wait-run4 -- --busy-poll --cpu 0 --label e2e-sockrx-busypoll
 # run 3: nobody spins (the data plane sleeps too: [dataplane] busy_poll is live)
 set_busy_poll() {
 	sed -i "s/^busy_poll = .*/busy_poll = $1/" "$WORK/toed.conf"
@@ -173,9 +254,10 @@ lat_run lat3 9303 --label e2e-toed-xdp-sleep -- --label e2e-sockrx-recv-run3
 set_busy_poll yes
 
 # ratios (baseline / toed) and the histogram data, in python (json)
-"$PY" - "$WORK/lat.jsonl" "$OUT/e2e_latency.dat" "$WORK/lat1.toed.lat" "$WORK/lat1.sockrx.lat" \
-	"$WORK/lat2.toed.lat" "$WORK/lat2.sockrx.lat" "$WORK/lat3.toed.lat" "$WORK/lat3.sockrx.lat" <<'EOF' || fail "latency ratios"
-import json, math, sys
+"$PY" - "$WORK/lat.jsonl" "$OUT/e2e_latency.dat" "$WORK/lat0.floor.lat" "$WORK/lat1.toed.lat" \
+	"$WORK/lat1.sockrx.lat" "$WORK/lat2.toed.lat" "$WORK/lat2.sockrx.lat" "$WORK/lat3.toed.lat" \
+	"$WORK/lat4.sockrx.lat" <<'EOF' || fail "latency ratios"
+import json, math, os, sys
 res = {}
 for line in open(sys.argv[1]):
     d = json.loads(line)
@@ -191,24 +273,28 @@ def ratio(base, toed, same_run):
     print("%s: baseline/toed p50 %.2fx, p90 %.2fx, p99 %.2fx (%s)" % (out["name"], out["p50"] or 0, out["p90"] or 0,
           out["p99"] or 0, "same run" if same_run else "different runs"))
     print("RESULT " + json.dumps(out, separators=(",", ":")))
+ratio("e2e-sockrx-recv-run0", "e2e-xsk-floor", True)
 ratio("e2e-sockrx-recv", "e2e-toed-xdp-busypoll", True)
-ratio("e2e-sockrx-busypoll", "e2e-toed-xdp-wait", True)
+ratio("e2e-sockrx-recv-run2", "e2e-toed-xdp-wait", True)
 ratio("e2e-sockrx-recv-run3", "e2e-toed-xdp-sleep", True)
+ratio("e2e-sockrx-busypoll", "e2e-toed-xdp-wait-run4", True)
 ratio("e2e-sockrx-busypoll", "e2e-toed-xdp-busypoll", False)
+ratio("e2e-xsk-floor", "e2e-toed-xdp-busypoll", False)
 # histogram: log-spaced bins from 1 us to 100 ms, share of messages per bin
-names = ["toed AF_XDP, busy-polling client (run 1)", "Linux recv(), blocking (run 1)",
-         "toed AF_XDP, toe_wait client (run 2)", "Linux recv(), busy-polling (run 2)",
-         "toed AF_XDP, sleeping data plane and client (run 3)", "Linux recv(), blocking (run 3)"]
-labels = ["e2e-toed-xdp-busypoll", "e2e-sockrx-recv", "e2e-toed-xdp-wait", "e2e-sockrx-busypoll",
-          "e2e-toed-xdp-sleep", "e2e-sockrx-recv-run3"]
+names = ["raw AF_XDP reader, the floor (run 0)", "toed AF_XDP, busy-polling client (run 1)",
+         "Linux recv(), blocking (run 1)", "toed AF_XDP, default toe_wait client (run 2)",
+         "Linux recv(), blocking (run 2)", "toed AF_XDP, sleeping data plane and client (run 3)",
+         "Linux recv(), busy-polling (run 4)"]
+labels = ["e2e-xsk-floor", "e2e-toed-xdp-busypoll", "e2e-sockrx-recv", "e2e-toed-xdp-wait",
+          "e2e-sockrx-recv-run2", "e2e-toed-xdp-sleep", "e2e-sockrx-busypoll"]
 with open(sys.argv[2] + ".titles", "w") as f:
     for n, l in zip(names, labels):
         r = res.get(l)
         f.write("%s: p50 %.1f us, p90 %.1f us\n" % (n, r["p50"] / 1e3, r["p90"] / 1e3) if r else n + "\n")
 series = []
-for path in sys.argv[3:9]:
+for path in sys.argv[3:10]:
     v = []
-    for line in open(path):
+    for line in (open(path) if os.path.exists(path) else []):
         d = json.loads(line)
         if "lat_ns" in d:
             v.append(d["lat_ns"] / 1000.0)
@@ -237,6 +323,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 	t4=$(sed -n 4p "$OUT/e2e_latency.dat.titles")
 	t5=$(sed -n 5p "$OUT/e2e_latency.dat.titles")
 	t6=$(sed -n 6p "$OUT/e2e_latency.dat.titles")
+	t7=$(sed -n 7p "$OUT/e2e_latency.dat.titles")
 	gnuplot <<EOF 2>"$WORK/gnuplot.err" || echo "note: gnuplot failed: $(cat "$WORK/gnuplot.err")"
 set terminal pngcairo size 1200,700 font ",10" noenhanced
 set output "$OUT/e2e_latency.png"
@@ -248,9 +335,10 @@ set xrange [1:100000]
 set grid
 set key top right
 d = "$OUT/e2e_latency.dat"
-plot d using 1:2 with steps lw 2 title "$t1", d using 1:3 with steps lw 2 title "$t2", \\
-     d using 1:4 with steps lw 2 dt 2 title "$t3", d using 1:5 with steps lw 2 dt 2 title "$t4", \\
-     d using 1:6 with steps lw 2 dt 3 title "$t5", d using 1:7 with steps lw 2 dt 3 title "$t6"
+plot d using 1:2 with steps lw 3 title "$t1", d using 1:3 with steps lw 2 title "$t2", \\
+     d using 1:4 with steps lw 2 title "$t3", d using 1:5 with steps lw 2 dt 2 title "$t4", \\
+     d using 1:6 with steps lw 2 dt 2 title "$t5", d using 1:7 with steps lw 2 dt 3 title "$t6", \\
+     d using 1:8 with steps lw 2 dt 3 title "$t7"
 EOF
 	[ -s "$OUT/e2e_latency.png" ] && echo "plot: $OUT/e2e_latency.png"
 else
