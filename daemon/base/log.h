@@ -11,7 +11,16 @@
 
 #include <stdarg.h>
 
-#include "conf/config.h" /* enum toed_log_level, enum toed_log_target */
+/* syslog priorities; also the values of [log] level */
+enum toed_log_level {
+	TOED_LOG_ERROR = 3,
+	TOED_LOG_WARNING = 4,
+	TOED_LOG_NOTICE = 5,
+	TOED_LOG_INFO = 6,
+	TOED_LOG_DEBUG = 7
+};
+/* where messages go; also the values of [log] target */
+enum toed_log_target { TOED_LOG_JOURNAL = 0, TOED_LOG_STDERR = 1 };
 
 void toed_log_set(unsigned level, unsigned target);
 unsigned toed_log_level(void);

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "conf/config.h"
 #include "fast/host/fast_json.h"
 #include "hw/toe_regmap.h"
 #include "card/card_xclbin.h"
@@ -840,20 +839,4 @@ uint64_t toe_xrt_ring_addr(const struct toe_xrt *be, uint32_t ch)
 const char *toe_xrt_error(const struct toe_xrt *be)
 {
 	return be->err;
-}
-
-/* ---- from toed.conf ------------------------------------------------------------- */
-
-void toe_xrt_params_from_config(struct toe_xrt_params *p, const struct toed_config *cfg, const struct rx_cfg *rx)
-{
-	memset(p, 0, sizeof *p);
-	p->pci = cfg->device.pci;
-	p->xclbin = cfg->device.xclbin;
-	p->rx = rx;
-	p->prog = cfg->fast.have_prog ? &cfg->fast.prog : NULL;
-	p->hw.role = cfg->port[0].role == TOED_ROLE_MIRROR ? TOE_ROLE_MIRROR : TOE_ROLE_MAIN;
-	p->hw.gateway = cfg->port[0].gateway;
-	p->hw.mss = cfg->tcp.mss;
-	p->hw.ring_slots = TOE_XRT_DEFAULT_SLOTS;
-	p->link_timeout_ms = TOE_XRT_DEFAULT_LINK_MS;
 }

@@ -4,7 +4,7 @@
  * fake device of the unit tests (toe_devops_fake); see card_dev.h.
  *
  *   struct toe_xrt_params p;
- *   toe_xrt_params_from_config(&p, cfg, &rxcfg);      // the rx_cfg the software path would run
+ *   dp_setup_card(&p, cfg, &rxcfg);                   // dp/dp_setup.h: from toed.conf and the rx_cfg
  *   p.log = my_log; p.log_arg = ...;                   // optional
  *   struct toe_xrt *be;
  *   if (toe_xrt_open(&be, &toe_devops_xrt, NULL, &p, err, sizeof err) < 0)
@@ -55,8 +55,6 @@
 #include "rx/rx_pipe.h"
 #include "toe/tick.h"
 #include "card/card_dev.h"
-
-struct toed_config;
 
 #define TOE_XRT_DEFAULT_SLOTS 65536u  /* records per pseudo-channel: 4 x 8 MB of HBM */
 #define TOE_XRT_DEFAULT_LINK_MS 10000u
@@ -151,10 +149,5 @@ const char *toe_xrt_error(const struct toe_xrt *be);
 /* Hold the kernels (the writer stops writing into the buffers), free the
  * buffers, close the card. NULL is fine. */
 void toe_xrt_close(struct toe_xrt *be);
-
-/* Parameters from toed.conf: [device] pci and xclbin, port 0's role and
- * gateway, [tcp] mss, the compiled templates; rx: the receive configuration
- * the data plane built (kept by the caller while the card is opened). */
-void toe_xrt_params_from_config(struct toe_xrt_params *p, const struct toed_config *cfg, const struct rx_cfg *rx);
 
 #endif

@@ -1,5 +1,7 @@
 /* config.h - toed's configuration: /etc/toed.conf parsed (inih), validated, diffed on reload.
  *
+ * The public side of daemon/conf/ (conf_impl.h says which file does what).
+ *
  * The file is INI (doc/config.md is the reference, conf/toed.conf the annotated
  * default). toed_config_load() parses it into a struct toed_config, checks
  * every value and the rules between keys (compiling the FAST template file
@@ -39,6 +41,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/log.h" /* enum toed_log_level, enum toed_log_target: the [log] values */
 #include "fast/fast_prog.h"
 #include "net/net_cfg.h"
 #include "toe/mtoe.h"
@@ -79,15 +82,6 @@ enum toed_proto { TOED_PROTO_TCP = 0, TOED_PROTO_UDP = 1 };
 /* Same values as enum fast_framing (fast/fast_stream.h). */
 enum toed_framing { TOED_FRAMING_STEP = 0, TOED_FRAMING_RAW = 1 };
 enum toed_hugepages { TOED_HUGE_AUTO = 0, TOED_HUGE_OFF = 1, TOED_HUGE_COUNT = 2 };
-/* syslog priorities */
-enum toed_log_level {
-	TOED_LOG_ERROR = 3,
-	TOED_LOG_WARNING = 4,
-	TOED_LOG_NOTICE = 5,
-	TOED_LOG_INFO = 6,
-	TOED_LOG_DEBUG = 7
-};
-enum toed_log_target { TOED_LOG_JOURNAL = 0, TOED_LOG_STDERR = 1 };
 
 /* An endpoint: 0 in ip or port means "any". */
 struct toed_endpoint {
@@ -284,18 +278,9 @@ void toed_config_apply_live(struct toed_config *running, const struct toed_confi
 void toed_change_format(const struct toed_change *c, char *buf, size_t len);
 void toed_diff_print(const struct toed_diff *d, FILE *f);
 
-/* ---- helpers for the data path --------------------------------------------------- */
+/* ---- helpers ---------------------------------------------------------------------- */
 
-/* The mirror TOE configuration of port `port`: [tcp] sizes and timeouts, and one flow
- * per TCP feed carried by that port, in feed order; flow_feed[i] (may be NULL) receives
- * the feed index of flow i. Returns the number of flows. */
-uint32_t toed_config_mtoe(const struct toed_config *c, uint32_t port, struct mtoe_cfg *m,
-			  uint16_t flow_feed[TOED_MAX_FEEDS]);
-
-/* The network configuration of port `port`: its address and MAC (when set), checksum
- * verification per verify_checksums, destination filtering on tcp and udp ports
- * (a mirror port sees other hosts' traffic). */
-void toed_config_net(const struct toed_config *c, uint32_t port, struct net_cfg *n);
+/* What the components make of a configuration is dp/dp_setup.h. */
 
 static inline int toed_udp_listened(const struct toed_config *c, uint32_t p)
 {

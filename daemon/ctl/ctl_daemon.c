@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dp/dp_setup.h"
 #include "dp/dp_shm.h"
 #include "ctl/ctl_admin.h"
 #include "base/log.h"
@@ -290,13 +291,7 @@ int toed_run(const struct toed_opts *opt)
 	/* 4. publisher, control socket, recorder, data plane, source */
 	struct pub_config pc;
 	int e = 0;
-	memset(&pc, 0, sizeof pc);
-	pc.max_clients = t->cfg->shm.max_clients;
-	pc.default_capacity = t->cfg->shm.ring_size;
-	pc.max_capacity = TOE_SHM_MAX_CAPACITY;
-	pc.history = t->cfg->shm.ring_size; /* a late subscriber can ask for the last ring-full */
-	pc.no_hugepages = t->cfg->shm.hugepages == TOED_HUGE_OFF;
-	pc.threaded = 1;
+	dp_setup_pub(&pc, t->cfg);
 	t->pub = pub_create(&pc, &e);
 	if (!t->pub) {
 		log_err("publisher: %s", strerror(-e));

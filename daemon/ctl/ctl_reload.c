@@ -7,13 +7,14 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "dp/dp_setup.h"
 
 void toed_apply_live(struct toed *t)
 {
 	struct toed_dp_live l;
 	char err[640];
 	toed_log_set(t->cfg->log.level, t->cfg->log.target);
-	toed_dp_live_from_config(&l, t->cfg);
+	dp_setup_live(&l, t->cfg);
 	toed_dp_set_live(&t->dp, &l);
 	if (toed_record_configure(t->rec, t->cfg->record.pcap, t->cfg->record.ticks, err, sizeof err) < 0)
 		log_err("%s", err);

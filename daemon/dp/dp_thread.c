@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "dp/dp_setup.h"
 #include "card/card_xclbin.h"
 #ifdef TOED_DP_TEST_HOOKS
 #include "card/card_fake.h"
@@ -59,39 +60,6 @@ const char *toed_dp_state_name(uint32_t state)
 
 /* ---- setup (control thread) -------------------------------------------------- */
 
-static int add_udp(struct rx_cfg *rc, uint32_t port, uint8_t framing, char *err, size_t errlen)
-{
-	for (uint32_t i = 0; i < rc->nudp; i++)
-		if (rc->udp[i].port == port)
-			return 0;
-	if (rc->nudp >= RX_MAX_UDP) {
-		snprintf(err, errlen, "more than %d UDP ports to decode (UDP feeds and [udp] ports): the software "
-				      "pipeline has %d UDP streams",
-			 RX_MAX_UDP, RX_MAX_UDP);
-		return -1;
-	}
-	rc->udp[rc->nudp].port = (uint16_t)port;
-	rc->udp[rc->nudp].framing = framing;
-	rc->nudp++;
-	return 0;
-}
-
-void toed_dp_live_from_config(struct toed_dp_live *l, const struct toed_config *cfg)
-{
-	memset(l, 0, sizeof *l);
-	l->cpu = cfg->dataplane.cpu;
-	l->priority = cfg->dataplane.priority;
-	l->busy_poll = cfg->dataplane.busy_poll;
-	switch (cfg->source.pcap_pace) {
-	case TOED_PACE_FAST: l->pace = 0; break;
-	case TOED_PACE_FACTOR: l->pace = cfg->source.pcap_speed; break;
-	default: l->pace = 1.0; break;
-	}
-	l->loops = cfg->source.pcap_loop;
-	l->gap_timeout_ns = (uint64_t)cfg->tcp.gap_timeout_ms * 1000000ull;
-	l->idle_timeout_ns = (uint64_t)cfg->tcp.idle_timeout_s * 1000000000ull;
-}
-
 /* backend = xrt: what the card cannot run and a file that is no xclbin are
  * configuration errors, found before anything starts (toe_xrt_open checks
  * the same and the rest of the xclbin, later). */
@@ -116,7 +84,7 @@ static int card_check(const struct toed_dp *dp, const struct toed_config *cfg, c
 		snprintf(err, errlen, "%s: [device] xclbin: %s (backend = xrt loads it onto the card)", cfg->path, why);
 		return -1;
 	}
-	toe_xrt_params_from_config(&p, cfg, rc);
+	dp_setup_card(&p, cfg, rc);
 	n = toe_hw_cfg_writes(rc, &p.hw, w, TOE_HW_CFG_MAX_WRITES);
 	free(w);
 	switch (n) {
@@ -172,21 +140,9 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 	dp->pub = pub;
 	dp->rec = rec;
 	rx_cfg_default(rc);
-	toed_config_net(cfg, 0, &rc->net);
-	toed_config_mtoe(cfg, 0, &rc->mtoe, dp->flow_feed);
-	for (uint32_t i = 0; i < cfg->nfeeds; i++) {
-		const struct toed_feed *f = &cfg->feed[i];
-		if (f->protocol == TOED_PROTO_UDP && f->port == 0 &&
-		    add_udp(rc, f->vendor.port,
-			    f->framing == TOED_FRAMING_RAW ? FAST_FRAMING_DATAGRAM : FAST_FRAMING_STEP, err, errlen) < 0)
-			return -1;
-	}
-	for (uint32_t p = 1; p < 65536 && cfg->udp.nports; p++)
-		if (toed_udp_listened(cfg, p) &&
-		    add_udp(rc, p, cfg->fast.framing == TOED_FRAMING_RAW ? FAST_FRAMING_DATAGRAM : FAST_FRAMING_STEP,
-			    err, errlen) < 0)
-			return -1;
-	toed_dp_live_from_config(&dp->live, cfg);
+	if (dp_setup_rx(cfg, rc, dp->flow_feed, err, errlen) < 0)
+		return -1;
+	dp_setup_live(&dp->live, cfg);
 	if (dp->backend == TOED_BACKEND_XRT) {
 		/* the card runs the pipeline: no software copy, only its limits to check */
 		dp->snap = calloc(1, sizeof *dp->snap);
@@ -285,7 +241,7 @@ static int card_open(struct toed_dp *dp, const struct toed_config *cfg, char *er
 		snprintf(where, sizeof where, "at %.16s", cfg->device.pci);
 	else
 		snprintf(where, sizeof where, "(the first one found)");
-	toe_xrt_params_from_config(&p, cfg, &dp->rxcfg);
+	dp_setup_card(&p, cfg, &dp->rxcfg);
 	p.log = card_log;
 	snprintf(dp->src_desc, sizeof dp->src_desc, "card %s running %.200s", where, cfg->device.xclbin);
 #ifdef TOED_DP_TEST_HOOKS
@@ -316,41 +272,7 @@ int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *
 		return card_open(dp, cfg, err, errlen);
 	struct src_cfg sc;
 	struct src_feed feeds[SRC_MAX_FEEDS];
-	uint32_t nf = 0;
-	memset(&sc, 0, sizeof sc);
-	switch (cfg->source.type) {
-	case TOED_SRC_AF_XDP: sc.kind = SRC_AF_XDP; break;
-	case TOED_SRC_AF_PACKET: sc.kind = SRC_AF_PACKET; break;
-	default: sc.kind = SRC_PCAP; break;
-	}
-	sc.ifname = cfg->source.interface;
-	sc.queue = cfg->source.queue;
-	sc.xdp_mode = cfg->source.xdp_mode == TOED_XDP_SKB ? SRC_XDP_SKB : SRC_XDP_NATIVE;
-	sc.bpf_obj_path = bpf_obj;
-	/* steering: TCP feeds by their exchange endpoint, UDP by the port we listen on */
-	for (uint32_t i = 0; i < cfg->nfeeds && nf < SRC_MAX_FEEDS; i++) {
-		const struct toed_feed *f = &cfg->feed[i];
-		if (f->port != 0)
-			continue;
-		if (f->protocol == TOED_PROTO_TCP)
-			feeds[nf++] = (struct src_feed){f->exchange.ip, (uint16_t)f->exchange.port, 6};
-		else
-			feeds[nf++] = (struct src_feed){f->vendor.ip, (uint16_t)f->vendor.port, 17};
-	}
-	for (uint32_t i = 0; i < dp->rxcfg.nudp && nf < SRC_MAX_FEEDS; i++) {
-		int dup = 0;
-		for (uint32_t k = 0; k < nf; k++)
-			if (feeds[k].proto == 17 && feeds[k].port == dp->rxcfg.udp[i].port && feeds[k].ip == 0)
-				dup = 1;
-		if (!dup)
-			feeds[nf++] = (struct src_feed){0, dp->rxcfg.udp[i].port, 17};
-	}
-	sc.feeds = feeds;
-	sc.nfeeds = nf;
-	/* pacing and loops are done by the thread (they are live keys) */
-	sc.pcap_path = cfg->source.pcap_file;
-	sc.pace = 0;
-	sc.loops = SRC_LOOP_FOREVER;
+	dp_setup_src(cfg, &dp->rxcfg, bpf_obj, &sc, feeds);
 	dp->src_kind = sc.kind;
 	if (src_open(&dp->src, &sc, err, errlen) < 0)
 		return -1;

@@ -179,7 +179,6 @@ int toed_dp_stop(struct toed_dp *dp, int timeout_ms);
 /* Free everything (after toed_dp_stop; closes the source). */
 void toed_dp_destroy(struct toed_dp *dp);
 
-void toed_dp_live_from_config(struct toed_dp_live *l, const struct toed_config *cfg);
 void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l);
 
 uint32_t toed_dp_state(const struct toed_dp *dp);

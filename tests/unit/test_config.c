@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "conf/config.h"
+#include "dp/dp_setup.h"
 
 static char g_dir[200];  /* temporary directory (realpath) */
 static char g_conf[256]; /* g_dir/t.conf */
@@ -1244,7 +1245,7 @@ static void test_helpers(void)
 	      NO_FEED);
 	struct mtoe_cfg *m = malloc(sizeof *m);
 	uint16_t ff[TOED_MAX_FEEDS];
-	CHECK_EQ(toed_config_mtoe(g_cfg, 0, m, ff), 2);
+	CHECK_EQ(dp_setup_mtoe(g_cfg, 0, m, ff), 2);
 	CHECK_EQ(m->max_conns, 16);
 	CHECK_EQ(m->window, 8192);
 	CHECK_EQ(m->gap_timeout_ns, 20000000ull);
@@ -1257,9 +1258,9 @@ static void test_helpers(void)
 	CHECK_EQ(m->flows[1].ex_addr, 0);
 	CHECK_EQ(m->flows[1].ex_port, 5262);
 	CHECK_EQ(ff[1], 2); /* the udp feed is not a flow */
-	CHECK_EQ(toed_config_mtoe(g_cfg, 1, m, NULL), 0);
+	CHECK_EQ(dp_setup_mtoe(g_cfg, 1, m, NULL), 0);
 	/* the mirror TOE accepts what the config produced */
-	toed_config_mtoe(g_cfg, 0, m, NULL);
+	dp_setup_mtoe(g_cfg, 0, m, NULL);
 	struct mtoe *mt = malloc(sizeof *mt);
 	uint8_t *buf = malloc(MTOE_BUF_BYTES(16, 8192));
 	CHECK_EQ(mtoe_init(mt, m, buf, MTOE_BUF_BYTES(16, 8192)), MTOE_OK);
@@ -1268,7 +1269,7 @@ static void test_helpers(void)
 	free(m);
 
 	struct net_cfg n;
-	toed_config_net(g_cfg, 0, &n);
+	dp_setup_net(g_cfg, 0, &n);
 	CHECK_EQ(n.naddr, 1);
 	CHECK_EQ(n.addr[0].ip, 0x0a010002);
 	CHECK_EQ(n.addr[0].mask, 0xffffff00);
@@ -1276,11 +1277,11 @@ static void test_helpers(void)
 	CHECK_EQ(n.addr[0].vlan, 7);
 	CHECK_EQ(n.flags & (NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM), 0);
 	CHECK_EQ(n.flags & NET_CFG_FILTER_DST, 0); /* a mirror port */
-	toed_config_net(g_cfg, 1, &n);             /* not configured: defaults */
+	dp_setup_net(g_cfg, 1, &n);             /* not configured: defaults */
 	CHECK_EQ(n.naddr, 0);
 	CHECK_EQ(n.flags, NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM);
 	CLEAN("[port]\nrole = udp\nip = 10.1.0.2\nnetmask = 24\n[udp]\nports = 5000\n", NO_FEED);
-	toed_config_net(g_cfg, 0, &n);
+	dp_setup_net(g_cfg, 0, &n);
 	CHECK_EQ(n.flags, NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM | NET_CFG_FILTER_DST);
 
 	CHECK(strcmp(toed_backend_name(TOED_BACKEND_XRT), "xrt") == 0);

@@ -19,6 +19,7 @@
  */
 #include "test_xrt_common.h"
 #include "conf/config.h"
+#include "dp/dp_setup.h"
 
 static int nlog;
 static void count_log(void *arg, int prio, const char *msg)
@@ -534,7 +535,7 @@ static void test_params(void)
 	c->port[0].gateway = 0x0a0100feu;
 	c->tcp.mss = 1344;
 	c->fast.have_prog = 1;
-	toe_xrt_params_from_config(&p, c, &rx);
+	dp_setup_card(&p, c, &rx);
 	CHECK(!strcmp(p.pci, "0000:3b:00.1"));
 	CHECK(!strcmp(p.xclbin, "/usr/local/share/toed/toed.xclbin"));
 	CHECK(p.rx == &rx);
@@ -547,7 +548,7 @@ static void test_params(void)
 	CHECK_EQ(p.test_faults, 0);
 	c->port[0].role = TOED_ROLE_TCP;
 	c->fast.have_prog = 0;
-	toe_xrt_params_from_config(&p, c, &rx);
+	dp_setup_card(&p, c, &rx);
 	CHECK_EQ(p.hw.role, TOE_ROLE_MAIN);
 	CHECK(p.prog == NULL);
 	free(c);

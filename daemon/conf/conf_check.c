@@ -1,0 +1,379 @@
+/* conf_check.c - the rules between keys of toed.conf, the template compilation, per-key warnings.
+ *
+ * Runs once the whole file is read (conf_read.c), on the values the types parsed: a rule is
+ * checked only when the keys it reads parsed (kok), so one bad value gives one message, and
+ * each message names the key's line and value as written, or the section's line and the value
+ * in force when the key was not set.
+ */
+#include "conf/conf_impl.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fast/host/fast_compile.h"
+
+void conf_key_warnings(struct ctx *x, const struct key *k, const void *base)
+{
+	if (k->id != TOED_K_TCP_MSS && k->id != TOED_K_SHM_SOCKET_MODE)
+		return;
+	uint32_t u = *(const uint32_t *)((const char *)base + k->off);
+	if (k->id == TOED_K_TCP_MSS && u % 64)
+		conf_cur_warn(x, "not a multiple of 64 (receive buffers are 64-byte aligned; 1408 is the largest "
+			    "multiple of 64 up to 1460)");
+	if (k->id == TOED_K_SHM_SOCKET_MODE && (u & 0002))
+		conf_cur_warn(x, "world-writable: any local user can connect and subscribe");
+}
+
+static unsigned kline(struct ctx *x, int sec, int inst, int id)
+{
+	return x->line[conf_row(sec, inst)][id];
+}
+
+/* A key's value is usable: set without error, or not set (default). */
+static int kok(struct ctx *x, int sec, int inst, int id)
+{
+	return !x->bad[conf_row(sec, inst)][id];
+}
+
+static void sec_label(struct ctx *x, int sec, int inst, char *buf, size_t len)
+{
+	if (sec == S_PORT && inst == 0 && (x->port_plain[0] || !x->port_line[0]))
+		snprintf(buf, len, "port");
+	else if (sec == S_PORT)
+		snprintf(buf, len, "port.%d", inst);
+	else if (sec == S_FEED)
+		snprintf(buf, len, "feed.%s", x->c->feed[inst].name);
+	else
+		snprintf(buf, len, "%s", conf_sec_name[sec]);
+}
+
+static unsigned sec_line_of(struct ctx *x, int sec, int inst)
+{
+	if (sec == S_PORT)
+		return x->port_line[inst];
+	if (sec == S_FEED)
+		return x->feed_line[inst];
+	return x->sec_line[sec];
+}
+
+/* Message about key id of a section instance: on the key's line with its value as
+ * written, else on `fallback` (or the section's line) with the value in force. */
+__attribute__((format(printf, 7, 8))) static void key_msg(struct ctx *x, int level, int sec, int inst, int id,
+							    unsigned fallback, const char *fmt, ...)
+{
+	char why[TOED_DIAG_LEN / 2], label[TOED_NAME_MAX + 8], val[TOED_PATH_MAX + 16];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	sec_label(x, sec, inst, label, sizeof label);
+	int r = conf_row(sec, inst);
+	unsigned line = x->line[r][id];
+	if (line) {
+		snprintf(val, sizeof val, "%s", x->raw[r][id] ? x->raw[r][id] : "");
+	} else {
+		conf_fmt_value(&conf_keys[id], x->c, conf_sec_base(x->c, sec, inst), val, sizeof val - 12);
+		if (*val)
+			strcat(val, " (default)");
+		line = fallback ? fallback : sec_line_of(x, sec, inst);
+	}
+	conf_kv_msg(x, level, line, label, conf_keys[id].name, val, "%s", why);
+}
+
+/* Paths with a relative default are resolved once the file's directory is known. */
+static void resolve_defaults(struct ctx *x)
+{
+	char why[128];
+	for (size_t i = 0; i < CONF_NKEYS; i++) {
+		const struct key *k = &conf_keys[i];
+		if ((k->kind != T_PATH_IN && k->kind != T_PATH_OUT) || k->sec == S_PORT || k->sec == S_FEED)
+			continue;
+		if (x->line[0][k->id] || !k->def || !*k->def || k->def[0] == '/')
+			continue;
+		if (conf_resolve_path(x, k->def, k->kind == T_PATH_IN, FIELD(x->c, k), k->size, why, sizeof why) < 0)
+			key_msg(x, TOED_DIAG_ERROR, k->sec, 0, k->id, 0, "%s", why);
+	}
+}
+
+static int is_pcap_magic(const uint8_t m[4])
+{
+	static const uint8_t magics[][4] = {
+		{ 0xd4, 0xc3, 0xb2, 0xa1 }, { 0xa1, 0xb2, 0xc3, 0xd4 }, /* microseconds */
+		{ 0x4d, 0x3c, 0xb2, 0xa1 }, { 0xa1, 0xb2, 0x3c, 0x4d }, /* nanoseconds */
+		{ 0x0a, 0x0d, 0x0d, 0x0a },                             /* pcapng section header */
+	};
+	for (size_t i = 0; i < sizeof magics / sizeof magics[0]; i++)
+		if (memcmp(m, magics[i], 4) == 0)
+			return 1;
+	return 0;
+}
+
+static void check_device_source(struct ctx *x)
+{
+	struct toed_config *c = x->c;
+	unsigned lb = kline(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND);
+	if (!kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
+		return;
+	if (c->device.backend == TOED_BACKEND_XRT) {
+		if (kok(x, S_DEVICE, 0, TOED_K_DEVICE_XCLBIN) && access(c->device.xclbin, R_OK) < 0)
+			key_msg(x, TOED_DIAG_ERROR, S_DEVICE, 0, TOED_K_DEVICE_XCLBIN, lb,
+				"cannot read %s: %s (backend = xrt loads it)", c->device.xclbin, strerror(errno));
+		if (x->sec_line[S_SOURCE])
+			conf_msg(x, TOED_DIAG_WARNING, x->sec_line[S_SOURCE],
+			    "[source]: ignored with backend = xrt (the card's ports receive)");
+		return;
+	}
+	if (kline(x, S_DEVICE, 0, TOED_K_DEVICE_PCI) && c->device.pci[0])
+		key_msg(x, TOED_DIAG_WARNING, S_DEVICE, 0, TOED_K_DEVICE_PCI, 0, "ignored with backend = sw");
+
+	if (!kok(x, S_SOURCE, 0, TOED_K_SOURCE_TYPE))
+		return;
+	unsigned lt = kline(x, S_SOURCE, 0, TOED_K_SOURCE_TYPE);
+	uint32_t t = c->source.type;
+	const char *tn = toed_source_type_name(t);
+	if (t == TOED_SRC_PCAP) {
+		if (!c->source.pcap_file[0]) {
+			if (kok(x, S_SOURCE, 0, TOED_K_SOURCE_PCAP_FILE))
+				key_msg(x, TOED_DIAG_ERROR, S_SOURCE, 0, TOED_K_SOURCE_PCAP_FILE, lt,
+					"not set (type = pcap replays a capture file)");
+		} else {
+			FILE *f = fopen(c->source.pcap_file, "rb");
+			uint8_t m[4];
+			if (!f)
+				key_msg(x, TOED_DIAG_ERROR, S_SOURCE, 0, TOED_K_SOURCE_PCAP_FILE, lt, "cannot open %s: %s",
+					c->source.pcap_file, strerror(errno));
+			else if (fread(m, 1, 4, f) != 4 || !is_pcap_magic(m))
+				key_msg(x, TOED_DIAG_ERROR, S_SOURCE, 0, TOED_K_SOURCE_PCAP_FILE, lt,
+					"%s is not a pcap or pcapng file", c->source.pcap_file);
+			if (f)
+				fclose(f);
+		}
+		if (kline(x, S_SOURCE, 0, TOED_K_SOURCE_INTERFACE))
+			key_msg(x, TOED_DIAG_WARNING, S_SOURCE, 0, TOED_K_SOURCE_INTERFACE, 0, "ignored with type = pcap");
+	} else {
+		if (!c->source.interface[0] && kok(x, S_SOURCE, 0, TOED_K_SOURCE_INTERFACE))
+			key_msg(x, TOED_DIAG_ERROR, S_SOURCE, 0, TOED_K_SOURCE_INTERFACE, lt,
+				"not set (type = %s captures from a network interface)", tn);
+		static const int pcap_keys[] = { TOED_K_SOURCE_PCAP_FILE, TOED_K_SOURCE_PCAP_PACE,
+						 TOED_K_SOURCE_PCAP_LOOP };
+		for (size_t i = 0; i < 3; i++)
+			if (kline(x, S_SOURCE, 0, pcap_keys[i]))
+				key_msg(x, TOED_DIAG_WARNING, S_SOURCE, 0, pcap_keys[i], 0, "ignored with type = %s", tn);
+	}
+	if (t != TOED_SRC_AF_XDP) {
+		static const int xdp_keys[] = { TOED_K_SOURCE_QUEUE, TOED_K_SOURCE_XDP_MODE };
+		for (size_t i = 0; i < 2; i++)
+			if (kline(x, S_SOURCE, 0, xdp_keys[i]))
+				key_msg(x, TOED_DIAG_WARNING, S_SOURCE, 0, xdp_keys[i], 0, "ignored with type = %s", tn);
+	} else if (c->source.xdp_mode == TOED_XDP_SKB) {
+		key_msg(x, TOED_DIAG_WARNING, S_SOURCE, 0, TOED_K_SOURCE_XDP_MODE, 0,
+			"generic (SKB) mode is slower and can silently lose large frames; prefer native");
+	}
+}
+
+static void check_ports(struct ctx *x)
+{
+	struct toed_config *c = x->c;
+	int sw = c->device.backend == TOED_BACKEND_SW;
+	for (int i = 0; i < TOED_MAX_PORTS; i++) {
+		struct toed_port *p = &c->port[i];
+		if (!p->enabled)
+			continue;
+		char label[16];
+		sec_label(x, S_PORT, i, label, sizeof label);
+		int ip_ok = kok(x, S_PORT, i, TOED_K_PORT_IP), nm_ok = kok(x, S_PORT, i, TOED_K_PORT_NETMASK);
+		int role_ok = kok(x, S_PORT, i, TOED_K_PORT_ROLE);
+		if (sw && i > 0 && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND)) {
+			conf_msg(x, TOED_DIAG_ERROR, x->port_line[i],
+			    "[%s]: the software backend has one port, port 0 (its [source])", label);
+			continue;
+		}
+		if (role_ok && sw && p->role == TOED_ROLE_TCP && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
+			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
+				"the software backend follows TCP on a mirror and cannot open connections (use mirror)");
+		if (role_ok && p->role != TOED_ROLE_MIRROR && ip_ok && !p->ip)
+			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0, "needs an ip");
+		if (role_ok && p->role != TOED_ROLE_MIRROR && !sw && !p->has_mac && kok(x, S_PORT, i, TOED_K_PORT_MAC))
+			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0, "needs a mac (backend = xrt)");
+		if (p->ip && nm_ok && !p->netmask && ip_ok)
+			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_IP, 0, "needs a netmask");
+		if (!p->ip && ip_ok) {
+			if (p->netmask)
+				key_msg(x, TOED_DIAG_WARNING, S_PORT, i, TOED_K_PORT_NETMASK, 0, "ignored without an ip");
+			if (p->gateway)
+				key_msg(x, TOED_DIAG_WARNING, S_PORT, i, TOED_K_PORT_GATEWAY, 0, "ignored without an ip");
+		}
+		if (p->ip && p->netmask) {
+			uint32_t m = p->netmask, net = p->ip & m;
+			char sn[20];
+			conf_fmt_ipv4(net, sn, sizeof sn);
+			if (conf_mask_len(m) <= 30 && p->ip == net)
+				key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_IP, 0, "the network address of %s/%d",
+					sn, conf_mask_len(m));
+			else if (conf_mask_len(m) <= 30 && p->ip == (net | ~m))
+				key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_IP, 0,
+					"the broadcast address of %s/%d", sn, conf_mask_len(m));
+			if (p->gateway && kok(x, S_PORT, i, TOED_K_PORT_GATEWAY)) {
+				if ((p->gateway & m) != net)
+					key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_GATEWAY, 0,
+						"not in the port's subnet %s/%d", sn, conf_mask_len(m));
+				else if (p->gateway == p->ip)
+					key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_GATEWAY, 0,
+						"the port's own address");
+			}
+		}
+		for (int j = 0; j < i; j++) {
+			struct toed_port *q = &c->port[j];
+			char lj[16];
+			if (!q->enabled)
+				continue;
+			sec_label(x, S_PORT, j, lj, sizeof lj);
+			if (p->ip && p->ip == q->ip)
+				key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_IP, 0, "already used by [%s]", lj);
+			if (p->has_mac && q->has_mac && memcmp(p->mac, q->mac, 6) == 0)
+				key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_MAC, 0, "already used by [%s]", lj);
+		}
+	}
+}
+
+static void check_feeds(struct ctx *x)
+{
+	struct toed_config *c = x->c;
+	for (uint32_t i = 0; i < c->nfeeds; i++) {
+		struct toed_feed *f = &c->feed[i];
+		int fi = (int)i;
+		int proto_ok = kok(x, S_FEED, fi, TOED_K_FEED_PROTOCOL);
+		int tcp = f->protocol == TOED_PROTO_TCP;
+		/* defaults that depend on other keys */
+		if (!kline(x, S_FEED, fi, TOED_K_FEED_STREAM))
+			memcpy(f->stream, f->name, sizeof f->stream);
+		if (!kline(x, S_FEED, fi, TOED_K_FEED_FRAMING))
+			f->framing = tcp ? TOED_FRAMING_STEP : c->fast.framing;
+		else if (tcp && proto_ok && f->framing == TOED_FRAMING_RAW && kok(x, S_FEED, fi, TOED_K_FEED_FRAMING))
+			key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_FRAMING, 0,
+				"a tcp feed is a byte stream: only step framing can find its messages");
+		if (kok(x, S_FEED, fi, TOED_K_FEED_PORT)) {
+			struct toed_port *p = &c->port[f->port];
+			if (!p->enabled) {
+				if (f->port)
+					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PORT, 0,
+						"no [port.%u] section", f->port);
+				else
+					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PORT, 0,
+						"no [port] or [port.0] section");
+			} else if (proto_ok && kok(x, S_PORT, (int)f->port, TOED_K_PORT_ROLE)) {
+				if (tcp && p->role == TOED_ROLE_UDP)
+					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PROTOCOL, 0,
+						"port %u has role = udp (tcp feeds need a mirror or tcp port)", f->port);
+				if (!tcp && p->role == TOED_ROLE_TCP)
+					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PROTOCOL, 0,
+						"port %u has role = tcp (udp feeds need a mirror or udp port)", f->port);
+			}
+			if (tcp && proto_ok && p->enabled && p->role == TOED_ROLE_TCP &&
+			    kok(x, S_FEED, fi, TOED_K_FEED_EXCHANGE) && (f->exchange.ip == 0 || f->exchange.port == 0) &&
+			    (f->exchange.ip || f->exchange.port))
+				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_EXCHANGE, 0,
+					"a connection from a tcp port needs both the address and the port");
+		}
+		if (!proto_ok)
+			continue;
+		if (tcp && kok(x, S_FEED, fi, TOED_K_FEED_EXCHANGE) && !f->exchange.ip && !f->exchange.port)
+			key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_EXCHANGE, 0,
+				kline(x, S_FEED, fi, TOED_K_FEED_EXCHANGE)
+					? "matches every connection: give the address, the port or both"
+					: "not set (a tcp feed names the exchange's server, address:port)");
+		if (!tcp && kok(x, S_FEED, fi, TOED_K_FEED_VENDOR) && !f->vendor.port)
+			key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_VENDOR, 0,
+				kline(x, S_FEED, fi, TOED_K_FEED_VENDOR)
+					? "needs a port (a udp feed is the datagrams sent to this port)"
+					: "not set (a udp feed names where the datagrams go: address:port or *:port)");
+		for (uint32_t j = 0; j < i; j++) {
+			struct toed_feed *g = &c->feed[j];
+			if (kok(x, S_FEED, fi, TOED_K_FEED_STREAM) && strcmp(f->stream, g->stream) == 0)
+				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_STREAM, 0,
+					"stream name already used by [feed.%s]", g->name);
+			if (g->protocol != f->protocol || g->port != f->port)
+				continue;
+			if (!tcp && f->vendor.port && f->vendor.port == g->vendor.port)
+				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_VENDOR, 0,
+					"udp port %u already taken by [feed.%s]", f->vendor.port, g->name);
+			if (tcp && memcmp(&f->exchange, &g->exchange, sizeof f->exchange) == 0 &&
+			    memcmp(&f->vendor, &g->vendor, sizeof f->vendor) == 0 && (f->exchange.ip || f->exchange.port))
+				key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, TOED_K_FEED_EXCHANGE, 0,
+					"follows the same connections as [feed.%s]", g->name);
+		}
+	}
+	if (!c->nfeeds && !c->udp.nports && kok(x, S_UDP, 0, TOED_K_UDP_PORTS))
+		conf_msg(x, TOED_DIAG_WARNING, 0, "no [feed.NAME] section and no [udp] ports: nothing will be decoded");
+}
+
+static void check_misc(struct ctx *x)
+{
+	struct toed_config *c = x->c;
+	if (kok(x, S_TCP, 0, TOED_K_TCP_WINDOW) && kok(x, S_TCP, 0, TOED_K_TCP_MSS) && c->tcp.window < c->tcp.mss)
+		key_msg(x, TOED_DIAG_ERROR, S_TCP, 0, TOED_K_TCP_WINDOW, kline(x, S_TCP, 0, TOED_K_TCP_MSS),
+			"smaller than one segment (mss = %u)", c->tcp.mss);
+
+	if (kok(x, S_DATAPLANE, 0, TOED_K_DATAPLANE_PRIORITY) && kok(x, S_DATAPLANE, 0, TOED_K_DATAPLANE_CPU) &&
+	    c->dataplane.priority && c->dataplane.busy_poll && c->dataplane.cpu < 0)
+		key_msg(x, TOED_DIAG_WARNING, S_DATAPLANE, 0, TOED_K_DATAPLANE_PRIORITY, 0,
+			"a busy-polling SCHED_FIFO thread without a cpu of its own can starve whatever shares its CPU");
+
+	static const int rec[] = { TOED_K_RECORD_PCAP, TOED_K_RECORD_TICKS };
+	for (size_t i = 0; i < 2; i++) {
+		const struct key *k = &conf_keys[rec[i]];
+		const char *p = FIELD(c, k);
+		if (!*p || !kok(x, S_RECORD, 0, k->id))
+			continue;
+		char dir[TOED_PATH_MAX];
+		snprintf(dir, sizeof dir, "%s", p);
+		char *slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = 0;
+		else if (slash)
+			*slash = 0;
+		struct stat st;
+		if (p[strlen(p) - 1] == '/')
+			key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, k->id, 0, "names a directory, not a file");
+		else if (slash && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
+			key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, k->id, 0, "directory %s does not exist", dir);
+	}
+	if (c->record.pcap[0] && strcmp(c->record.pcap, c->record.ticks) == 0)
+		key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, TOED_K_RECORD_TICKS, 0, "the same file as [record] pcap");
+}
+
+static void compile_templates(struct ctx *x)
+{
+	struct toed_config *c = x->c;
+	char err[TOED_DIAG_LEN / 2];
+	if (!kok(x, S_FAST, 0, TOED_K_FAST_TEMPLATES))
+		return;
+	if (!c->fast.templates[0]) {
+		key_msg(x, TOED_DIAG_ERROR, S_FAST, 0, TOED_K_FAST_TEMPLATES, 0, "not set (the FAST template file)");
+		return;
+	}
+	if (fast_compile_file(c->fast.templates, &c->fast.prog, NULL, err, sizeof err) < 0) {
+		key_msg(x, TOED_DIAG_ERROR, S_FAST, 0, TOED_K_FAST_TEMPLATES, 0, "%s", err);
+		return;
+	}
+	c->fast.have_prog = 1;
+	int mapped = 0;
+	for (uint32_t i = 0; i < c->fast.prog.ntpl; i++)
+		if (c->fast.prog.tpl[i].kind != TOE_REC_NONE)
+			mapped = 1;
+	if (!mapped)
+		key_msg(x, TOED_DIAG_WARNING, S_FAST, 0, TOED_K_FAST_TEMPLATES, 0,
+			"no template maps to a tick record (trades 3201, orders 5801): nothing will be published");
+}
+
+void conf_check(struct ctx *x)
+{
+	resolve_defaults(x);
+	check_device_source(x);
+	check_ports(x);
+	check_feeds(x);
+	check_misc(x);
+	compile_templates(x);
+}

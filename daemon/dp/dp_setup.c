@@ -1,0 +1,165 @@
+/* dp_setup.c - toed.conf into each component's settings (see dp_setup.h). */
+#include "dp/dp_setup.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fast/fast_stream.h"
+#include "toe/shm.h"
+
+uint32_t dp_setup_mtoe(const struct toed_config *c, uint32_t port, struct mtoe_cfg *m,
+		       uint16_t flow_feed[TOED_MAX_FEEDS])
+{
+	mtoe_cfg_default(m);
+	m->max_conns = c->tcp.connections;
+	m->window = c->tcp.window;
+	m->gap_timeout_ns = (uint64_t)c->tcp.gap_timeout_ms * 1000000ull;
+	m->idle_timeout_ns = (uint64_t)c->tcp.idle_timeout_s * 1000000000ull;
+	m->nflows = 0;
+	for (uint32_t i = 0; i < c->nfeeds && m->nflows < MTOE_MAX_FLOWS; i++) {
+		const struct toed_feed *f = &c->feed[i];
+		if (f->protocol != TOED_PROTO_TCP || f->port != port)
+			continue;
+		struct mtoe_flow *fl = &m->flows[m->nflows];
+		fl->ex_addr = f->exchange.ip;
+		fl->ex_port = (uint16_t)f->exchange.port;
+		fl->peer_addr = f->vendor.ip;
+		fl->peer_port = (uint16_t)f->vendor.port;
+		if (flow_feed)
+			flow_feed[m->nflows] = (uint16_t)i;
+		m->nflows++;
+	}
+	return m->nflows;
+}
+
+void dp_setup_net(const struct toed_config *c, uint32_t port, struct net_cfg *n)
+{
+	net_cfg_init(n);
+	if (port >= TOED_MAX_PORTS || !c->port[port].enabled)
+		return;
+	const struct toed_port *p = &c->port[port];
+	if (!p->verify_checksums)
+		n->flags &= ~(NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM);
+	if (p->role != TOED_ROLE_MIRROR)
+		n->flags |= NET_CFG_FILTER_DST;
+	if (p->ip)
+		net_cfg_add(n, p->ip, p->netmask, p->mac, (uint16_t)p->vlan);
+}
+
+static int add_udp(struct rx_cfg *rc, uint32_t port, uint8_t framing, char *err, size_t errlen)
+{
+	for (uint32_t i = 0; i < rc->nudp; i++)
+		if (rc->udp[i].port == port)
+			return 0;
+	if (rc->nudp >= RX_MAX_UDP) {
+		snprintf(err, errlen, "more than %d UDP ports to decode (UDP feeds and [udp] ports): the software "
+				      "pipeline has %d UDP streams",
+			 RX_MAX_UDP, RX_MAX_UDP);
+		return -1;
+	}
+	rc->udp[rc->nudp].port = (uint16_t)port;
+	rc->udp[rc->nudp].framing = framing;
+	rc->nudp++;
+	return 0;
+}
+
+int dp_setup_rx(const struct toed_config *c, struct rx_cfg *rc, uint16_t flow_feed[TOED_MAX_FEEDS], char *err,
+		size_t errlen)
+{
+	dp_setup_net(c, 0, &rc->net);
+	dp_setup_mtoe(c, 0, &rc->mtoe, flow_feed);
+	for (uint32_t i = 0; i < c->nfeeds; i++) {
+		const struct toed_feed *f = &c->feed[i];
+		if (f->protocol == TOED_PROTO_UDP && f->port == 0 &&
+		    add_udp(rc, f->vendor.port,
+			    f->framing == TOED_FRAMING_RAW ? FAST_FRAMING_DATAGRAM : FAST_FRAMING_STEP, err, errlen) < 0)
+			return -1;
+	}
+	for (uint32_t p = 1; p < 65536 && c->udp.nports; p++)
+		if (toed_udp_listened(c, p) &&
+		    add_udp(rc, p, c->fast.framing == TOED_FRAMING_RAW ? FAST_FRAMING_DATAGRAM : FAST_FRAMING_STEP,
+			    err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+void dp_setup_live(struct toed_dp_live *l, const struct toed_config *cfg)
+{
+	memset(l, 0, sizeof *l);
+	l->cpu = cfg->dataplane.cpu;
+	l->priority = cfg->dataplane.priority;
+	l->busy_poll = cfg->dataplane.busy_poll;
+	switch (cfg->source.pcap_pace) {
+	case TOED_PACE_FAST: l->pace = 0; break;
+	case TOED_PACE_FACTOR: l->pace = cfg->source.pcap_speed; break;
+	default: l->pace = 1.0; break;
+	}
+	l->loops = cfg->source.pcap_loop;
+	l->gap_timeout_ns = (uint64_t)cfg->tcp.gap_timeout_ms * 1000000ull;
+	l->idle_timeout_ns = (uint64_t)cfg->tcp.idle_timeout_s * 1000000000ull;
+}
+
+void dp_setup_src(const struct toed_config *cfg, const struct rx_cfg *rc, const char *bpf_obj, struct src_cfg *sc,
+		  struct src_feed feeds[SRC_MAX_FEEDS])
+{
+	uint32_t nf = 0;
+	memset(sc, 0, sizeof *sc);
+	switch (cfg->source.type) {
+	case TOED_SRC_AF_XDP: sc->kind = SRC_AF_XDP; break;
+	case TOED_SRC_AF_PACKET: sc->kind = SRC_AF_PACKET; break;
+	default: sc->kind = SRC_PCAP; break;
+	}
+	sc->ifname = cfg->source.interface;
+	sc->queue = cfg->source.queue;
+	sc->xdp_mode = cfg->source.xdp_mode == TOED_XDP_SKB ? SRC_XDP_SKB : SRC_XDP_NATIVE;
+	sc->bpf_obj_path = bpf_obj;
+	/* steering: TCP feeds by their exchange endpoint, UDP by the port we listen on */
+	for (uint32_t i = 0; i < cfg->nfeeds && nf < SRC_MAX_FEEDS; i++) {
+		const struct toed_feed *f = &cfg->feed[i];
+		if (f->port != 0)
+			continue;
+		if (f->protocol == TOED_PROTO_TCP)
+			feeds[nf++] = (struct src_feed){f->exchange.ip, (uint16_t)f->exchange.port, 6};
+		else
+			feeds[nf++] = (struct src_feed){f->vendor.ip, (uint16_t)f->vendor.port, 17};
+	}
+	for (uint32_t i = 0; i < rc->nudp && nf < SRC_MAX_FEEDS; i++) {
+		int dup = 0;
+		for (uint32_t k = 0; k < nf; k++)
+			if (feeds[k].proto == 17 && feeds[k].port == rc->udp[i].port && feeds[k].ip == 0)
+				dup = 1;
+		if (!dup)
+			feeds[nf++] = (struct src_feed){0, rc->udp[i].port, 17};
+	}
+	sc->feeds = feeds;
+	sc->nfeeds = nf;
+	/* pacing and loops are done by the thread (they are live keys) */
+	sc->pcap_path = cfg->source.pcap_file;
+	sc->pace = 0;
+	sc->loops = SRC_LOOP_FOREVER;
+}
+
+void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *cfg, const struct rx_cfg *rx)
+{
+	memset(p, 0, sizeof *p);
+	p->pci = cfg->device.pci;
+	p->xclbin = cfg->device.xclbin;
+	p->rx = rx;
+	p->prog = cfg->fast.have_prog ? &cfg->fast.prog : NULL;
+	p->hw.role = cfg->port[0].role == TOED_ROLE_MIRROR ? TOE_ROLE_MIRROR : TOE_ROLE_MAIN;
+	p->hw.gateway = cfg->port[0].gateway;
+	p->hw.mss = cfg->tcp.mss;
+	p->hw.ring_slots = TOE_XRT_DEFAULT_SLOTS;
+	p->link_timeout_ms = TOE_XRT_DEFAULT_LINK_MS;
+}
+
+void dp_setup_pub(struct pub_config *pc, const struct toed_config *c)
+{
+	memset(pc, 0, sizeof *pc);
+	pc->max_clients = c->shm.max_clients;
+	pc->default_capacity = c->shm.ring_size;
+	pc->max_capacity = TOE_SHM_MAX_CAPACITY;
+	pc->history = c->shm.ring_size; /* a late subscriber can ask for the last ring-full */
+	pc->no_hugepages = c->shm.hugepages == TOED_HUGE_OFF;
+	pc->threaded = 1;
+}

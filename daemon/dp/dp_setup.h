@@ -1,0 +1,60 @@
+/* dp_setup.h - the one place that turns toed.conf (struct toed_config) into each component's settings.
+ *
+ * The configuration (conf/) knows files and keys; the components know their own settings
+ * structs. Everything in between is here: the mirror TOE's and the network layer's settings
+ * of a port, the receive pipeline's, the frame source's, the card's, the publisher's, and the
+ * live settings of the data-plane thread. The control socket's settings (ctl_config) are the
+ * control plane's own and assembled there (ctl/ is above this room).
+ */
+#ifndef TOED_DP_SETUP_H
+#define TOED_DP_SETUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "card/card_backend.h"
+#include "conf/config.h"
+#include "dp/dp_pub.h"
+#include "dp/dp_thread.h"
+#include "net/net_cfg.h"
+#include "rx/rx_pipe.h"
+#include "src/src.h"
+#include "toe/mtoe.h"
+
+/* The mirror TOE configuration of port `port`: [tcp] sizes and timeouts, and one flow
+ * per TCP feed carried by that port, in feed order; flow_feed[i] (may be NULL) receives
+ * the feed index of flow i. Returns the number of flows. */
+uint32_t dp_setup_mtoe(const struct toed_config *c, uint32_t port, struct mtoe_cfg *m,
+		       uint16_t flow_feed[TOED_MAX_FEEDS]);
+
+/* The network configuration of port `port`: its address and MAC (when set), checksum
+ * verification per verify_checksums, destination filtering on tcp and udp ports
+ * (a mirror port sees other hosts' traffic). */
+void dp_setup_net(const struct toed_config *c, uint32_t port, struct net_cfg *n);
+
+/* The receive pipeline of port 0 (rx_cfg_default() first): network, mirror TOE, and the
+ * UDP streams (UDP feeds and [udp] ports, each port once). 0, or -1 with err when the
+ * pipeline has too few UDP streams. */
+int dp_setup_rx(const struct toed_config *c, struct rx_cfg *rc, uint16_t flow_feed[TOED_MAX_FEEDS], char *err,
+		size_t errlen);
+
+/* The data-plane thread's live settings: [dataplane], pcap pace and loops, [tcp] timeouts. */
+void dp_setup_live(struct toed_dp_live *l, const struct toed_config *c);
+
+/* The frame source of the software backend: kind, interface, queue, XDP mode, pcap file, and
+ * the steering list (TCP feeds by their exchange endpoint, UDP by the ports rc decodes) in
+ * feeds[SRC_MAX_FEEDS], which must outlive the open. Pacing and loops stay with the thread
+ * (they are live keys). */
+void dp_setup_src(const struct toed_config *c, const struct rx_cfg *rc, const char *bpf_obj, struct src_cfg *sc,
+		  struct src_feed feeds[SRC_MAX_FEEDS]);
+
+/* The card: [device] pci and xclbin, port 0's role and gateway, [tcp] mss, the compiled
+ * templates; rx: the receive configuration dp_setup_rx built (kept by the caller while the
+ * card is opened). */
+void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *c, const struct rx_cfg *rx);
+
+/* The publisher: [shm] max_clients, ring_size (also the history a late subscriber can ask
+ * for), hugepages = off. */
+void dp_setup_pub(struct pub_config *pc, const struct toed_config *c);
+
+#endif
