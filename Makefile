@@ -16,10 +16,10 @@
 #                              daemon/main/<name>.c are the daemon's programs (toed, toectl)
 #   tools/<name>.c             one command-line tool each
 #   tools/feed/*.c             the feed tools' host code (generator, pacing, sockets) -> libtoefeed.a
-#   tests/lib/*.c              test helpers             -> libtoetest.a
+#   tests/lib/*.c              test helpers and test doubles (the fake card) -> libtoetest.a
 #   tests/unit/test_*.c        one test program each (ASan+UBSan)
 #   tests/*/test_*.sh          test scripts, run by tests/run.sh
-#   tests/integration/*.c      helper programs of the integration tests
+#   tests/integration/*.c      helper programs of the integration tests (toed_test: toed with test doubles)
 #   daemon/src/bpf/*.bpf.c         XDP/tc programs (clang -target bpf)
 #   tests/unit/tsan_*.c        thread tests, built with ThreadSanitizer
 #   tests/fuzz/fuzz_*.c        libFuzzer targets (clang)
@@ -233,12 +233,13 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(REL_TLIB) $(REL_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(RELFLAGS) $< $(call TEST_LINK,$(BUILD)/lib) -o $@
 
-# libFuzzer targets are built by clang straight from the sources.
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(FEED_SRC) $(TLIB_SRC) | $(DEPS_OK)
+# libFuzzer targets are built by clang straight from the sources (without the daemon: not the fake card either).
+FUZZ_TLIB := $(filter-out tests/lib/card_%.c,$(TLIB_SRC))
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		$< $(CORE_SRC) $(FEED_SRC) $(TLIB_SRC) $(LIBS) -o $@
+		$< $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) $(LIBS) -o $@
 
 # helper programs of the integration tests (release flags: they carry traffic)
 $(BUILD)/itest/%: $(BUILD)/obj/tests/integration/%.o $(REL_TLIB) $(REL_LIBS)

@@ -28,7 +28,6 @@ struct toe_xrt {
 	uint32_t rd;         /* records consumed (READ_INDEX) */
 	uint32_t time_seq;
 	uint32_t gen;        /* APPLY value the kernels run with */
-	uint32_t faults;     /* TOE_XRT_FAULT_* */
 	int programmed;      /* the kernels may hold our buffer addresses */
 	int tx_on;           /* the CMAC transmits (enabled at the first link up) */
 	struct toe_xrt_host_stats st;
@@ -480,7 +479,6 @@ int toe_xrt_open(struct toe_xrt **out, const struct toe_devops *ops, void *ctx, 
 	be->ops = ops;
 	be->log = p->log;
 	be->log_arg = p->log_arg;
-	be->faults = p->test_faults;
 	if (pci[0])
 		snprintf(be->where, sizeof be->where, "the card at %.16s", pci);
 	else
@@ -653,14 +651,12 @@ int toe_xrt_poll(struct toe_xrt *be, union toe_record *out, int max)
 			continue;
 		cnt = (n - first + 3u) / 4u;
 		s0 = ((be->rd + first) >> 2) & (be->slots - 1u);
-		if ((be->faults & TOE_XRT_FAULT_SHORT_SYNC) && cnt)
-			cnt--;
 		part = be->slots - s0 < cnt ? be->slots - s0 : cnt;
 		if (sync_range(be, ch, s0, part) < 0)
 			return -1;
 		if (part < cnt) {
 			be->st.wraps++;
-			if (!(be->faults & TOE_XRT_FAULT_SKIP_WRAP_SYNC) && sync_range(be, ch, 0, cnt - part) < 0)
+			if (sync_range(be, ch, 0, cnt - part) < 0)
 				return -1;
 		}
 	}

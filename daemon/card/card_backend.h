@@ -1,7 +1,8 @@
 /* card_backend.h - toed's card backend (`[device] backend = xrt`): bring-up, programming, the HBM ring drain.
  *
  * The same logic runs against the real card (toe_devops_xrt) and against the
- * fake device of the unit tests (toe_devops_fake); see card_dev.h.
+ * fake card of the tests (toe_devops_fake, tests/lib/card_fake.c), whichever
+ * device operations the caller hands it; see card_dev.h.
  *
  *   struct toe_xrt_params p;
  *   dp_setup_card(&p, cfg, &rxcfg);                   // dp/dp_setup.h: from toed.conf and the rx_cfg
@@ -64,11 +65,6 @@
 #define TOE_XRT_F_REQUIRE_LINK 0x1u   /* fail toe_xrt_open when the link is not up in time (else a warning) */
 #define TOE_XRT_F_NO_RSFEC 0x2u       /* leave the CMAC's RS-FEC off (on by default: 100GBASE-SR4 needs it) */
 
-/* toe_xrt_params.test_faults: deliberate bugs, for the tests that prove the
- * fake device catches them. Never set outside tests. */
-#define TOE_XRT_FAULT_SKIP_WRAP_SYNC 0x1u /* skip the second sync of a range that wraps */
-#define TOE_XRT_FAULT_SHORT_SYNC 0x2u     /* sync one record less than the new range */
-
 /* log priorities (syslog's, as toed_log) */
 #define TOE_XRT_LOG_ERR 3
 #define TOE_XRT_LOG_WARNING 4
@@ -84,7 +80,6 @@ struct toe_xrt_params {
 	struct toe_hw_opts hw;        /* role, gateway, MSS; ring_slots 0 = TOE_XRT_DEFAULT_SLOTS */
 	uint32_t link_timeout_ms;     /* wait for the link at open; 0: do not wait */
 	uint32_t flags;               /* TOE_XRT_F_* */
-	uint32_t test_faults;         /* TOE_XRT_FAULT_*: tests only */
 	void (*log)(void *arg, int prio, const char *msg); /* optional: progress and warnings */
 	void *log_arg;
 };

@@ -7,9 +7,14 @@
  *   toe_devops_xrt   (card_xrt.c)  the real card through XRT: the C API for
  *                    the device, the xclbin and buffers, xrt::ip (C++, via
  *                    card_ip.cpp) for registers of the free-running kernels;
- *   toe_devops_fake  (card_fake.c)  a fake card for the unit tests that runs
- *                    the kernels' C code and keeps separate device and host
- *                    copies of every buffer, so a missing sync shows.
+ *   toe_devops_fake  (tests/lib/card_fake.c)  the test double: a fake card
+ *                    that runs the kernels' C code and keeps separate device
+ *                    and host copies of every buffer, so a missing sync
+ *                    shows; the unit tests and the test program toed_test
+ *                    use it, the release toed does not contain it.
+ *
+ * The caller picks the table: toed's main passes toe_devops_xrt to
+ * toed_run() (dp_thread.h, struct toed_dp_seams).
  *
  * Conventions: functions returning int give 0 or a negative errno value;
  * those with err/errlen also leave a one-line reason there (without the

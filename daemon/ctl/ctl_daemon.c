@@ -4,12 +4,6 @@
  * frame source (toed_dp_open: xclbin, UUID, HBM ring, kernels, the link),
  * still as root and before READY=1; a card that cannot come up is one log
  * line saying what to do, and exit 1.
- *
- * Test builds (TOED_DP_TEST_HOOKS, dp_thread.h) honour two environment
- * variables with backend = xrt: TOED_TEST_FAKE_CARD=CAPTURE (a pcap) runs the
- * card path against the fake card of the unit tests, fed with the capture's
- * frames; TOED_TEST_FAKE_CARD_FAIL=1 makes that card fail once the capture
- * is in (a device error at run time). A release toed ignores both.
  */
 #include "ctl/ctl_daemon.h"
 
@@ -220,7 +214,7 @@ static int check_config(const struct toed_opts *opt, struct toed_config *cfg)
 	return 0;
 }
 
-int toed_run(const struct toed_opts *opt)
+int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 {
 	struct toed *t = calloc(1, sizeof *t);
 	char err[1024];
@@ -230,6 +224,8 @@ int toed_run(const struct toed_opts *opt)
 		return TOED_EX_FAIL;
 	}
 	t->opt = *opt;
+	if (seams)
+		t->seams = *seams;
 	t->ready_fd = -1;
 	t->sig_fd = t->timer_fd = -1;
 	t->cfg = malloc(sizeof *t->cfg);
@@ -309,20 +305,10 @@ int toed_run(const struct toed_opts *opt)
 	if (toed_record_configure(t->rec, t->cfg->record.pcap, t->cfg->record.ticks, err, sizeof err) < 0)
 		log_err("%s", err);
 	if (t->cfg->device.backend == TOED_BACKEND_XRT) {
-#ifdef TOED_DP_TEST_HOOKS
-		const char *fake = getenv("TOED_TEST_FAKE_CARD");
-		const char *fail = getenv("TOED_TEST_FAKE_CARD_FAIL");
-		if (fake && *fake) {
-			t->dp.test_fake_card = fake;
-			t->dp.test_fake_fail = fail && *fail && strcmp(fail, "0") != 0;
-			log_warn("TEST: a fake card fed from %s instead of the card (TOED_TEST_FAKE_CARD)%s", fake,
-				 t->dp.test_fake_fail ? ", failing once the capture is in (TOED_TEST_FAKE_CARD_FAIL)" : "");
-		}
-#endif
 		if (t->cfg->record.pcap[0])
 			log_warn("[record] pcap: with backend = xrt the frames stay on the card; only [record] ticks "
 				 "records anything");
-		if (toed_dp_open(&t->dp, t->cfg, NULL, err, sizeof err) < 0) {
+		if (toed_dp_open(&t->dp, t->cfg, NULL, &t->seams, err, sizeof err) < 0) {
 			log_err("%s", err);
 			goto out;
 		}
@@ -332,7 +318,7 @@ int toed_run(const struct toed_opts *opt)
 			find_bpf(t);
 			log_info("XDP program: %s", t->bpf_path);
 		}
-		if (toed_dp_open(&t->dp, t->cfg, t->bpf_path, err, sizeof err) < 0) {
+		if (toed_dp_open(&t->dp, t->cfg, t->bpf_path, &t->seams, err, sizeof err) < 0) {
 			log_err("source: %s", err);
 			goto out;
 		}
@@ -344,7 +330,6 @@ int toed_run(const struct toed_opts *opt)
 	if (t->cfg->device.backend == TOED_BACKEND_SW && t->cfg->source.type == TOED_SRC_AF_XDP)
 		keep |= TOED_CAP(12); /* CAP_NET_ADMIN: detach the XDP program at exit */
 	toed_priv_drop(opt->user, keep);
-	t->dp.test_stall_ns = opt->test_stall_ms * 1000000ull;
 	if (toed_dp_start(&t->dp) < 0) {
 		log_err("data plane thread: %s", strerror(errno));
 		goto out;

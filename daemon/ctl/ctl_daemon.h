@@ -8,7 +8,8 @@
  *      the loop reads through a signalfd;
  *   4. the publisher, the control socket, the recorder, the data plane's
  *      memory, and the frame source (root still: raw sockets, XDP) - or,
- *      with backend = xrt, the card (xclbin, HBM ring, kernels, link);
+ *      with backend = xrt, the card (xclbin, HBM ring, kernels, link)
+ *      through the device operations the caller passed;
  *   5. drop privileges (ctl_priv.h), start the data-plane thread;
  *   6. run the control loop (ctl_loop.h) until SIGTERM/SIGINT or a fatal
  *      data-plane error; READY=1 once the data plane says it is live.
@@ -38,7 +39,6 @@ struct toed_opts {
 	int foreground;
 	const char *user;        /* --user: switch to this user once set up */
 	const char *bpf_obj;     /* --bpf-object / $TOED_BPF_OBJECT */
-	uint64_t test_stall_ms;  /* hidden --test-stall-dataplane=MS */
 };
 
 struct toed {
@@ -49,6 +49,7 @@ struct toed {
 	struct ctl_server *ctl;
 	struct toed_record *rec;
 	struct toed_dp dp;
+	struct toed_dp_seams seams; /* from toed_run's caller */
 	struct io_uring ring;
 	int ring_ok;
 	int sig_fd;
@@ -74,7 +75,10 @@ struct toed {
 	uint32_t gen_next;
 };
 
-/* Run the daemon; returns the process exit status. */
-int toed_run(const struct toed_opts *opt);
+/* Run the daemon; returns the process exit status. seams: the card's device
+ * operations and the data plane's hook (dp_thread.h). The release toed
+ * (daemon/main/toed.c) passes toe_devops_xrt and no hook; the test program
+ * toed_test (tests/integration/toed_test.c) a fake card and its test hooks. */
+int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams);
 
 #endif

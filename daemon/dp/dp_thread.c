@@ -13,9 +13,6 @@
 #include "base/log.h"
 #include "dp/dp_setup.h"
 #include "card/card_xclbin.h"
-#ifdef TOED_DP_TEST_HOOKS
-#include "card/card_fake.h"
-#endif
 
 #define DP_BURST 64
 #define DP_BATCH 64
@@ -28,8 +25,6 @@
 #define DP_CARD_QUIET_NS 1000000ull /* ... or this long once nothing came for DP_CARD_QUIET_AFTER */
 #define DP_CARD_QUIET_AFTER 100000000ull
 #define DP_CARD_CTR_NS 1000000000ull /* the card's counters (~200 register reads) every second */
-#define DP_FAKE_FRAMES 8            /* test hook: frames fed to the fake card per turn, once its ring is drained */
-#define DP_FAKE_SLOTS 512u          /* test hook: records per channel: a short capture wraps the ring */
 
 static uint64_t mono_ns(void)
 {
@@ -182,77 +177,26 @@ static void card_log(void *arg, int prio, const char *msg)
 	toed_log(prio, "%s", msg);
 }
 
-#ifdef TOED_DP_TEST_HOOKS
-/* Test hook: the fake card's device operations, whose registers fail on demand. */
-static struct toe_devops fake_ops;
-static int fake_failing; /* atomic */
-
-static int fake_reg_read(void *ip, uint32_t off, uint32_t *v)
-{
-	if (__atomic_load_n(&fake_failing, __ATOMIC_RELAXED))
-		return -EIO;
-	return toe_devops_fake.reg_read(ip, off, v);
-}
-
-static int fake_reg_write(void *ip, uint32_t off, uint32_t v)
-{
-	if (__atomic_load_n(&fake_failing, __ATOMIC_RELAXED))
-		return -EIO;
-	return toe_devops_fake.reg_write(ip, off, v);
-}
-
-static int fake_open(struct toed_dp *dp, const struct toed_config *cfg, struct toe_xrt_params *p,
-		     const struct toe_devops **ops, void **ctx, char *err, size_t errlen)
-{
-	struct toe_fake_cfg fc;
-	struct src_cfg sc;
-	memset(&fc, 0, sizeof fc);
-	fc.bdf = cfg->device.pci[0] ? cfg->device.pci : NULL;
-	dp->fake = toe_fake_new(&fc);
-	if (!dp->fake) {
-		snprintf(err, errlen, "fake card: out of memory");
-		return -1;
-	}
-	memset(&sc, 0, sizeof sc);
-	sc.kind = SRC_PCAP;
-	sc.pcap_path = dp->test_fake_card;
-	sc.loops = 1;
-	if (src_open(&dp->fake_src, &sc, err, errlen) < 0)
-		return -1;
-	fake_ops = toe_devops_fake;
-	fake_ops.reg_read = fake_reg_read;
-	fake_ops.reg_write = fake_reg_write;
-	__atomic_store_n(&fake_failing, 0, __ATOMIC_RELAXED);
-	*ops = &fake_ops;
-	*ctx = dp->fake;
-	p->hw.ring_slots = DP_FAKE_SLOTS;
-	return 0;
-}
-#endif
-
 /* backend = xrt: bring the card up (before READY=1: it may wait 10 s for the link). */
 static int card_open(struct toed_dp *dp, const struct toed_config *cfg, char *err, size_t errlen)
 {
 	struct toe_xrt_params p;
-	const struct toe_devops *ops = &toe_devops_xrt;
-	void *ctx = NULL;
 	char where[24];
 	if (cfg->device.pci[0])
 		snprintf(where, sizeof where, "at %.16s", cfg->device.pci);
 	else
 		snprintf(where, sizeof where, "(the first one found)");
+	if (!dp->seams.card_ops) {
+		snprintf(err, errlen, "card backend: no device operations to reach the card with");
+		return -1;
+	}
 	dp_setup_card(&p, cfg, &dp->rxcfg);
 	p.log = card_log;
-	snprintf(dp->src_desc, sizeof dp->src_desc, "card %s running %.200s", where, cfg->device.xclbin);
-#ifdef TOED_DP_TEST_HOOKS
-	if (dp->test_fake_card) {
-		if (fake_open(dp, cfg, &p, &ops, &ctx, err, errlen) < 0)
-			return -1;
-		snprintf(dp->src_desc, sizeof dp->src_desc, "fake card %s (test) fed from %.90s, running %.90s", where,
-			 dp->test_fake_card, cfg->device.xclbin);
-	}
-#endif
-	if (toe_xrt_open(&dp->xrt, ops, ctx, &p, err, errlen) < 0) {
+	if (dp->seams.card_ring_slots)
+		p.hw.ring_slots = dp->seams.card_ring_slots;
+	snprintf(dp->src_desc, sizeof dp->src_desc, "%.40s %s running %.180s",
+		 dp->seams.card_name ? dp->seams.card_name : "card", where, cfg->device.xclbin);
+	if (toe_xrt_open(&dp->xrt, dp->seams.card_ops, dp->seams.card_ctx, &p, err, errlen) < 0) {
 		dp->xrt = NULL;
 		return -1;
 	}
@@ -266,8 +210,11 @@ static int card_open(struct toed_dp *dp, const struct toed_config *cfg, char *er
 	return 0;
 }
 
-int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *bpf_obj, char *err, size_t errlen)
+int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *bpf_obj,
+		 const struct toed_dp_seams *seams, char *err, size_t errlen)
 {
+	if (seams)
+		dp->seams = *seams;
 	if (dp->backend == TOED_BACKEND_XRT)
 		return card_open(dp, cfg, err, errlen);
 	struct src_cfg sc;
@@ -374,8 +321,6 @@ struct dp_run {
 	uint64_t last_rec;      /* CLOCK_MONOTONIC of the last poll that found records */
 	int link;               /* last link state seen (-1: not yet) */
 	uint64_t bad;           /* records of no TOE_REC_* type */
-	int fake_in;            /* test hook: the capture is in the fake card */
-	uint64_t fake_frames;
 };
 
 static void set_state(struct toed_dp *dp, uint32_t s)
@@ -578,17 +523,17 @@ static int stopping(const struct toed_dp *dp)
 	return __atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Hidden test hook: a data plane that stops making progress (no heartbeat). */
-static void test_stall(struct dp_run *r)
+int toed_dp_stopping(const struct toed_dp *dp)
+{
+	return stopping(dp);
+}
+
+/* The caller's hook (toed_dp_seams.on_turn), once per turn while live. */
+static void turn_hook(struct dp_run *r, uint64_t now)
 {
 	struct toed_dp *dp = r->dp;
-	if (!dp->test_stall_ns || !r->live_since || mono_ns() - r->live_since < dp->test_stall_ns)
-		return;
-	log_warn("data plane: stalling on purpose (--test-stall-dataplane)");
-	while (!stopping(dp)) {
-		struct timespec ts = {0, 10000000};
-		nanosleep(&ts, NULL);
-	}
+	if (dp->seams.on_turn)
+		dp->seams.on_turn(dp->seams.arg, dp, now - r->live_since);
 }
 
 /* pcap: wait until the frame recorded at ts is due; 0 due, -1 stopping. */
@@ -705,7 +650,7 @@ static void sw_loop(struct dp_run *r)
 	while (!stopping(dp)) {
 		uint64_t now = mono_ns();
 		housekeeping(r, now);
-		test_stall(r);
+		turn_hook(r, now);
 		if (r->ended) {
 			struct timespec sl = {0, DP_WAIT_MS * 1000000L};
 			nanosleep(&sl, NULL);
@@ -836,43 +781,6 @@ static void card_publish(struct dp_run *r, int n)
 	publish(r, r->cbatch, m);
 }
 
-#ifdef TOED_DP_TEST_HOOKS
-/* Test hook: a few frames of the capture into the fake card, which runs them
- * at once (stamped with the clock toe_xrt_set_time wrote, as the card does). */
-static void fake_feed(struct dp_run *r)
-{
-	struct toed_dp *dp = r->dp;
-	struct src_frame f[DP_FAKE_FRAMES];
-	int n;
-	if (r->fake_in)
-		return;
-	n = src_rx_burst(dp->fake_src, f, DP_FAKE_FRAMES);
-	if (n == SRC_EOF || n < 0) {
-		r->fake_in = 1;
-		if (n < 0 && n != SRC_EOF)
-			log_err("fake card: reading %s: %s", dp->test_fake_card, strerror(errno));
-		log_info("fake card: the capture is in (%llu frames)", (unsigned long long)r->fake_frames);
-		return;
-	}
-	for (int i = 0; i < n; i++)
-		if (toe_fake_frame(dp->fake, f[i].data, f[i].len, 0) == 0)
-			r->fake_frames++;
-	src_rx_release(dp->fake_src);
-	toe_fake_run(dp->fake, (uint32_t)n);
-}
-
-/* Test hook: once the capture is in and the ring drained, every register access fails. */
-static void fake_fault(struct dp_run *r)
-{
-	struct toed_dp *dp = r->dp;
-	if (dp->test_fake_fail && r->fake_in && !toe_fake_pending(dp->fake) &&
-	    !__atomic_load_n(&fake_failing, __ATOMIC_RELAXED)) {
-		log_warn("fake card: failing on purpose (TOED_TEST_FAKE_CARD_FAIL)");
-		__atomic_store_n(&fake_failing, 1, __ATOMIC_RELAXED);
-	}
-}
-#endif
-
 /* Card backend: the card's clock every ms, its ring drained into the publication path. */
 static void card_loop(struct dp_run *r)
 {
@@ -893,13 +801,9 @@ static void card_loop(struct dp_run *r)
 		uint64_t now = mono_ns(), t;
 		int got = 0, n = 0;
 		housekeeping(r, now);
-		test_stall(r);
+		turn_hook(r, now);
 		if (now - r->last_card >= DP_CARD_CTR_NS && card_counters(r, now) < 0)
 			break;
-#ifdef TOED_DP_TEST_HOOKS
-		if (dp->fake)
-			fake_feed(r);
-#endif
 		t = real_ns();
 		if (t - r->last_poll_ts >= DP_POLL_NS || t < r->last_poll_ts) {
 			r->last_poll_ts = t;
@@ -922,10 +826,6 @@ static void card_loop(struct dp_run *r)
 			r->last_rec = now;
 			continue;
 		}
-#ifdef TOED_DP_TEST_HOOKS
-		if (dp->fake)
-			fake_fault(r);
-#endif
 		if (!r->live.busy_poll) {
 			/* no interrupt from the card: short naps while records flow, longer ones when the feed is quiet */
 			struct timespec sl = {0, (long)(now - r->last_rec < DP_CARD_QUIET_AFTER ? DP_CARD_IDLE_NS
@@ -1002,12 +902,6 @@ void toed_dp_destroy(struct toed_dp *dp)
 	dp->src = NULL;
 	toe_xrt_close(dp->xrt); /* holds the kernels: the writer stops before its buffers go */
 	dp->xrt = NULL;
-#ifdef TOED_DP_TEST_HOOKS
-	src_close(dp->fake_src);
-	dp->fake_src = NULL;
-	toe_fake_free(dp->fake);
-	dp->fake = NULL;
-#endif
 	free(dp->pipe);
 	free(dp->fs);
 	free(dp->mbuf);

@@ -40,13 +40,12 @@
  * counter on every turn of its loop: the watchdog pings systemd only while
  * that counter moves.
  *
- * Test hooks (test builds only, TOED_DP_TEST_HOOKS): toed_dp.test_fake_card
- * names a capture; toed_dp_open then brings up a fake card (card_fake.h,
- * toe_devops_fake) instead of the real one, and the thread feeds it the
- * capture's frames once, stamped by the card's clock, a few per turn, so the
- * whole card path (programming, the HBM ring and its syncs, the drain) runs
- * in toed. test_fake_fail makes the fake card's registers fail once the
- * capture is in and the ring drained (a device error).
+ * Seams (struct toed_dp_seams, from toed_run's caller): the card's device
+ * operations (the release toed: toe_devops_xrt) and an optional hook the
+ * thread calls on every turn of its loop once live. The test program
+ * toed_test (tests/integration/toed_test.c) puts a fake card and its test
+ * hooks there (feeding the fake a capture, stalling the thread); the
+ * release toed has neither.
  */
 #ifndef TOED_DATAPLANE_H
 #define TOED_DATAPLANE_H
@@ -61,11 +60,22 @@
 #include "dp/dp_record.h"
 #include "card/card_backend.h"
 
-/* The test hooks exist in the sanitizer builds that `make test-build` makes
- * (and where TOED_TEST_HOOKS is defined), never in a release toed. */
-#if defined(__SANITIZE_ADDRESS__) || defined(TOED_TEST_HOOKS)
-#define TOED_DP_TEST_HOOKS 1
-#endif
+struct toed_dp;
+
+/* What toed_run's caller puts in place: the card and a hook into the thread. */
+struct toed_dp_seams {
+	/* backend = xrt: the card's device operations and their ctx (card_dev.h) */
+	const struct toe_devops *card_ops;
+	void *card_ctx;
+	const char *card_name;     /* in the source's description (NULL: "card") */
+	uint32_t card_ring_slots;  /* HBM ring records per pseudo-channel (0: TOE_XRT_DEFAULT_SLOTS) */
+	/* Called by the data-plane thread on every turn of its loop once live
+	 * (NULL: none), live_ns after it went live. It runs in the thread: while
+	 * it does, the heartbeat stands still; it should return soon after
+	 * toed_dp_stopping(dp) says so. */
+	void (*on_turn)(void *arg, struct toed_dp *dp, uint64_t live_ns);
+	void *arg;
+};
 
 enum toed_dp_state {
 	TOED_DP_IDLE = 0,    /* prepared, not started */
@@ -139,11 +149,7 @@ struct toed_dp {
 	struct toed_record *rec;
 	struct toe_xrt *xrt;      /* backend = xrt: the card, once toed_dp_open brought it up */
 	int event_fd;             /* written on every state change */
-	uint64_t test_stall_ns;   /* hidden test option: stall this long after going live (0: never) */
-	const char *test_fake_card; /* test builds: capture fed to a fake card (backend = xrt; NULL: the real card) */
-	int test_fake_fail;       /* test builds: the fake card fails once the capture is in and drained */
-	void *fake;               /* struct toe_fake, with test_fake_card */
-	struct src *fake_src;     /* the capture it is fed from */
+	struct toed_dp_seams seams; /* from toed_dp_open's caller */
 	/* memory of the pipeline */
 	struct rx_pipe *pipe;
 	struct fast_stream *fs;
@@ -170,9 +176,11 @@ struct toed_dp {
 int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pub *pub, struct toed_record *rec,
 		    char *err, size_t errlen);
 /* Open the source described by cfg (bpf_obj: the XDP program, AF_XDP), or
- * with backend = xrt bring the card up: err then holds the backend's one line
- * saying what is wrong and what to do. */
-int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *bpf_obj, char *err, size_t errlen);
+ * with backend = xrt bring the card up through seams->card_ops: err then
+ * holds the backend's one line saying what is wrong and what to do. seams
+ * (copied) also brings the thread's hook. */
+int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *bpf_obj,
+		 const struct toed_dp_seams *seams, char *err, size_t errlen);
 int toed_dp_start(struct toed_dp *dp);
 /* Ask the thread to stop and wait up to timeout_ms. 0 stopped, -1 still running. */
 int toed_dp_stop(struct toed_dp *dp, int timeout_ms);
@@ -182,6 +190,8 @@ void toed_dp_destroy(struct toed_dp *dp);
 void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l);
 
 uint32_t toed_dp_state(const struct toed_dp *dp);
+/* 1 once toed_dp_stop asked the thread to stop. */
+int toed_dp_stopping(const struct toed_dp *dp);
 uint64_t toed_dp_heartbeat(const struct toed_dp *dp);
 /* Copy the latest snapshot (blocks only while the thread copies into it). */
 void toed_dp_snapshot(struct toed_dp *dp, struct toed_dp_snapshot *out);

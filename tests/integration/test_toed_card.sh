@@ -1,13 +1,14 @@
 #!/bin/sh
 # test_toed_card.sh - toed with [device] backend = xrt: the card path end to end on the fake card, and without a card.
 #
-# There is no U50 here. Test builds of toed (the ASan/UBSan one `make
-# test-build` makes) honour TOED_TEST_FAKE_CARD=CAPTURE: the card backend
-# (daemon/card/card_backend.c: xclbin checks, programming, the HBM ring and its
-# syncs) then runs against the fake card of the unit tests (daemon/card/card_fake.c,
-# which runs the kernels' C code and keeps separate device and host copies of
-# the ring), fed with the capture's frames. The xclbin is a metadata-only one
-# generated from XRT's xclbin.h (xrt_mkxclbin). Checks:
+# There is no U50 here. The test program toed_test (toed's main with test
+# options, tests/integration/toed_test.c) takes --test-fake-card CAPTURE: the
+# card backend (daemon/card/card_backend.c: xclbin checks, programming, the
+# HBM ring and its syncs) then runs against the fake card of the test library
+# (tests/lib/card_fake.c, which runs the kernels' C code and keeps separate
+# device and host copies of the ring), fed with the capture's frames. The
+# xclbin is a metadata-only one generated from XRT's xclbin.h (xrt_mkxclbin).
+# Checks:
 #   1. one capture (toe-fastgen feed, reordered TCP segments) replayed by the
 #      software backend and fed to the card: two clients each (trades only;
 #      everything, events included) receive exactly the same lines from both
@@ -16,7 +17,7 @@
 #      capture's frames, records written to the ring = records the
 #      unfiltered client received = records the host drained, link up);
 #      toectl status says backend xrt, link up;
-#   3. a card that fails at run time (TOED_TEST_FAKE_CARD_FAIL=1): the error
+#   3. a card that fails at run time (--test-fake-card-fail): the error
 #      is logged in one line and toed exits 1;
 #   4. backend = xrt on this machine without a card: one error line naming
 #      the BDF, exit 1, no crash; --check-config passes the same file and
@@ -24,11 +25,6 @@
 # Needs no root. Takes about 15 s.
 . "$(dirname "$0")/toed_common.sh"
 
-# the fake card exists only in test builds of toed
-CARD_TOED=$BUILD/asan/bin/toed
-if [ ! -x "$CARD_TOED" ]; then
-	make -s BUILD="$BUILD" "$CARD_TOED" >/dev/null 2>&1 || fail "cannot build $CARD_TOED"
-fi
 [ -x "$OUT/xrt_mkxclbin" ] || make -s BUILD="$BUILD" "$OUT/xrt_mkxclbin" >/dev/null 2>&1 ||
 	fail "cannot build $OUT/xrt_mkxclbin"
 "$OUT/xrt_mkxclbin" "$TMP/toed.xclbin" >"$TMP/mkxclbin.out" 2>&1
@@ -94,13 +90,12 @@ stop_toed
 [ "$TOED_RC" -eq 0 ] || fail "software backend: toed exited $TOED_RC"
 
 : >"$TMP/toed.log"
-TOED=$CARD_TOED
-export TOED_TEST_FAKE_CARD="$TMP/feed.pcap"
+SW_TOED=$TOED
+TOED=$TOED_TEST
 start_notify
-start_toed "$TMP/card.conf"
-unset TOED_TEST_FAKE_CARD
+start_toed "$TMP/card.conf" --test-fake-card "$TMP/feed.pcap"
 wait_for "$TMP/notify.log" 'READY=1' 15 || fail "card: no READY=1"
-grep -q 'fake card' "$TMP/toed.log" || fail "card: toed did not use the fake card (not a test build?)"
+grep -q 'card: fake card at 0000:3b:00.1' "$TMP/toed.log" || fail "card: toed_test did not use the fake card"
 clients card
 
 cmp -s "$TMP/card.trades" "$TMP/want.trades" || {
@@ -153,10 +148,8 @@ grep -q ': error:' "$TMP/toed.log" && fail "card: errors logged: $(grep ': error
 
 # ---- 3. a device error at run time
 : >"$TMP/toed.log"
-export TOED_TEST_FAKE_CARD="$TMP/feed.pcap" TOED_TEST_FAKE_CARD_FAIL=1
 start_notify
-start_toed "$TMP/card.conf"
-unset TOED_TEST_FAKE_CARD TOED_TEST_FAKE_CARD_FAIL
+start_toed "$TMP/card.conf" --test-fake-card "$TMP/feed.pcap" --test-fake-card-fail
 wait_exit "$TOED_PID" 15 || fail "card failing: toed still runs"
 TOED_PID=
 [ "$WAIT_RC" -eq 1 ] || fail "card failing: toed exited $WAIT_RC, not 1"
@@ -164,8 +157,9 @@ grep -q 'error: data plane failed: card: the card at 0000:3b:00.1: .* failed: In
 	fail "card failing: no error line naming the failed access"
 say "device error: $(grep -m1 'data plane failed' "$TMP/toed.log" | cut -c1-110)..., exit 1"
 
-# ---- 4. no card here
+# ---- 4. no card here (the release toed: the real card's device operations)
 : >"$TMP/toed.log"
+TOED=$SW_TOED
 start_notify
 start_toed "$TMP/card.conf"
 wait_exit "$TOED_PID" 20 || fail "no card: toed still runs"
@@ -177,9 +171,9 @@ grep ': error:' "$TMP/toed.log" | grep -q '0000:3b:00.1' || fail "no card: the e
 grep -q 'READY=1' "$TMP/notify.log" && fail "no card: READY=1 sent"
 say "no card: $(grep ': error:' "$TMP/toed.log" | cut -c1-120)..., exit 1"
 
-"$CARD_TOED" --check-config -c "$TMP/card.conf" >"$TMP/check.out" 2>&1 || fail "--check-config refused the card configuration: $(cat "$TMP/check.out")"
+"$TOED" --check-config -c "$TMP/card.conf" >"$TMP/check.out" 2>&1 || fail "--check-config refused the card configuration: $(cat "$TMP/check.out")"
 sed 's/^gap_timeout_ms = 30000/connections = 128/' "$TMP/card.conf" >"$TMP/big.conf"
-"$CARD_TOED" --check-config -c "$TMP/big.conf" >"$TMP/check.out" 2>&1
+"$TOED" --check-config -c "$TMP/big.conf" >"$TMP/check.out" 2>&1
 rc=$?
 [ $rc -eq 78 ] || fail "--check-config of 128 connections with backend = xrt: exit $rc, not 78"
 grep -q 'connections = 128: the card' "$TMP/check.out" || fail "--check-config: no message on the card's limit: $(cat "$TMP/check.out")"

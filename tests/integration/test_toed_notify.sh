@@ -9,7 +9,8 @@
 #     privilege for it): exit 1 and no READY=1;
 #   - WATCHDOG=1 keeps coming at WatchdogSec/2 while the data plane runs
 #     (WATCHDOG_USEC=400000: every 200 ms);
-#   - with the hidden --test-stall-dataplane=800 the data plane stops 800 ms
+#   - toed_test (toed with test hooks, tests/integration/toed_test.c) with
+#     --test-stall-dataplane=800: the data plane stops 800 ms
 #     after going live: WATCHDOG=1 stops, STATUS= says so, the log says why,
 #     and SIGTERM still stops the daemon;
 #   - without systemd and without --foreground toed detaches: the starting
@@ -58,7 +59,10 @@ say "source that cannot open: exit 1, no READY=1"
 # ---- a stalled data plane gets no watchdog pings
 start_notify
 : >"$TMP/toed.log"
+REL_TOED=$TOED
+TOED=$TOED_TEST
 WATCHDOG_USEC=400000 start_toed "$TMP/live.conf" --test-stall-dataplane=800
+TOED=$REL_TOED
 wait_for "$TMP/notify.log" 'READY=1' 10 || fail "no READY=1 (stall run)"
 t_ready=$(grep -m1 'READY=1' "$TMP/notify.log" | cut -d' ' -f1)
 sleep 3
@@ -70,6 +74,7 @@ last=$(awk '$3 == "WATCHDOG=1" {t = $1} END {print t + 0}' "$TMP/notify.log")
 	fail "WATCHDOG=1 at +$((last - t_ready)) ms, after the data plane stalled at +800 ms"
 grep -q 'STATUS=data plane stalled' "$TMP/notify.log" || fail "STATUS= does not report the stall"
 grep -q 'heartbeat stopped' "$TMP/toed.log" || fail "the log does not report the stall"
+grep -q 'stalling on purpose' "$TMP/toed.log" || fail "toed_test did not stall the data plane (its hook never ran)"
 stop_toed
 [ "$TOED_RC" -eq 0 ] || fail "a stalled toed exited $TOED_RC after SIGTERM"
 say "stalled data plane: last WATCHDOG=1 at +$((last - t_ready)) ms, none after; SIGTERM still works"

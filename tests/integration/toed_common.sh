@@ -1,7 +1,8 @@
 # toed_common.sh - shared by the tests/integration/test_toed_*.sh scripts (sourced, POSIX sh).
 #
-# Sets BUILD, OUT ($BUILD/itest), TOED (the ASan build when there is a fresh one), TMP (a temporary folder removed at
-# exit), builds what the tests need when missing, and provides:
+# Sets BUILD, OUT ($BUILD/itest), TOED (the ASan build when there is a fresh one), TOED_TEST (toed with test doubles:
+# tests/integration/toed_test.c), TMP (a temporary folder removed at exit), builds what the tests need when missing,
+# and provides:
 #   mkfeed RECORDS SEED [mkpcap options]   feed.step, truth.jsonl, feed.pcap in $TMP
 #   conf FILE [EXTRA]                       a pcap-replay configuration for $TMP/feed.pcap (+ EXTRA lines)
 #   start_notify                            notification socket at $TMP/notify.sock -> $TMP/notify.log
@@ -30,7 +31,8 @@ fail() {
 say() { echo "== $*"; }
 
 # ---- build -------------------------------------------------------------------
-need="$BUILD/bin/toed $BUILD/bin/toectl $BUILD/bin/toe-fastgen $BUILD/bin/toe-dump $OUT/mkpcap $OUT/tick_client $OUT/notify_listen"
+need="$BUILD/bin/toed $BUILD/bin/toectl $BUILD/bin/toe-fastgen $BUILD/bin/toe-dump $OUT/mkpcap $OUT/tick_client $OUT/notify_listen
+	$OUT/toed_test"
 missing=
 for f in $need; do
 	[ -x "$f" ] || missing="$missing $f"
@@ -48,6 +50,8 @@ if [ -z "${TOED:-}" ]; then
 	TOED=$BUILD/bin/toed
 	[ -x "$BUILD/asan/bin/toed" ] && [ ! "$BUILD/asan/bin/toed" -ot "$BUILD/bin/toed" ] && TOED=$BUILD/asan/bin/toed
 fi
+# toed's main with test options (a fake card, a stalled data plane): the release toed has none
+TOED_TEST=$OUT/toed_test
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 TOECTL=$BUILD/bin/toectl
 

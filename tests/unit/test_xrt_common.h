@@ -27,7 +27,7 @@
 #include "rx/rx_pipe.h"
 
 #include "card/card_backend.h"
-#include "card/card_fake.h"
+#include "card_fake.h"
 #include "card/card_xclbin.h"
 
 #define TX_TEMPLATES "conf/templates/sse-l2-3201-5801.xml"

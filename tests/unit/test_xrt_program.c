@@ -545,7 +545,6 @@ static void test_params(void)
 	CHECK_EQ(p.hw.mss, 1344);
 	CHECK_EQ(p.hw.ring_slots, TOE_XRT_DEFAULT_SLOTS);
 	CHECK_EQ(p.link_timeout_ms, TOE_XRT_DEFAULT_LINK_MS);
-	CHECK_EQ(p.test_faults, 0);
 	c->port[0].role = TOED_ROLE_TCP;
 	c->fast.have_prog = 0;
 	dp_setup_card(&p, c, &rx);

@@ -8,13 +8,16 @@
  * - Every poll syncs, per pseudo-channel, exactly the slots of the records it
  *   hands out (worked out from record k -> channel k % 4, slot (k / 4) %
  *   slots), from the device, in one range or two when the range wraps.
- * - A wrap with two syncs per channel; with the second sync deliberately
- *   skipped (TOE_XRT_FAULT_SKIP_WRAP_SYNC) the host gets the previous lap's
- *   records in exactly the wrapped slots, and with a short sync the poisoned
- *   host copy: the fake's separate copies catch both.
+ * - A wrap with two syncs per channel; when the second sync is lost
+ *   (TOE_FAKE_FAULT_LOSE_WRAP_SYNC: the fake copies nothing) the host gets
+ *   the previous lap's records in exactly the wrapped slots, and with a
+ *   short sync (TOE_FAKE_FAULT_SHORT_SYNC) the poisoned host copy: the
+ *   fake's separate copies make both visible.
  * - Ring full: records dropped and counted, two free slots needed, then one
  *   TOE_GAP_OVERFLOW gap with the count and the last dropped record's time.
  * - A write index that makes no sense is an error, not a flood of records.
+ * - A card whose registers fail once drained (the fake's device error) makes
+ *   the poll fail with the access and the reason.
  */
 #include "test_xrt_common.h"
 
@@ -59,9 +62,9 @@ static struct toe_xrt *open_fake(struct toe_fake **f, const struct rx_cfg *cfg, 
 	fc.check_banks = 1;
 	for (ch = 0; ch < 4; ch++)
 		fc.hbm_bank[ch] = xd.hbm_bank[ch];
+	fc.faults = faults;
 	*f = toe_fake_new(&fc);
 	tx_params(p, xclbin, cfg, slots);
-	p->test_faults = faults;
 	if (toe_xrt_open(&be, &toe_devops_fake, *f, p, err, sizeof err) < 0)
 		fprintf(stderr, "open: %s\n", err);
 	CHECK(be != NULL);
@@ -224,7 +227,7 @@ out:
 }
 
 /* 4 slots per channel: a ring of 16. 10 records, then 12 more: every
- * channel's new range wraps. fault: TOE_XRT_FAULT_*. */
+ * channel's new range wraps. fault: TOE_FAKE_FAULT_*. */
 static void test_wrap(uint32_t faults)
 {
 	struct rx_cfg cfg;
@@ -253,7 +256,7 @@ static void test_wrap(uint32_t faults)
 		check_syncs(f, 0, 10, 4);
 	for (k = 0; n > 0 && k < (uint32_t)n; k++)
 		tx_rec_add(&hw, &r[k]);
-	if (faults & TOE_XRT_FAULT_SHORT_SYNC) {
+	if (faults & TOE_FAKE_FAULT_SHORT_SYNC) {
 		/* the last record of each channel (k = 6, 7, 8, 9) was never synced: the host's poison */
 		uint8_t poison[TOE_RECORD_SIZE];
 		memset(poison, 0xee, sizeof poison);
@@ -410,6 +413,47 @@ out:
 	tx_frames_free(&l);
 }
 
+/* toe_fake_fail_when_drained (toed_test --test-fake-card-fail): the registers
+ * keep working while a frame is pending or a record unread, then fail with
+ * EIO, and the backend says which access failed and why. */
+static void test_fail_when_drained(void)
+{
+	struct rx_cfg cfg;
+	struct toe_xrt_params p;
+	struct tx_frames l = { 0 };
+	struct toe_fake *f;
+	struct toe_xrt *be;
+	union toe_record r[64];
+	uint32_t i;
+
+	tx_cfg(&cfg);
+	one_record_frames(&l, 6, TX_T0);
+	be = open_fake(&f, &cfg, 4, 0, &p);
+	if (!be)
+		goto out;
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(tx_fake_step(f, be, &l, i), 0);
+	toe_fake_fail_when_drained(f);
+	CHECK_EQ(toe_fake_frame(f, l.buf[5], l.len[5], l.ts[5]), 0); /* pending */
+	CHECK_EQ(toe_xrt_poll(be, r, 64), 5);
+	CHECK_EQ(toe_xrt_poll(be, r, 64), 0); /* drained, but a frame is still pending */
+	CHECK(!toe_fake_failing(f));
+	CHECK_EQ(toe_fake_run(f, 1), 1);
+	CHECK_EQ(toe_xrt_poll(be, r, 64), 1); /* its record is unread until this poll */
+	CHECK(!toe_fake_failing(f));
+	CHECK_EQ(toe_xrt_poll(be, r, 64), -1);
+	CHECK(toe_fake_failing(f));
+	CHECK(strstr(toe_xrt_error(be), "reading register") != NULL);
+	CHECK(strstr(toe_xrt_error(be), "of hbm_writer_top failed: Input/output error") != NULL);
+	CHECK_EQ(toe_xrt_set_time(be, TX_T0), -1);
+	CHECK(strstr(toe_xrt_error(be), "writing register") != NULL);
+	toe_xrt_close(be);
+	CHECK_EQ(toe_fake_live_bos(f), 0);
+	toe_fake_free(f);
+out:
+	tx_frames_free(&l);
+}
+
 int main(void)
 {
 	if (tx_load_prog() != 0)
@@ -419,10 +463,11 @@ int main(void)
 		return test_skip("xrt_ring", "cannot write a temporary xclbin in /tmp");
 	test_equivalence();
 	test_wrap(0);
-	test_wrap(TOE_XRT_FAULT_SKIP_WRAP_SYNC);
-	test_wrap(TOE_XRT_FAULT_SHORT_SYNC);
+	test_wrap(TOE_FAKE_FAULT_LOSE_WRAP_SYNC);
+	test_wrap(TOE_FAKE_FAULT_SHORT_SYNC);
 	test_full();
 	test_bad_index();
+	test_fail_when_drained();
 	unlink(xclbin);
 	return test_done("xrt_ring");
 }

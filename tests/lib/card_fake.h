@@ -1,4 +1,9 @@
-/* card_fake.h - a fake U50 for the card backend's unit tests (toe_devops_fake).
+/* card_fake.h - a fake U50 (toe_devops_fake): the test double of the card behind the card_dev.h seam.
+ *
+ * The card backend's unit tests (tests/unit/test_xrt_*.c) open it directly;
+ * the test program toed_test (tests/integration/toed_test.c) hands it to
+ * toed_run() in place of the real card. It lives in the test library: the
+ * release toed has no fake card.
  *
  * It behaves as the card does as far as the backend can see:
  *   - one card at a PCI BDF, a shell name, an xclbin it loads (parsed with
@@ -23,12 +28,16 @@
  *     between them, so a missing or short sync hands the host stale or
  *     poisoned records. Every sync is logged.
  *
+ *   - faults on demand (a card or driver that misbehaves): syncs that copy
+ *     less than asked (toe_fake_cfg.faults), and registers that fail once
+ *     the host has drained everything (toe_fake_fail_when_drained).
+ *
  * Not modelled: ARP/ICMP replies (nothing is transmitted), timing, the
  * card's parallelism (each frame is drained before the next, as in the
  * C-simulation).
  */
-#ifndef TOED_XRT_FAKE_H
-#define TOED_XRT_FAKE_H
+#ifndef TOE_CARD_FAKE_H
+#define TOE_CARD_FAKE_H
 
 #include <stdint.h>
 
@@ -38,6 +47,14 @@
 #define TOE_FAKE_BDF "0000:3b:00.1"
 #define TOE_FAKE_SHELL "xilinx_u50_gen3x16_xdma_base_5"
 #define TOE_FAKE_KID_CMAC 6 /* kid of cmac_0 in the logs */
+
+/* toe_fake_cfg.faults: syncs that do not do what the host asked, so that a
+ * test sees what a missing or short sync hands the host (the separate device
+ * and host copies make it visible). Both affect syncs from the device only;
+ * the sync log still shows what the host asked for. */
+#define TOE_FAKE_FAULT_LOSE_WRAP_SYNC 0x1u /* a sync from offset 0 right after one that reached the buffer's end
+					    * (the second half of a range that wraps) copies nothing */
+#define TOE_FAKE_FAULT_SHORT_SYNC 0x2u     /* every sync copies one record (TOE_RECORD_SIZE) less than asked */
 
 struct toe_fake_cfg {
 	const char *bdf;          /* NULL: TOE_FAKE_BDF */
@@ -52,6 +69,7 @@ struct toe_fake_cfg {
 	int32_t link_after_reads; /* CMAC: RX_STATUS reads before the link is up; -1: never */
 	int check_banks;          /* hbm_bank[] holds the bank each hbm port reaches */
 	uint32_t hbm_bank[4];
+	uint32_t faults;          /* TOE_FAKE_FAULT_* */
 };
 
 struct toe_fake_write {
@@ -81,6 +99,12 @@ int toe_fake_frame(struct toe_fake *f, const uint8_t *frame, uint32_t len, uint6
 /* Run up to max queued frames through the kernels; returns how many ran. */
 uint32_t toe_fake_run(struct toe_fake *f, uint32_t max);
 uint32_t toe_fake_pending(const struct toe_fake *f);
+
+/* A device error at run time: from the moment no frame is pending and the
+ * host has read every record the writer wrote (READ_INDEX = the write index),
+ * every register read and write fails with -EIO. */
+void toe_fake_fail_when_drained(struct toe_fake *f);
+int toe_fake_failing(const struct toe_fake *f);
 
 /* Inspection. */
 const struct toe_fake_write *toe_fake_writes(const struct toe_fake *f, uint32_t *n);

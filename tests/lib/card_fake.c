@@ -1,5 +1,5 @@
 /* card_fake.c - a fake U50 running the kernels' C code, with separate device and host buffer copies (see card_fake.h). */
-#include "card/card_fake.h"
+#include "card_fake.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -22,6 +22,7 @@ struct fake_bo {
 	uint32_t id, bank;
 	uint64_t size, addr;
 	uint8_t *dev, *host;
+	int to_end; /* the last sync from the device reached the buffer's end */
 };
 
 struct fake_ip {
@@ -90,6 +91,9 @@ struct toe_fake {
 	uint32_t nslog, scap;
 	uint32_t errors;
 	char error[512];
+
+	/* faults */
+	int fail_armed, failing;    /* toe_fake_fail_when_drained */
 };
 
 static void ferr(struct toe_fake *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -416,6 +420,30 @@ uint32_t toe_fake_pending(const struct toe_fake *f)
 	return f->qn - f->qhead;
 }
 
+void toe_fake_fail_when_drained(struct toe_fake *f)
+{
+	f->fail_armed = 1;
+}
+
+int toe_fake_failing(const struct toe_fake *f)
+{
+	return f->failing;
+}
+
+/* toe_fake_fail_when_drained: 1 once the registers fail (with no text of
+ * their own: the caller sees the bare errno, as from a driver that lost the
+ * device). */
+static int regs_fail(struct toe_fake *f, struct fake_ip *ip)
+{
+	if (f->fail_armed && !f->failing && toe_fake_pending(f) == 0 &&
+	    f->cfgw[TOE_KID_HBM][TOE_HBM_CF_READ_INDEX] == f->widx)
+		f->failing = 1;
+	if (!f->failing)
+		return 0;
+	ip->err[0] = 0;
+	return 1;
+}
+
 /* A TIME_SEQ write: one timer tick at the host's clock. */
 static void time_tick(struct toe_fake *f)
 {
@@ -582,6 +610,8 @@ static int reg_read(void *h, uint32_t off, uint32_t *v)
 		snprintf(ip->err, sizeof ip->err, "failed to read ip(%u): Operation not permitted", kid);
 		return -EPERM;
 	}
+	if (regs_fail(f, ip))
+		return -EIO;
 	if ((uint64_t)off + 4 > ip->range) {
 		snprintf(ip->err, sizeof ip->err, "Cannot read or write outside kernel register space");
 		return -EIO;
@@ -614,6 +644,8 @@ static int reg_write(void *h, uint32_t off, uint32_t v)
 		snprintf(ip->err, sizeof ip->err, "failed to write ip(%u): Operation not permitted", kid);
 		return -EPERM;
 	}
+	if (regs_fail(f, ip))
+		return -EIO;
 	if ((uint64_t)off + 4 > ip->range) {
 		snprintf(ip->err, sizeof ip->err, "Cannot read or write outside kernel register space");
 		return -EIO;
@@ -834,9 +866,16 @@ static int bo_sync(void *h, int dir, uint64_t off, uint64_t size)
 		     (unsigned long long)size, b->id, (unsigned long long)b->size);
 		return -EINVAL;
 	}
-	if (dir == TOE_SYNC_FROM_DEVICE)
+	if (dir == TOE_SYNC_FROM_DEVICE) {
+		/* the faults of toe_fake_cfg.faults: the host asked, the copy does not happen (or not all of it) */
+		int wrap_half = off == 0 && b->to_end;
+		b->to_end = off + size == b->size;
+		if ((f->cfg.faults & TOE_FAKE_FAULT_LOSE_WRAP_SYNC) && wrap_half)
+			return 0;
+		if (f->cfg.faults & TOE_FAKE_FAULT_SHORT_SYNC)
+			size = size > TOE_RECORD_SIZE ? size - TOE_RECORD_SIZE : 0;
 		memcpy(b->host + off, b->dev + off, size);
-	else
+	} else
 		memcpy(b->dev + off, b->host + off, size);
 	return 0;
 }

@@ -1,0 +1,165 @@
+/* toed_test - toed's main with test options: a fake card and a stalled data plane, injected through toed_run's seams.
+ *
+ *   toed_test [toed's options] [--test-fake-card CAPTURE [--test-fake-card-fail]] [--test-stall-dataplane MS]
+ *
+ * The same daemon as the release toed (daemon/main/toed.c: same option
+ * parser, same toed_run), with test doubles from the test library put in
+ * through the seams of dp_thread.h (struct toed_dp_seams):
+ *   --test-fake-card CAPTURE   with [device] backend = xrt, the card is the
+ *                              fake one (tests/lib/card_fake.c: the kernels'
+ *                              C code, separate device and host copies of
+ *                              the HBM ring, a ring of 512 records per
+ *                              channel so that a short capture wraps it),
+ *                              fed with the capture's frames once, a few per
+ *                              turn of the data plane, stamped by the card's
+ *                              clock: the whole card path runs in toed;
+ *   --test-fake-card-fail      that card's registers fail once the capture
+ *                              is in and the ring drained (a device error);
+ *   --test-stall-dataplane MS  the data plane stops making progress MS ms
+ *                              after going live (no heartbeat: the watchdog
+ *                              must notice) until toed stops it.
+ * The release toed knows none of these (test_toed_release.sh checks it).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "card_fake.h"
+#include "ctl/ctl_args.h"
+#include "ctl/ctl_daemon.h"
+#include "src/src.h"
+
+#define FAKE_FRAMES 8    /* frames fed to the fake card per turn of the data plane */
+#define FAKE_SLOTS 512u  /* its ring's records per channel: a short capture wraps it */
+
+enum { OPT_FAKE = TOED_ARGS_EXTRA_VAL, OPT_FAKE_FAIL, OPT_STALL };
+
+struct test_opts {
+	const char *fake_capture;
+	int fake_fail;
+	uint64_t stall_ns;
+	/* the data plane's, once running */
+	struct toe_fake *fake;
+	struct src *capture;
+	int fed;                  /* the capture is in the fake card */
+	uint64_t frames;
+	int stalled;
+};
+
+static int take(void *arg, int val, const char *optarg)
+{
+	struct test_opts *t = arg;
+	char *end;
+	switch (val) {
+	case OPT_FAKE: t->fake_capture = optarg; return 0;
+	case OPT_FAKE_FAIL: t->fake_fail = 1; return 0;
+	case OPT_STALL:
+		errno = 0;
+		t->stall_ns = strtoull(optarg, &end, 10) * 1000000ull;
+		if (errno || *end || !*optarg) {
+			fprintf(stderr, "toed_test: --test-stall-dataplane needs milliseconds\n");
+			return -1;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+/* A few frames of the capture into the fake card, which runs them at once. */
+static void feed(struct test_opts *t)
+{
+	struct src_frame f[FAKE_FRAMES];
+	int n;
+	if (t->fed)
+		return;
+	n = src_rx_burst(t->capture, f, FAKE_FRAMES);
+	if (n < 0) {
+		t->fed = 1;
+		if (n != SRC_EOF)
+			log_err("fake card: reading %s: %s", t->fake_capture, strerror(errno));
+		log_info("fake card: the capture is in (%llu frames)", (unsigned long long)t->frames);
+		if (t->fake_fail) {
+			log_warn("fake card: its registers fail once the ring is drained (--test-fake-card-fail)");
+			toe_fake_fail_when_drained(t->fake);
+		}
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if (toe_fake_frame(t->fake, f[i].data, f[i].len, 0) == 0)
+			t->frames++;
+	src_rx_release(t->capture);
+	toe_fake_run(t->fake, (uint32_t)n);
+}
+
+/* toed_dp_seams.on_turn: in the data-plane thread. */
+static void on_turn(void *arg, struct toed_dp *dp, uint64_t live_ns)
+{
+	struct test_opts *t = arg;
+	if (t->fake && dp->xrt)
+		feed(t);
+	if (t->stall_ns && live_ns >= t->stall_ns && !t->stalled) {
+		t->stalled = 1;
+		log_warn("data plane: stalling on purpose (--test-stall-dataplane)");
+		while (!toed_dp_stopping(dp)) {
+			struct timespec ts = {0, 10000000};
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"test-fake-card", required_argument, 0, OPT_FAKE},
+		{"test-fake-card-fail", no_argument, 0, OPT_FAKE_FAIL},
+		{"test-stall-dataplane", required_argument, 0, OPT_STALL},
+		{0, 0, 0, 0},
+	};
+	struct test_opts t;
+	struct toed_args_extra x = {
+		.opts = opts,
+		.usage = "test options (toed_test only):\n"
+			 "      --test-fake-card CAPTURE   backend = xrt runs on a fake card fed with CAPTURE (pcap)\n"
+			 "      --test-fake-card-fail      ... whose registers fail once the capture is drained\n"
+			 "      --test-stall-dataplane MS  the data plane stalls MS ms after going live\n",
+		.take = take,
+		.arg = &t,
+	};
+	struct toed_dp_seams seams = {.card_ops = &toe_devops_xrt, .on_turn = on_turn, .arg = &t};
+	struct toed_opts o;
+	char err[512];
+	int rc;
+
+	memset(&t, 0, sizeof t);
+	rc = toed_args_parse(argc, argv, &o, &x);
+	if (rc >= 0)
+		return rc;
+	if (t.fake_fail && !t.fake_capture) {
+		fprintf(stderr, "toed_test: --test-fake-card-fail needs --test-fake-card\n");
+		return 2;
+	}
+	if (t.fake_capture) {
+		struct src_cfg sc = {.kind = SRC_PCAP, .pcap_path = t.fake_capture, .loops = 1};
+		t.fake = toe_fake_new(NULL);
+		if (!t.fake) {
+			fprintf(stderr, "toed_test: out of memory\n");
+			return 1;
+		}
+		if (src_open(&t.capture, &sc, err, sizeof err) < 0) {
+			fprintf(stderr, "toed_test: --test-fake-card %s: %s\n", t.fake_capture, err);
+			toe_fake_free(t.fake);
+			return 2;
+		}
+		seams.card_ops = &toe_devops_fake;
+		seams.card_ctx = t.fake;
+		seams.card_name = "fake card";
+		seams.card_ring_slots = FAKE_SLOTS;
+	}
+	rc = toed_run(&o, &seams);
+	src_close(t.capture);
+	toe_fake_free(t.fake);
+	return rc;
+}
