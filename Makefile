@@ -245,6 +245,10 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(FEED_SR
 $(BUILD)/itest/%: $(BUILD)/obj/tests/integration/%.o $(REL_TLIB) $(REL_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(RELFLAGS) $< $(call TEST_LINK,$(BUILD)/lib) -o $@
+# toed with test doubles also in the ASan/UBSan build, as toed itself: the tests run the card path under it
+$(BUILD)/asan/itest/toed_test: $(BUILD)/asan/obj/tests/integration/toed_test.o $(SAN_TLIB) $(SAN_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $< $(call TEST_LINK,$(BUILD)/asan/lib) -o $@
 
 # XDP/tc programs
 BPFFLAGS = -O2 -g -Wall -Werror -target bpf -I/usr/include/$(shell gcc -dumpmachine)
@@ -262,7 +266,7 @@ $(BUILD)/tsan/%: tests/unit/%.c $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(FEED_SRC) 
 		$< $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(FEED_SRC) $(TLIB_SRC) $(LIBS) -lpthread -o $@
 
 # --- targets -------------------------------------------------------------
-test-build: all $(UNITS) $(SAN_TOOLS) $(FUZZERS) $(TSANS) $(ITESTS)
+test-build: all $(UNITS) $(SAN_TOOLS) $(FUZZERS) $(TSANS) $(ITESTS) $(BUILD)/asan/itest/toed_test
 
 test: test-build
 	@BUILD=$(BUILD) sh tests/run.sh

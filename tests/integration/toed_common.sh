@@ -50,8 +50,12 @@ if [ -z "${TOED:-}" ]; then
 	TOED=$BUILD/bin/toed
 	[ -x "$BUILD/asan/bin/toed" ] && [ ! "$BUILD/asan/bin/toed" -ot "$BUILD/bin/toed" ] && TOED=$BUILD/asan/bin/toed
 fi
-# toed's main with test options (a fake card, a stalled data plane): the release toed has none
-TOED_TEST=$OUT/toed_test
+# toed's main with test options (a fake card, a stalled data plane; the release toed has none), ASan too when fresh
+if [ -z "${TOED_TEST:-}" ]; then
+	TOED_TEST=$OUT/toed_test
+	[ -x "$BUILD/asan/itest/toed_test" ] && [ ! "$BUILD/asan/itest/toed_test" -ot "$OUT/toed_test" ] &&
+		TOED_TEST=$BUILD/asan/itest/toed_test
+fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 TOECTL=$BUILD/bin/toectl
 
