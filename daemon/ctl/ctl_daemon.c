@@ -224,8 +224,6 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 		return TOED_EX_FAIL;
 	}
 	t->opt = *opt;
-	if (seams)
-		t->seams = *seams;
 	t->ready_fd = -1;
 	t->sig_fd = t->timer_fd = -1;
 	t->cfg = malloc(sizeof *t->cfg);
@@ -308,7 +306,7 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 		if (t->cfg->record.pcap[0])
 			log_warn("[record] pcap: with backend = xrt the frames stay on the card; only [record] ticks "
 				 "records anything");
-		if (toed_dp_open(&t->dp, t->cfg, NULL, &t->seams, err, sizeof err) < 0) {
+		if (toed_dp_open(&t->dp, t->cfg, NULL, seams, err, sizeof err) < 0) {
 			log_err("%s", err);
 			goto out;
 		}
@@ -318,7 +316,7 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 			find_bpf(t);
 			log_info("XDP program: %s", t->bpf_path);
 		}
-		if (toed_dp_open(&t->dp, t->cfg, t->bpf_path, &t->seams, err, sizeof err) < 0) {
+		if (toed_dp_open(&t->dp, t->cfg, t->bpf_path, seams, err, sizeof err) < 0) {
 			log_err("source: %s", err);
 			goto out;
 		}

@@ -49,7 +49,6 @@ struct toed {
 	struct ctl_server *ctl;
 	struct toed_record *rec;
 	struct toed_dp dp;
-	struct toed_dp_seams seams; /* from toed_run's caller */
 	struct io_uring ring;
 	int ring_ok;
 	int sig_fd;
