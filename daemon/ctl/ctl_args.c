@@ -52,7 +52,7 @@ int toed_args_parse(int argc, char **argv, struct toed_opts *o, const struct toe
 	memset(o, 0, sizeof *o);
 	o->config_path = TOED_CONFIG_PATH;
 	o->bpf_obj = getenv("TOED_BPF_OBJECT");
-	optind = 1;
+	optind = 0; /* glibc: 0 restarts the scan from scratch (a second parse in one process, as in the tests) */
 	while ((c = getopt_long(argc, argv, "c:tfu:Vh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config_path = optarg; break;
