@@ -10,9 +10,12 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "fast/host/fast_compile.h"
+#include "toe/shm.h"
+#include "toe/tick.h"
 
 void conf_key_warnings(struct ctx *x, const struct key *k, const void *base)
 {
@@ -110,6 +113,24 @@ static int is_pcap_magic(const uint8_t m[4])
 	return 0;
 }
 
+/* A file toed reads must be a regular one: opening a FIFO blocks, a device never ends. Why
+ * not, or NULL (also when it does not exist: opening it says so). */
+static const char *not_regular(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return NULL;
+	if (S_ISDIR(st.st_mode))
+		return "a directory";
+	if (S_ISFIFO(st.st_mode))
+		return "a FIFO";
+	if (S_ISCHR(st.st_mode))
+		return "a character device";
+	if (S_ISBLK(st.st_mode))
+		return "a block device";
+	return "not a regular file";
+}
+
 static void check_device_source(struct ctx *x)
 {
 	struct toed_config *c = x->c;
@@ -117,7 +138,13 @@ static void check_device_source(struct ctx *x)
 	if (!kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
 		return;
 	if (c->device.backend == TOED_BACKEND_XRT) {
-		if (kok(x, S_DEVICE, 0, TOED_K_DEVICE_XCLBIN) && access(c->device.xclbin, R_OK) < 0)
+		const char *nr = x->offline ? NULL : not_regular(c->device.xclbin);
+		if (!kok(x, S_DEVICE, 0, TOED_K_DEVICE_XCLBIN) || x->offline)
+			;
+		else if (nr)
+			key_msg(x, TOED_DIAG_ERROR, S_DEVICE, 0, TOED_K_DEVICE_XCLBIN, lb,
+				"%s is %s, not a regular file (backend = xrt loads it)", c->device.xclbin, nr);
+		else if (access(c->device.xclbin, R_OK) < 0)
 			key_msg(x, TOED_DIAG_ERROR, S_DEVICE, 0, TOED_K_DEVICE_XCLBIN, lb,
 				"cannot read %s: %s (backend = xrt loads it)", c->device.xclbin, strerror(errno));
 		if (x->sec_line[S_SOURCE])
@@ -138,6 +165,11 @@ static void check_device_source(struct ctx *x)
 			if (kok(x, S_SOURCE, 0, TOED_K_SOURCE_PCAP_FILE))
 				key_msg(x, TOED_DIAG_ERROR, S_SOURCE, 0, TOED_K_SOURCE_PCAP_FILE, lt,
 					"not set (type = pcap replays a capture file)");
+		} else if (x->offline) {
+			/* not opened */
+		} else if (not_regular(c->source.pcap_file)) {
+			key_msg(x, TOED_DIAG_ERROR, S_SOURCE, 0, TOED_K_SOURCE_PCAP_FILE, lt, "%s is %s, not a capture file",
+				c->source.pcap_file, not_regular(c->source.pcap_file));
 		} else {
 			FILE *f = fopen(c->source.pcap_file, "rb");
 			uint8_t m[4];
@@ -354,6 +386,14 @@ static void compile_templates(struct ctx *x)
 		key_msg(x, TOED_DIAG_ERROR, S_FAST, 0, TOED_K_FAST_TEMPLATES, 0, "not set (the FAST template file)");
 		return;
 	}
+	if (x->offline)
+		return;
+	const char *nr = not_regular(c->fast.templates);
+	if (nr) {
+		key_msg(x, TOED_DIAG_ERROR, S_FAST, 0, TOED_K_FAST_TEMPLATES, 0, "%s is %s, not a template file",
+			c->fast.templates, nr);
+		return;
+	}
 	if (fast_compile_file(c->fast.templates, &c->fast.prog, NULL, err, sizeof err) < 0) {
 		key_msg(x, TOED_DIAG_ERROR, S_FAST, 0, TOED_K_FAST_TEMPLATES, 0, "%s", err);
 		return;
@@ -368,6 +408,51 @@ static void compile_templates(struct ctx *x)
 			"no template maps to a tick record (trades 3201, orders 5801): nothing will be published");
 }
 
+/* Pages of 2 MB a ring of `records` takes. */
+static unsigned long ring_pages(uint64_t records)
+{
+	uint64_t bytes = TOE_SHM_HDR_SIZE + records * TOE_RECORD_SIZE;
+	return (unsigned long)((bytes + TOE_SHM_HUGE_PAGE - 1) / TOE_SHM_HUGE_PAGE);
+}
+
+/* Huge pages are taken from everything else on the machine as soon as they are reserved,
+ * used or not: toed reserves no more than its rings can ever use (each client may ask for a
+ * ring of the largest size) and never more than half of the memory. */
+unsigned long toed_hugepages_max(const struct toed_config *c)
+{
+	unsigned long rings = (unsigned long)c->shm.max_clients * ring_pages(TOE_SHM_MAX_CAPACITY);
+	struct sysinfo si;
+	if (sysinfo(&si) == 0 && si.mem_unit) {
+		uint64_t half = (uint64_t)si.totalram * si.mem_unit / 2 / TOE_SHM_HUGE_PAGE;
+		if (half < rings)
+			return (unsigned long)half;
+	}
+	return rings;
+}
+
+static void check_hugepages(struct ctx *x)
+{
+	struct toed_config *c = x->c;
+	if (!kok(x, S_SHM, 0, TOED_K_SHM_HUGEPAGES) || !kok(x, S_SHM, 0, TOED_K_SHM_MAX_CLIENTS) ||
+	    c->shm.hugepages != TOED_HUGE_COUNT)
+		return;
+	unsigned long n = c->shm.hugepage_count, max = toed_hugepages_max(c);
+	unsigned long rings = (unsigned long)c->shm.max_clients * ring_pages(TOE_SHM_MAX_CAPACITY);
+	if (n <= max)
+		return;
+	if (max == rings)
+		key_msg(x, TOED_DIAG_ERROR, S_SHM, 0, TOED_K_SHM_HUGEPAGES, 0,
+			"more than the rings can use: %u clients with rings of at most %u records take at most %lu "
+			"pages",
+			c->shm.max_clients, TOE_SHM_MAX_CAPACITY, rings);
+	else {
+		struct sysinfo si;
+		unsigned long long mb = sysinfo(&si) == 0 ? (unsigned long long)si.totalram * si.mem_unit >> 20 : 0;
+		key_msg(x, TOED_DIAG_ERROR, S_SHM, 0, TOED_K_SHM_HUGEPAGES, 0,
+			"more than half of this machine's memory (%llu MB): at most %lu pages", mb, max);
+	}
+}
+
 void conf_check(struct ctx *x)
 {
 	resolve_defaults(x);
@@ -375,5 +460,6 @@ void conf_check(struct ctx *x)
 	check_ports(x);
 	check_feeds(x);
 	check_misc(x);
+	check_hugepages(x);
 	compile_templates(x);
 }

@@ -75,9 +75,14 @@ const char *conf_enum_name(const struct ename *e, uint32_t v);
 struct ctx {
 	const char *path; /* as given, for messages */
 	char dir[TOED_PATH_MAX];
+	/* the text: a file, or memory (toed_config_load_mem) */
 	FILE *f;
-	char *buf;
-	size_t cap;
+	const char *mem;
+	size_t mem_len, mem_off;
+	size_t nread;   /* bytes read so far: at most TOED_CONFIG_MAX_BYTES are */
+	int stop;       /* the size bound was hit: nothing more is read */
+	int offline;    /* CONF_OFFLINE: look at no file, group or device named in the text */
+	char text[TOED_CONFIG_MAX_LINE + 1]; /* the physical line being read */
 	unsigned lineno;
 	/* current section */
 	int sec, inst, skip;
@@ -144,6 +149,17 @@ int conf_valid_name(const char *s);
 /* A relative path against the config file's directory (then TOED_DATADIR for input files);
  * x == NULL (built-in defaults): kept as written. */
 int conf_resolve_path(struct ctx *x, const char *v, int input, char *out, size_t len, char *why, size_t wl);
+
+/* ---- loading (conf_read.c) ---------------------------------------------------------------- */
+
+/* Parse and check no file, group or device named in the text: no template compilation, no
+ * pcap or xclbin check, no group lookup (for the fuzz target: the text decides nothing about
+ * the machine it runs on). */
+#define CONF_OFFLINE 0x1u
+
+/* toed_config_load_mem() with flags. */
+int conf_load_text(const char *name, const char *text, size_t len, unsigned flags, struct toed_config *out,
+		   struct toed_diag *diag);
 
 /* ---- checks (conf_check.c) ---------------------------------------------------------------- */
 

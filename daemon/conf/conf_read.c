@@ -16,6 +16,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -375,15 +376,59 @@ static int on_kv(void *user, const char *section, const char *name, const char *
 	return 1;
 }
 
+/* The next byte of the text, EOF at its end or past TOED_CONFIG_MAX_BYTES (reported once). */
+static int next_byte(struct ctx *x)
+{
+	int c;
+	if (x->stop)
+		return EOF;
+	if (x->f)
+		c = getc(x->f);
+	else
+		c = x->mem_off < x->mem_len ? (unsigned char)x->mem[x->mem_off++] : EOF;
+	if (c != EOF && ++x->nread > TOED_CONFIG_MAX_BYTES) {
+		/* a file that grew after the size check, or one whose size says nothing (/proc) */
+		conf_msg(x, TOED_DIAG_ERROR, x->lineno + 1, "the file goes on past %u bytes (1 MiB): not a toed "
+			 "configuration; the rest is not read", TOED_CONFIG_MAX_BYTES);
+		x->stop = 1;
+		return EOF;
+	}
+	return c;
+}
+
+/* One physical line into x->text, at most TOED_CONFIG_MAX_LINE bytes of it kept (the rest is
+ * read and dropped: memory stays bounded whatever the line). Its length, -1 at the end of the
+ * text; *over is set when it was longer. */
+static long read_line(struct ctx *x, int *over)
+{
+	size_t n = 0;
+	int c = EOF, any = 0;
+	*over = 0;
+	while ((c = next_byte(x)) != EOF) {
+		any = 1;
+		if (c == '\n')
+			break;
+		if (n < TOED_CONFIG_MAX_LINE)
+			x->text[n++] = (char)c;
+		else
+			*over = 1;
+	}
+	if (!any || x->stop) /* a line cut by the size bound is not read either */
+		return -1;
+	x->text[n] = 0;
+	return (long)n;
+}
+
 static char *reader(char *str, int num, void *stream)
 {
 	struct ctx *x = stream;
-	ssize_t n = getline(&x->buf, &x->cap, x->f);
+	int over;
+	long n = read_line(x, &over);
 	if (n < 0)
 		return NULL;
 	x->lineno++;
-	char *s = x->buf;
-	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+	char *s = x->text;
+	while (n > 0 && s[n - 1] == '\r')
 		s[--n] = 0;
 	if (x->lineno == 1 && (unsigned char)s[0] == 0xef && (unsigned char)s[1] == 0xbb && (unsigned char)s[2] == 0xbf)
 		s += 3;
@@ -392,8 +437,11 @@ static char *reader(char *str, int num, void *stream)
 	str[0] = 0;
 	if (!*s || *s == ';' || *s == '#')
 		return str;
-	if (strlen(s) + 3 > (size_t)num) { /* inih's buffer holds num - 3 characters and CR LF NUL */
-		conf_msg(x, TOED_DIAG_ERROR, x->lineno, "line longer than %d characters", num - 3);
+	if (over || strlen(s) + 3 > (size_t)num) { /* inih's buffer holds num - 3 characters and CR LF NUL */
+		if (over)
+			conf_msg(x, TOED_DIAG_ERROR, x->lineno, "line longer than %d bytes", TOED_CONFIG_MAX_LINE);
+		else
+			conf_msg(x, TOED_DIAG_ERROR, x->lineno, "line longer than %d characters", num - 3);
 		if (*s == '[') { /* the section is unknown: ignore its keys */
 			x->skip = 1;
 			x->sec = S_NONE;
@@ -417,47 +465,85 @@ static char *reader(char *str, int num, void *stream)
 
 /* ---- load ---------------------------------------------------------------------------- */
 
-int toed_config_load(const char *path, struct toed_config *out, struct toed_diag *diag)
+static const char *file_kind(mode_t m)
 {
-	struct ctx *x = calloc(1, sizeof *x);
-	struct toed_config *c = calloc(1, sizeof *c);
-	uint32_t first = diag ? diag->n : 0;
-	int rc = -1;
-	if (!x || !c) {
-		conf_diag_push(diag, TOED_DIAG_ERROR, 0, path, "out of memory");
-		goto out;
-	}
-	x->path = path;
-	x->d = diag;
-	x->c = c;
-	x->sec = S_NONE;
-	toed_config_default(c);
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a plain file";
+}
 
-	char abs[PATH_MAX];
-	x->f = fopen(path, "r");
-	if (!x->f || !realpath(path, abs)) {
-		conf_msg(x, TOED_DIAG_ERROR, 0, "cannot open: %s", strerror(errno));
-		goto out;
-	}
+/* Open path for x without ever blocking: a FIFO opens at once with O_NONBLOCK and is refused
+ * like every other file that is not regular (/dev/zero, /dev/null, a terminal, a directory);
+ * a file over the size bound is refused before a byte is read. 0, or -1 with the message. */
+static int open_file(struct ctx *x, const char *path, char *abs)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
-	if (fstat(fileno(x->f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		conf_msg(x, TOED_DIAG_ERROR, 0, "cannot read: %s", strerror(EISDIR));
-		goto out;
+	if (fd < 0 || !realpath(path, abs)) {
+		conf_msg(x, TOED_DIAG_ERROR, 0, "cannot open: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
-	if (strlen(abs) >= sizeof c->path) {
-		conf_msg(x, TOED_DIAG_ERROR, 0, "path longer than %zu bytes", sizeof c->path - 1);
-		goto out;
+	if (fstat(fd, &st) < 0) {
+		conf_msg(x, TOED_DIAG_ERROR, 0, "cannot read: %s", strerror(errno));
+		close(fd);
+		return -1;
 	}
-	memcpy(c->path, abs, strlen(abs) + 1);
+	if (!S_ISREG(st.st_mode)) {
+		conf_msg(x, TOED_DIAG_ERROR, 0, "not a regular file (%s): a configuration is a text file",
+			 file_kind(st.st_mode));
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > (off_t)TOED_CONFIG_MAX_BYTES) {
+		conf_msg(x, TOED_DIAG_ERROR, 0, "%lld bytes: larger than %u bytes (1 MiB), not a toed configuration",
+			 (long long)st.st_size, TOED_CONFIG_MAX_BYTES);
+		close(fd);
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	x->f = fdopen(fd, "r");
+	if (!x->f) {
+		conf_msg(x, TOED_DIAG_ERROR, 0, "cannot read: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* c->path and x->dir from the absolute path of the file. */
+static int set_path(struct ctx *x, const char *abs)
+{
+	if (strlen(abs) >= sizeof x->c->path) {
+		conf_msg(x, TOED_DIAG_ERROR, 0, "path longer than %zu bytes", sizeof x->c->path - 1);
+		return -1;
+	}
+	memcpy(x->c->path, abs, strlen(abs) + 1);
 	memcpy(x->dir, abs, strlen(abs) + 1);
 	char *slash = strrchr(x->dir, '/');
 	if (slash == x->dir)
 		slash[1] = 0;
 	else if (slash)
 		*slash = 0;
+	return 0;
+}
 
+static void parse_and_check(struct ctx *x)
+{
+	struct toed_config *c = x->c;
 	int r = ini_parse_stream(reader, x, on_kv, x);
-	if (ferror(x->f)) {
+	if (x->f && ferror(x->f)) {
 		conf_msg(x, TOED_DIAG_ERROR, 0, "read error: %s", strerror(errno));
 	} else if (r > 0 && !x->nerr) {
 		/* inih saw an error this reader did not: should not happen, but never ignore it */
@@ -474,6 +560,48 @@ int toed_config_load(const char *path, struct toed_config *out, struct toed_diag
 	if (any_port && !x->port_line[0] && c->device.backend == TOED_BACKEND_XRT)
 		memset(&c->port[0], 0, sizeof c->port[0]);
 	conf_check(x);
+}
+
+/* path: a file to open; or text (path then only names it). */
+static int load(const char *path, const char *text, size_t len, unsigned flags, struct toed_config *out,
+		struct toed_diag *diag)
+{
+	struct ctx *x = calloc(1, sizeof *x);
+	struct toed_config *c = calloc(1, sizeof *c);
+	uint32_t first = diag ? diag->n : 0;
+	int rc = -1;
+	if (!x || !c) {
+		conf_diag_push(diag, TOED_DIAG_ERROR, 0, path, "out of memory");
+		goto out;
+	}
+	x->path = path;
+	x->d = diag;
+	x->c = c;
+	x->sec = S_NONE;
+	x->offline = (flags & CONF_OFFLINE) != 0;
+	toed_config_default(c);
+
+	char abs[PATH_MAX];
+	if (!text) {
+		if (open_file(x, path, abs) < 0)
+			goto out;
+	} else {
+		if (len > TOED_CONFIG_MAX_BYTES) {
+			conf_msg(x, TOED_DIAG_ERROR, 0, "%zu bytes: larger than %u bytes (1 MiB), not a toed configuration",
+				 len, TOED_CONFIG_MAX_BYTES);
+			goto out;
+		}
+		x->mem = text;
+		x->mem_len = len;
+		char cwd[PATH_MAX];
+		if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+			snprintf(abs, sizeof abs, "%s", path);
+		else if ((size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, path) >= sizeof abs)
+			snprintf(abs, sizeof abs, "%s", path);
+	}
+	if (set_path(x, abs) < 0)
+		goto out;
+	parse_and_check(x);
 
 	if (!x->nerr) {
 		memcpy(out, c, sizeof *c);
@@ -483,7 +611,6 @@ out:
 	if (x) {
 		if (x->f)
 			fclose(x->f);
-		free(x->buf);
 		for (int r2 = 0; r2 < ROWS; r2++)
 			for (int k = 0; k < TOED_K_COUNT; k++)
 				free(x->raw[r2][k]);
@@ -493,4 +620,21 @@ out:
 	free(x);
 	free(c);
 	return rc;
+}
+
+int toed_config_load(const char *path, struct toed_config *out, struct toed_diag *diag)
+{
+	return load(path, NULL, 0, 0, out, diag);
+}
+
+int toed_config_load_mem(const char *name, const char *text, size_t len, struct toed_config *out,
+			 struct toed_diag *diag)
+{
+	return load(name, text ? text : "", text ? len : 0, 0, out, diag);
+}
+
+int conf_load_text(const char *name, const char *text, size_t len, unsigned flags, struct toed_config *out,
+		   struct toed_diag *diag)
+{
+	return load(name, text ? text : "", text ? len : 0, flags, out, diag);
 }

@@ -407,7 +407,7 @@ PARSE(group)
 	const char *p = v;
 	while (isdigit((unsigned char)*p))
 		p++;
-	if (*p && x) { /* a name: it must exist now */
+	if (*p && x && !x->offline) { /* a name: it must exist now */
 		char gbuf[4096];
 		struct group grp, *res = NULL;
 		int e = getgrnam_r(v, &grp, gbuf, sizeof gbuf, &res);

@@ -55,6 +55,11 @@
 #define TOED_CONFIG_PATH "/etc/toed.conf" /* default -c */
 #define TOED_EX_CONFIG 78                  /* sysexits.h EX_CONFIG: bad configuration */
 
+/* What toed reads of a configuration: a regular file of at most 1 MiB, lines of at most 4 KiB
+ * (inih takes at most 197 characters of a line once its leading blanks are gone). */
+#define TOED_CONFIG_MAX_BYTES (1u << 20)
+#define TOED_CONFIG_MAX_LINE 4096
+
 #define TOED_PATH_MAX 512
 #define TOED_NAME_MAX 32      /* feed and stream names, group names, incl. NUL */
 #define TOED_IFNAME_MAX 16    /* IFNAMSIZ */
@@ -206,8 +211,19 @@ void toed_config_default(struct toed_config *c);
 
 /* Parse and validate `path`. 0 on success (warnings possible), -1 on any error; *out
  * is written only on success. diag may be NULL (messages are then discarded); it is
- * appended to, so call toed_diag_init() first. */
+ * appended to, so call toed_diag_init() first. Only a regular file is read (a FIFO, a
+ * device or a directory is an error, and opening one never blocks), of at most
+ * TOED_CONFIG_MAX_BYTES, with lines of at most TOED_CONFIG_MAX_LINE bytes. */
 int toed_config_load(const char *path, struct toed_config *out, struct toed_diag *diag);
+
+/* The same for text[0..len) in memory, as if it were the file `name` (messages name it, and
+ * relative paths resolve against its directory, the current one when it has none). */
+int toed_config_load_mem(const char *name, const char *text, size_t len, struct toed_config *out,
+			 struct toed_diag *diag);
+
+/* The most 2 MB huge pages c may reserve: what max_clients rings of the largest size can use,
+ * and no more than half of this machine's memory. */
+unsigned long toed_hugepages_max(const struct toed_config *c);
 
 /* ---- reload ------------------------------------------------------------------------ */
 

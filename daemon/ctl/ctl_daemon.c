@@ -113,9 +113,10 @@ static int detach(void)
 	return p[1];
 }
 
-static void reserve_hugepages(const struct toed_config *c)
+static void reserve_hugepages(struct toed *t)
 {
-	unsigned long want, total = 0;
+	const struct toed_config *c = t->cfg;
+	unsigned long want, total = 0, before = shm_hugepages_reserved();
 	if (c->shm.hugepages == TOED_HUGE_OFF)
 		return;
 	if (c->shm.hugepages == TOED_HUGE_COUNT) {
@@ -126,6 +127,8 @@ static void reserve_hugepages(const struct toed_config *c)
 		unsigned long per = (unsigned long)((ring + TOE_SHM_HUGE_PAGE - 1) / TOE_SHM_HUGE_PAGE);
 		unsigned long n = c->shm.max_clients < 8 ? c->shm.max_clients : 8;
 		want = per * n;
+		if (want > toed_hugepages_max(c)) /* a small machine: never more than half its memory */
+			want = toed_hugepages_max(c);
 	}
 	if (!want)
 		return;
@@ -135,11 +138,35 @@ static void reserve_hugepages(const struct toed_config *c)
 		return;
 	}
 	int e = shm_reserve_hugepages(want, &total);
+	if (total > before) { /* what toed added goes back at exit */
+		t->huge_before = before;
+		t->huge_after = total;
+	}
 	if (e < 0)
 		log_warn("huge pages: could not reserve %lu pages (%s); %lu reserved, rings fall back to normal pages",
 			 want, strerror(-e), total);
 	else
 		log_info("huge pages: %lu reserved (wanted at least %lu)", total, want);
+}
+
+/* Take back exactly the huge pages toed added to vm.nr_hugepages (pages others added since
+ * stay): a stopped toed leaves the machine's memory as it found it. Rings still mapped by
+ * clients keep their pages until they unmap them (the kernel frees them then). */
+static void release_hugepages(struct toed *t)
+{
+	unsigned long now = 0;
+	if (t->huge_after <= t->huge_before)
+		return;
+	int e = shm_release_hugepages(t->huge_before, t->huge_after, &now);
+	if (e == -EBUSY)
+		log_notice("huge pages: vm.nr_hugepages was lowered to %lu since toed raised it from %lu to %lu: left alone",
+			   now, t->huge_before, t->huge_after);
+	else if (e < 0)
+		log_warn("huge pages: could not give back the %lu pages toed reserved (%s): vm.nr_hugepages stays %lu",
+			 t->huge_after - t->huge_before, strerror(-e), now);
+	else
+		log_info("huge pages: gave back the %lu pages toed reserved (vm.nr_hugepages %lu)",
+			 t->huge_after - t->huge_before, now);
 }
 
 /* toectl's requests, answered from the control loop (ctl_config.on_admin). */
@@ -269,7 +296,7 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 	log_notice("toed %s starting: %s (pid %d)", TOED_VERSION, t->cfg->path, (int)getpid());
 
 	/* 3. huge pages, signals */
-	reserve_hugepages(t->cfg);
+	reserve_hugepages(t);
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
@@ -359,6 +386,7 @@ out:
 		t->rec = NULL;
 	} /* else a hung data plane may still touch them: leave them to the exit */
 	toed_loop_fini(t);
+	release_hugepages(t);
 	if (t->ready_fd >= 0)
 		close(t->ready_fd);
 	log_notice("stopped (exit status %d)", rc);

@@ -62,6 +62,8 @@ struct toed {
 	int exit_code;
 	uint64_t start_real_ns;
 	uint64_t start_mono_ns;
+	unsigned long huge_before; /* vm.nr_hugepages before toed raised it, and after: given back at exit */
+	unsigned long huge_after;
 	uint64_t reloads;         /* applied */
 	uint64_t reload_errors;   /* refused (bad file) */
 	char last_reload[512];    /* one line about the last reload */

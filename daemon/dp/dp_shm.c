@@ -147,6 +147,34 @@ int shm_reserve_hugepages(unsigned long pages, unsigned long *total)
 	return rc;
 }
 
+static int write_hugepages(unsigned long n)
+{
+	int rc = 0;
+	FILE *f = fopen(HUGEPAGES_PATH, "w");
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%lu\n", n) < 0)
+		rc = -EIO;
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
+int shm_release_hugepages(unsigned long before, unsigned long after, unsigned long *now)
+{
+	unsigned long have = shm_hugepages_reserved();
+	int rc = 0;
+	if (after <= before)
+		;
+	else if (have < after)
+		rc = -EBUSY;
+	else
+		rc = write_hugepages(have - (after - before));
+	if (now)
+		*now = shm_hugepages_reserved();
+	return rc;
+}
+
 uint64_t shm_now_ns(void)
 {
 	struct timespec ts;

@@ -43,6 +43,12 @@ uint64_t shm_hugepage_fallbacks(void);
  * reserved afterwards. Never lowers the count. */
 int shm_reserve_hugepages(unsigned long pages, unsigned long *total);
 
+/* Give back the pages a shm_reserve_hugepages() added when it raised the count from
+ * `before` to `after`: the count goes down by after - before, so pages others added since
+ * stay. When the count is below `after` now, someone lowered it meanwhile and it is left
+ * alone (-EBUSY). 0, or -errno; *now (may be NULL) receives the count afterwards. */
+int shm_release_hugepages(unsigned long before, unsigned long after, unsigned long *now);
+
 /* Read /proc/sys/vm/nr_hugepages (0 when unreadable). */
 unsigned long shm_hugepages_reserved(void);
 

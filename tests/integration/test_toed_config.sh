@@ -7,7 +7,10 @@
 #   starting with a bad file: exit 78 with the same messages and nothing
 #     started: no control socket, no READY=1, no recording file created;
 #   a file toed cannot run (backend = xrt with an xclbin that is not one) is a
-#     configuration error too (78), with --check-config and at start.
+#     configuration error too (78), with --check-config and at start;
+#   what is not a small text file is refused at once with 78 and a message naming
+#     it: /dev/zero, a FIFO (which used to block forever), a file over 1 MiB, a
+#     line over 4 KiB (file:line), hugepages beyond what the rings can use.
 # Needs no root. Takes about 2 s.
 . "$(dirname "$0")/toed_common.sh"
 
@@ -71,6 +74,35 @@ TOED_PID=
 [ $rc -eq 78 ] || fail "toed with backend = xrt exited $rc, not 78"
 [ -e "$TMP/toed.sock" ] && fail "a control socket was created (xrt)"
 say "backend = xrt: exit 78"
+
+# ---- limits of the reader: each refused at once (5 s is generous), exit 78, the file named
+limit() { # NAME FILE PATTERN
+	_s=$(date +%s)
+	timeout 5 "$TOED" --check-config -c "$2" >"$TMP/limit.out" 2>&1
+	_rc=$?
+	[ $_rc -eq 124 ] && fail "$1: --check-config -c $2 still running after 5 s"
+	[ $_rc -eq 78 ] || fail "$1: exited $_rc, not 78: $(head -c 300 "$TMP/limit.out")"
+	grep -q -- "$3" "$TMP/limit.out" || fail "$1: no message matching '$3': $(head -c 300 "$TMP/limit.out")"
+	say "$1: exit 78 in $(($(date +%s) - _s)) s: $(head -n 1 "$TMP/limit.out")"
+}
+limit "/dev/zero" /dev/zero "^/dev/zero: not a regular file (a character device)"
+mkfifo "$TMP/fifo.conf" || fail "mkfifo"
+limit "a FIFO" "$TMP/fifo.conf" "^$TMP/fifo.conf: not a regular file (a FIFO)"
+head -c 3000000 /dev/zero | tr '\0' '#' >"$TMP/big.conf"
+limit "a 3 MB file" "$TMP/big.conf" "^$TMP/big.conf: 3000000 bytes: larger than 1048576 bytes (1 MiB)"
+conf "$TMP/line.conf" "[tcp]
+mss = 1344"
+{
+	printf '[record]\npcap = '
+	head -c 500000 /dev/zero | tr '\0' 'x'
+	printf '\n'
+} >>"$TMP/line.conf"
+line_long=$(grep -c '' "$TMP/line.conf")
+limit "a 500 KB line" "$TMP/line.conf" "^$TMP/line.conf:$line_long: line longer than 4096 bytes"
+conf "$TMP/huge.conf"
+sed -i 's/^hugepages = off/hugepages = 65536/' "$TMP/huge.conf"
+line_huge=$(grep -n '^hugepages = 65536' "$TMP/huge.conf" | cut -d: -f1)
+limit "hugepages = 65536" "$TMP/huge.conf" "^$TMP/huge.conf:$line_huge: \[shm\] hugepages = 65536: more than"
 
 echo "PASS: toed command line and configuration errors"
 exit 0

@@ -16,7 +16,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "conf/config.h"
@@ -1290,6 +1292,147 @@ static void test_helpers(void)
 	CHECK(strcmp(toed_log_level_name(TOED_LOG_NOTICE), "notice") == 0);
 }
 
+/* ---- limits of the reader (issue 10, item 7) ---------------------------------------------- */
+
+static void alarm_fail(int sig)
+{
+	(void)sig;
+	static const char m[] = "test_config.c: test_limits: a load took 20 s (blocked on a FIFO, or reading without end)\n";
+	if (write(2, m, sizeof m - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/* Load path; expect -1 and the one message "path: tail" (or "path:line: tail"). */
+static void expect_file(int tl, const char *path, unsigned line, const char *tail)
+{
+	char exp[2048];
+	if (line)
+		snprintf(exp, sizeof exp, "%s:%u: %s", path, line, tail);
+	else
+		snprintf(exp, sizeof exp, "%s: %s", path, tail);
+	toed_diag_init(&g_diag);
+	int rc = toed_config_load(path, g_cfg, &g_diag);
+	test_checks++;
+	if (rc != -1 || !has_msg(exp)) {
+		test_failures++;
+		fprintf(stderr, "test_config.c:%d: expected \"%s\", got %d:\n", tl, exp, rc);
+		toed_diag_print(&g_diag, stderr);
+	}
+}
+
+static void test_limits(void)
+{
+	char p[300], e[2048];
+	/* without the limits these loads block or grow without end: fail instead of hanging */
+	signal(SIGALRM, alarm_fail);
+	alarm(20);
+	/* only regular files: no device, no directory, and a FIFO is refused without blocking */
+	expect_file(__LINE__, "/dev/zero", 0, "not a regular file (a character device): a configuration is a text file");
+	expect_file(__LINE__, "/dev/null", 0, "not a regular file (a character device): a configuration is a text file");
+	expect_file(__LINE__, g_dir, 0, "not a regular file (a directory): a configuration is a text file");
+	tmp_path(p, sizeof p, "fifo.conf");
+	if (mkfifo(p, 0600) == 0) {
+		expect_file(__LINE__, p, 0, "not a regular file (a FIFO): a configuration is a text file");
+		unlink(p);
+	} else {
+		fprintf(stderr, "test_config: no FIFO case: mkfifo: %s\n", strerror(errno));
+	}
+
+	/* a size bound: refused before a byte is read */
+	size_t big = TOED_CONFIG_MAX_BYTES + 1;
+	char *text = malloc(big + 1);
+	memset(text, '#', big);
+	text[big] = 0;
+	tmp_path(p, sizeof p, "big.conf");
+	write_file(p, text);
+	snprintf(e, sizeof e, "%zu bytes: larger than 1048576 bytes (1 MiB), not a toed configuration", big);
+	expect_file(__LINE__, p, 0, e);
+	/* exactly at the bound: read (a comment only, so the usual complaints, no size error) */
+	text[TOED_CONFIG_MAX_BYTES] = 0;
+	write_file(p, text);
+	toed_diag_init(&g_diag);
+	CHECK_EQ(toed_config_load(p, g_cfg, &g_diag), -1);
+	for (uint32_t i = 0; i < g_diag.n; i++)
+		CHECK(strstr(g_diag.msg[i].text, "1 MiB") == NULL);
+	unlink(p);
+
+	/* a line bound: a 100 KB line is one error on its line, and the lines after it are read */
+	size_t ll = 100000, hl = ll + 1024;
+	char *head = malloc(hl);
+	size_t o = (size_t)snprintf(head, hl, "[tcp]\nmss = 1344\n");
+	memset(head + o, 'x', ll);
+	o += ll;
+	snprintf(head + o, hl - o, "\nwindow = 3K\n%s", compose("", 0)); /* compose() holds 16 KB */
+	load(head);
+	snprintf(e, sizeof e, "%s:3: line longer than %d bytes", g_conf, TOED_CONFIG_MAX_LINE);
+	CHECK(has_msg(e));
+	snprintf(e, sizeof e, "%s:4: [tcp] window = 3K: not a power of two", g_conf);
+	CHECK(has_msg(e));
+	CHECK_EQ(g_diag.errors, 2);
+	/* a long section header: its keys are not taken for the previous section's */
+	o = (size_t)snprintf(head, hl, "[tcp]\n[");
+	memset(head + o, 'x', ll);
+	o += ll;
+	snprintf(head + o, hl - o, "]\nmss = 1\n%s", compose("", 0));
+	load(head);
+	CHECK_EQ(g_diag.errors, 1);
+	free(head);
+
+	/* from memory: the same parser, the same bounds */
+	const char *good = compose("", 0);
+	toed_diag_init(&g_diag);
+	CHECK_EQ(toed_config_load_mem(g_conf, good, strlen(good), g_cfg, &g_diag), 0);
+	CHECK(strcmp(g_cfg->source.interface, "lo") == 0 && g_cfg->fast.have_prog);
+	CHECK(strcmp(g_cfg->path, g_conf) == 0);
+	toed_diag_init(&g_diag);
+	CHECK_EQ(toed_config_load_mem("mem.conf", "[tcp]\nmss = 1\n", 14, g_cfg, &g_diag), -1);
+	CHECK(has_prefix("mem.conf:2: [tcp] mss = 1: below 536"));
+	toed_diag_init(&g_diag);
+	memset(text, '#', big);
+	CHECK_EQ(toed_config_load_mem("mem.conf", text, big, g_cfg, &g_diag), -1);
+	CHECK(has_msg("mem.conf: 1048577 bytes: larger than 1048576 bytes (1 MiB), not a toed configuration"));
+	free(text);
+
+	/* files the configuration names are regular files too (a FIFO would block the check) */
+	snprintf(e, sizeof e, "[fast] templates = /dev/zero: /dev/zero is a character device, not a template file");
+	ERR("[fast]\ntemplates = /dev/zero\n", NO_FAST, 2, e);
+	tmp_path(p, sizeof p, "in.fifo");
+	if (mkfifo(p, 0600) == 0) {
+		char h[512];
+		snprintf(h, sizeof h, "[source]\ntype = pcap\npcap_file = %s\n", p);
+		snprintf(e, sizeof e, "[source] pcap_file = %s: %s is a FIFO, not a capture file", p, p);
+		ERR(h, NO_SRC, 3, e);
+		snprintf(h, sizeof h, "[device]\nbackend = xrt\nxclbin = %s\n", p);
+		snprintf(e, sizeof e, "[device] xclbin = %s: %s is a FIFO, not a regular file (backend = xrt loads it)", p,
+			 p);
+		ERR_ANY(h, NO_SRC, 3, e);
+		unlink(p);
+	}
+
+	/* huge pages: no more than the rings can use, no more than half the machine */
+	ERR("[shm]\nmax_clients = 2\nhugepages = 131\n", 0, 3,
+	    "[shm] hugepages = 131: more than the rings can use: 2 clients with rings of at most 1048576 records "
+	    "take at most 130 pages");
+	CLEAN("[shm]\nmax_clients = 2\nhugepages = 130\n", 0);
+	struct sysinfo si;
+	CHECK_EQ(sysinfo(&si), 0);
+	unsigned long long half = (unsigned long long)si.totalram * si.mem_unit / 2 / (2u << 20);
+	load(compose("[shm]\nmax_clients = 4096\nhugepages = 0\n", 0));
+	CHECK_EQ(toed_hugepages_max(g_cfg), half < 4096ull * 65 ? half : 4096ull * 65);
+	if (half < 65536 && half < 4096ull * 65) {
+		snprintf(e, sizeof e, "[shm] hugepages = 65536: more than half of this machine's memory (%llu MB): at most %llu pages",
+			 (unsigned long long)si.totalram * si.mem_unit >> 20, half);
+		ERR("[shm]\nmax_clients = 4096\nhugepages = 65536\n", 0, 3, e);
+	}
+	/* the default (256 clients) refuses what issue 10 reserved, 65536 pages */
+	CHECK_EQ(load(compose("[shm]\nhugepages = 65536\n", 0)), -1);
+	CHECK_EQ(g_diag.errors, 1);
+	snprintf(e, sizeof e, "%s:2: [shm] hugepages = 65536: more than ", g_conf);
+	CHECK(has_prefix(e));
+	alarm(0);
+}
+
 int main(void)
 {
 	char cwd[PATH_MAX], tmpl[] = "/tmp/toed-config-XXXXXX";
@@ -1321,6 +1464,7 @@ int main(void)
 	test_key_table();
 	test_diff();
 	test_helpers();
+	test_limits();
 
 	unlink(g_conf);
 	rmdir(g_dir);
