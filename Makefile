@@ -233,13 +233,17 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(REL_TLIB) $(REL_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(RELFLAGS) $< $(call TEST_LINK,$(BUILD)/lib) -o $@
 
-# libFuzzer targets are built by clang straight from the sources (without the daemon: not the fake card either).
+# libFuzzer targets are built by clang straight from the sources: the core, the feed code, the test
+# helpers (not the fake card: it needs the daemon), and the daemon sources a target names in FUZZ_DSRC
+# (a target-specific variable).
 FUZZ_TLIB := $(filter-out tests/lib/card_%.c,$(TLIB_SRC))
+$(BUILD)/fuzz/fuzz_config: FUZZ_DSRC = $(wildcard daemon/conf/*.c)
+$(BUILD)/fuzz/fuzz_config: $(wildcard daemon/conf/*.c daemon/conf/*.h daemon/base/*.h)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		$< $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) $(LIBS) -o $@
+		$< $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) $(FUZZ_DSRC) $(LIBS) -o $@
 
 # helper programs of the integration tests (release flags: they carry traffic)
 $(BUILD)/itest/%: $(BUILD)/obj/tests/integration/%.o $(REL_TLIB) $(REL_LIBS)
