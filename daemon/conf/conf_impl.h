@@ -55,7 +55,7 @@ struct key {
 };
 
 /* In enum toed_key order (conf_keys[id].id == id). */
-extern const struct key conf_keys[TOED_K_COUNT];
+extern const struct key conf_keys[]; /* TOED_K_COUNT entries (checked where it is defined) */
 #define CONF_NKEYS ((size_t)TOED_K_COUNT)
 
 const struct key *conf_key_find(int sec, const char *name);

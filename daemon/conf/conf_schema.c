@@ -51,7 +51,7 @@ static const struct ename e_target[] = { { "journal", TOED_LOG_JOURNAL }, { "std
 #define MSS_MAX 1460
 
 /* In enum toed_key order (conf_keys[id].id == id). */
-const struct key conf_keys[TOED_K_COUNT] = {
+const struct key conf_keys[] = {
 	{ S_DEVICE, T_ENUM, TOED_K_DEVICE_BACKEND, 0, "backend", CF(device.backend), .names = e_backend, .def = "sw" },
 	{ S_DEVICE, T_BDF, TOED_K_DEVICE_PCI, 0, "pci", CF(device.pci), .def = "" },
 	{ S_DEVICE, T_PATH_IN, TOED_K_DEVICE_XCLBIN, 0, "xclbin", CF(device.xclbin), .def = TOED_DEF_XCLBIN },
