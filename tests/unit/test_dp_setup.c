@@ -1,0 +1,168 @@
+/* test_dp_setup.c - dp/dp_setup: a loaded configuration into each component's settings.
+ *
+ * The mirror TOE's and the network layer's settings of a port are in
+ * test_config.c (test_helpers); here: the receive pipeline's UDP streams (UDP
+ * feeds and [udp] ports, each port once, framing from the feed or [fast], the
+ * stream limit), the frame source's steering list (TCP feeds by exchange, UDP
+ * by port, no duplicates, feeds of other ports left out), the data-plane
+ * thread's live settings, the card's and the publisher's. Configurations are
+ * parsed from memory; runs from the repository root (the templates).
+ */
+#include "test.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dp/dp_setup.h"
+
+static char g_tpl[PATH_MAX];
+static struct toed_config *g_cfg;
+
+/* text + [source] + [fast]; 0 when it loads */
+static int load(const char *text)
+{
+	static char buf[8192];
+	struct toed_diag *d = malloc(sizeof *d);
+	snprintf(buf, sizeof buf, "%s[fast]\ntemplates = %s\n", text, g_tpl);
+	toed_diag_init(d);
+	int rc = toed_config_load_mem("/tmp/dp_setup.conf", buf, strlen(buf), g_cfg, d);
+	if (rc)
+		toed_diag_print(d, stderr);
+	free(d);
+	return rc;
+}
+
+static int has_feed(const struct src_cfg *sc, uint32_t ip, uint16_t port, uint8_t proto)
+{
+	for (uint32_t i = 0; i < sc->nfeeds; i++)
+		if (sc->feeds[i].ip == ip && sc->feeds[i].port == port && sc->feeds[i].proto == proto)
+			return 1;
+	return 0;
+}
+
+static void test_rx_and_src(void)
+{
+	struct rx_cfg *rc = malloc(sizeof *rc);
+	uint16_t ff[TOED_MAX_FEEDS];
+	char err[256];
+	CHECK_EQ(load("[source]\ntype = af_xdp\ninterface = eth1\nqueue = 3\nxdp_mode = skb\n"
+		      "[feed.t]\nexchange = 10.0.0.1:5261\n"
+		      "[feed.u]\nprotocol = udp\nvendor = *:6000\nframing = raw\n"
+		      "[feed.v]\nprotocol = udp\nvendor = 10.1.0.2:6001\n"
+		      "[udp]\nports = 6000, 7000-7001\n"),
+		 0);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, ff, err, sizeof err), 0);
+	CHECK_EQ(rc->mtoe.nflows, 1);
+	CHECK_EQ(ff[0], 0);
+	/* the feeds' ports first, with their framing; then [udp] ports not already there, with [fast] framing */
+	CHECK_EQ(rc->nudp, 4);
+	CHECK(rc->udp[0].port == 6000 && rc->udp[0].framing == FAST_FRAMING_DATAGRAM);
+	CHECK(rc->udp[1].port == 6001 && rc->udp[1].framing == FAST_FRAMING_STEP);
+	CHECK(rc->udp[2].port == 7000 && rc->udp[2].framing == FAST_FRAMING_STEP);
+	CHECK(rc->udp[3].port == 7001);
+
+	struct src_cfg sc;
+	struct src_feed *feeds = malloc(SRC_MAX_FEEDS * sizeof *feeds);
+	dp_setup_src(g_cfg, rc, "/x/toe_steer.bpf.o", &sc, feeds);
+	CHECK_EQ(sc.kind, SRC_AF_XDP);
+	CHECK(strcmp(sc.ifname, "eth1") == 0);
+	CHECK_EQ(sc.queue, 3);
+	CHECK_EQ(sc.xdp_mode, SRC_XDP_SKB);
+	CHECK(strcmp(sc.bpf_obj_path, "/x/toe_steer.bpf.o") == 0);
+	CHECK_EQ(sc.loops, SRC_LOOP_FOREVER); /* pacing and loops are the thread's (live keys) */
+	/* t by its exchange, u and v by theirs, then every port the pipeline decodes for any address:
+	 * 6000 not twice (u is any address already), 6001 (v names one address), 7000, 7001 */
+	CHECK_EQ(sc.nfeeds, 6);
+	CHECK(has_feed(&sc, 0, 6001, 17));
+	CHECK(has_feed(&sc, 0x0a000001, 5261, 6));
+	CHECK(has_feed(&sc, 0, 6000, 17));
+	CHECK(has_feed(&sc, 0x0a010002, 6001, 17));
+	CHECK(has_feed(&sc, 0, 7000, 17) && has_feed(&sc, 0, 7001, 17));
+
+	/* more UDP ports than the pipeline has streams: a configuration error with a reason */
+	char text[1024];
+	snprintf(text, sizeof text, "[source]\ninterface = eth0\n[udp]\nports = 1000-%d\n", 1000 + RX_MAX_UDP);
+	CHECK_EQ(load(text), 0);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, NULL, err, sizeof err), -1);
+	CHECK(strstr(err, "UDP streams") != NULL);
+
+	/* pcap: the kind and the file; feeds of another port are not steered */
+	char pcap[] = "/tmp/dp_setup-XXXXXX";
+	int fd = mkstemp(pcap);
+	static const uint8_t hdr[24] = { 0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					 0xff, 0xff, 0, 0, 1, 0, 0, 0 };
+	CHECK(fd >= 0 && write(fd, hdr, sizeof hdr) == (ssize_t)sizeof hdr);
+	if (fd >= 0)
+		close(fd);
+	snprintf(text, sizeof text, "[source]\ntype = pcap\npcap_file = %s\npcap_pace = fast\n"
+				    "[feed.t]\nexchange = 10.0.0.1:5261\n", pcap);
+	CHECK_EQ(load(text), 0);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, NULL, err, sizeof err), 0);
+	dp_setup_src(g_cfg, rc, NULL, &sc, feeds);
+	CHECK_EQ(sc.kind, SRC_PCAP);
+	CHECK(strcmp(sc.pcap_path, pcap) == 0);
+	CHECK_EQ(sc.nfeeds, 1);
+	unlink(pcap);
+	free(feeds);
+	free(rc);
+}
+
+static void test_live_pub_card(void)
+{
+	CHECK_EQ(load("[source]\ninterface = eth0\npcap_pace = 0.5\npcap_loop = 3\n"
+		      "[tcp]\ngap_timeout_ms = 20\nidle_timeout_s = 60\nmss = 1344\n"
+		      "[dataplane]\ncpu = 0\npriority = 10\nbusy_poll = yes\n"
+		      "[shm]\nmax_clients = 7\nring_size = 4K\nhugepages = off\n"
+		      "[feed.t]\nexchange = 10.0.0.1:5261\n"),
+		 0);
+	struct toed_dp_live l;
+	dp_setup_live(&l, g_cfg);
+	CHECK_EQ(l.cpu, 0);
+	CHECK_EQ(l.priority, 10);
+	CHECK_EQ(l.busy_poll, 1);
+	CHECK(l.pace == 0.5);
+	CHECK_EQ(l.loops, 3);
+	CHECK_EQ(l.gap_timeout_ns, 20000000ull);
+	CHECK_EQ(l.idle_timeout_ns, 60000000000ull);
+
+	struct pub_config pc;
+	dp_setup_pub(&pc, g_cfg);
+	CHECK_EQ(pc.max_clients, 7);
+	CHECK_EQ(pc.default_capacity, 4096);
+	CHECK_EQ(pc.history, 4096);
+	CHECK_EQ(pc.max_capacity, TOE_SHM_MAX_CAPACITY);
+	CHECK_EQ(pc.no_hugepages, 1);
+	CHECK_EQ(pc.threaded, 1);
+
+	struct rx_cfg *rc = malloc(sizeof *rc);
+	struct toe_xrt_params p;
+	rx_cfg_default(rc);
+	dp_setup_card(&p, g_cfg, rc);
+	CHECK(p.rx == rc);
+	CHECK(p.prog == &g_cfg->fast.prog);
+	CHECK_EQ(p.hw.mss, 1344);
+	CHECK_EQ(p.hw.role, TOE_ROLE_MIRROR);
+	CHECK_EQ(p.hw.ring_slots, TOE_XRT_DEFAULT_SLOTS);
+	free(rc);
+}
+
+int main(void)
+{
+	char cwd[PATH_MAX - 64];
+	if (!getcwd(cwd, sizeof cwd))
+		return test_skip("dp_setup", "no current directory");
+	snprintf(g_tpl, sizeof g_tpl, "%s/conf/templates/sse-l2-3201-5801.xml", cwd);
+	if (access(g_tpl, R_OK) < 0)
+		return test_skip("dp_setup", "run from the repository root (conf/templates needed)");
+	g_cfg = malloc(sizeof *g_cfg);
+	test_rx_and_src();
+	test_live_pub_card();
+	free(g_cfg);
+	return test_done("dp_setup");
+}
