@@ -371,6 +371,9 @@ static void check_misc(struct ctx *x)
 			key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, k->id, 0, "names a directory, not a file");
 		else if (slash && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
 			key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, k->id, 0, "directory %s does not exist", dir);
+		else if (!x->offline && not_regular(p)) /* opening a FIFO to write blocks until a reader comes */
+			key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, k->id, 0, "%s is %s, not a file to record into", p,
+				not_regular(p));
 	}
 	if (c->record.pcap[0] && strcmp(c->record.pcap, c->record.ticks) == 0)
 		key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, TOED_K_RECORD_TICKS, 0, "the same file as [record] pcap");

@@ -1407,6 +1407,10 @@ static void test_limits(void)
 		snprintf(e, sizeof e, "[device] xclbin = %s: %s is a FIFO, not a regular file (backend = xrt loads it)", p,
 			 p);
 		ERR_ANY(h, NO_SRC, 3, e);
+		/* and a FIFO to record into: opening it to write would block until a reader comes */
+		snprintf(h, sizeof h, "[record]\nticks = %s\n", p);
+		snprintf(e, sizeof e, "[record] ticks = %s: %s is a FIFO, not a file to record into", p, p);
+		ERR(h, 0, 2, e);
 		unlink(p);
 	}
 
