@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,8 +216,17 @@ int toed_record_configure(struct toed_record *r, const char *pcap, const char *t
 				}
 				r->allocated = 1;
 			}
-			int fd = open(want[k], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+			/* O_NONBLOCK: a FIFO put in the file's place since the configuration was checked must not
+			 * block the control plane (no reader: ENXIO; a reader: refused below as not regular) */
+			int fd = open(want[k], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0640);
 			struct rec_file *f = &r->files[slot];
+			struct stat st;
+			if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+				snprintf(err, errlen, "[record] %s = %s: not a regular file", kname[k], want[k]);
+				close(fd);
+				rc = -1;
+				continue;
+			}
 			if (fd < 0 || write_header(fd, (uint32_t)k, &f->off) < 0) {
 				snprintf(err, errlen, "[record] %s = %s: %s", kname[k], want[k], strerror(errno));
 				if (fd >= 0)

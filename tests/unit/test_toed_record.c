@@ -209,6 +209,20 @@ int main(void)
 	CHECK_EQ(toed_record_dp_active(r), 0);
 	toed_record_destroy(r);
 
+	/* ---- a FIFO in the file's place: refused at once, never a blocking open (the control plane
+	 * calls this); alarm: without O_NONBLOCK the open waits for a reader forever */
+	char fifo[160];
+	snprintf(fifo, sizeof fifo, "%s/fifo.pcap", dir);
+	CHECK_EQ(mkfifo(fifo, 0600), 0);
+	r = toed_record_create(&e);
+	alarm(10);
+	CHECK_EQ(toed_record_configure(r, fifo, NULL, err, sizeof err), -1);
+	alarm(0);
+	CHECK(strstr(err, fifo) != NULL);
+	CHECK_EQ(toed_record_dp_active(r), 0);
+	toed_record_destroy(r);
+	unlink(fifo);
+
 	io_uring_queue_exit(&ring);
 	unlink(p1);
 	unlink(p2);
