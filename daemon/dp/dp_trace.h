@@ -1,0 +1,63 @@
+/* dp_trace.h - the data plane's opt-in latency trace: where a record's time goes inside toed.
+ *
+ * With [dataplane] trace = yes (live), the data-plane thread stamps each
+ * frame's records at three points, all on the clock of the frame's arrival
+ * stamp (src_frame.ts_ns: the NIC or XDP stamp where there is one):
+ *
+ *   arrival  the frame's own stamp (NIC, XDP program, kernel, or capture time)
+ *   decoded  the receive pipeline has turned the frame into records
+ *   visible  the records are committed to every client's ring
+ *
+ * and adds (decoded - arrival) and (visible - arrival) per record to two
+ * histograms. Off, it costs one predictable branch per frame.
+ *
+ * The histograms have fixed memory and constant-time insertion: values are
+ * binned by their top 5 significant bits (16 linear sub-bins per power of
+ * two, so a percentile is within 1/16 = 6% of the true value), from 0 to
+ * 2^40 ns (18 minutes; larger values go to the last bin). The thread copies
+ * them into its counter snapshot; `toectl latency` prints their percentiles.
+ */
+#ifndef DP_TRACE_H
+#define DP_TRACE_H
+
+#include <stdint.h>
+
+#define DP_HIST_SUB 16u   /* linear sub-bins per power of two */
+#define DP_HIST_POW 40u   /* powers of two covered: up to 2^40 ns */
+#define DP_HIST_BINS (DP_HIST_SUB * (DP_HIST_POW - 3u))
+
+struct dp_hist {
+	uint64_t count;
+	uint64_t sum_ns;
+	uint64_t max_ns;
+	uint64_t bin[DP_HIST_BINS];
+};
+
+enum dp_trace_stage {
+	DP_TRACE_DECODED = 0, /* arrival -> records out of the pipeline */
+	DP_TRACE_VISIBLE = 1, /* arrival -> records committed to the clients' rings */
+	DP_TRACE_STAGES = 2,
+};
+
+struct dp_trace {
+	uint64_t since_ns;     /* CLOCK_MONOTONIC when tracing (re)started, 0: off */
+	uint64_t late_stamps;  /* stamps after the stage (clock steps): counted, not binned */
+	struct dp_hist h[DP_TRACE_STAGES];
+};
+
+/* Bin of a value and the smallest value of a bin (the inverse, for percentiles). */
+uint32_t dp_hist_bin(uint64_t ns);
+uint64_t dp_hist_floor(uint32_t bin);
+
+void dp_hist_add(struct dp_hist *h, uint64_t ns, uint64_t n);
+
+/* The value at quantile ppm/1e6: the upper edge of the bin holding it
+ * (never below the true value, at most 1/16 above it); 0 when empty. */
+uint64_t dp_hist_pct(const struct dp_hist *h, uint32_t ppm);
+
+/* Add n records that arrived at `arrival` and reached `stage` at `now`. */
+void dp_trace_add(struct dp_trace *t, int stage, uint64_t arrival, uint64_t now, uint64_t n);
+
+void dp_trace_reset(struct dp_trace *t, uint64_t since_ns);
+
+#endif
