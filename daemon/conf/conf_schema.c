@@ -111,6 +111,7 @@ const struct key conf_keys[] = {
 	{ S_DATAPLANE, T_UINT, TOED_K_DATAPLANE_PRIORITY, F_LIVE, "priority", CF(dataplane.priority), 0, 99,
 	  .above = "above 99 (the highest SCHED_FIFO priority)", .def = "0" },
 	{ S_DATAPLANE, T_BOOL, TOED_K_DATAPLANE_BUSY_POLL, F_LIVE, "busy_poll", CF(dataplane.busy_poll), .def = "no" },
+	{ S_DATAPLANE, T_BOOL, TOED_K_DATAPLANE_TRACE, F_LIVE, "trace", CF(dataplane.trace), .def = "no" },
 
 	{ S_LOG, T_ENUM, TOED_K_LOG_LEVEL, F_LIVE, "level", CF(log.level), .names = e_level, .def = "info" },
 	{ S_LOG, T_ENUM, TOED_K_LOG_TARGET, F_LIVE, "target", CF(log.target), .names = e_target, .def = "journal" },

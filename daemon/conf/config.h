@@ -168,6 +168,7 @@ struct toed_config {
 		int32_t cpu;                      /* -1: not pinned */
 		uint32_t priority;                /* 0: SCHED_OTHER, 1..99: SCHED_FIFO */
 		uint32_t busy_poll;
+		uint32_t trace;                   /* per-record latency by stage (toectl latency) */
 	} dataplane;
 	struct {
 		uint32_t level;                   /* enum toed_log_level */
@@ -242,7 +243,7 @@ enum toed_key {
 	TOED_K_FAST_TEMPLATES, TOED_K_FAST_FRAMING,
 	TOED_K_SHM_HUGEPAGES, TOED_K_SHM_RING_SIZE, TOED_K_SHM_MAX_CLIENTS, TOED_K_SHM_SOCKET,
 	TOED_K_SHM_SOCKET_GROUP, TOED_K_SHM_SOCKET_MODE,
-	TOED_K_DATAPLANE_CPU, TOED_K_DATAPLANE_PRIORITY, TOED_K_DATAPLANE_BUSY_POLL,
+	TOED_K_DATAPLANE_CPU, TOED_K_DATAPLANE_PRIORITY, TOED_K_DATAPLANE_BUSY_POLL, TOED_K_DATAPLANE_TRACE,
 	TOED_K_LOG_LEVEL, TOED_K_LOG_TARGET,
 	TOED_K_RECORD_PCAP, TOED_K_RECORD_TICKS,
 	TOED_K_COUNT,

@@ -89,6 +89,7 @@ void dp_setup_live(struct toed_dp_live *l, const struct toed_config *cfg)
 	l->cpu = cfg->dataplane.cpu;
 	l->priority = cfg->dataplane.priority;
 	l->busy_poll = cfg->dataplane.busy_poll;
+	l->trace = cfg->dataplane.trace;
 	switch (cfg->source.pcap_pace) {
 	case TOED_PACE_FAST: l->pace = 0; break;
 	case TOED_PACE_FACTOR: l->pace = cfg->source.pcap_speed; break;

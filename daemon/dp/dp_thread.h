@@ -91,6 +91,7 @@ struct toed_dp_live {
 	int32_t cpu;          /* -1: not pinned */
 	uint32_t priority;    /* 0: SCHED_OTHER */
 	uint32_t busy_poll;
+	uint32_t trace;       /* latency by stage into dp_trace histograms */
 	double pace;          /* pcap: 0 as fast as possible, 1 recorded, else a factor */
 	uint32_t loops;       /* pcap: plays, 0 = forever */
 	uint64_t gap_timeout_ns;

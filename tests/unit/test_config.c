@@ -224,8 +224,8 @@ static void test_default_examples(void)
 		o += sprintf(o, "%s\n", uncomment ? line + 1 : line);
 		uncommented += uncomment;
 	}
-	/* 31 keys in fixed sections; interface is set, not commented; 6 examples are not defaults */
-	CHECK_EQ(uncommented, 24);
+	/* 32 keys in fixed sections; interface is set, not commented; 6 examples are not defaults */
+	CHECK_EQ(uncommented, 25);
 	/* the copy lives in the temporary directory: give it the relative template path */
 	char tdir[PATH_MAX + 16], tcopy[PATH_MAX + 64];
 	tmp_path(tdir, sizeof tdir, "templates");
@@ -1043,6 +1043,7 @@ static void test_key_table(void)
 		{ TOED_K_DATAPLANE_CPU, "dataplane", "cpu", 1 },
 		{ TOED_K_DATAPLANE_PRIORITY, "dataplane", "priority", 1 },
 		{ TOED_K_DATAPLANE_BUSY_POLL, "dataplane", "busy_poll", 1 },
+		{ TOED_K_DATAPLANE_TRACE, "dataplane", "trace", 1 },
 		{ TOED_K_LOG_LEVEL, "log", "level", 1 },
 		{ TOED_K_LOG_TARGET, "log", "target", 1 },
 		{ TOED_K_RECORD_PCAP, "record", "pcap", 1 },
