@@ -503,6 +503,42 @@ static void report_clients(struct toed *t, struct out *o, const char *key)
 	free(peers);
 }
 
+/* ---- latency ([dataplane] trace) --------------------------------------------------------- */
+
+static void report_hist(struct out *o, const char *key, const char *heading, const struct dp_hist *h)
+{
+	static const struct {
+		const char *name;
+		uint32_t ppm;
+	} q[] = { { "p50", 500000 }, { "p90", 900000 }, { "p99", 990000 }, { "p999", 999000 } };
+	begin(o, key, heading);
+	kv_u64(o, "records", h->count);
+	for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+		char k[16];
+		snprintf(k, sizeof k, o->json ? "%s_ns" : "%s (ns)", q[i].name);
+		kv_u64(o, k, dp_hist_pct(h, q[i].ppm));
+	}
+	kv_u64(o, o->json ? "max_ns" : "max (ns)", h->max_ns);
+	kv_u64(o, o->json ? "mean_ns" : "mean (ns)", h->count ? h->sum_ns / h->count : 0);
+	end(o);
+}
+
+static void report_latency(struct out *o, const struct toed_dp_snapshot *s)
+{
+	const struct dp_trace *tr = &s->trace;
+	begin(o, NULL, NULL);
+	kv_bool(o, "tracing", tr->since_ns != 0);
+	if (!tr->since_ns && !o->json)
+		fprintf(o->f, "(set [dataplane] trace = yes and reload to measure; a pcap replay is not traced)\n");
+	kv_u64(o, o->json ? "seconds" : "seconds traced", tr->since_ns ? (mono_ns() - tr->since_ns) / 1000000000ull : 0);
+	kv_u64(o, "late_stamps", tr->late_stamps);
+	report_hist(o, "arrival_to_decoded", "frame arrival stamp -> records out of the receive pipeline",
+		    &tr->h[DP_TRACE_DECODED]);
+	report_hist(o, "arrival_to_visible", "frame arrival stamp -> records visible in the clients' rings",
+		    &tr->h[DP_TRACE_VISIBLE]);
+	end(o);
+}
+
 /* ---- entry ----------------------------------------------------------------------------------- */
 
 int toed_admin_report(struct toed *t, int what, int json, uid_t peer_uid, char **text, size_t *len)
@@ -530,6 +566,10 @@ int toed_admin_report(struct toed *t, int what, int json, uid_t peer_uid, char *
 		break;
 	case TOED_REPORT_CLIENTS:
 		report_clients(t, &o, NULL);
+		break;
+	case TOED_REPORT_LATENCY:
+		toed_dp_snapshot(&t->dp, t->snap);
+		report_latency(&o, t->snap);
 		break;
 	case TOED_REPORT_RELOAD: {
 		if (peer_uid != 0 && peer_uid != getuid()) {

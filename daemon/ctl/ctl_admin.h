@@ -31,6 +31,7 @@ enum toed_report {
 	TOED_REPORT_STATS = 2,
 	TOED_REPORT_CLIENTS = 3,
 	TOED_REPORT_RELOAD = 4,
+	TOED_REPORT_LATENCY = 5,
 };
 
 /* Build a report into *text (malloc'd, *len bytes, NUL-terminated). peer_uid:

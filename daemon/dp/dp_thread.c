@@ -321,6 +321,7 @@ struct dp_run {
 	uint64_t last_rec;      /* CLOCK_MONOTONIC of the last poll that found records */
 	int link;               /* last link state seen (-1: not yet) */
 	uint64_t bad;           /* records of no TOE_REC_* type */
+	struct dp_trace trace;  /* [dataplane] trace: latency by stage */
 };
 
 static void set_state(struct toed_dp *dp, uint32_t s)
@@ -418,6 +419,10 @@ static void take_live(struct dp_run *r, int first)
 	apply_sched(&r->live, &l, first);
 	if (!first && l.pace != r->live.pace)
 		r->paced = 0; /* re-base the replay clock at the next frame */
+	if (l.trace && (first || !r->live.trace))
+		dp_trace_reset(&r->trace, mono_ns()); /* switched on: measure anew */
+	else if (!l.trace)
+		r->trace.since_ns = 0;
 	if (!dp->pipe) {
 		/* the card's mirror TOE took its timeouts with its configuration: reprogramming it would drop every
 		 * connection's state */
@@ -491,6 +496,7 @@ static void snapshot(struct dp_run *r, uint64_t now)
 	w->bursts = r->bursts;
 	w->waits = r->waits;
 	w->published = r->published;
+	w->trace = r->trace;
 	if (dp->pipe) {
 		snapshot_pipe(r, w);
 	} else {
@@ -620,6 +626,7 @@ static void frame_in(struct dp_run *r, const struct src_frame *f)
 	r->frames++;
 	if (toed_record_dp_active(dp->rec))
 		toed_record_dp_frame(dp->rec, f->data, f->len, f->wire_len, f->ts_ns);
+	uint64_t before = r->published + r->nbatch;
 	rx_frame(dp->pipe, f->data, f->len, f->ts_ns);
 	drain(r);
 	if (f->ts_ns - r->last_poll_ts >= DP_POLL_NS || f->ts_ns < r->last_poll_ts) {
@@ -627,6 +634,20 @@ static void frame_in(struct dp_run *r, const struct src_frame *f)
 		rx_poll(dp->pipe, f->ts_ns);
 		drain(r);
 	}
+	/* a frame's records are visible to the clients before the next frame is
+	 * decoded: a burst does not hold the first frame's records back */
+	uint64_t n = r->published + r->nbatch - before;
+	if (!n)
+		return;
+	if (!r->trace.since_ns || dp->src_kind == SRC_PCAP) {
+		flush_batch(r);
+		return;
+	}
+	uint64_t decoded = real_ns();
+	flush_batch(r);
+	uint64_t visible = real_ns();
+	dp_trace_add(&r->trace, DP_TRACE_DECODED, f->ts_ns, decoded, n);
+	dp_trace_add(&r->trace, DP_TRACE_VISIBLE, f->ts_ns, visible, n);
 }
 
 /* Software backend: frames from the source through rx_pipe. */

@@ -55,6 +55,7 @@
 
 #include "conf/config.h"
 #include "dp/dp_pub.h"
+#include "dp/dp_trace.h"
 #include "rx/rx_pipe.h"
 #include "src/src.h"
 #include "dp/dp_record.h"
@@ -135,6 +136,7 @@ struct toed_dp_snapshot {
 	uint64_t card_taken_ns;   /* CLOCK_MONOTONIC of card_ctr[] (read every second), 0: not yet */
 	uint64_t bad_records;     /* card records of no TOE_REC_* type: not published */
 	struct toe_xrt_counter card_ctr[TOE_XRT_MAX_COUNTERS];
+	struct dp_trace trace;    /* [dataplane] trace: since_ns 0 when off (live sources only) */
 };
 
 struct toed_dp {

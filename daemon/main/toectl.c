@@ -1,6 +1,6 @@
 /* toectl - ask a running toed for its state, its counters, its clients, or to reload.
  *
- *   toectl [-s SOCKET] status|stats|clients|reload [--json]
+ *   toectl [-s SOCKET] status|stats|clients|reload|latency [--json]
  *
  * Talks to the daemon's control socket (toe/ctl.h: TOE_CTL_ADMIN requests;
  * the socket is -s, else $TOED_SOCKET, else /run/toed/toed.sock). The daemon
@@ -27,12 +27,14 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: toectl [-s SOCKET] status|stats|clients|reload [--json]\n"
+	fprintf(f, "usage: toectl [-s SOCKET] status|stats|clients|reload|latency [--json]\n"
 		   "  status    the daemon's state: source, data plane, watchdog, reloads, live settings\n"
 		   "  stats     counters of every block: frames and drops by reason, connections, streams,\n"
 		   "            decoder errors by code, publisher, clients\n"
 		   "  clients   the control socket's clients and their rings (delivered, dropped, backlog)\n"
 		   "  reload    reload the configuration file (as SIGHUP does) and print what changed\n"
+		   "  latency   with [dataplane] trace = yes: percentiles of each record's time inside toed,\n"
+		   "            from the frame's arrival stamp to decoded and to visible in the clients' rings\n"
 		   "  -s PATH   control socket (default $" TOE_CTL_PATH_ENV ", else " TOE_CTL_DEFAULT_PATH ")\n"
 		   "  --json    one JSON document instead of text\n");
 }
@@ -109,6 +111,8 @@ int main(int argc, char **argv)
 		cmd = TOE_ADMIN_CLIENTS;
 	} else if (!strcmp(cmd_name, "reload")) {
 		cmd = TOE_ADMIN_RELOAD;
+	} else if (!strcmp(cmd_name, "latency")) {
+		cmd = TOE_ADMIN_LATENCY;
 	} else {
 		fprintf(stderr, "toectl: unknown command '%s'\n", cmd_name);
 		usage(stderr);

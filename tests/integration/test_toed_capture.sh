@@ -12,7 +12,9 @@
 # CAP_SYS_NICE).
 # Exit 0 pass, 77 skip (no root, namespaces, tcpreplay, or XDP for the
 # second half after AF_PACKET passed), else fail. The AF_XDP daemon busy-polls
-# ([dataplane] busy_poll = yes: one CPU at 100 % for about a second). Takes about 3 s.
+# ([dataplane] busy_poll = yes: one CPU at 100 % for about a second). Both run with
+# [dataplane] trace = yes: toectl latency must show every record's stages.
+# Takes about 3 s.
 . "$(dirname "$0")/toed_common.sh"
 . "$(dirname "$0")/lib_netns.sh"
 
@@ -63,17 +65,40 @@ capture() { # TYPE [extra [source] line] [extra sections]
 	cmp -s "$TMP/got.trades" "$TMP/want.trades" || fail "$type: trades differ from the truth"
 	cmp -s "$TMP/got.orders14" "$TMP/want.orders14" || fail "$type: orders differ from the truth"
 	caps=$(awk '/^CapEff:/ { print $2 }' "/proc/$TOED_PID/status" 2>/dev/null)
+	# [dataplane] trace = yes: every published record has its time inside toed measured
+	# (the counters reach toectl through the data plane's snapshot, every 100 ms)
+	_i=0
+	while :; do
+		"$TOECTL" -s "$TMP/toed.sock" latency --json >"$TMP/lat.json" || fail "$type: toectl latency failed"
+		grep -q '"arrival_to_visible":{"records":0' "$TMP/lat.json" || break
+		_i=$((_i + 1))
+		[ $_i -lt 20 ] || break
+		sleep 0.1
+	done
+	python3 - "$TMP/lat.json" <<'PY' || fail "$type: toectl latency: $(cat "$TMP/lat.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+dec, vis = d["arrival_to_decoded"], d["arrival_to_visible"]
+assert d["tracing"] is True
+assert dec["records"] > 0 and vis["records"] == dec["records"], (dec, vis)
+# visible comes after decoded, both after the arrival stamp, and within a second here
+assert 0 < dec["p50_ns"] <= vis["p50_ns"] < 10**9, (dec, vis)
+assert vis["max_ns"] >= vis["p99_ns"] >= vis["p50_ns"]
+PY
+	say "$type: toectl latency: arrival -> visible p50 $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["arrival_to_visible"]["p50_ns"])' "$TMP/lat.json") ns over the replay"
 	stop_toed
 	[ "$TOED_RC" -eq 0 ] || fail "$type: toed exited $TOED_RC"
 	return 0
 }
 
-capture af_packet || fail "af_packet: toed did not become ready: $(tail -n 5 "$TMP/toed.log")"
+capture af_packet "" "[dataplane]
+trace = yes" || fail "af_packet: toed did not become ready: $(tail -n 5 "$TMP/toed.log")"
 [ "$caps" = "0000000000800000" ] || fail "af_packet: effective capabilities $caps, expected cap_sys_nice only"
 say "AF_PACKET: $(wc -l <"$TMP/want.trades") trades and $(wc -l <"$TMP/want.orders14") orders (channels 1, 4) equal to the truth"
 
 capture af_xdp "xdp_mode = native" "[dataplane]
-busy_poll = yes"
+busy_poll = yes
+trace = yes"
 rc=$?
 if [ $rc -eq 2 ]; then
 	skip "AF_XDP not possible here ($(grep -m1 'source:' "$TMP/toed.log")); AF_PACKET passed"

@@ -145,6 +145,7 @@ enum toe_admin_cmd {
 	TOE_ADMIN_STATS = 2,   /* counters of every block, per connection, stream and client */
 	TOE_ADMIN_CLIENTS = 3, /* control connections and their rings */
 	TOE_ADMIN_RELOAD = 4,  /* reload the configuration file (root or the daemon's user only) */
+	TOE_ADMIN_LATENCY = 5, /* [dataplane] trace: percentiles of each stage inside toed */
 };
 #define TOE_ADMIN_F_JSON 0x1u /* the answer is one JSON document instead of text */
 
