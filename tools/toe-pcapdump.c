@@ -10,7 +10,7 @@
  * line per entry on stdout:
  *   records exactly as toe-fastdump --framing step prints them, with
  *     "stream":N before "msg_seq";
- *   {"event":"gap","stream":N,"offset":O,"length":L,"reason":"timeout|window|decode"[,"detail":"<fast_err>"]}
+ *   {"event":"gap","stream":N,"offset":O,"length":L,"reason":"timeout|window|decode|acked|closed"[,"detail":"<fast_err>"]}
  *   {"event":"reset","stream":N,"reason":"syn|join"}
  * The mirror TOE's timers run on the capture's timestamps (rx_poll after
  * every frame, and once at the end with +infinity so holes still open become
@@ -94,6 +94,8 @@ static const char *gap_reason(uint32_t r)
 	case TOE_GAP_WINDOW: return "window";
 	case TOE_GAP_DECODE: return "decode";
 	case TOE_GAP_OVERFLOW: return "overflow";
+	case TOE_GAP_ACKED: return "acked";
+	case TOE_GAP_CLOSED: return "closed";
 	default: return "unknown";
 	}
 }

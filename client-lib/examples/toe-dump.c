@@ -60,6 +60,10 @@ static const char *gap_reason(uint32_t r)
 		return "decode";
 	case TOE_GAP_OVERFLOW:
 		return "overflow";
+	case TOE_GAP_ACKED:
+		return "acked";
+	case TOE_GAP_CLOSED:
+		return "closed";
 	default:
 		return "unknown";
 	}

@@ -158,7 +158,8 @@
 #define TOE_MTOE_STATS(X)                                                           \
 	X(packets) X(not_tcp) X(not_followed) X(reverse) X(no_conn) X(no_slot)     \
 	X(opens) X(joins) X(restarts) X(closes) X(after_close) X(bytes) X(gaps)    \
-	X(gap_bytes) X(ev_short) X(ev_overflow)
+	X(gap_bytes) X(ev_short) X(ev_overflow) X(ack_gaps) X(ack_gap_bytes)        \
+	X(close_gaps) X(close_gap_bytes) X(late_bytes) X(fin_inferred) X(bad_acks)
 
 /* ---- udp_top: the UDP listen table (kernels/net/net_udp.h) ---- */
 #define TOE_UDP_CF_NPORTS 1       /* 0..TOE_HW_UDP_STREAMS */

@@ -204,6 +204,10 @@ static void out_gap(struct rx_pipe *p, struct rx_out *out, uint32_t sid, uint64_
 		p->st.gaps_window++;
 	else if (reason == TOE_GAP_DECODE)
 		p->st.gaps_decode++;
+	else if (reason == TOE_GAP_ACKED)
+		p->st.gaps_acked++;
+	else if (reason == TOE_GAP_CLOSED)
+		p->st.gaps_closed++;
 	if (sid < RX_MAX_STREAMS) {
 		p->sst[sid].gaps++;
 		p->sst[sid].gap_bytes += len;

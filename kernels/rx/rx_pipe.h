@@ -159,6 +159,8 @@ struct rx_out {
 	X(gaps_timeout)                                                                \
 	X(gaps_window)                                                                 \
 	X(gaps_decode)                                                                 \
+	X(gaps_acked)      /* bytes the vendor acknowledged, never on the mirror */    \
+	X(gaps_closed)     /* bytes never seen when a connection ended (RST, idle) */  \
 	X(undrained)       /* entries produced but not read (rx_frame/rx_poll called early) */ \
 	X(bad_stream)      /* events for a stream id without a fast_stream (a bug if nonzero) */
 

@@ -58,6 +58,9 @@ void mtoe_cfg_default(struct mtoe_cfg *cfg)
 	cfg->gap_timeout_ns = MTOE_DEFAULT_GAP_NS;
 	cfg->idle_timeout_ns = MTOE_DEFAULT_IDLE_NS;
 	cfg->linger_ns = MTOE_DEFAULT_LINGER_NS;
+	cfg->ack_reorder_ns = MTOE_DEFAULT_ACK_REORDER_NS;
+	cfg->ack_reorder_bytes = MTOE_DEFAULT_ACK_REORDER_BYTES;
+	cfg->pad = 0;
 	for (i = 0; i < MTOE_MAX_FLOWS; i++) {
 		cfg->flows[i].ex_addr = 0;
 		cfg->flows[i].peer_addr = 0;
@@ -66,9 +69,28 @@ void mtoe_cfg_default(struct mtoe_cfg *cfg)
 	}
 }
 
+/* No evidence from the reverse direction, no remembered gaps. */
+static void evidence_clear(struct mtoe_conn *c)
+{
+	uint32_t i;
+	c->peer_fin = 0;
+	c->ack_seen = 0;
+	c->ack_wait = 0;
+	c->nlost = 0;
+	c->hi_off = 0;
+	c->ack_off = 0;
+	c->ack_wait_ts = 0;
+	c->ack_wait_lim = 0;
+	for (i = 0; i < MTOE_LOST_RANGES; i++) {
+		c->lost[i].start = 0;
+		c->lost[i].end = 0;
+	}
+}
+
 static void conn_clear(struct mtoe_conn *c)
 {
 	struct mtoe_conn_stats z = { 0 };
+	evidence_clear(c);
 	c->state = MTOE_FREE;
 	c->syn_seen = 0;
 	c->fin_seen = 0;
@@ -322,6 +344,22 @@ static void deliver_range0(struct mtoe *m, uint32_t ci)
 	c->nranges--;
 }
 
+/* Remember [s, e) as lost, newest first, so that a late copy is counted as such. */
+static void remember_lost(struct mtoe_conn *c, uint64_t s, uint64_t e)
+{
+	uint32_t i;
+	if (c->nlost && c->lost[0].end == s) {
+		c->lost[0].end = e;
+		return;
+	}
+	for (i = MTOE_LOST_RANGES - 1; i > 0; i--)
+		c->lost[i] = c->lost[i - 1];
+	c->lost[0].start = s;
+	c->lost[0].end = e;
+	if (c->nlost < MTOE_LOST_RANGES)
+		c->nlost++;
+}
+
 static void skip_to(struct mtoe *m, uint32_t ci, uint64_t to, uint8_t reason)
 {
 	struct mtoe_conn *c = &m->conn[ci];
@@ -331,6 +369,18 @@ static void skip_to(struct mtoe *m, uint32_t ci, uint64_t to, uint8_t reason)
 	c->st.gap_bytes += len;
 	m->st.gaps++;
 	m->st.gap_bytes += len;
+	if (reason == TOE_GAP_ACKED) {
+		c->st.ack_gaps++;
+		c->st.ack_gap_bytes += len;
+		m->st.ack_gaps++;
+		m->st.ack_gap_bytes += len;
+	} else if (reason == TOE_GAP_CLOSED) {
+		c->st.close_gaps++;
+		c->st.close_gap_bytes += len;
+		m->st.close_gaps++;
+		m->st.close_gap_bytes += len;
+	}
+	remember_lost(c, c->nxt_off, to);
 	advance(c, to);
 }
 
@@ -374,6 +424,7 @@ static void open_conn(struct mtoe *m, uint32_t ci, uint32_t flow, uint32_t start
 	c->fin_ts = 0;
 	c->last_ns = m->now;
 	c->st = z;
+	evidence_clear(c);
 	emit(m, ci, MTOE_EV_OPEN, syn ? MTOE_OPEN_SYN : MTOE_OPEN_JOIN, 0, 0, 0);
 	if (syn)
 		m->st.opens++;
@@ -421,6 +472,184 @@ static int expire(struct mtoe *m, uint32_t ci, int force)
 			skip_to(m, ci, c->fin_off, TOE_GAP_TIMEOUT);
 		}
 		check_fin(m, ci);
+	}
+	return 0;
+}
+
+
+/* ---- evidence from the reverse direction -------------------------------- */
+
+/* The exchange is known to have sent every sequence number before `seq`
+ * (a vendor ACK, or the sequence number of an exchange RST): keep the
+ * highest such stream offset. Numbers at or behind the delivery point say
+ * nothing new; numbers absurdly far ahead are not from this stream. */
+static void note_sent(struct mtoe *m, uint32_t ci, uint32_t seq)
+{
+	struct mtoe_conn *c = &m->conn[ci];
+	int64_t d = seq_diff(seq, c->nxt_seq);
+	uint64_t off;
+	if (d <= 0)
+		return;
+	if (d > (int64_t)MTOE_MAX_AHEAD) {
+		c->st.bad_acks++;
+		m->st.bad_acks++;
+		return;
+	}
+	off = c->nxt_off + (uint64_t)d;
+	if (!c->ack_seen || off > c->ack_off) {
+		c->ack_off = off;
+		c->ack_seen = 1;
+	}
+}
+
+/* Whether the highest acknowledged sequence number lies beyond every data
+ * byte seen and no FIN was seen: it may be the exchange's FIN (a FIN takes
+ * one sequence number and no stream byte), so it is held back. */
+static int ack_top_unsure(const struct mtoe_conn *c)
+{
+	return c->ack_seen && !c->fin_seen && c->ack_off > c->hi_off && c->ack_off > c->nxt_off;
+}
+
+/* Stream offset below which the evidence proves every byte was sent. */
+static uint64_t ack_limit(const struct mtoe_conn *c)
+{
+	if (!c->ack_seen)
+		return 0;
+	if (c->fin_seen)
+		return min_u64(c->ack_off, c->fin_off);
+	if (ack_top_unsure(c))
+		return c->ack_off - 1;
+	return c->ack_off;
+}
+
+/* Bytes of [delivery point, lim) the buffer does not hold. */
+static uint64_t missing_below(const struct mtoe_conn *c, uint64_t lim)
+{
+	uint64_t miss;
+	uint32_t i;
+	if (lim <= c->nxt_off)
+		return 0;
+	miss = lim - c->nxt_off;
+	for (i = 0; i < MTOE_MAX_RANGES; i++) {
+		uint64_t e;
+		if (i >= c->nranges || c->range[i].start >= lim)
+			break;
+		e = min_u64(c->range[i].end, lim);
+		miss -= e - c->range[i].start;
+	}
+	return miss;
+}
+
+/* Every byte before lim that the buffer does not hold becomes a gap
+ * (reason), the held ranges starting before lim are delivered. Returns 1
+ * when it stopped because the event array is short (mtoe_poll resumes). */
+static int give_up_to(struct mtoe *m, uint32_t ci, uint64_t lim, uint8_t reason)
+{
+	struct mtoe_conn *c = &m->conn[ci];
+	uint32_t it;
+	for (it = 0; it < 2 * MTOE_MAX_RANGES + 2; it++) {
+		if (c->state != MTOE_OPEN)
+			break;
+		if (c->nranges && c->range[0].start <= c->nxt_off) {
+			/* a range the last gap made contiguous */
+			if (m->cap - m->nev < MTOE_POLL_EVENTS)
+				return 1;
+			deliver_range0(m, ci);
+			continue;
+		}
+		if (c->nxt_off >= lim)
+			break;
+		if (m->cap - m->nev < MTOE_POLL_EVENTS)
+			return 1;
+		skip_to(m, ci, c->nranges && c->range[0].start < lim ? c->range[0].start : lim, reason);
+	}
+	return 0;
+}
+
+/* Both FINs: the vendor sent its FIN and acknowledged one sequence number
+ * beyond every data byte, and every byte before it was delivered or is a
+ * gap: that number is the exchange's FIN the mirror missed. */
+static int check_end(struct mtoe *m, uint32_t ci)
+{
+	struct mtoe_conn *c = &m->conn[ci];
+	if (c->state == MTOE_OPEN && c->peer_fin && ack_top_unsure(c) && c->nxt_off + 1 >= c->ack_off) {
+		c->st.fin_inferred++;
+		m->st.fin_inferred++;
+		close_conn(m, ci, MTOE_CLOSE_FIN);
+		return 1;
+	}
+	return 0;
+}
+
+/* Acknowledged bytes the mirror has not shown (see "Reverse direction" in
+ * mtoe.h): a gap at once when more than ack_reorder_bytes are missing (or
+ * ack_reorder_ns is 0), else once the oldest of them waited ack_reorder_ns;
+ * the wait covers the limit known when it began, later acknowledgements
+ * start a new wait. Returns 1 when the event array is short. */
+static int ack_check(struct mtoe *m, uint32_t ci)
+{
+	struct mtoe_conn *c = &m->conn[ci];
+	uint32_t it;
+	for (it = 0; it < 3; it++) {
+		uint64_t lim, miss;
+		if (c->state != MTOE_OPEN) {
+			c->ack_wait = 0;
+			return 0;
+		}
+		lim = ack_limit(c);
+		miss = missing_below(c, lim);
+		if (miss == 0) {
+			c->ack_wait = 0;
+			check_fin(m, ci);
+			check_end(m, ci);
+			return 0;
+		}
+		if (!c->ack_wait) {
+			c->ack_wait = 1;
+			c->ack_wait_ts = m->now;
+			c->ack_wait_lim = lim;
+		}
+		if (m->cfg.ack_reorder_ns == 0 || (m->cfg.ack_reorder_bytes && miss > m->cfg.ack_reorder_bytes)) {
+			/* at once: the data cannot still be on its way in any plausible reordering */
+		} else if (m->now >= c->ack_wait_ts && m->now - c->ack_wait_ts >= m->cfg.ack_reorder_ns) {
+			lim = min_u64(lim, c->ack_wait_lim);
+		} else {
+			return 0;
+		}
+		if (give_up_to(m, ci, lim, TOE_GAP_ACKED))
+			return 1;
+		c->ack_wait = 0;
+		if (check_fin(m, ci) || check_end(m, ci))
+			return 0;
+	}
+	return 0;
+}
+
+/* The stream ends without its FIN reached (RST, idle): every byte up to the
+ * best evidence of what the exchange sent is delivered or a gap. Bytes the
+ * ACKs prove are TOE_GAP_ACKED, holes before held data or a seen FIN
+ * hole_reason, the rest up to the highest byte seen or acknowledged
+ * TOE_GAP_CLOSED. An acknowledged number beyond every byte seen, without a
+ * FIN seen, is taken for the FIN (counted). Returns 1 when the event array
+ * is short (mtoe_poll resumes). */
+static int flush_end(struct mtoe *m, uint32_t ci, uint8_t hole_reason)
+{
+	struct mtoe_conn *c = &m->conn[ci];
+	uint64_t held = c->nranges ? c->range[c->nranges - 1].end : 0, end;
+	if (c->fin_seen)
+		held = max_u64(held, c->fin_off);
+	end = max_u64(held, c->hi_off);
+	if (c->ack_seen)
+		end = max_u64(end, ack_limit(c));
+	if (give_up_to(m, ci, ack_limit(c), TOE_GAP_ACKED))
+		return 1;
+	if (give_up_to(m, ci, held, hole_reason))
+		return 1;
+	if (give_up_to(m, ci, end, TOE_GAP_CLOSED))
+		return 1;
+	if (c->state == MTOE_OPEN && ack_top_unsure(c) && c->nxt_off + 1 == c->ack_off) {
+		c->st.fin_inferred++;
+		m->st.fin_inferred++;
 	}
 	return 0;
 }
@@ -623,6 +852,28 @@ static void press(struct mtoe *m, uint32_t ci)
 	}
 }
 
+/* Bytes [s, e) behind the delivery point arrived again: those inside a
+ * remembered gap are late (dropped, counted), the rest duplicates. */
+static void count_behind(struct mtoe_conn *c, uint64_t s, uint64_t e)
+{
+	uint64_t late = 0;
+	uint32_t i;
+	for (i = 0; i < MTOE_LOST_RANGES; i++) {
+		uint64_t a, b;
+		if (i >= c->nlost)
+			break;
+		a = max_u64(s, c->lost[i].start);
+		b = min_u64(e, c->lost[i].end);
+		if (a < b)
+			late += b - a;
+	}
+	if (late) {
+		c->st.late_segs++;
+		c->st.late_bytes += late;
+	}
+	c->st.dup_bytes += (e - s) - late;
+}
+
 /* Payload and FIN of a forward segment on an open connection; seq is the
  * sequence number of p[0]. */
 static void seg_data(struct mtoe *m, uint32_t ci, uint32_t seq, const uint8_t *p, uint32_t len, int fin)
@@ -630,7 +881,7 @@ static void seg_data(struct mtoe *m, uint32_t ci, uint32_t seq, const uint8_t *p
 	struct mtoe_conn *c = &m->conn[ci];
 	int64_t rs = seq_diff(seq, c->nxt_seq);
 	int64_t re = rs + (int64_t)len;
-	uint64_t s, e;
+	uint64_t s, e, late_before = c->st.late_bytes;
 	uint32_t it;
 	m->seg_conflict = 0;
 	if (fin && !c->fin_seen) {
@@ -648,13 +899,24 @@ static void seg_data(struct mtoe *m, uint32_t ci, uint32_t seq, const uint8_t *p
 	}
 	if (re <= rs)
 		goto done;
-	if (re <= 0) {
-		c->st.duplicates++;
-		c->st.dup_bytes += (uint64_t)(re - rs);
-		goto done;
-	}
+	if (re > 0)
+		c->hi_off = max_u64(c->hi_off, c->nxt_off + (uint64_t)re);
 	if (rs < 0) {
-		c->st.dup_bytes += (uint64_t)(-rs);
+		/* bytes behind the delivery point (the stream starts at offset 0) */
+		uint64_t back = (uint64_t)(-rs), fwd, bs, be, late_segs = c->st.late_segs;
+		bs = back > c->nxt_off ? 0 : c->nxt_off - back;
+		be = c->nxt_off;
+		if (re <= 0) {
+			fwd = (uint64_t)(-re);
+			be = fwd > c->nxt_off ? 0 : c->nxt_off - fwd;
+		}
+		if (bs < be)
+			count_behind(c, bs, be);
+		if (re <= 0) {
+			if (c->st.late_segs == late_segs)
+				c->st.duplicates++;
+			goto done;
+		}
 		p += -rs;
 		rs = 0;
 	}
@@ -687,9 +949,11 @@ static void seg_data(struct mtoe *m, uint32_t ci, uint32_t seq, const uint8_t *p
 	if (m->seg_conflict)
 		c->st.conflicts++;
 done:
+	m->st.late_bytes += c->st.late_bytes - late_before;
 	if (check_fin(m, ci))
 		return;
 	expire(m, ci, 0);
+	ack_check(m, ci);
 }
 
 /* ---- segments --------------------------------------------------------- */
@@ -713,12 +977,19 @@ static void reverse_seg(struct mtoe *m, uint32_t ci, const struct net_pkt *pkt)
 	if (c->state != MTOE_OPEN)
 		return;
 	c->last_ns = m->now;
+	if (pkt->tcp_flags & TCP_ACK)
+		note_sent(m, ci, pkt->ack);
 	if (pkt->tcp_flags & TCP_RST) {
-		close_conn(m, ci, MTOE_CLOSE_PEER_RST);
+		flush_end(m, ci, TOE_GAP_CLOSED);
+		if (c->state == MTOE_OPEN)
+			close_conn(m, ci, MTOE_CLOSE_PEER_RST);
 		return;
 	}
 	if (pkt->tcp_flags & TCP_ACK)
 		c->peer_win_zero = (uint8_t)(pkt->win == 0);
+	if (pkt->tcp_flags & TCP_FIN)
+		c->peer_fin = 1;
+	ack_check(m, ci);
 }
 
 static void known_seg(struct mtoe *m, uint32_t ci, const struct net_pkt *pkt)
@@ -741,7 +1012,11 @@ static void known_seg(struct mtoe *m, uint32_t ci, const struct net_pkt *pkt)
 	c->st.segments++;
 	c->last_ns = m->now;
 	if (fl & TCP_RST) {
-		close_conn(m, ci, MTOE_CLOSE_RST);
+		/* its sequence number is the exchange's snd_nxt: what it sent */
+		note_sent(m, ci, seq);
+		flush_end(m, ci, TOE_GAP_CLOSED);
+		if (c->state == MTOE_OPEN)
+			close_conn(m, ci, MTOE_CLOSE_RST);
 		return;
 	}
 	if (fl & TCP_SYN) {
@@ -768,6 +1043,7 @@ static void known_seg(struct mtoe *m, uint32_t ci, const struct net_pkt *pkt)
 		else
 			c->st.keepalives++;
 		expire(m, ci, 0);
+		ack_check(m, ci);
 		return;
 	}
 	if (!(fl & TCP_FIN) && pkt->payload_len == 1 && seq == c->nxt_seq && c->peer_win_zero)
@@ -848,8 +1124,19 @@ uint32_t mtoe_poll(struct mtoe *m, uint64_t now_ns, struct mtoe_event *ev, uint3
 		if (c->state == MTOE_OPEN) {
 			int idle = m->cfg.idle_timeout_ns != 0 && now_ns >= c->last_ns &&
 				   now_ns - c->last_ns >= m->cfg.idle_timeout_ns;
-			if (expire(m, ci, idle))
+			if (ack_check(m, ci))
 				return m->nev;
+			if (!idle && c->state == MTOE_OPEN && expire(m, ci, 0))
+				return m->nev;
+			if (idle && c->state == MTOE_OPEN) {
+				/* holes before held data or a seen FIN stay TOE_GAP_TIMEOUT, as when they expire */
+				if (flush_end(m, ci, TOE_GAP_TIMEOUT))
+					return m->nev;
+				if (m->cap - m->nev < 1)
+					return m->nev;
+				if (check_fin(m, ci))
+					idle = 0; /* the FIN was reached: closed, the slot lingers */
+			}
 			if (idle && c->state == MTOE_OPEN) {
 				if (m->cap - m->nev < 1)
 					return m->nev;

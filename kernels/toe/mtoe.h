@@ -84,6 +84,8 @@
 #define MTOE_HASH_SIZE (4 * MTOE_MAX_CONNS) /* power of two */
 #define MTOE_HASH_PROBES 32
 #define MTOE_SLACK_SHIFT 2 /* window >> 2 kept free: holes are lost at 3/4 window */
+#define MTOE_LOST_RANGES 4 /* latest gaps remembered per connection, to count late copies */
+#define MTOE_MAX_AHEAD (1u << 30) /* evidence (ACK, RST seq) further beyond rcv_nxt is ignored */
 
 /* Defaults set by mtoe_cfg_default(). */
 #define MTOE_DEFAULT_CONNS 64
@@ -92,6 +94,8 @@
 #define MTOE_DEFAULT_GAP_NS 50000000ull       /* 50 ms */
 #define MTOE_DEFAULT_IDLE_NS 300000000000ull  /* 300 s */
 #define MTOE_DEFAULT_LINGER_NS 2000000000ull  /* 2 s */
+#define MTOE_DEFAULT_ACK_REORDER_NS 20000000ull /* 20 ms: twice the longest CPU stall seen here */
+#define MTOE_DEFAULT_ACK_REORDER_BYTES 65536u   /* two default windows */
 
 /* Event array capacity: mtoe_segment() needs cap >= MTOE_SEG_EVENTS (it
  * writes at most that many); mtoe_poll() needs cap >= MTOE_POLL_EVENTS and
@@ -149,6 +153,9 @@ struct mtoe_cfg {
 	uint64_t gap_timeout_ns;  /* age of a hole that makes it a gap; 0: only window gaps */
 	uint64_t idle_timeout_ns; /* open connection silent this long is closed; 0: never */
 	uint64_t linger_ns;       /* closed connection keeps its slot this long */
+	uint64_t ack_reorder_ns;  /* acknowledged bytes missing on the mirror wait this long for their copy; 0: none */
+	uint32_t ack_reorder_bytes; /* more acknowledged bytes than this missing: a gap at once; 0: no byte limit */
+	uint32_t pad;
 	struct mtoe_flow flows[MTOE_MAX_FLOWS];
 };
 
@@ -175,6 +182,14 @@ struct mtoe_conn_stats {
 	uint64_t after_fin_bytes;   /* bytes beyond the FIN ignored */
 	uint64_t after_close;       /* forward segments absorbed while closed */
 	uint64_t reverse;           /* vendor->exchange segments */
+	uint64_t ack_gaps;          /* gaps the vendor's ACKs proved (TOE_GAP_ACKED), also in gaps */
+	uint64_t ack_gap_bytes;
+	uint64_t close_gaps;        /* gaps declared when the stream ended (TOE_GAP_CLOSED), also in gaps */
+	uint64_t close_gap_bytes;
+	uint64_t late_segs;         /* segments with bytes of a range already declared a gap */
+	uint64_t late_bytes;        /* those bytes, dropped (not counted in dup_bytes) */
+	uint64_t fin_inferred;      /* the exchange's FIN taken from the vendor's ACK (or a RST), never seen */
+	uint64_t bad_acks;          /* ACK or RST numbers more than MTOE_MAX_AHEAD ahead, ignored */
 };
 
 /* Global counters. */
@@ -195,18 +210,28 @@ struct mtoe_stats {
 	uint64_t gap_bytes;
 	uint64_t ev_short;     /* calls refused: cap below the documented minimum */
 	uint64_t ev_overflow;  /* events lost to a full array (a bug if nonzero) */
+	uint64_t ack_gaps;     /* gaps proved by the vendor's ACKs (TOE_GAP_ACKED), also in gaps */
+	uint64_t ack_gap_bytes;
+	uint64_t close_gaps;   /* gaps declared when a stream ended (TOE_GAP_CLOSED), also in gaps */
+	uint64_t close_gap_bytes;
+	uint64_t late_bytes;   /* bytes of declared gaps that arrived later, dropped */
+	uint64_t fin_inferred; /* exchange FINs taken from the vendor's ACK, never seen */
+	uint64_t bad_acks;     /* ACK/RST numbers more than MTOE_MAX_AHEAD ahead, ignored */
 };
 
 /* The counters of both structs by name, in field order, for the tools that
  * print them (toectl, toe-pcapdump): X(field) for every field. */
 #define MTOE_STATS_FIELDS(X)                                                                       \
 	X(packets) X(not_tcp) X(not_followed) X(reverse) X(no_conn) X(no_slot) X(opens) X(joins)    \
-	X(restarts) X(closes) X(after_close) X(bytes) X(gaps) X(gap_bytes) X(ev_short) X(ev_overflow)
+	X(restarts) X(closes) X(after_close) X(bytes) X(gaps) X(gap_bytes) X(ev_short) X(ev_overflow) \
+	X(ack_gaps) X(ack_gap_bytes) X(close_gaps) X(close_gap_bytes) X(late_bytes) X(fin_inferred)  \
+	X(bad_acks)
 #define MTOE_CONN_STATS_FIELDS(X)                                                                  \
 	X(segments) X(bytes) X(in_order) X(out_of_order) X(duplicates) X(dup_bytes) X(conflicts)     \
 	X(conflict_bytes) X(range_full) X(range_evictions) X(window_drops) X(window_drop_bytes)      \
 	X(beyond_window) X(gaps) X(gap_bytes) X(keepalives) X(zero_window_probes) X(syn_retrans)     \
-	X(after_fin_bytes) X(after_close) X(reverse)
+	X(after_fin_bytes) X(after_close) X(reverse) X(ack_gaps) X(ack_gap_bytes) X(close_gaps)       \
+	X(close_gap_bytes) X(late_segs) X(late_bytes) X(fin_inferred) X(bad_acks)
 /* a field added to a struct but not to its list fails here */
 #define MTOE_ONE_(f) +1
 #if defined(__cplusplus)
@@ -230,6 +255,10 @@ struct mtoe_conn {
 	uint8_t syn_seen;      /* 0: joined mid-stream */
 	uint8_t fin_seen;
 	uint8_t peer_win_zero; /* the vendor's last ACK advertised window 0 */
+	uint8_t peer_fin;      /* the vendor sent its FIN */
+	uint8_t ack_seen;      /* ack_off holds evidence */
+	uint8_t ack_wait;      /* acknowledged bytes missing since ack_wait_ts */
+	uint8_t nlost;         /* entries of lost[] in use */
 	uint16_t flow;
 	uint16_t nranges;
 	/* forward direction: exchange (s) -> vendor (d) */
@@ -242,6 +271,11 @@ struct mtoe_conn {
 	uint64_t fin_off;      /* stream offset of the FIN when fin_seen */
 	uint64_t fin_ts;
 	uint64_t last_ns;      /* last activity (open) or close time (closed) */
+	uint64_t hi_off;       /* end of the highest data byte seen (kept or not) */
+	uint64_t ack_off;      /* highest offset the vendor acknowledged or an exchange RST named (may count the FIN) */
+	uint64_t ack_wait_ts;  /* when acknowledged bytes were first seen missing */
+	uint64_t ack_wait_lim; /* the acknowledged limit at that time: what the wait is for */
+	struct mtoe_lost { uint64_t start, end; } lost[MTOE_LOST_RANGES]; /* latest gaps, lost[0] newest */
 	struct mtoe_range range[MTOE_MAX_RANGES]; /* sorted, disjoint, non-adjacent */
 	struct mtoe_conn_stats st;
 };

@@ -499,7 +499,7 @@ static void fill_stat(struct toe_fake *f, uint32_t kid)
 	case TOE_KID_MTOE:
 		put_ctr(s, 0, st->tcp);
 		put_ctr(s, 1, f->polls);
-		put_ctr(s, 2, st->opens + st->closes + st->data_events + st->gaps_timeout + st->gaps_window);
+		put_ctr(s, 2, st->opens + st->closes + st->data_events + st->gaps - st->gaps_decode); /* mtoe's gaps */
 		put_ctr(s, 3, p ? p->mtoe.st.bytes : 0);
 		i = TOE_MTOE_CTR_STATS;
 		if (p) {
@@ -524,8 +524,8 @@ static void fill_stat(struct toe_fake *f, uint32_t kid)
 #define FAKE_FAST(name) put_ctr(s, i++, st->name);
 		TOE_FAST_CTRS(FAKE_FAST)
 #undef FAKE_FAST
-		put_ctr(s, TOE_FAST_CTR_HW, st->data_events + st->udp_listened + st->opens + st->closes + st->gaps_timeout +
-						    st->gaps_window);
+		put_ctr(s, TOE_FAST_CTR_HW, st->data_events + st->udp_listened + st->opens + st->closes + st->gaps -
+						    st->gaps_decode);
 		put_ctr(s, TOE_FAST_CTR_HW + 1, f->records_out);
 		for (e = 0; p && e < FAST_ERR_COUNT; e++) {
 			uint64_t n = 0;

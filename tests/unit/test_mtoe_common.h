@@ -188,8 +188,8 @@ static inline uint32_t tm_fwd(struct tm *t, struct tm_flow f, uint32_t seq, cons
 	return tm_pkt(t, f, 0, seq, TCP_ACK | (len ? TCP_PSH : 0), p, len, ts);
 }
 
-/* vendor -> exchange ACK with a window */
-static inline uint32_t tm_ack(struct tm *t, struct tm_flow f, uint32_t seq, uint16_t win, uint64_t ts)
+/* vendor -> exchange ACK of `ack` (the exchange's next sequence number) with a window */
+static inline uint32_t tm_ack(struct tm *t, struct tm_flow f, uint32_t seq, uint32_t ack, uint16_t win, uint64_t ts)
 {
 	struct net_pkt k;
 	memset(&k, 0, sizeof(k));
@@ -200,6 +200,7 @@ static inline uint32_t tm_ack(struct tm *t, struct tm_flow f, uint32_t seq, uint
 	k.sport = f.bp;
 	k.dport = f.ap;
 	k.seq = seq;
+	k.ack = ack;
 	k.win = win;
 	k.ts_ns = ts;
 	t->n = mtoe_segment(t->m, &k, t->ev, MTOE_SEG_EVENTS);

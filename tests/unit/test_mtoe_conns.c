@@ -126,7 +126,8 @@ int main(void)
 		remaining--;
 		f = tm_flow_n(j);
 		if (p->kind == 1) {
-			tm_ack(&t, f, 77, 65535, ts++);
+			/* acknowledges nothing: this test is about the forward direction */
+			tm_ack(&t, f, 77, c->isn + (c->join ? 0 : 1), 65535, ts++);
 		} else if (p->kind == 2) {
 			tm_fwd(&t, f, c->isn + (c->join ? 0 : 1) + LEN - 1, NULL, 0, ts++);
 		} else {

@@ -117,11 +117,22 @@ static void test_rst(void)
 	CHECK_EQ(tm_pkt(&t, f, 0, 1000, TCP_SYN | TCP_ACK, NULL, 0, 1), 1);
 	ci = t.ev[0].conn;
 	CHECK_EQ(tm_fwd(&t, f, 1001, s, 500, 2), 1);
-	CHECK_EQ(tm_fwd(&t, f, 1001 + 1000, s + 1000, 500, 2), 0); /* held, will be dropped */
-	CHECK_EQ(tm_pkt(&t, f, 0, 1001 + 500, TCP_RST, NULL, 0, 3), 1);
-	CHECK_EQ(t.ev[0].type, MTOE_EV_CLOSE);
-	CHECK_EQ(t.ev[0].reason, MTOE_CLOSE_RST);
+	CHECK_EQ(tm_fwd(&t, f, 1001 + 1000, s + 1000, 500, 2), 0); /* held */
+	/* the RST ends the stream: the hole is a gap, the held bytes are delivered, nothing vanishes */
+	CHECK_EQ(tm_pkt(&t, f, 0, 1001 + 500, TCP_RST, NULL, 0, 3), 3);
+	CHECK_EQ(t.ev[0].type, MTOE_EV_GAP);
+	CHECK_EQ(t.ev[0].reason, TOE_GAP_CLOSED);
 	CHECK_EQ(t.ev[0].offset, 500);
+	CHECK_EQ(t.ev[0].len, 500);
+	CHECK_EQ(t.ev[1].type, MTOE_EV_DATA);
+	CHECK_EQ(t.ev[1].offset, 1000);
+	CHECK_EQ(t.ev[1].len, 500);
+	CHECK_MEM(t.ev[1].data, s + 1000, 500);
+	CHECK_EQ(t.ev[2].type, MTOE_EV_CLOSE);
+	CHECK_EQ(t.ev[2].reason, MTOE_CLOSE_RST);
+	CHECK_EQ(t.ev[2].offset, 1500);
+	CHECK_EQ(t.m->conn[ci].st.close_gaps, 1);
+	CHECK_EQ(t.m->conn[ci].st.close_gap_bytes, 500);
 	CHECK_EQ(t.m->conn[ci].state, MTOE_CLOSED);
 	CHECK_EQ(t.m->conn[ci].nranges, 0);
 	CHECK_EQ(tm_fwd(&t, f, 1001 + 500, s + 500, 500, 4), 0);
@@ -163,7 +174,7 @@ static void test_probes(void)
 	CHECK_EQ(tm_fwd(&t, f, isn + 1000, &junk, 1, 4), 0);
 	CHECK_EQ(c->st.keepalives, 2);
 	/* the vendor's window closes */
-	CHECK_EQ(tm_ack(&t, f, 9, 0, 5), 0);
+	CHECK_EQ(tm_ack(&t, f, 9, isn + 1001, 0, 5), 0);
 	CHECK_EQ(c->peer_win_zero, 1);
 	/* Linux-style probe: 0 bytes at rcv_nxt - 1 */
 	CHECK_EQ(tm_fwd(&t, f, isn + 1000, NULL, 0, 6), 0);
@@ -172,7 +183,7 @@ static void test_probes(void)
 	CHECK_EQ(t.ev[0].len, 1);
 	CHECK_EQ(c->st.zero_window_probes, 2);
 	/* the window opens; the sender resends from the probe byte */
-	CHECK_EQ(tm_ack(&t, f, 9, 65535, 8), 0);
+	CHECK_EQ(tm_ack(&t, f, 9, isn + 1002, 65535, 8), 0);
 	CHECK_EQ(c->peer_win_zero, 0);
 	CHECK_EQ(tm_fwd(&t, f, isn + 1001, s + 1000, 1000, 9), 1);
 	CHECK_EQ(t.ev[0].len, 999);

@@ -45,9 +45,13 @@ static void test_timeout_poll(void)
 	CHECK_EQ(c->st.gaps, 1);
 	/* the second hole only has data from 40 ms beyond it */
 	CHECK_EQ(tm_poll(&t, 89 * TM_NS), 0);
-	/* the lost segment shows up after all: old data */
+	/* the lost segment shows up after all: late for its gap, dropped and counted */
 	CHECK_EQ(tm_fwd(&t, f, SEQ(1000), s + 1000, 500, 85 * TM_NS), 0);
-	CHECK_EQ(c->st.duplicates, 1);
+	CHECK_EQ(c->st.duplicates, 0);
+	CHECK_EQ(c->st.late_segs, 1);
+	CHECK_EQ(c->st.late_bytes, 500);
+	CHECK_EQ(c->st.dup_bytes, 0);
+	CHECK_EQ(t.m->st.late_bytes, 500);
 	CHECK_EQ(tm_poll(&t, 90 * TM_NS), 2);
 	tm_check_stream(&t, ci, s, sizeof(s), exp, 2);
 	CHECK_EQ(c->st.gaps, 2);

@@ -80,7 +80,7 @@ static void test_inorder(void)
 	CHECK_EQ(mtoe_lookup(t.m, f.b, f.bp, f.a, f.ap), -1);
 	CHECK_EQ(t.m->st.opens, 1);
 	/* the vendor's ACK completing the handshake */
-	CHECK_EQ(tm_ack(&t, f, 778, 65535, 3), 0);
+	CHECK_EQ(tm_ack(&t, f, 778, isn + 1, 65535, 3), 0);
 
 	while (off < LEN) {
 		uint32_t n = 1 + (nseg * 7919u) % 1460;
@@ -93,7 +93,7 @@ static void test_inorder(void)
 		CHECK(t.ev[0].data == s + off); /* no copy */
 		/* every other segment acked back */
 		if (nseg % 2)
-			CHECK_EQ(tm_ack(&t, f, 778, 65535, 10 + nseg), 0);
+			CHECK_EQ(tm_ack(&t, f, 778, isn + 1 + off + n, 65535, 10 + nseg), 0);
 		off += n;
 		nseg++;
 	}

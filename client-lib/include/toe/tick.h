@@ -107,6 +107,8 @@ enum toe_gap_reason {
 	TOE_GAP_WINDOW = 2,   /* a hole blocked a full reassembly window */
 	TOE_GAP_DECODE = 3,   /* bytes skipped because of a framing/decoding error */
 	TOE_GAP_OVERFLOW = 4, /* records lost inside the pipeline (queue full) */
+	TOE_GAP_ACKED = 5,    /* the receiver acknowledged bytes the mirror never showed */
+	TOE_GAP_CLOSED = 6,   /* the connection ended (reset, idle) with bytes never seen */
 };
 
 struct toe_gap {
