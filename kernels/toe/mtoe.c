@@ -626,12 +626,13 @@ static int ack_check(struct mtoe *m, uint32_t ci)
 }
 
 /* The stream ends without its FIN reached (RST, idle): every byte up to the
- * best evidence of what the exchange sent is delivered or a gap. Bytes the
- * ACKs prove are TOE_GAP_ACKED, holes before held data or a seen FIN
- * hole_reason, the rest up to the highest byte seen or acknowledged
- * TOE_GAP_CLOSED. An acknowledged number beyond every byte seen, without a
- * FIN seen, is taken for the FIN (counted). Returns 1 when the event array
- * is short (mtoe_poll resumes). */
+ * best evidence of what the exchange sent (highest byte seen, FIN, ACK or
+ * RST number) is delivered or a gap: holes before held data or a seen FIN
+ * are hole_reason, the rest TOE_GAP_CLOSED. An unsure last acknowledged
+ * number (ack_top_unsure) is the exchange's FIN when the vendor sent its FIN
+ * too (counted in fin_inferred), else a data byte: when in doubt, a gap one
+ * byte too long rather than a byte lost without a gap. Returns 1 when the
+ * event array is short (mtoe_poll resumes). */
 static int flush_end(struct mtoe *m, uint32_t ci, uint8_t hole_reason)
 {
 	struct mtoe_conn *c = &m->conn[ci];
@@ -639,10 +640,10 @@ static int flush_end(struct mtoe *m, uint32_t ci, uint8_t hole_reason)
 	if (c->fin_seen)
 		held = max_u64(held, c->fin_off);
 	end = max_u64(held, c->hi_off);
-	if (c->ack_seen)
+	if (ack_top_unsure(c) && !c->peer_fin)
+		end = max_u64(end, c->ack_off);
+	else
 		end = max_u64(end, ack_limit(c));
-	if (give_up_to(m, ci, ack_limit(c), TOE_GAP_ACKED))
-		return 1;
 	if (give_up_to(m, ci, held, hole_reason))
 		return 1;
 	if (give_up_to(m, ci, end, TOE_GAP_CLOSED))

@@ -208,6 +208,26 @@ static inline uint32_t tm_ack(struct tm *t, struct tm_flow f, uint32_t seq, uint
 	return t->n;
 }
 
+/* vendor -> exchange segment with flags (TCP_ACK, TCP_FIN, TCP_RST) acknowledging `ack` */
+static inline uint32_t tm_ack_flags(struct tm *t, struct tm_flow f, uint8_t flags, uint32_t ack, uint64_t ts)
+{
+	struct net_pkt k;
+	memset(&k, 0, sizeof(k));
+	k.l4proto = NET_PROTO_TCP;
+	k.tcp_flags = flags;
+	k.saddr = f.b;
+	k.daddr = f.a;
+	k.sport = f.bp;
+	k.dport = f.ap;
+	k.seq = 1;
+	k.ack = ack;
+	k.win = 65535;
+	k.ts_ns = ts;
+	t->n = mtoe_segment(t->m, &k, t->ev, MTOE_SEG_EVENTS);
+	tm_apply(t, t->ev, t->n, MTOE_SEG_EVENTS);
+	return t->n;
+}
+
 /* Poll with a given capacity until it returns 0; returns all events seen. */
 static inline uint32_t tm_poll_cap(struct tm *t, uint64_t now, uint32_t cap)
 {
