@@ -581,11 +581,29 @@ static int check_end(struct mtoe *m, uint32_t ci)
 	return 0;
 }
 
+/* End of the hole that lim lies in (lim itself when a held range starts at
+ * or covers it), at most cap. */
+static uint64_t hole_end(const struct mtoe_conn *c, uint64_t lim, uint64_t cap)
+{
+	uint32_t i;
+	for (i = 0; i < MTOE_MAX_RANGES; i++) {
+		if (i >= c->nranges)
+			break;
+		if (c->range[i].end <= lim)
+			continue;
+		if (c->range[i].start <= lim)
+			return lim;
+		return min_u64(cap, c->range[i].start);
+	}
+	return cap;
+}
+
 /* Acknowledged bytes the mirror has not shown (see "Reverse direction" in
  * mtoe.h): a gap at once when more than ack_reorder_bytes are missing (or
- * ack_reorder_ns is 0), else once the oldest of them waited ack_reorder_ns;
- * the wait covers the limit known when it began, later acknowledgements
- * start a new wait. Returns 1 when the event array is short. */
+ * ack_reorder_ns is 0), else once the oldest of them waited ack_reorder_ns.
+ * The wait covers what was acknowledged when it began, and the rest of the
+ * hole that ends in (bytes lost together, acknowledged a little later);
+ * bytes beyond start a new wait. Returns 1 when the event array is short. */
 static int ack_check(struct mtoe *m, uint32_t ci)
 {
 	struct mtoe_conn *c = &m->conn[ci];
@@ -607,12 +625,12 @@ static int ack_check(struct mtoe *m, uint32_t ci)
 		if (!c->ack_wait) {
 			c->ack_wait = 1;
 			c->ack_wait_ts = m->now;
-			c->ack_wait_lim = lim;
+			c->ack_wait_lim = c->ack_off;
 		}
 		if (m->cfg.ack_reorder_ns == 0 || (m->cfg.ack_reorder_bytes && miss > m->cfg.ack_reorder_bytes)) {
 			/* at once: the data cannot still be on its way in any plausible reordering */
 		} else if (m->now >= c->ack_wait_ts && m->now - c->ack_wait_ts >= m->cfg.ack_reorder_ns) {
-			lim = min_u64(lim, c->ack_wait_lim);
+			lim = hole_end(c, min_u64(lim, c->ack_wait_lim), lim);
 		} else {
 			return 0;
 		}

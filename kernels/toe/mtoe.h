@@ -274,7 +274,7 @@ struct mtoe_conn {
 	uint64_t hi_off;       /* end of the highest data byte seen (kept or not) */
 	uint64_t ack_off;      /* highest offset the vendor acknowledged or an exchange RST named (may count the FIN) */
 	uint64_t ack_wait_ts;  /* when acknowledged bytes were first seen missing */
-	uint64_t ack_wait_lim; /* the acknowledged limit at that time: what the wait is for */
+	uint64_t ack_wait_lim; /* ack_off at that time: what the wait is for */
 	struct mtoe_lost { uint64_t start, end; } lost[MTOE_LOST_RANGES]; /* latest gaps, lost[0] newest */
 	struct mtoe_range range[MTOE_MAX_RANGES]; /* sorted, disjoint, non-adjacent */
 	struct mtoe_conn_stats st;
