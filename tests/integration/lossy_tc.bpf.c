@@ -8,6 +8,12 @@
  * mille of them are dropped, another DUP_PERMILLE per mille are sent twice
  * (a clone redirected to the same device's egress, marked so that this
  * program passes it through when it comes round again).
+ *
+ * Tail mode (-DTAIL_TOS=t, used by test_mirror_tail.sh): drop every IPv4
+ * TCP segment whose IP TOS byte is t, data, FIN and pure ACK alike, and
+ * nothing else. The exchange's sender (mirror_peer.py serve ... TAIL) marks
+ * the end of its connection with that TOS, so on the mirror leg the last
+ * segments and the FIN are lost while the vendor's ACKs pass.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -49,6 +55,9 @@ int lossy(struct __sk_buff *skb)
 	tcp = (void *)((char *)ip + ihl);
 	if ((void *)(tcp + 1) > end)
 		return TC_ACT_OK;
+#ifdef TAIL_TOS
+	return ip->tos == TAIL_TOS ? TC_ACT_SHOT : TC_ACT_OK;
+#endif
 	doff = tcp->doff * 4u;
 	tot = bpf_ntohs(ip->tot_len);
 	if (tcp->syn || tcp->fin || tcp->rst || tot <= ihl + doff)
