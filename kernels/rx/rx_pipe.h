@@ -6,7 +6,7 @@
  *                        OPEN  -> fast_stream_restart(0) + a TOE_REC_RESET entry
  *                        DATA  -> fast_stream_feed/next -> record entries
  *                        GAP   -> fast_stream_restart(after the gap) + a TOE_REC_GAP entry
- *                        CLOSE -> counted
+ *                        CLOSE -> counted (every byte before it was a DATA or GAP event)
  *                    UDP: net_udp listen table -> the port's stream (STEP or DATAGRAM framing)
  *   decoder / deframer errors -> a TOE_REC_GAP entry, reason TOE_GAP_DECODE, detail = the fast_err code
  *
@@ -30,7 +30,17 @@
  * table, counters) is a few hundred KB the caller owns.
  *
  * Gap entries (union toe_record, struct toe_gap), byte ranges in the stream:
- *   TOE_GAP_TIMEOUT/WINDOW: the mirror TOE skipped [offset, offset+length).
+ *   TOE_GAP_TIMEOUT/WINDOW: the mirror TOE skipped [offset, offset+length)
+ *     (a hole that timed out or blocked the window).
+ *   TOE_GAP_ACKED: the vendor's ACKs show the exchange sent those bytes and
+ *     the mirror did not show them within the reorder allowance (mtoe.h,
+ *     "Reverse direction"): a lost tail is reported soon after the vendor's
+ *     ACK, not at the idle close.
+ *   TOE_GAP_CLOSED: the connection ended (RST, idle close) and those bytes,
+ *     known sent, were never seen. The mirror TOE reports every byte the
+ *     exchange is known to have sent as DATA or a gap, so a TCP stream's
+ *     entries account for all of it; a copy arriving after its gap is dropped
+ *     (mtoe late_bytes), never delivered.
  *   TOE_GAP_DECODE, detail = fast_err code:
  *     STEP_E_GARBAGE: bytes skipped while hunting for "8=STEP" (the tail of a
  *       message cut by a gap, the first partial message of a mid-stream

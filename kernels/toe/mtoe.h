@@ -7,7 +7,7 @@
  * connection), plus events for stream starts, ends and lost byte ranges.
  *
  *   struct mtoe_cfg cfg;
- *   mtoe_cfg_default(&cfg);            // 64 conns, 32 KB window, 50 ms gap timeout
+ *   mtoe_cfg_default(&cfg);            // 64 conns, 32 KB window, 50 ms gap timeout, 20 ms ACK allowance
  *   cfg.flows[0] = (struct mtoe_flow){ .ex_addr = ip, .ex_port = port };
  *   cfg.nflows = 1;
  *   mtoe_init(m, &cfg, buf, MTOE_BUF_BYTES(cfg.max_conns, cfg.window));
@@ -15,7 +15,7 @@
  *   while ((n = mtoe_poll(m, now_ns, ev, cap)) > 0) ...  // every few ms
  *
  * Memory: the caller owns `struct mtoe` (connection table sized by the
- * compile-time maxima: 608 bytes per slot, about 160 KB) and one reassembly buffer of
+ * compile-time maxima: 784 bytes per slot, about 200 KB) and one reassembly buffer of
  * max_conns * window bytes; connection i uses bytes [i*window, (i+1)*window).
  * The window is a power of two: stream offset o lives at o % window.
  *
@@ -34,7 +34,8 @@
  *          payload pointers as long as the caller keeps the frame: consume
  *          or copy DATA before that call.
  *   GAP    bytes [offset, offset+len) were lost on the mirror and are skipped;
- *          reason TOE_GAP_TIMEOUT or TOE_GAP_WINDOW; the downstream resyncs.
+ *          reason TOE_GAP_TIMEOUT, TOE_GAP_WINDOW, TOE_GAP_ACKED or
+ *          TOE_GAP_CLOSED (see below); the downstream resyncs.
  *   CLOSE  the stream ended at `offset`; reason MTOE_CLOSE_*.
  * DATA and GAP events of a connection tile its stream without overlap.
  *
@@ -52,21 +53,54 @@
  * in it are dropped and counted (window_drop_bytes) and end up inside a later
  * gap; the free quarter makes that rare.
  *
+ * Reverse direction as evidence. The mirror also shows the vendor's segments:
+ * their ACK numbers (and the sequence number of an exchange RST, its snd_nxt)
+ * prove how far the exchange's stream reached, even where the mirror lost it
+ * (ack_off: the highest, as a stream offset; numbers more than MTOE_MAX_AHEAD
+ * ahead are ignored and counted in bad_acks). Bytes below it that the mirror
+ * has not shown are lost (TOE_GAP_ACKED), with a reorder allowance because a
+ * mirror may show an ACK before the data it acknowledges: at once when more
+ * than ack_reorder_bytes are missing (or ack_reorder_ns is 0), else once they
+ * have waited ack_reorder_ns (default 20 ms, well under the hole timeout; the
+ * wait covers what was acknowledged when it began plus the rest of that hole,
+ * later bytes wait again). So a lost tail is a gap shortly after the vendor's
+ * ACK, not at the idle close. A FIN takes one sequence number and no byte,
+ * and the mirror cannot tell a lost FIN from a lost last byte: when the
+ * highest number acknowledged lies beyond every byte seen and no FIN was seen,
+ * it is held back. It becomes data when later bytes or ACKs go beyond it
+ * (then it is a one-byte gap of its own if it never came); it is the FIN when
+ * the vendor sends its FIN too: the stream then closes (CLOSE FIN, counted in
+ * fin_inferred) once every byte before it is delivered or a gap; at a RST or
+ * idle close without the vendor's FIN it is taken for data (a gap one byte
+ * too long rather than one byte lost without a gap).
+ *
+ * End of a stream. RST from either side and idle expiry deliver every held
+ * range and turn every other byte up to the best evidence of what the
+ * exchange sent (highest byte seen, its FIN, ACK or RST number) into gaps:
+ * holes before held data or a seen FIN TOE_GAP_TIMEOUT at an idle close, the
+ * rest TOE_GAP_CLOSED; then CLOSE. A FIN closes once every byte before it is
+ * delivered or a gap (holes before it by the rules above). No byte the
+ * exchange is known to have sent leaves without a DATA or GAP event.
+ *
+ * No double reporting: a declared gap is final. A copy arriving later is
+ * dropped and counted (late_segs, late_bytes; the latest MTOE_LOST_RANGES
+ * gaps are remembered to tell late copies from duplicates of delivered data).
+ *
  * Other rules: first copy wins on overlaps, differing overlapping bytes are
  * counted (only bytes still held in the buffer can be compared; data already
  * delivered is a duplicate). A SYN (or SYN-ACK) from the exchange opens a
  * connection, its retransmission (same ISN) is ignored, a SYN with another ISN
  * replaces the connection (CLOSE REPLACED, then OPEN; buffered data dropped).
- * FIN closes once every byte before it is delivered; bytes beyond a FIN are
- * ignored. RST from either side closes at once (buffered data dropped). A
+ * Bytes beyond a FIN are ignored. RST from either side closes at once, after
+ * the gaps and held data above. A
  * closed connection keeps its slot for linger_ns to absorb retransmissions,
  * or until its slot is needed. Keep-alives (0 or 1 byte at rcv_nxt-1) are
  * counted and ignored; while the vendor advertises a zero window such probes
  * count as zero-window probes instead, and a 1-byte probe at rcv_nxt is
  * counted and delivered (it is the next stream byte; if the sender
  * retransmits it later, that copy is a duplicate). Segments of the reverse
- * direction are counted and never carry data (their RST closes, their
- * window feeds the zero-window test).
+ * direction are counted and never carry data (their ACK and FIN are
+ * evidence, their RST closes, their window feeds the zero-window test).
  */
 #ifndef MTOE_H
 #define MTOE_H
