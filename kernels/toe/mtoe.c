@@ -1049,6 +1049,8 @@ static void known_seg(struct mtoe *m, uint32_t ci, const struct net_pkt *pkt)
 			c->isn = seq;
 			return;
 		}
+		/* the old stream ends: what it is known to have sent is delivered or a gap */
+		flush_end(m, ci, TOE_GAP_CLOSED);
 		close_conn(m, ci, MTOE_CLOSE_REPLACED);
 		open_conn(m, ci, c->flow, seq + 1, 1, seq);
 		m->st.restarts++;

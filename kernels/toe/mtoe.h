@@ -90,7 +90,7 @@
  * counted (only bytes still held in the buffer can be compared; data already
  * delivered is a duplicate). A SYN (or SYN-ACK) from the exchange opens a
  * connection, its retransmission (same ISN) is ignored, a SYN with another ISN
- * replaces the connection (CLOSE REPLACED, then OPEN; buffered data dropped).
+ * replaces the connection (its end as for a RST, CLOSE REPLACED, then OPEN).
  * Bytes beyond a FIN are ignored. RST from either side closes at once, after
  * the gaps and held data above. A
  * closed connection keeps its slot for linger_ns to absorb retransmissions,

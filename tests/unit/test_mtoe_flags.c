@@ -31,12 +31,20 @@ static void test_syn(void)
 	/* hold [1500,2000) then a SYN with a new ISN: the old stream ends, the new one starts at 0 */
 	CHECK_EQ(tm_fwd(&t, f, 1601, s + 1500, 500, 4), 0);
 	CHECK_EQ(c->nranges, 1);
-	CHECK_EQ(tm_pkt(&t, f, 0, 90000, TCP_SYN | TCP_ACK, NULL, 0, 5), 2);
-	CHECK_EQ(t.ev[0].type, MTOE_EV_CLOSE);
-	CHECK_EQ(t.ev[0].reason, MTOE_CLOSE_REPLACED);
+	/* (its hole is a gap and its held bytes are delivered before the CLOSE: nothing vanishes) */
+	CHECK_EQ(tm_pkt(&t, f, 0, 90000, TCP_SYN | TCP_ACK, NULL, 0, 5), 4);
+	CHECK_EQ(t.ev[0].type, MTOE_EV_GAP);
+	CHECK_EQ(t.ev[0].reason, TOE_GAP_CLOSED);
 	CHECK_EQ(t.ev[0].offset, 1000);
-	CHECK_EQ(t.ev[1].type, MTOE_EV_OPEN);
-	CHECK_EQ(t.ev[1].conn, ci);
+	CHECK_EQ(t.ev[0].len, 500);
+	CHECK_EQ(t.ev[1].type, MTOE_EV_DATA);
+	CHECK_EQ(t.ev[1].offset, 1500);
+	CHECK_EQ(t.ev[1].len, 500);
+	CHECK_EQ(t.ev[2].type, MTOE_EV_CLOSE);
+	CHECK_EQ(t.ev[2].reason, MTOE_CLOSE_REPLACED);
+	CHECK_EQ(t.ev[2].offset, 2000);
+	CHECK_EQ(t.ev[3].type, MTOE_EV_OPEN);
+	CHECK_EQ(t.ev[3].conn, ci);
 	CHECK_EQ(c->nranges, 0);
 	CHECK_EQ(c->st.segments, 1);
 	CHECK_EQ(t.m->st.restarts, 1);
