@@ -84,7 +84,8 @@
  *
  * No double reporting: a declared gap is final. A copy arriving later is
  * dropped and counted (late_segs, late_bytes; the latest MTOE_LOST_RANGES
- * gaps are remembered to tell late copies from duplicates of delivered data).
+ * gaps are remembered to tell late copies from duplicates of delivered data;
+ * a copy of an older gap counts as a duplicate, and is dropped all the same).
  *
  * Other rules: first copy wins on overlaps, differing overlapping bytes are
  * counted (only bytes still held in the buffer can be compared; data already
@@ -92,9 +93,8 @@
  * connection, its retransmission (same ISN) is ignored, a SYN with another ISN
  * replaces the connection (its end as for a RST, CLOSE REPLACED, then OPEN).
  * Bytes beyond a FIN are ignored. RST from either side closes at once, after
- * the gaps and held data above. A
- * closed connection keeps its slot for linger_ns to absorb retransmissions,
- * or until its slot is needed. Keep-alives (0 or 1 byte at rcv_nxt-1) are
+ * the gaps and held data above. A closed connection keeps its slot for
+ * linger_ns to absorb retransmissions, or until its slot is needed. Keep-alives (0 or 1 byte at rcv_nxt-1) are
  * counted and ignored; while the vendor advertises a zero window such probes
  * count as zero-window probes instead, and a 1-byte probe at rcv_nxt is
  * counted and delivered (it is the next stream byte; if the sender
