@@ -18,22 +18,23 @@ done
 pkg-config --exists libxml-2.0 libpcap || { echo "SKIP: libxml-2.0 or libpcap development files missing"; exit 77; }
 
 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
-INC="-Iclient-lib/include -Ikernels -Itests/lib"
+INC="-Iclient-lib/include -Ikernels -Itools -Itests/lib"
 CFLAGS="-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE $INC -O1 -g $SAN $(pkg-config --cflags libxml-2.0 libpcap)"
 # -Wno-unknown-pragmas: the HLS pragmas are for Vitis; g++ ignores them
 CXXFLAGS="-std=c++14 -Wall -Wextra -Werror -Wno-unknown-pragmas -D_GNU_SOURCE $INC -O1 -g $SAN"
 LIBS="$(pkg-config --libs libxml-2.0 libpcap) -lm"
-CSRC="$(ls kernels/*/*.c kernels/*/host/*.c tests/lib/*.c)"
+# the kernels, the feed generator and the test helpers (not the fake card: it needs the daemon)
+CSRC="$(ls kernels/*/*.c kernels/*/host/*.c tools/feed/*.c tests/lib/*.c | grep -v '^tests/lib/card_')"
 CXXSRC="$(ls kernels/hw/*.cpp) kernels/hw/csim/csim_main.cpp"
 
 # Rebuild everything when any source or header is newer than the last build;
 # once more when one changed during the build (others edit the tree).
 changed() {
-	[ ! -f "$1" ] || [ -n "$(find kernels client-lib/include tests/lib "$0" -newer "$1" -type f | head -n 1)" ]
+	[ ! -f "$1" ] || [ -n "$(find kernels client-lib/include tools/feed tests/lib "$0" -newer "$1" -type f | head -n 1)" ]
 }
 # The C kernels: the Makefile's ASan build of them when it is up to date
 # (make test has just built it, same flags), else compiled here.
-SANLIB="$BUILD/asan/lib/libtoecore.a $BUILD/asan/lib/libtoetest.a"
+SANLIB="$BUILD/asan/lib/libtoetest.a $BUILD/asan/lib/libtoefeed.a $BUILD/asan/lib/libtoecore.a"
 build() {
 	rm -f "$out"/obj/*.o "$out"/csim_*
 	touch "$out/stamp.new"

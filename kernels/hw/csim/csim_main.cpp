@@ -12,7 +12,7 @@
  * would put in its ring (tick records, gaps, resets) must appear in the HBM
  * ring in the same order, bit for bit, and the kernels' counters must equal
  * the software path's. Independent checks: the decoded ticks equal the
- * generator's (kernels/fast/host/sse_gen.c) where no loss was injected, ARP
+ * generator's (tools/feed/sse_gen.c) where no loss was injected, ARP
  * and ICMP replies, beat counts, and the ring-full behaviour worked out from
  * the ring size.
  *
@@ -33,7 +33,7 @@ extern "C" {
 #include "pktbuild.h"
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_encode.h"
-#include "fast/host/sse_gen.h"
+#include "feed/sse_gen.h"
 }
 
 #define TEMPLATES "conf/templates/sse-l2-3201-5801.xml"
