@@ -362,6 +362,8 @@ int ctl_server_accept(struct ctl_server *s)
 			if (ratelog(&s->log_full, &missed))
 				log_warn("control socket: refused a connection from pid %d uid %u: %s [%" PRIu64
 					 " more refused in the last second]", (int)cr.pid, (unsigned)cr.uid, why, missed);
+			if (s->nconns < s->cfg.max_conns)
+				s->st.uid_limit++; /* the admin reserve */
 			refuse_conn(s, fd, EUSERS, why);
 			continue;
 		}
