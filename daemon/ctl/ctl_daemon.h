@@ -1,9 +1,9 @@
 /* ctl_daemon.h - the daemon as a whole: start-up, the objects the control loop drives, shutdown.
  *
  * Start-up order (toed_run):
- *   1. load and check the configuration (a bad one: exit 78, nothing started),
- *      raise the soft descriptor limit to the hard one and check that it
- *      carries [shm] max_clients (ctl_limits.h; else exit 78 too);
+ *   1. raise the soft descriptor limit to the hard one (ctl_limits.h), load
+ *      and check the configuration (a bad one: exit 78, nothing started; a
+ *      max_clients the hard limit cannot carry is one);
  *   2. detach unless --foreground or started by systemd (the parent exits
  *      once the child is ready, with the child's status if it fails first);
  *   3. reserve huge pages ([shm] hugepages, fail-soft), block the signals
@@ -39,11 +39,6 @@
 #define TOED_EX_RUNNING 75 /* another toed already serves this control socket (nothing was touched) */
 /* of the max_clients + 16 control connections, these are kept for root and toed's own uid (toectl) */
 #define TOED_ADMIN_RESERVE 4u
-/* defaults of the control socket's limits (ctl_server.h) */
-#define TOED_DEF_CONNS_PER_UID 128u
-#define TOED_DEF_HANDSHAKE_MS 2000u
-#define TOED_DEF_RING_MB 1024u
-#define TOED_DEF_RING_MB_PER_UID 256u
 
 struct toed_opts {
 	const char *config_path;

@@ -1,15 +1,7 @@
-/* ctl_limits.c - RLIMIT_NOFILE and what max_clients needs (see ctl_limits.h). */
+/* ctl_limits.c - raising RLIMIT_NOFILE (see ctl_limits.h). */
 #include "ctl/ctl_limits.h"
 
 #include <sys/resource.h>
-
-#include "ctl/ctl_fds.h"
-
-uint64_t ctl_fds_needed(uint32_t max_clients)
-{
-	/* rings: one eventfd each; connections: max_clients + 16 (toectl's room) */
-	return 2ull * max_clients + 16u + CTL_FDS_FIXED + CTL_FDS_QUEUE;
-}
 
 uint64_t ctl_nofile_raise(void)
 {
