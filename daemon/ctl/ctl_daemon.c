@@ -450,6 +450,7 @@ out:
 	} /* else a hung data plane may still touch them: leave them to the exit */
 	toed_loop_fini(t);
 	release_hugepages(t);
+	toed_notify_fini(&t->notify);
 	if (t->ready_fd >= 0)
 		close(t->ready_fd);
 	log_notice("stopped (exit status %d)", rc);

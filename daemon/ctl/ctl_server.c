@@ -55,7 +55,7 @@ struct ctl_server {
 	int listen_paused;          /* accept ran out of descriptors: not watched until resume_ns */
 	uint64_t resume_ns;
 	int accept_logged;          /* the current shortage was logged */
-	struct ctl_ratelog log_full, log_uid, log_handshake, log_fds, log_budget;
+	struct ctl_ratelog log_full, log_uid, log_handshake, log_fds, log_budget_uid, log_budget_all;
 	struct pub_filter filter; /* scratch for SUBSCRIBE (large) */
 };
 
@@ -438,7 +438,7 @@ static int refuse_budget(struct ctl_server *s, struct ctl_conn *c, const struct 
 {
 	uint64_t missed;
 	s->st.over_budget++;
-	if (ratelog(&s->log_budget, &missed))
+	if (ratelog(err == EDQUOT ? &s->log_budget_uid : &s->log_budget_all, &missed))
 		log_warn("control socket: refused a ring to pid %d uid %u: %s [%" PRIu64 " more in the last second]",
 			 (int)c->cred.pid, (unsigned)c->cred.uid, text, missed);
 	return send_error(s, c, h->id, h->type, err, text);
