@@ -79,9 +79,14 @@ static int hand_off(int fd)
 void ctl_fds_dispose(int fd)
 {
 	struct stat st;
+	int domain = -1;
+	socklen_t dl = sizeof(domain);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode)) {
+	/* only an IP socket closes here: a Unix socket may hold descriptors in flight in its
+	 * queue (passed to it, never read), whose last close would then happen in this thread */
+	if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dl) == 0 &&
+	    (domain == AF_INET || domain == AF_INET6)) {
 		struct linger lg = {.l_onoff = 0, .l_linger = 0};
 		if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) == 0) {
 			close(fd); /* without linger, a socket's close does not wait */

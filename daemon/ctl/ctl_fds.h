@@ -16,10 +16,12 @@
  *      blocking close) and hands each to ctl_fds_dispose(), then drops the
  *      connection, so one connection pushes at most one message's worth.
  *
- * ctl_fds_dispose() never waits: a socket gets its linger switched off
+ * ctl_fds_dispose() never waits: an IP socket gets its linger switched off
  * (SO_LINGER l_onoff = 0: close returns at once, the kernel finishes or
- * aborts the connection on its own) and is closed here; anything else (or a
- * socket whose linger cannot be changed) goes to one detached closer thread
+ * aborts the connection on its own) and is closed here; anything else goes
+ * to one detached closer thread (a Unix socket too: descriptors passed to it
+ * and never read are released with it, lingering ones included; so does a
+ * socket whose linger cannot be changed)
  * through a queue of CTL_FDS_QUEUE descriptors. If that thread is itself
  * stuck and the queue is full, the descriptor is kept open and counted
  * (leaked on purpose: a descriptor costs less than a frozen control plane).

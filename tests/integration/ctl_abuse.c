@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,16 +90,27 @@ static int stuck_socket(int secs, int *peer, int *lst)
 
 static int do_linger(int n, int secs, int hold)
 {
-	int s = uconnect();
-	if (s < 0) {
-		printf("connect %s\n", ename(errno));
-		return 0;
-	}
 	int fds[64], peers[64], lsts[64];
 	if (n > 64)
 		n = 64;
 	for (int i = 0; i < n; i++)
 		fds[i] = stuck_socket(secs, &peers[i], &lsts[i]);
+	/* $ABUSE_RT_CPU: from here to the closes, run on that CPU (the daemon's) at a real-time
+	 * priority, so the daemon cannot read the descriptors before our copies are gone */
+	const char *cpu = getenv("ABUSE_RT_CPU");
+	if (cpu && *cpu) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(atoi(cpu), &set);
+		struct sched_param sp = {.sched_priority = 10};
+		if (sched_setaffinity(0, sizeof(set), &set) < 0 || sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
+			fprintf(stderr, "ctl_abuse: real-time on cpu %s: %s\n", cpu, strerror(errno));
+	}
+	int s = uconnect();
+	if (s < 0) {
+		printf("connect %s\n", ename(errno));
+		return 0;
+	}
 	struct toe_ctl_hello m;
 	memset(&m, 0, sizeof(m));
 	toe_ctl_hdr_init(&m.hdr, TOE_CTL_HELLO, sizeof(m), 1);
@@ -115,14 +127,23 @@ static int do_linger(int n, int secs, int hold)
 	ch->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
 	memcpy(CMSG_DATA(ch), fds, sizeof(int) * (size_t)n);
 	ssize_t r = sendmsg(s, &mh, MSG_NOSIGNAL);
+	int e = errno;
+	/* our copies go at once: the daemon's (if it got them) are the last ones (run this at a
+	 * real-time priority on the daemon's CPU and the daemon reads only after these closes) */
+	for (int i = 0; i < n; i++) {
+		if (r < 0) { /* refused: ours are the last copies, and we do not want to wait either */
+			struct linger off = {0, 0};
+			setsockopt(fds[i], SOL_SOCKET, SO_LINGER, &off, sizeof(off));
+		}
+		close(fds[i]);
+	}
+	struct sched_param sp0 = {.sched_priority = 0};
+	sched_setscheduler(0, SCHED_OTHER, &sp0);
 	if (r < 0)
-		printf("refused %s\n", ename(errno));
+		printf("refused %s\n", ename(e));
 	else
 		printf("sent\n");
 	fflush(stdout);
-	/* our copies go: the daemon's (if it got them) are the last ones */
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
 	sleep((unsigned)hold);
 	return 0;
 }

@@ -11,7 +11,10 @@
 . "$(dirname "$0")/lib_abuse.sh"
 
 abuse_start
-"$ABUSE" linger "$TMP/toed.sock" 16 30 8 >"$TMP/abuse.out" 2>&1 &
+# the abuser closes its copies before toed can read them: both on one CPU, the abuser at a real-time
+# priority, so toed's control thread runs only once the abuser sleeps
+command -v taskset >/dev/null 2>&1 && taskset -pc 0 "$TOED_PID" >/dev/null && export ABUSE_RT_CPU=0
+"$ABUSE" linger "$TMP/toed.sock" 16 30 8 >"$TMP/abuse.out" 2>"$TMP/abuse.err" &
 ABUSER=$!
 bg_pid $ABUSER
 wait_for "$TMP/abuse.out" 'sent\|refused' 5 || fail "the abuser did not get to pass its sockets: $(cat "$TMP/abuse.out")"

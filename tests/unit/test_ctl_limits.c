@@ -195,6 +195,36 @@ static void test_fds_dispose(void)
 	close(peer);
 	close(l);
 
+	/* a Unix socket holding such a socket in flight (passed to it, never read): its close
+	 * would be that socket's last one, so it goes to the closer thread too */
+	c = stuck_socket(5, &peer, &l);
+	int sp[2];
+	CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+	{
+		char x = 'x';
+		union {
+			char b[CMSG_SPACE(sizeof(int))];
+			struct cmsghdr a;
+		} cm;
+		struct iovec iov = {.iov_base = &x, .iov_len = 1};
+		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof(cm.b)};
+		struct cmsghdr *ch = CMSG_FIRSTHDR(&mh);
+		ch->cmsg_level = SOL_SOCKET;
+		ch->cmsg_type = SCM_RIGHTS;
+		ch->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(ch), &c, sizeof(int));
+		CHECK_EQ(sendmsg(sp[0], &mh, 0), 1);
+	}
+	close(c);
+	close(sp[0]);
+	t0 = ms_now();
+	ctl_fds_dispose(sp[1]);
+	CHECK(ms_now() - t0 < 200);
+	ctl_fds_get_stats(&b);
+	CHECK_EQ(b.handed_off, a.handed_off + 1);
+	close(peer);
+	close(l);
+
 	/* anything else goes to the closer thread: the pipe's other end sees the hang-up */
 	int pp[2];
 	CHECK_EQ(pipe2(pp, O_CLOEXEC), 0);
@@ -203,7 +233,7 @@ static void test_fds_dispose(void)
 	CHECK_EQ(poll(&pf, 1, 2000), 1);
 	CHECK(pf.revents & POLLHUP);
 	ctl_fds_get_stats(&b);
-	CHECK_EQ(b.handed_off, a.handed_off + 1);
+	CHECK_EQ(b.handed_off, a.handed_off + 2);
 	close(pp[0]);
 }
 
