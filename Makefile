@@ -239,6 +239,8 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(REL_TLIB) $(REL_LIBS)
 FUZZ_TLIB := $(filter-out tests/lib/card_%.c,$(TLIB_SRC))
 $(BUILD)/fuzz/fuzz_config: FUZZ_DSRC = $(wildcard daemon/conf/*.c)
 $(BUILD)/fuzz/fuzz_config: $(wildcard daemon/conf/*.c daemon/conf/*.h daemon/base/*.h)
+$(BUILD)/fuzz/fuzz_ctl: FUZZ_DSRC = daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c
+$(BUILD)/fuzz/fuzz_ctl: daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c $(wildcard daemon/ctl/ctl_proto.h daemon/dp/dp_pub.h daemon/dp/dp_shm.h)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g \
