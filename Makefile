@@ -293,6 +293,7 @@ demo: all $(BUILD)/itest/mkpcap
 
 SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 SYSTEMDUNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+SYSUSERSDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/sysusers.d,$(PREFIX)/lib/sysusers.d)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/toe \
 		$(DESTDIR)$(PREFIX)/share/toed/templates $(DESTDIR)$(PREFIX)/lib/toed \
@@ -309,7 +310,8 @@ install: all
 	install -m 644 conf/templates/*.xml $(DESTDIR)$(PREFIX)/share/toed/templates/
 	$(if $(DAEMON_BPF),install -m 644 $(DAEMON_BPF) $(DESTDIR)$(PREFIX)/lib/toed/)
 	[ -e $(DESTDIR)$(SYSCONFDIR)/toed.conf ] || install -m 644 conf/toed.conf $(DESTDIR)$(SYSCONFDIR)/toed.conf
-	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSUSERSDIR)
+	install -m 644 systemd/toed.sysusers $(DESTDIR)$(SYSUSERSDIR)/toed.conf
 	sed -e 's|/usr/bin/|$(PREFIX)/bin/|g' -e 's|/etc/toed.conf|$(SYSCONFDIR)/toed.conf|g' \
 		systemd/toed.service > $(DESTDIR)$(SYSTEMDUNITDIR)/toed.service
 

@@ -340,6 +340,15 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 		free(t);
 		return 0;
 	}
+	/* root asked to become a user that does not exist would stay root: refuse to start instead */
+	if (opt->user && *opt->user && geteuid() == 0 && !toed_priv_user_exists(opt->user)) {
+		fprintf(stderr, "toed: --user %s: no such user (create it: systemd-sysusers with systemd/toed.sysusers, "
+				"or useradd --system %s); nothing started\n", opt->user, opt->user);
+		toed_dp_destroy(&t->dp);
+		free(t->cfg);
+		free(t);
+		return TOED_EX_CONFIG;
+	}
 	toed_log_set(t->cfg->log.level, t->cfg->log.target);
 
 	/* 2. background, unless systemd or --foreground */
