@@ -21,6 +21,7 @@
 #define CTL_DEFAULT_MAX_CONNS 256u
 #define CTL_DEFAULT_MSGS_PER_EVENT 16u
 #define CTL_MAX_PEER_GROUPS 256
+#define CTL_ACCEPT_BATCH 64
 
 struct ctl_conn {
 	int fd;
@@ -338,7 +339,9 @@ int ctl_server_accept(struct ctl_server *s)
 	int accepted = 0;
 	uint64_t missed;
 	char why[192]; /* send_error cuts it to TOE_CTL_TEXT_LEN */
-	while (!s->listen_paused) {
+	/* a bounded batch: a client connecting in a loop cannot keep the control thread here
+	 * (the listening socket stays readable and comes back on the next turn) */
+	for (int batch = 0; batch < CTL_ACCEPT_BATCH && !s->listen_paused; batch++) {
 		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
