@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -242,6 +243,20 @@ static void report_status(struct toed *t, struct out *o, const struct toed_dp_sn
 	kv_u64(o, "watchdog_usec", t->notify.watchdog_us);
 	kv_u64(o, "watchdog_pings", t->notify.pings);
 	kv_str(o, "status", t->notify.status);
+	end(o);
+	/* what one client may cost ([shm]; restart keys) and what is in use */
+	struct pub_stats lps;
+	struct rlimit nofile;
+	pub_get_stats(t->pub, &lps);
+	begin(o, "limits", "client limits");
+	kv_u64(o, "max_clients", c->shm.max_clients);
+	kv_u64(o, "max_clients_per_uid", c->shm.max_clients_per_uid);
+	kv_u64(o, "handshake_timeout_ms", c->shm.handshake_timeout_ms);
+	kv_u64(o, "ring_memory_mb", c->shm.ring_memory_mb);
+	kv_u64(o, "ring_memory_per_uid_mb", c->shm.ring_memory_per_uid_mb);
+	kv_u64(o, "ring_memory_used_kb", lps.ring_bytes >> 10);
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0)
+		kv_u64(o, "open_files_limit", nofile.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)nofile.rlim_cur);
 	end(o);
 	begin(o, "reload", "reload");
 	kv_u64(o, "applied", t->reloads);

@@ -17,24 +17,31 @@ abuse_start "ring_memory_mb = 100
 ring_memory_per_uid_mb = 70
 socket_mode = 0666"
 
-as_nobody "$ABUSE" rings "$TMP/toed.sock" 3 262144 4 >"$TMP/rings1.out" 2>&1 &
+as_nobody "$ABUSE" rings "$TMP/toed.sock" 3 262144 6 >"$TMP/rings1.out" 2>&1 &
 A=$!
 bg_pid $A
 wait_for "$TMP/rings1.out" 'EDQUOT\|ENOSPC\|^[A-Z]' 10 || true
 sleep 0.5
 [ "$(sed -n 1,2p "$TMP/rings1.out" | tr '\n' ' ')" = "ok ok " ] || fail "uid 65534's first two rings: $(cat "$TMP/rings1.out")"
 grep -q '^EDQUOT .*budget' "$TMP/rings1.out" || fail "uid 65534's third ring not refused with EDQUOT: $(cat "$TMP/rings1.out")"
-"$ABUSE" rings "$TMP/toed.sock" 2 262144 3 >"$TMP/rings2.out" 2>&1 &
+"$ABUSE" rings "$TMP/toed.sock" 2 262144 5 >"$TMP/rings2.out" 2>&1 &
 B=$!
 bg_pid $B
 sleep 1
 [ "$(sed -n 1p "$TMP/rings2.out")" = "ok" ] || fail "root's first ring: $(cat "$TMP/rings2.out")"
 grep -q '^ENOSPC .*budget' "$TMP/rings2.out" || fail "root's second ring not refused with ENOSPC: $(cat "$TMP/rings2.out")"
+"$TOECTL" -s "$TMP/toed.sock" status --json >"$TMP/status.json" || fail "toectl status"
+python3 - "$TMP/status.json" <<'PY' || fail "toectl status does not show the ring budget in use"
+import json, sys
+l = json.load(open(sys.argv[1]))["limits"]
+assert l["ring_memory_mb"] == 100 and l["ring_memory_per_uid_mb"] == 70, l
+assert 3 * 32 * 1024 <= l["ring_memory_used_kb"] <= 100 * 1024, l
+PY
+shm_kb=$(awk '$1 == "RssShmem:" { print $2 }' "/proc/$TOED_PID/status")
+[ -n "$shm_kb" ] && [ "$shm_kb" -le $((100 * 1024 + 4096)) ] || fail "toed holds $shm_kb KiB of shared memory (budget 100 MiB)"
 ctl_answers "ring budgets reached"
 watchdog_during "ring budgets reached" 1
 victim_moves "ring budgets reached"
-shm_kb=$(awk '$1 == "RssShmem:" { print $2 }' "/proc/$TOED_PID/status")
-[ -n "$shm_kb" ] && [ "$shm_kb" -le $((100 * 1024 + 4096)) ] || fail "toed holds $shm_kb KiB of shared memory (budget 100 MiB)"
 "$TOECTL" -s "$TMP/toed.sock" stats --json >"$TMP/stats.json" || fail "toectl stats"
 python3 - "$TMP/stats.json" <<'PY' || fail "toectl stats does not show the budget refusals"
 import json, sys
