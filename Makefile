@@ -239,6 +239,8 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(REL_TLIB) $(REL_LIBS)
 FUZZ_TLIB := $(filter-out tests/lib/card_%.c,$(TLIB_SRC))
 $(BUILD)/fuzz/fuzz_config: FUZZ_DSRC = $(wildcard daemon/conf/*.c)
 $(BUILD)/fuzz/fuzz_config: $(wildcard daemon/conf/*.c daemon/conf/*.h daemon/base/*.h)
+$(BUILD)/fuzz/fuzz_ctl: FUZZ_DSRC = daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c
+$(BUILD)/fuzz/fuzz_ctl: daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c $(wildcard daemon/ctl/ctl_proto.h daemon/dp/dp_pub.h daemon/dp/dp_shm.h)
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g \
@@ -291,6 +293,7 @@ demo: all $(BUILD)/itest/mkpcap
 
 SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 SYSTEMDUNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+SYSUSERSDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/sysusers.d,$(PREFIX)/lib/sysusers.d)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/toe \
 		$(DESTDIR)$(PREFIX)/share/toed/templates $(DESTDIR)$(PREFIX)/lib/toed \
@@ -307,7 +310,8 @@ install: all
 	install -m 644 conf/templates/*.xml $(DESTDIR)$(PREFIX)/share/toed/templates/
 	$(if $(DAEMON_BPF),install -m 644 $(DAEMON_BPF) $(DESTDIR)$(PREFIX)/lib/toed/)
 	[ -e $(DESTDIR)$(SYSCONFDIR)/toed.conf ] || install -m 644 conf/toed.conf $(DESTDIR)$(SYSCONFDIR)/toed.conf
-	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSUSERSDIR)
+	install -m 644 systemd/toed.sysusers $(DESTDIR)$(SYSUSERSDIR)/toed.conf
 	sed -e 's|/usr/bin/|$(PREFIX)/bin/|g' -e 's|/etc/toed.conf|$(SYSCONFDIR)/toed.conf|g' \
 		systemd/toed.service > $(DESTDIR)$(SYSTEMDUNITDIR)/toed.service
 

@@ -254,7 +254,10 @@ static int request(struct toe_client *c, int fd, const void *msg, size_t len, in
 	int64_t deadline = now_ns() + (int64_t)timeout_ms * 1000000;
 	const struct toe_ctl_hdr *req = msg;
 	int e = send_all(fd, msg, len, deadline);
-	if (e < 0)
+	/* the daemon may have refused the connection and hung up before our request went out:
+	 * its ERROR (say EUSERS, too many connections) is still waiting to be read */
+	int sent_failed = e == -ENOTCONN;
+	if (e < 0 && !sent_failed)
 		return e;
 	for (;;) {
 		_Alignas(8) char buf[512];
@@ -262,14 +265,17 @@ static int request(struct toe_client *c, int fd, const void *msg, size_t len, in
 		int t = recv_msg(fd, buf, sizeof(buf), deadline, fds, &got, maxfds);
 		if (t < 0) {
 			close_fds(fds, got);
-			return t;
+			return sent_failed ? -ENOTCONN : t;
 		}
 		const struct toe_ctl_hdr *h = (const void *)buf;
 		if (t == TOE_CTL_BYE) {
 			close_fds(fds, got);
 			return -ENOTCONN;
 		}
-		if (h->id != req->id) { /* not ours: ignore */
+		/* id 0 answers no request: the connection itself is refused or closed
+		 * (too many connections, no request in time, descriptors passed) */
+		int conn_err = t == TOE_CTL_ERROR && h->id == 0 && req->id != 0;
+		if (h->id != req->id && !conn_err) { /* not ours: ignore */
 			close_fds(fds, got);
 			continue;
 		}

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
@@ -379,6 +380,34 @@ static void check_misc(struct ctx *x)
 		key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, TOED_K_RECORD_TICKS, 0, "the same file as [record] pcap");
 }
 
+/* [shm]: what the limits allow must fit what the machine gives, and a budget must hold a ring. */
+static void check_shm(struct ctx *x)
+{
+	struct toed_config *c = x->c;
+	struct rlimit rl;
+	if (kok(x, S_SHM, 0, TOED_K_SHM_MAX_CLIENTS) && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_max != RLIM_INFINITY && toed_fds_needed(c->shm.max_clients) > (uint64_t)rl.rlim_max)
+		key_msg(x, TOED_DIAG_ERROR, S_SHM, 0, TOED_K_SHM_MAX_CLIENTS, 0,
+			"needs about %llu file descriptors, but the limit is %llu (RLIMIT_NOFILE, hard); lower it or "
+			"raise the limit (LimitNOFILE= in the unit, ulimit -Hn)",
+			(unsigned long long)toed_fds_needed(c->shm.max_clients), (unsigned long long)rl.rlim_max);
+	if (!kok(x, S_SHM, 0, TOED_K_SHM_RING_SIZE) || !kok(x, S_SHM, 0, TOED_K_SHM_HUGEPAGES))
+		return;
+	/* one ring of the default size, in whole pages as the daemon will take it */
+	uint64_t page = c->shm.hugepages == TOED_HUGE_OFF ? 4096u : TOE_SHM_HUGE_PAGE;
+	uint64_t ring = (toe_shm_data_bytes(c->shm.ring_size) + page - 1) / page * page + TOE_SHM_CONS_SIZE;
+	if (kok(x, S_SHM, 0, TOED_K_SHM_RING_MEMORY_MB) && ((uint64_t)c->shm.ring_memory_mb << 20) < ring)
+		key_msg(x, TOED_DIAG_ERROR, S_SHM, 0, TOED_K_SHM_RING_MEMORY_MB, 0,
+			"smaller than one ring of ring_size = %u records (%llu KiB): nobody could subscribe",
+			c->shm.ring_size, (unsigned long long)(ring >> 10));
+	if (kok(x, S_SHM, 0, TOED_K_SHM_RING_MEMORY_PER_UID_MB) && c->shm.ring_memory_per_uid_mb &&
+	    ((uint64_t)c->shm.ring_memory_per_uid_mb << 20) < ring)
+		key_msg(x, TOED_DIAG_ERROR, S_SHM, 0, TOED_K_SHM_RING_MEMORY_PER_UID_MB, 0,
+			"smaller than one ring of ring_size = %u records (%llu KiB): no user but root could subscribe "
+			"(0 means no per-user budget)",
+			c->shm.ring_size, (unsigned long long)(ring >> 10));
+}
+
 static void compile_templates(struct ctx *x)
 {
 	struct toed_config *c = x->c;
@@ -464,5 +493,6 @@ void conf_check(struct ctx *x)
 	check_feeds(x);
 	check_misc(x);
 	check_hugepages(x);
+	check_shm(x);
 	compile_templates(x);
 }

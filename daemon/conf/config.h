@@ -60,6 +60,18 @@
 #define TOED_CONFIG_MAX_BYTES (1u << 20)
 #define TOED_CONFIG_MAX_LINE 4096
 
+/* Descriptors toed needs with max_clients subscribers: two per subscriber (its control
+ * connection and its ring's eventfd; the ring's memfds are closed once sent), one per
+ * connection of toectl's room (16), and the daemon's own (io_uring, signalfd, timerfd,
+ * eventfds, the source, recordings, the journal, the instance lock, the closer queue of
+ * ctl/ctl_fds.h) with room to spare. Checked against the hard RLIMIT_NOFILE, to which toed
+ * raises its soft limit at start. */
+#define TOED_FDS_FIXED 192u
+static inline uint64_t toed_fds_needed(uint32_t max_clients)
+{
+	return 2ull * max_clients + 16u + TOED_FDS_FIXED;
+}
+
 #define TOED_PATH_MAX 512
 #define TOED_NAME_MAX 32      /* feed and stream names, group names, incl. NUL */
 #define TOED_IFNAME_MAX 16    /* IFNAMSIZ */
@@ -160,6 +172,10 @@ struct toed_config {
 		uint32_t hugepage_count;          /* TOED_HUGE_COUNT: 2 MB pages to reserve */
 		uint32_t ring_size;               /* records per client ring, power of two */
 		uint32_t max_clients;
+		uint32_t max_clients_per_uid;     /* control connections one uid may hold (not root); 0: no limit */
+		uint32_t handshake_timeout_ms;    /* a connection's first request is due within this */
+		uint32_t ring_memory_mb;          /* all client rings together */
+		uint32_t ring_memory_per_uid_mb;  /* one uid's rings (not root); 0: no limit */
 		char socket[TOED_SOCKPATH_MAX];
 		char socket_group[TOED_NAME_MAX]; /* "" = leave the group alone */
 		uint32_t socket_mode;
@@ -241,7 +257,8 @@ enum toed_key {
 	TOED_K_TCP_IDLE_TIMEOUT_S,
 	TOED_K_UDP_PORTS,
 	TOED_K_FAST_TEMPLATES, TOED_K_FAST_FRAMING,
-	TOED_K_SHM_HUGEPAGES, TOED_K_SHM_RING_SIZE, TOED_K_SHM_MAX_CLIENTS, TOED_K_SHM_SOCKET,
+	TOED_K_SHM_HUGEPAGES, TOED_K_SHM_RING_SIZE, TOED_K_SHM_MAX_CLIENTS, TOED_K_SHM_MAX_CLIENTS_PER_UID,
+	TOED_K_SHM_HANDSHAKE_TIMEOUT_MS, TOED_K_SHM_RING_MEMORY_MB, TOED_K_SHM_RING_MEMORY_PER_UID_MB, TOED_K_SHM_SOCKET,
 	TOED_K_SHM_SOCKET_GROUP, TOED_K_SHM_SOCKET_MODE,
 	TOED_K_DATAPLANE_CPU, TOED_K_DATAPLANE_PRIORITY, TOED_K_DATAPLANE_BUSY_POLL, TOED_K_DATAPLANE_TRACE,
 	TOED_K_LOG_LEVEL, TOED_K_LOG_TARGET,

@@ -14,12 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fast/host/fast_json.h"
 #include "base/log.h"
+#include "ctl/ctl_fds.h"
 #include "ctl/ctl_loop.h"
+#include "ctl/ctl_proto.h"
 #include "ctl/ctl_reload.h"
 
 /* ---- a small writer for both forms ----------------------------------------------- */
@@ -43,17 +46,32 @@ static void j_sep(struct out *o, const char *key)
 		fprintf(o->f, "\"%s\":", key);
 }
 
+/* A JSON string: always valid UTF-8 (a path or a name may not be), so a byte that does not
+ * start a valid sequence becomes U+FFFD; controls and DEL are escaped. */
 static void j_str(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
+	for (size_t i = 0; i < n;) {
+		unsigned char c = p[i];
+		size_t k;
+		if (c == '"' || c == '\\') {
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(f, "\\u%04x", c);
-		else
+			i++;
+		} else if (c < 0x80) {
 			fputc(c, f);
+			i++;
+		} else if ((k = ctl_utf8_printable(p + i, n - i)) > 0) {
+			fwrite(p + i, 1, k, f);
+			i += k;
+		} else {
+			fputs("\\ufffd", f);
+			i++;
+		}
 	}
 	fputc('"', f);
 }
@@ -225,6 +243,20 @@ static void report_status(struct toed *t, struct out *o, const struct toed_dp_sn
 	kv_u64(o, "watchdog_usec", t->notify.watchdog_us);
 	kv_u64(o, "watchdog_pings", t->notify.pings);
 	kv_str(o, "status", t->notify.status);
+	end(o);
+	/* what one client may cost ([shm]; restart keys) and what is in use */
+	struct pub_stats lps;
+	struct rlimit nofile;
+	pub_get_stats(t->pub, &lps);
+	begin(o, "limits", "client limits");
+	kv_u64(o, "max_clients", c->shm.max_clients);
+	kv_u64(o, "max_clients_per_uid", c->shm.max_clients_per_uid);
+	kv_u64(o, "handshake_timeout_ms", c->shm.handshake_timeout_ms);
+	kv_u64(o, "ring_memory_mb", c->shm.ring_memory_mb);
+	kv_u64(o, "ring_memory_per_uid_mb", c->shm.ring_memory_per_uid_mb);
+	kv_u64(o, "ring_memory_used_kb", lps.ring_bytes >> 10);
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0)
+		kv_u64(o, "open_files_limit", nofile.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)nofile.rlim_cur);
 	end(o);
 	begin(o, "reload", "reload");
 	kv_u64(o, "applied", t->reloads);
@@ -420,6 +452,8 @@ static void report_common(struct toed *t, struct out *o)
 	kv_u64(o, "rings_reclaimed", ps.rings_reclaimed);
 	kv_u64(o, "hugepage_fallbacks", ps.hugepage_fallbacks);
 	kv_u64(o, "wakeups", ps.wakeups);
+	kv_u64(o, "ring_bytes", ps.ring_bytes);
+	kv_u64(o, "ring_budget_refusals", ps.budget_refusals);
 	end(o);
 
 	struct ctl_stats cs;
@@ -435,6 +469,17 @@ static void report_common(struct toed *t, struct out *o)
 	kv_u64(o, "subscribes", cs.subscribes);
 	kv_u64(o, "slow_clients", cs.slow_clients);
 	kv_u64(o, "fds_refused", cs.fds_refused);
+	kv_bool(o, "kernel_refuses_fds", cs.refuses_fds);
+	kv_u64(o, "handshake_timeouts", cs.handshake_timeouts);
+	kv_u64(o, "uid_limit", cs.uid_limit);
+	kv_u64(o, "over_budget", cs.over_budget);
+	kv_u64(o, "accept_errors", cs.accept_errors);
+	kv_u64(o, "accept_pauses", cs.accept_pauses);
+	struct ctl_fds_stats fs;
+	ctl_fds_get_stats(&fs);
+	kv_u64(o, "passed_fds_closed", fs.closed_here);
+	kv_u64(o, "passed_fds_handed_off", fs.handed_off);
+	kv_u64(o, "passed_fds_kept_open", fs.kept_open);
 	end(o);
 
 	struct toed_rec_stats rs;

@@ -23,6 +23,8 @@
 #include "dp/dp_shm.h"
 #include "ctl/ctl_admin.h"
 #include "base/log.h"
+#include "ctl/ctl_instance.h"
+#include "ctl/ctl_limits.h"
 #include "ctl/ctl_loop.h"
 #include "ctl/ctl_priv.h"
 #include "ctl/ctl_reload.h"
@@ -184,6 +186,36 @@ static int on_admin(void *arg, const struct ctl_peer *peer, uint32_t cmd, uint32
 	return toed_admin_report(t, what, (flags & TOE_ADMIN_F_JSON) != 0, peer->uid, text, len);
 }
 
+/* Take the single-instance lock for path. 0: ours; 1: another toed runs there (said
+ * so); -errno: no lock file can be made there. */
+static int claim_socket(struct toed *t, const char *path)
+{
+	pid_t other = 0;
+	struct stat st;
+	int fd = ctl_instance_lock(path, &other);
+	if (fd == -EEXIST) {
+		if (other)
+			log_err("already running (pid %d) on control socket %s: not starting a second toed there", (int)other,
+				path);
+		else
+			log_err("already running on control socket %s (%s.lock is held): not starting a second toed there",
+				path, path);
+		return 1;
+	}
+	if (fd < 0)
+		return fd;
+	/* the lock was free, yet the socket answers: a toed that does not take the lock */
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && ctl_instance_alive(path, 1000, &other)) {
+		close(fd);
+		log_err("already running (pid %d) on control socket %s: it answers a hello; not starting a second toed there",
+			(int)other, path);
+		return 1;
+	}
+	t->lock_fd = fd;
+	return 0;
+}
+
+/* 0, -1 failure, -2 another toed serves the socket */
 static int open_ctl(struct toed *t)
 {
 	struct ctl_config cc;
@@ -193,14 +225,26 @@ static int open_ctl(struct toed *t)
 	cc.group = t->cfg->shm.socket_group[0] ? t->cfg->shm.socket_group : NULL;
 	cc.mode = t->cfg->shm.socket_mode;
 	cc.max_conns = t->cfg->shm.max_clients + 16; /* room for toectl next to the subscribers */
+	cc.admin_reserve = TOED_ADMIN_RESERVE;        /* of which these are root's (toectl always gets in) */
+	cc.max_conns_per_uid = t->cfg->shm.max_clients_per_uid;
+	cc.handshake_ms = t->cfg->shm.handshake_timeout_ms;
+	cc.ring_bytes_per_uid = (uint64_t)t->cfg->shm.ring_memory_per_uid_mb << 20;
 	cc.allow_gid = -1;
 	cc.on_fd = toed_loop_on_fd;
 	cc.on_admin = on_admin;
 	cc.arg = t;
 	snprintf(t->sock_path, sizeof t->sock_path, "%s", cc.path);
-	t->ctl = ctl_server_open(&cc, t->pub, &e);
+	e = claim_socket(t, cc.path);
+	if (e == 1)
+		return -2;
+	if (e == 0)
+		t->ctl = ctl_server_open(&cc, t->pub, &e);
 	if (t->ctl)
 		return 0;
+	if (t->lock_fd >= 0) {
+		close(t->lock_fd);
+		t->lock_fd = -1;
+	}
 	/* an unprivileged toed with the default socket: a folder of its own instead */
 	if (geteuid() != 0 && (e == -EACCES || e == -EPERM || e == -ENOENT || e == -EROFS) &&
 	    !strcmp(cc.path, TOE_CTL_DEFAULT_PATH)) {
@@ -214,7 +258,11 @@ static int open_ctl(struct toed *t)
 			 alt);
 		cc.path = alt;
 		snprintf(t->sock_path, sizeof t->sock_path, "%s", alt);
-		t->ctl = ctl_server_open(&cc, t->pub, &e);
+		e = claim_socket(t, cc.path);
+		if (e == 1)
+			return -2;
+		if (e == 0)
+			t->ctl = ctl_server_open(&cc, t->pub, &e);
 		if (t->ctl)
 			return 0;
 	}
@@ -253,6 +301,7 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 	}
 	t->opt = *opt;
 	t->ready_fd = -1;
+	t->lock_fd = -1;
 	t->sig_fd = t->timer_fd = -1;
 	t->cfg = malloc(sizeof *t->cfg);
 	if (!t->cfg) {
@@ -268,6 +317,12 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 		free(t);
 		return rc;
 	}
+	/* the configuration check held max_clients against the hard limit: take it */
+	uint64_t nofile = ctl_nofile_raise();
+	if (nofile < toed_fds_needed(t->cfg->shm.max_clients))
+		fprintf(stderr, "toed: warning: descriptor limit %llu, [shm] max_clients = %u may need %llu\n",
+			(unsigned long long)nofile, t->cfg->shm.max_clients,
+			(unsigned long long)toed_fds_needed(t->cfg->shm.max_clients));
 	/* what the data plane refuses is a configuration error too: before anything starts */
 	if (toed_dp_prepare(&t->dp, t->cfg, NULL, NULL, err, sizeof err) < 0) {
 		fprintf(stderr, "%s\n", err);
@@ -284,6 +339,15 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 		free(t->cfg);
 		free(t);
 		return 0;
+	}
+	/* root asked to become a user that does not exist would stay root: refuse to start instead */
+	if (opt->user && *opt->user && geteuid() == 0 && !toed_priv_user_exists(opt->user)) {
+		fprintf(stderr, "toed: --user %s: no such user (create it: systemd-sysusers with systemd/toed.sysusers, "
+				"or useradd --system %s); nothing started\n", opt->user, opt->user);
+		toed_dp_destroy(&t->dp);
+		free(t->cfg);
+		free(t);
+		return TOED_EX_CONFIG;
 	}
 	toed_log_set(t->cfg->log.level, t->cfg->log.target);
 
@@ -326,8 +390,11 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 	}
 	t->dp.pub = t->pub;
 	t->dp.rec = t->rec;
-	if (open_ctl(t) < 0)
+	if ((e = open_ctl(t)) < 0) {
+		if (e == -2)
+			rc = TOED_EX_RUNNING;
 		goto out;
+	}
 	if (toed_record_configure(t->rec, t->cfg->record.pcap, t->cfg->record.ticks, err, sizeof err) < 0)
 		log_err("%s", err);
 	if (t->cfg->device.backend == TOED_BACKEND_XRT) {
@@ -379,6 +446,10 @@ out:
 		ctl_server_close(t->ctl); /* BYE to every client; their rings close */
 		t->ctl = NULL;
 	}
+	if (t->lock_fd >= 0) {
+		close(t->lock_fd); /* the file stays: removing a lock file races with the next toed taking it */
+		t->lock_fd = -1;
+	}
 	toed_dp_destroy(&t->dp);
 	if (!t->dp.started) {
 		pub_destroy(t->pub); /* shared memory released: clients see -ENOTCONN */
@@ -388,6 +459,7 @@ out:
 	} /* else a hung data plane may still touch them: leave them to the exit */
 	toed_loop_fini(t);
 	release_hugepages(t);
+	toed_notify_fini(&t->notify);
 	if (t->ready_fd >= 0)
 		close(t->ready_fd);
 	log_notice("stopped (exit status %d)", rc);

@@ -1,12 +1,16 @@
 /* ctl_daemon.h - the daemon as a whole: start-up, the objects the control loop drives, shutdown.
  *
  * Start-up order (toed_run):
- *   1. load and check the configuration (a bad one: exit 78, nothing started);
+ *   1. raise the soft descriptor limit to the hard one (ctl_limits.h), load
+ *      and check the configuration (a bad one: exit 78, nothing started; a
+ *      max_clients the hard limit cannot carry is one);
  *   2. detach unless --foreground or started by systemd (the parent exits
  *      once the child is ready, with the child's status if it fails first);
  *   3. reserve huge pages ([shm] hugepages, fail-soft), block the signals
  *      the loop reads through a signalfd;
- *   4. the publisher, the control socket, the recorder, the data plane's
+ *   4. the publisher, the control socket (after the single-instance lock:
+ *      another toed on the same socket means exit TOED_EX_RUNNING, see
+ *      ctl_instance.h), the recorder, the data plane's
  *      memory, and the frame source (root still: raw sockets, XDP) - or,
  *      with backend = xrt, the card (xclbin, HBM ring, kernels, link)
  *      through the device operations the caller passed;
@@ -32,6 +36,9 @@
 
 #define TOED_VERSION "0.1.0"
 #define TOED_EX_FAIL 1 /* start-up or run-time failure (systemd restarts) */
+#define TOED_EX_RUNNING 75 /* another toed already serves this control socket (nothing was touched) */
+/* of the max_clients + 16 control connections, these are kept for root and toed's own uid (toectl) */
+#define TOED_ADMIN_RESERVE 4u
 
 struct toed_opts {
 	const char *config_path;
@@ -54,6 +61,7 @@ struct toed {
 	int sig_fd;
 	int timer_fd;
 	int ready_fd;             /* detached start: tell the parent we are ready (-1: none) */
+	int lock_fd;              /* the single-instance lock beside the socket (ctl_instance.h), -1: none */
 	char bpf_path[TOED_PATH_MAX];
 	char sock_path[TOED_SOCKPATH_MAX];
 	/* state */

@@ -221,6 +221,8 @@ static void on_timer(struct toed *t)
 	if (st == TOED_DP_FAILED && !t->stop)
 		on_dp_event(t);
 	pub_reclaim(t->pub);
+	if (t->ctl)
+		ctl_server_tick(t->ctl); /* handshake timeouts, the listening socket's back-off */
 	toed_record_kick(t->rec, &t->ring, UD(UD_REC_WRITE, 0, 0));
 	if (t->ready && (st == TOED_DP_LIVE || st == TOED_DP_ENDED)) {
 		uint64_t was = t->notify.stalled_since_ns;

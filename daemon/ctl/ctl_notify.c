@@ -1,9 +1,12 @@
 /* ctl_notify.c - sd_notify: readiness, status, watchdog, reload and stop (see ctl_notify.h). */
 #include "ctl/ctl_notify.h"
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 
@@ -13,9 +16,32 @@ void toed_notify_init(struct toed_notify *n)
 {
 	uint64_t us = 0;
 	memset(n, 0, sizeof *n);
-	n->enabled = getenv("NOTIFY_SOCKET") != NULL;
+	n->fd = -1;
+	const char *path = getenv("NOTIFY_SOCKET");
+	n->enabled = path != NULL;
 	if (sd_watchdog_enabled(0, &us) > 0)
 		n->watchdog_us = us;
+	/* A socket of our own, made now: sd_notify() makes one per message, which fails when
+	 * clients have taken every descriptor, and then the watchdog kills a daemon that is fine.
+	 * Paths and abstract names only; anything else (vsock) is left to sd_notify(). */
+	size_t len = path ? strlen(path) : 0;
+	if (len < 2 || len >= sizeof n->sa.sun_path || (path[0] != '/' && path[0] != '@'))
+		return;
+	n->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (n->fd < 0)
+		return;
+	n->sa.sun_family = AF_UNIX;
+	memcpy(n->sa.sun_path, path, len);
+	if (path[0] == '@')
+		n->sa.sun_path[0] = 0;
+	n->salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + (path[0] == '/'));
+}
+
+void toed_notify_fini(struct toed_notify *n)
+{
+	if (n->fd >= 0)
+		close(n->fd);
+	n->fd = -1;
 }
 
 static void send_state(struct toed_notify *n, const char *state)
@@ -23,7 +49,12 @@ static void send_state(struct toed_notify *n, const char *state)
 	int r;
 	if (!n->enabled)
 		return;
-	r = sd_notify(0, state);
+	if (n->fd >= 0 && n->salen) {
+		ssize_t k = sendto(n->fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&n->sa, n->salen);
+		r = k < 0 ? -errno : 0;
+	} else {
+		r = sd_notify(0, state);
+	}
 	if (r < 0 && !n->failed++)
 		log_warn("sd_notify(%.40s): %s (later failures are not logged)", state, strerror(-r));
 }

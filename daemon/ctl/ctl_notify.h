@@ -14,6 +14,8 @@
 #define TOED_NOTIFY_H
 
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 struct toed_notify {
 	int enabled;           /* $NOTIFY_SOCKET set */
@@ -24,10 +26,14 @@ struct toed_notify {
 	uint64_t pings;        /* WATCHDOG=1 sent */
 	uint64_t missed;       /* checks that found the heartbeat stopped */
 	uint64_t failed;       /* sd_notify calls that failed */
+	int fd;                /* our datagram socket, made at init: a daemon out of descriptors still pings */
+	struct sockaddr_un sa; /* $NOTIFY_SOCKET (a path or @abstract); salen 0: left to sd_notify() */
+	socklen_t salen;
 	char status[256];      /* last STATUS= sent */
 };
 
 void toed_notify_init(struct toed_notify *n);
+void toed_notify_fini(struct toed_notify *n);
 void toed_notify_ready(struct toed_notify *n);
 void toed_notify_reloading(struct toed_notify *n);
 void toed_notify_stopping(struct toed_notify *n);

@@ -116,6 +116,17 @@ static int switch_user(const char *user)
 	return 0;
 }
 
+int toed_priv_user_exists(const char *user)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096], *end;
+	if (getpwnam_r(user, &pw, buf, sizeof buf, &res) == 0 && res)
+		return 1;
+	errno = 0;
+	(void)strtoul(user, &end, 10);
+	return *user && !*end && !errno; /* a number: switch_user takes it without a passwd entry */
+}
+
 int toed_priv_drop(const char *user, uint64_t keep)
 {
 	int failed = 0;

@@ -23,6 +23,9 @@
 /* Returns the number of steps that failed (0: everything as asked). */
 int toed_priv_drop(const char *user, uint64_t keep);
 
+/* 1 when user names a passwd entry or is a number (what toed_priv_drop can switch to). */
+int toed_priv_user_exists(const char *user);
+
 /* Effective capability mask of the calling thread (for logs and tests). */
 uint64_t toed_priv_effective(void);
 /* "cap_net_admin,cap_sys_nice" (or "none") into buf. */

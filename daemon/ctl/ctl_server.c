@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -11,20 +12,34 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "base/log.h"
+#include "ctl/ctl_fds.h"
 
 #define CTL_DEFAULT_MAX_CONNS 256u
 #define CTL_DEFAULT_MSGS_PER_EVENT 16u
 #define CTL_MAX_PEER_GROUPS 256
+#define CTL_ACCEPT_BATCH 64
 
 struct ctl_conn {
 	int fd;
 	struct ucred cred;
 	uint32_t have; /* bytes of the current message in buf */
+	int spoke;     /* a whole request came: the handshake timeout no longer applies */
+	uint64_t since_ns;
+	uint64_t ring_bytes; /* pub_ring_cost of its ring, 0 without one */
 	struct pub_client *pc;
 	struct pub_client_info info;
-	char name[TOE_CTL_NAME_LEN];
+	char name[CTL_SAFE_NAME_LEN];
 	_Alignas(8) uint8_t buf[TOE_CTL_MAX_MSG];
+};
+
+/* A log line at most once a second per kind, with the count since the last one. */
+struct ctl_ratelog {
+	uint64_t last_ns;
+	uint64_t missed;
 };
 
 struct ctl_server {
@@ -38,8 +53,33 @@ struct ctl_server {
 	uint32_t nconns;
 	struct ctl_stats st;
 	struct pollfd *pfds;
+	int listen_paused;          /* accept ran out of descriptors: not watched until resume_ns */
+	uint64_t resume_ns;
+	int accept_logged;          /* the current shortage was logged */
+	struct ctl_ratelog log_full, log_uid, log_handshake, log_fds, log_budget_uid, log_budget_all;
 	struct pub_filter filter; /* scratch for SUBSCRIBE (large) */
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* 1 when a line may be logged now; *missed then holds how many were held back before it. */
+static int ratelog(struct ctl_ratelog *r, uint64_t *missed)
+{
+	uint64_t t = now_ns();
+	if (r->last_ns && t - r->last_ns < 1000000000ull) {
+		r->missed++;
+		return 0;
+	}
+	r->last_ns = t;
+	*missed = r->missed;
+	r->missed = 0;
+	return 1;
+}
 
 /* ---- socket file -------------------------------------------------------- */
 
@@ -107,6 +147,8 @@ static int open_listener(struct ctl_server *s)
 		goto fail_unlink;
 	if (listen(fd, 64) < 0)
 		goto fail_unlink;
+	/* accepted connections inherit it: nobody can push a descriptor at us */
+	s->st.refuses_fds = ctl_fds_refuse(fd) == 0;
 	if (rename(tmp, s->path) < 0)
 		goto fail_unlink;
 	if (stat(s->path, &st) == 0) {
@@ -144,6 +186,8 @@ struct ctl_server *ctl_server_open(const struct ctl_config *cfg, struct pub *pub
 		s->cfg.max_conns = CTL_DEFAULT_MAX_CONNS;
 	if (!s->cfg.msgs_per_event)
 		s->cfg.msgs_per_event = CTL_DEFAULT_MSGS_PER_EVENT;
+	if (s->cfg.admin_reserve >= s->cfg.max_conns)
+		s->cfg.admin_reserve = s->cfg.max_conns - 1;
 	const char *path = s->cfg.path ? s->cfg.path : TOE_CTL_DEFAULT_PATH;
 	e = -ENAMETOOLONG;
 	if ((size_t)snprintf(s->path, sizeof(s->path), "%s", path) >= sizeof(s->path))
@@ -250,30 +294,95 @@ static int peer_allowed(const struct ctl_server *s, int fd, const struct ucred *
 	return 0;
 }
 
+static uint32_t conns_of_uid(const struct ctl_server *s, uid_t uid)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < s->nconns; i++)
+		n += s->conns[i]->cred.uid == uid;
+	return n;
+}
+
+/* root and the daemon's own uid: toectl's users */
+static int is_admin(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
+/* Out of descriptors (or memory) for accept: stop watching the listening socket for a while
+ * instead of being woken at once, again and again, for the same pending connection. */
+static void accept_backoff(struct ctl_server *s, int err)
+{
+	s->st.accept_errors++;
+	s->st.accept_pauses++;
+	s->listen_paused = 1;
+	s->resume_ns = now_ns() + CTL_ACCEPT_BACKOFF_MS * 1000000ull;
+	if (!s->accept_logged) {
+		s->accept_logged = 1;
+		log_warn("control socket: cannot accept a connection: %s (%u connections open); trying again every "
+			 "%u ms (this is logged once until a connection is accepted again)",
+			 strerror(err), s->nconns, CTL_ACCEPT_BACKOFF_MS);
+	}
+	if (s->cfg.on_fd)
+		s->cfg.on_fd(s->cfg.arg, s->lfd, 0);
+}
+
+static void refuse_conn(struct ctl_server *s, int fd, int err, const char *text)
+{
+	struct ctl_conn tmpc = {.fd = fd};
+	send_error(s, &tmpc, 0, 0, err, text);
+	s->st.refused++;
+	close(fd);
+}
+
 int ctl_server_accept(struct ctl_server *s)
 {
 	int accepted = 0;
-	for (;;) {
+	uint64_t missed;
+	char why[192]; /* send_error cuts it to TOE_CTL_TEXT_LEN */
+	/* a bounded batch: a client connecting in a loop cannot keep the control thread here
+	 * (the listening socket stays readable and comes back on the next turn) */
+	for (int batch = 0; batch < CTL_ACCEPT_BATCH && !s->listen_paused; batch++) {
 		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			break; /* EAGAIN, or EMFILE & co: try again on the next event */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				accept_backoff(s, errno);
+			break; /* EAGAIN: nothing more pending */
 		}
-		struct ctl_conn tmpc = {.fd = fd};
+		s->accept_logged = 0;
 		struct ucred cr = {0};
 		socklen_t len = sizeof(cr);
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
 			close(fd);
 			continue;
 		}
-		if (s->nconns >= s->cfg.max_conns) {
-			send_error(s, &tmpc, 0, 0, EUSERS, "too many connections");
-			s->st.refused++;
-			close(fd);
+		int admin = is_admin(cr.uid);
+		if (s->nconns >= s->cfg.max_conns ||
+		    (!admin && s->nconns >= s->cfg.max_conns - s->cfg.admin_reserve)) {
+			snprintf(why, sizeof(why), "too many connections (%u open%s)", s->nconns,
+				 admin ? "" : "; the last ones are kept for root");
+			if (ratelog(&s->log_full, &missed))
+				log_warn("control socket: refused a connection from pid %d uid %u: %s [%" PRIu64
+					 " more refused in the last second]", (int)cr.pid, (unsigned)cr.uid, why, missed);
+			if (s->nconns < s->cfg.max_conns)
+				s->st.uid_limit++; /* the admin reserve */
+			refuse_conn(s, fd, EUSERS, why);
+			continue;
+		}
+		uint32_t mine;
+		if (!admin && s->cfg.max_conns_per_uid && (mine = conns_of_uid(s, cr.uid)) >= s->cfg.max_conns_per_uid) {
+			snprintf(why, sizeof(why), "too many connections from uid %u (%u; the limit is %u)",
+				 (unsigned)cr.uid, mine, s->cfg.max_conns_per_uid);
+			if (ratelog(&s->log_uid, &missed))
+				log_warn("control socket: refused a connection from pid %d: %s [%" PRIu64
+					 " more refused in the last second]", (int)cr.pid, why, missed);
+			s->st.uid_limit++;
+			refuse_conn(s, fd, EUSERS, why);
 			continue;
 		}
 		if (!peer_allowed(s, fd, &cr)) {
+			struct ctl_conn tmpc = {.fd = fd};
 			send_error(s, &tmpc, 0, 0, EACCES, "not a member of the daemon's client group");
 			s->st.refused++;
 			close(fd);
@@ -287,6 +396,7 @@ int ctl_server_accept(struct ctl_server *s)
 		memset(c, 0, offsetof(struct ctl_conn, buf));
 		c->fd = fd;
 		c->cred = cr;
+		c->since_ns = now_ns();
 		s->conns[s->nconns++] = c;
 		s->st.accepted++;
 		accepted++;
@@ -300,13 +410,10 @@ int ctl_server_accept(struct ctl_server *s)
 
 /* Each returns 0 to keep the connection, -1 to close it. */
 
-static int reply_hello(struct ctl_server *s, struct ctl_conn *c, const struct toe_ctl_hdr *h)
+static int reply_hello(struct ctl_server *s, struct ctl_conn *c, const struct toe_ctl_hdr *h,
+		       const struct ctl_request *rq)
 {
-	if (h->length != sizeof(struct toe_ctl_hello))
-		return send_error(s, c, h->id, h->type, EBADMSG, "HELLO has the wrong length");
-	const struct toe_ctl_hello *m = (const void *)c->buf;
-	memcpy(c->name, m->name, sizeof(c->name));
-	c->name[sizeof(c->name) - 1] = 0;
+	memcpy(c->name, rq->name, sizeof(c->name));
 	struct toe_ctl_hello_ok r;
 	memset(&r, 0, sizeof(r));
 	toe_ctl_hdr_init(&r.hdr, TOE_CTL_HELLO_OK, sizeof(r), h->id);
@@ -320,38 +427,54 @@ static int reply_hello(struct ctl_server *s, struct ctl_conn *c, const struct to
 	return send_msg(s, c, &r, sizeof(r), NULL, 0);
 }
 
-static int reply_subscribe(struct ctl_server *s, struct ctl_conn *c, const struct toe_ctl_hdr *h)
+static uint64_t ring_bytes_of_uid(const struct ctl_server *s, uid_t uid)
 {
-	const struct toe_ctl_subscribe *m = (const void *)c->buf;
-	if (h->length < sizeof(*m) || h->length != toe_ctl_subscribe_len(m->nchannels, m->nsecurities))
-		return send_error(s, c, h->id, h->type, EBADMSG,
-				  "SUBSCRIBE length does not match its channel and security counts");
-	if (m->nchannels > TOE_CTL_MAX_CHANNELS || m->nsecurities > TOE_CTL_MAX_SECURITIES)
-		return send_error(s, c, h->id, h->type, EINVAL, "too many channels or securities");
-	if (m->flags || m->reserved)
-		return send_error(s, c, h->id, h->type, EINVAL, "unknown SUBSCRIBE flags");
-	struct pub_filter *f = &s->filter;
-	memset(f, 0, sizeof(*f));
-	f->types = m->types;
-	f->nchannels = m->nchannels;
-	f->nsecurities = m->nsecurities;
-	const uint8_t *p = c->buf + sizeof(*m);
-	memcpy(f->channels, p, 4u * m->nchannels);
-	p += 4u * m->nchannels;
-	memcpy(f->securities, p, (size_t)TOE_SECURITY_ID_LEN * m->nsecurities);
-	if (pub_filter_normalise(f) < 0)
-		return send_error(s, c, h->id, h->type, EINVAL, "bad filter (unknown record type or empty security id)");
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < s->nconns; i++)
+		if (s->conns[i]->cred.uid == uid)
+			n += s->conns[i]->ring_bytes;
+	return n;
+}
 
+static int refuse_budget(struct ctl_server *s, struct ctl_conn *c, const struct toe_ctl_hdr *h, int err,
+			 const char *text)
+{
+	uint64_t missed;
+	s->st.over_budget++;
+	if (ratelog(err == EDQUOT ? &s->log_budget_uid : &s->log_budget_all, &missed))
+		log_warn("control socket: refused a ring to pid %d uid %u: %s [%" PRIu64 " more in the last second]",
+			 (int)c->cred.pid, (unsigned)c->cred.uid, text, missed);
+	return send_error(s, c, h->id, h->type, err, text);
+}
+
+static int reply_subscribe(struct ctl_server *s, struct ctl_conn *c, const struct toe_ctl_hdr *h,
+			   const struct ctl_request *rq)
+{
+	struct pub_filter *f = &s->filter;
 	int e, nfds = 0, fds[TOE_CTL_NFDS];
 	if (!c->pc) {
-		if (m->start > TOE_START_MSG_SEQ)
-			return send_error(s, c, h->id, h->type, EINVAL, "unknown start position");
-		e = pub_client_add(s->pub, f, m->capacity, m->start, m->start_arg, &c->pc, &c->info);
+		uint32_t cap = rq->capacity ? rq->capacity : pub_default_capacity(s->pub);
+		uint64_t cost = pub_ring_cost(s->pub, cap), mine;
+		char why[192]; /* send_error cuts it to TOE_CTL_TEXT_LEN */
+		if (s->cfg.ring_bytes_per_uid && !is_admin(c->cred.uid) &&
+		    (mine = ring_bytes_of_uid(s, c->cred.uid)) + cost > s->cfg.ring_bytes_per_uid) {
+			snprintf(why, sizeof(why), "ring of %" PRIu64 " KiB over uid %u's budget (%" PRIu64 " of %" PRIu64
+				 " KiB used)", cost >> 10, (unsigned)c->cred.uid, mine >> 10,
+				 s->cfg.ring_bytes_per_uid >> 10);
+			return refuse_budget(s, c, h, EDQUOT, why);
+		}
+		e = pub_client_add(s->pub, f, rq->capacity, rq->start, rq->start_arg, &c->pc, &c->info);
+		if (e == -ENOSPC) {
+			snprintf(why, sizeof(why), "ring of %" PRIu64 " KiB over the daemon's ring memory budget (%" PRIu64
+				 " KiB used)", cost >> 10, pub_ring_bytes(s->pub) >> 10);
+			return refuse_budget(s, c, h, ENOSPC, why);
+		}
 		if (e < 0)
 			return send_error(s, c, h->id, h->type, -e,
 					  e == -EINVAL ? "capacity must be a power of two within the daemon's limits"
 					  : e == -EUSERS ? "too many subscriptions"
 							 : "cannot create the ring");
+		c->ring_bytes = cost;
 		fds[0] = c->info.data_fd;
 		fds[1] = c->info.cons_fd;
 		fds[2] = c->info.event_fd;
@@ -380,8 +503,6 @@ static int reply_subscribe(struct ctl_server *s, struct ctl_conn *c, const struc
 
 static int reply_stats(struct ctl_server *s, struct ctl_conn *c, const struct toe_ctl_hdr *h)
 {
-	if (h->length != sizeof(struct toe_ctl_hdr))
-		return send_error(s, c, h->id, h->type, EBADMSG, "STATS has the wrong length");
 	struct pub_stats ps;
 	pub_get_stats(s->pub, &ps);
 	struct toe_ctl_stats_ok r;
@@ -402,17 +523,15 @@ static int reply_stats(struct ctl_server *s, struct ctl_conn *c, const struct to
 }
 
 /* toectl's requests: the daemon renders the answer, sent in as many parts as it needs. */
-static int reply_admin(struct ctl_server *s, struct ctl_conn *c, const struct toe_ctl_hdr *h)
+static int reply_admin(struct ctl_server *s, struct ctl_conn *c, const struct toe_ctl_hdr *h,
+		       const struct ctl_request *rq)
 {
-	if (h->length != sizeof(struct toe_ctl_admin))
-		return send_error(s, c, h->id, h->type, EBADMSG, "ADMIN has the wrong length");
 	if (!s->cfg.on_admin)
 		return send_error(s, c, h->id, h->type, EOPNOTSUPP, "this server answers no admin requests");
-	const struct toe_ctl_admin *m = (const void *)c->buf;
 	struct ctl_peer peer = {.fd = c->fd, .pid = c->cred.pid, .uid = c->cred.uid, .gid = c->cred.gid,
 				.client_id = c->pc ? c->info.client_id : 0};
 	memcpy(peer.name, c->name, sizeof(peer.name));
-	uint32_t cmd = m->cmd, flags = m->flags;
+	uint32_t cmd = rq->cmd, flags = rq->flags;
 	char *text = NULL;
 	size_t len = 0;
 	int st = s->cfg.on_admin(s->cfg.arg, &peer, cmd, flags, &text, &len);
@@ -451,20 +570,21 @@ static int reply_admin(struct ctl_server *s, struct ctl_conn *c, const struct to
 static int dispatch(struct ctl_server *s, struct ctl_conn *c)
 {
 	struct toe_ctl_hdr h;
+	struct ctl_request rq;
 	memcpy(&h, c->buf, sizeof(h));
-	if (h.version != TOE_CTL_VERSION)
-		return send_error(s, c, h.id, h.type, EPROTONOSUPPORT, "unsupported protocol version");
+	c->spoke = 1;
+	if (ctl_proto_parse(c->buf, h.length, &rq, &s->filter))
+		return send_error(s, c, h.id, h.type, rq.err, rq.why);
 	switch (h.type) {
 	case TOE_CTL_HELLO:
-		return reply_hello(s, c, &h);
+		return reply_hello(s, c, &h, &rq);
 	case TOE_CTL_SUBSCRIBE:
-		return reply_subscribe(s, c, &h);
+		return reply_subscribe(s, c, &h, &rq);
 	case TOE_CTL_UNSUBSCRIBE:
-		if (h.length != sizeof(h))
-			return send_error(s, c, h.id, h.type, EBADMSG, "UNSUBSCRIBE has the wrong length");
 		if (c->pc) {
 			pub_client_remove(s->pub, c->pc);
 			c->pc = NULL;
+			c->ring_bytes = 0;
 			memset(&c->info, 0, sizeof(c->info));
 		}
 		toe_ctl_hdr_init(&h, TOE_CTL_OK, sizeof(h), h.id);
@@ -472,19 +592,22 @@ static int dispatch(struct ctl_server *s, struct ctl_conn *c)
 	case TOE_CTL_STATS:
 		return reply_stats(s, c, &h);
 	case TOE_CTL_ADMIN:
-		return reply_admin(s, c, &h);
-	default:
+		return reply_admin(s, c, &h, &rq);
+	default: /* ctl_proto_parse refused it */
 		return send_error(s, c, h.id, h.type, EOPNOTSUPP, "unknown message type");
 	}
 }
 
 /* Read what the current message still needs. Returns bytes read, 0 on
- * hang-up, -EAGAIN when nothing is waiting, other -errno on error. */
+ * hang-up, -EAGAIN when nothing is waiting, -EPERM when descriptors came
+ * with the bytes (they are disposed of: ctl_fds.h), other -errno on error. */
 static ssize_t conn_recv(struct ctl_server *s, struct ctl_conn *c, size_t want)
 {
 	struct iovec iov = {.iov_base = c->buf + c->have, .iov_len = want};
+	/* room for the most one message can carry: a truncated SCM_RIGHTS would have the
+	 * kernel release the rest in this thread, with the very close we must not wait for */
 	union {
-		char buf[CMSG_SPACE(sizeof(int) * 16)];
+		char buf[CMSG_SPACE(sizeof(int) * CTL_FDS_MAX_PER_MSG)];
 		struct cmsghdr align;
 	} cm;
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf, .msg_controllen = sizeof(cm.buf)};
@@ -494,7 +617,8 @@ static ssize_t conn_recv(struct ctl_server *s, struct ctl_conn *c, size_t want)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	/* nobody sends us descriptors: close any we were given */
+	/* nobody has a reason to send us descriptors: dispose of them without waiting */
+	size_t got = 0;
 	for (struct cmsghdr *ch = CMSG_FIRSTHDR(&mh); ch; ch = CMSG_NXTHDR(&mh, ch)) {
 		if (ch->cmsg_level != SOL_SOCKET || ch->cmsg_type != SCM_RIGHTS)
 			continue;
@@ -502,9 +626,18 @@ static ssize_t conn_recv(struct ctl_server *s, struct ctl_conn *c, size_t want)
 		for (size_t i = 0; i < nfd; i++) {
 			int fd;
 			memcpy(&fd, CMSG_DATA(ch) + i * sizeof(int), sizeof(int));
-			close(fd);
+			ctl_fds_dispose(fd);
 			s->st.fds_refused++;
+			got++;
 		}
+	}
+	if (got || (mh.msg_flags & MSG_CTRUNC)) {
+		uint64_t missed;
+		if (ratelog(&s->log_fds, &missed))
+			log_warn("control socket: pid %d uid %u passed %zu descriptor%s: disposed of, connection closed [%" PRIu64
+				 " more in the last second]", (int)c->cred.pid, (unsigned)c->cred.uid, got, got == 1 ? "" : "s",
+				 missed);
+		return -EPERM;
 	}
 	return n;
 }
@@ -533,6 +666,11 @@ int ctl_server_handle(struct ctl_server *s, int fd)
 		ssize_t n = conn_recv(s, c, need - c->have);
 		if (n == -EAGAIN)
 			return 1;
+		if (n == -EPERM) {
+			send_error(s, c, 0, 0, EPERM, "toed accepts no file descriptors: connection closed");
+			conn_close(s, i);
+			return 0;
+		}
 		if (n <= 0) {
 			s->st.hangups++;
 			conn_close(s, i);
@@ -545,14 +683,8 @@ int ctl_server_handle(struct ctl_server *s, int fd)
 			/* a full header: check the framing before reading a body */
 			struct toe_ctl_hdr h;
 			memcpy(&h, c->buf, sizeof(h));
-			int err = 0;
 			const char *why = NULL;
-			if (h.magic != TOE_CTL_MAGIC)
-				err = EPROTO, why = "bad magic: not a toed control message";
-			else if (h.length < sizeof(h))
-				err = EBADMSG, why = "length shorter than the header";
-			else if (h.length > TOE_CTL_MAX_MSG)
-				err = EMSGSIZE, why = "message longer than TOE_CTL_MAX_MSG";
+			int err = ctl_proto_frame(&h, &why);
 			if (err) {
 				send_error(s, c, h.magic == TOE_CTL_MAGIC ? h.id : 0,
 					   h.magic == TOE_CTL_MAGIC ? h.type : 0, err, why);
@@ -573,10 +705,39 @@ int ctl_server_handle(struct ctl_server *s, int fd)
 	return 1;
 }
 
+void ctl_server_tick(struct ctl_server *s)
+{
+	uint64_t t = now_ns(), missed;
+	if (s->listen_paused && t >= s->resume_ns) {
+		s->listen_paused = 0;
+		if (s->cfg.on_fd)
+			s->cfg.on_fd(s->cfg.arg, s->lfd, 1);
+	}
+	if (!s->cfg.handshake_ms)
+		return;
+	uint64_t limit = (uint64_t)s->cfg.handshake_ms * 1000000ull;
+	for (uint32_t i = s->nconns; i-- > 0;) {
+		struct ctl_conn *c = s->conns[i];
+		if (c->spoke || t - c->since_ns < limit)
+			continue;
+		char why[192]; /* send_error cuts it to TOE_CTL_TEXT_LEN */
+		snprintf(why, sizeof(why), "no request within %u ms of connecting: connection closed", s->cfg.handshake_ms);
+		if (ratelog(&s->log_handshake, &missed))
+			log_notice("control socket: pid %d uid %u sent %s request within %u ms: closed [%" PRIu64
+				   " more in the last second]", (int)c->cred.pid, (unsigned)c->cred.uid,
+				   c->have ? "only part of a" : "no", s->cfg.handshake_ms, missed);
+		send_error(s, c, 0, 0, ETIMEDOUT, why);
+		s->st.handshake_timeouts++;
+		conn_close(s, i);
+	}
+}
+
 int ctl_server_poll(struct ctl_server *s, int timeout_ms)
 {
 	uint32_t n = 0;
-	s->pfds[n++] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
+	ctl_server_tick(s);
+	/* a paused listener sits at an impossible descriptor: poll ignores negative ones */
+	s->pfds[n++] = (struct pollfd){.fd = s->listen_paused ? -1 : s->lfd, .events = POLLIN};
 	for (uint32_t i = 0; i < s->nconns; i++)
 		s->pfds[n++] = (struct pollfd){.fd = s->conns[i]->fd, .events = POLLIN};
 	int r = poll(s->pfds, n, timeout_ms);

@@ -24,6 +24,7 @@ struct pub_client {
 	int efd;
 	uint32_t id;
 	uint32_t slot;
+	uint64_t bytes; /* data + consumer region, for the ring memory budget */
 };
 
 /* Something removed that the producer may still be using. */
@@ -57,6 +58,8 @@ struct pub {
 	uint64_t created;
 	uint64_t reclaimed;
 	uint64_t fallbacks;
+	uint64_t ring_bytes;      /* every ring not yet freed, zombies included */
+	uint64_t budget_refusals;
 	struct pub_garbage *garbage;
 };
 
@@ -237,6 +240,22 @@ uint32_t pub_history(const struct pub *p)
 	return p->cfg.history;
 }
 
+uint64_t pub_ring_cost(const struct pub *p, uint32_t capacity)
+{
+	/* what shm_region_create will take: whole huge pages when it may get them */
+	uint64_t page = p->cfg.no_hugepages ? 4096u : TOE_SHM_HUGE_PAGE;
+	uint64_t data = (toe_shm_data_bytes(capacity) + page - 1) / page * page;
+	return data + TOE_SHM_CONS_SIZE;
+}
+
+uint64_t pub_ring_bytes(const struct pub *p)
+{
+	return p->ring_bytes;
+}
+
+/* Control thread: the client's memory is given back. */
+static void client_free_counted(struct pub *p, struct pub_client *c);
+
 static void client_free(struct pub_client *c)
 {
 	shm_region_destroy(&c->data);
@@ -288,6 +307,11 @@ int pub_client_add(struct pub *p, const struct pub_filter *f, uint32_t capacity,
 		free(nf);
 		return -EUSERS;
 	}
+	if (p->cfg.max_ring_bytes && p->ring_bytes + pub_ring_cost(p, capacity) > p->cfg.max_ring_bytes) {
+		free(nf);
+		p->budget_refusals++;
+		return -ENOSPC;
+	}
 	uint32_t slot = 0;
 	while (slot < p->cfg.max_clients && __atomic_load_n(&p->slots[slot], __ATOMIC_RELAXED))
 		slot++;
@@ -315,6 +339,7 @@ int pub_client_add(struct pub *p, const struct pub_filter *f, uint32_t capacity,
 	e = shm_region_create(&c->cons, "toed-consumer", TOE_SHM_CONS_SIZE, 0);
 	if (e < 0)
 		goto fail;
+	c->bytes = c->data.size + c->cons.size;
 	c->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (c->efd < 0) {
 		e = -errno;
@@ -362,6 +387,7 @@ int pub_client_add(struct pub *p, const struct pub_filter *f, uint32_t capacity,
 		__atomic_store_n(&p->hwm, slot + 1, __ATOMIC_RELEASE);
 	p->nclients++;
 	p->created++;
+	p->ring_bytes += c->bytes;
 
 	*out = c;
 	if (info) {
@@ -440,7 +466,13 @@ void pub_client_remove(struct pub *p, struct pub_client *c)
 	if (p->cfg.threaded)
 		add_garbage(p, c, NULL);
 	else
-		client_free(c);
+		client_free_counted(p, c);
+}
+
+static void client_free_counted(struct pub *p, struct pub_client *c)
+{
+	p->ring_bytes -= c->bytes;
+	client_free(c);
 }
 
 void pub_reclaim(struct pub *p)
@@ -452,7 +484,7 @@ void pub_reclaim(struct pub *p)
 		if (gen > g->gen) {
 			*pp = g->next;
 			if (g->client) {
-				client_free(g->client);
+				client_free_counted(p, g->client);
 				p->nzombies--;
 			}
 			free(g->filter);
@@ -517,6 +549,8 @@ void pub_get_stats(const struct pub *p, struct pub_stats *st)
 	st->rings_created = p->created;
 	st->rings_reclaimed = p->reclaimed;
 	st->hugepage_fallbacks = p->fallbacks;
+	st->ring_bytes = p->ring_bytes;
+	st->budget_refusals = p->budget_refusals;
 }
 
 /* ---- producer thread ---------------------------------------------------- */

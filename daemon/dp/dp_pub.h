@@ -36,6 +36,7 @@ struct pub_config {
 	uint64_t heartbeat_period_ns; /* 0: 100 ms */
 	int no_hugepages;             /* 1: use normal pages without trying huge pages */
 	int threaded;                 /* 1: producer and control run in different threads */
+	uint64_t max_ring_bytes;      /* all rings together (pub_ring_cost each); 0: no budget */
 };
 
 /* A validated filter: sorted lists, NUL-padded security ids. */
@@ -70,6 +71,8 @@ struct pub_stats {
 	uint64_t rings_reclaimed;
 	uint64_t hugepage_fallbacks; /* this pub's rings that got normal pages */
 	uint64_t wakeups;            /* futex/eventfd wake-ups sent */
+	uint64_t ring_bytes;         /* memory of every ring not yet freed */
+	uint64_t budget_refusals;    /* pub_client_add refused: over max_ring_bytes */
 };
 
 struct pub_client_stats {
@@ -97,6 +100,12 @@ uint32_t pub_max_capacity(const struct pub *p);
 uint32_t pub_history(const struct pub *p);
 
 /* Control thread. */
+/* The memory a ring of this capacity takes (data region in whole pages, consumer page). */
+uint64_t pub_ring_cost(const struct pub *p, uint32_t capacity);
+/* Memory of every ring not yet freed (removed ones until pub_reclaim frees them). */
+uint64_t pub_ring_bytes(const struct pub *p);
+/* Returns 0, -EINVAL (capacity, start or filter), -EUSERS (max_clients), -ENOSPC (the ring
+ * would take the rings past cfg.max_ring_bytes), or the -errno of creating the ring. */
 int pub_client_add(struct pub *p, const struct pub_filter *f, uint32_t capacity, uint32_t start,
 		   uint64_t start_arg, struct pub_client **out, struct pub_client_info *info);
 int pub_client_set_filter(struct pub *p, struct pub_client *c, const struct pub_filter *f);

@@ -163,4 +163,5 @@ void dp_setup_pub(struct pub_config *pc, const struct toed_config *c)
 	pc->history = c->shm.ring_size; /* a late subscriber can ask for the last ring-full */
 	pc->no_hugepages = c->shm.hugepages == TOED_HUGE_OFF;
 	pc->threaded = 1;
+	pc->max_ring_bytes = (uint64_t)c->shm.ring_memory_mb << 20;
 }

@@ -54,7 +54,7 @@ void dp_setup_src(const struct toed_config *c, const struct rx_cfg *rc, const ch
 void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *c, const struct rx_cfg *rx);
 
 /* The publisher: [shm] max_clients, ring_size (also the history a late subscriber can ask
- * for), hugepages = off. */
+ * for), hugepages = off, ring_memory_mb. */
 void dp_setup_pub(struct pub_config *pc, const struct toed_config *c);
 
 #endif

@@ -140,7 +140,9 @@ int main(int argc, char **argv)
 	toe_ctl_hdr_init(&req.hdr, TOE_CTL_ADMIN, sizeof req, 1);
 	req.cmd = cmd;
 	req.flags = json ? TOE_ADMIN_F_JSON : 0;
-	if (write(fd, &req, sizeof req) != (ssize_t)sizeof req) {
+	/* MSG_NOSIGNAL: a daemon that refused us (too many connections) has hung up, and its
+	 * reason is waiting to be read below; SIGPIPE would kill us silently instead */
+	if (send(fd, &req, sizeof req, MSG_NOSIGNAL) != (ssize_t)sizeof req && errno != EPIPE && errno != ECONNRESET) {
 		fprintf(stderr, "toectl: sending the request: %s\n", strerror(errno));
 		close(fd);
 		return 1;

@@ -49,5 +49,23 @@ mkfeed 10 1
 "$TOED" $args -c "$TMP/t.conf" --check-config >/dev/null 2>&1 || fail "ExecStart options ($args) refused by toed"
 say "ExecStart's command line is accepted"
 
+# --user toed: the user the unit names is one systemd/toed.sysusers creates
+echo "$args" | grep -q -- '--user toed' || fail "ExecStart does not leave uid 0 (--user toed)"
+if command -v systemd-sysusers >/dev/null 2>&1; then
+	mkdir -p "$TMP/root/etc" "$TMP/root/usr/lib/sysusers.d"
+	cp systemd/toed.sysusers "$TMP/root/usr/lib/sysusers.d/toed.conf"
+	systemd-sysusers --root="$TMP/root" >"$TMP/sysusers.log" 2>&1 ||
+		fail "systemd-sysusers refused systemd/toed.sysusers: $(cat "$TMP/sysusers.log")"
+	grep -q '^toed:' "$TMP/root/etc/passwd" || fail "systemd/toed.sysusers creates no user toed"
+	say "systemd/toed.sysusers creates the user toed"
+fi
+# a --user that does not exist: the start fails (78) instead of running as root
+conf "$TMP/u.conf"
+"$TOED" -c "$TMP/u.conf" --foreground --user nosuchuser-h9 >"$TMP/u.log" 2>&1
+rc=$?
+[ $rc -eq 78 ] || fail "--user nosuchuser-h9 exited $rc, not 78: $(cat "$TMP/u.log")"
+grep -q "nosuchuser-h9" "$TMP/u.log" || fail "the error does not name the user: $(cat "$TMP/u.log")"
+say "a --user that does not exist: exit 78"
+
 echo "PASS: systemd unit"
 exit 0

@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "conf/config.h"
@@ -224,8 +226,8 @@ static void test_default_examples(void)
 		o += sprintf(o, "%s\n", uncomment ? line + 1 : line);
 		uncommented += uncomment;
 	}
-	/* 32 keys in fixed sections; interface is set, not commented; 6 examples are not defaults */
-	CHECK_EQ(uncommented, 25);
+	/* 36 keys in fixed sections; interface is set, not commented; 6 examples are not defaults */
+	CHECK_EQ(uncommented, 29);
 	/* the copy lives in the temporary directory: give it the relative template path */
 	char tdir[PATH_MAX + 16], tcopy[PATH_MAX + 64];
 	tmp_path(tdir, sizeof tdir, "templates");
@@ -919,6 +921,35 @@ static void test_shm_dataplane_log_record(void)
 	ERR("[shm]\nsocket_mode = rw\n", 0, 2, "[shm] socket_mode = rw: not an octal mode 0000..0777");
 	WARN("[shm]\nsocket_mode = 0666\n", 0, 2,
 	     "[shm] socket_mode = 0666: world-writable: any local user can connect and subscribe");
+	/* the control socket's limits; a budget must hold one ring of ring_size (whole pages) */
+	CLEAN("[shm]\nmax_clients_per_uid = 0\nhandshake_timeout_ms = 100\nring_memory_per_uid_mb = 0\n", 0);
+	CHECK(g_cfg->shm.max_clients_per_uid == 0 && g_cfg->shm.handshake_timeout_ms == 100);
+	ERR("[shm]\nhandshake_timeout_ms = 50\n", 0, 2,
+	    "[shm] handshake_timeout_ms = 50: below 100 ms (a busy client could not make it)");
+	ERR("[shm]\nring_memory_mb = 1\n", 0, 2,
+	    "[shm] ring_memory_mb = 1: smaller than one ring of ring_size = 8192 records (2052 KiB): nobody could "
+	    "subscribe");
+	CLEAN("[shm]\nring_memory_mb = 2\nhugepages = off\n", 0); /* 1 MiB + 4 KiB + 4 KiB in normal pages */
+	ERR("[shm]\nring_memory_per_uid_mb = 1\nring_size = 16384\nhugepages = off\n", 0, 2,
+	    "[shm] ring_memory_per_uid_mb = 1: smaller than one ring of ring_size = 16384 records (2056 KiB): no user "
+	    "but root could subscribe (0 means no per-user budget)");
+	/* max_clients against the hard descriptor limit (lowered in a child: it cannot be raised again) */
+	fflush(NULL);
+	pid_t k = fork();
+	if (k == 0) {
+		struct rlimit rl = {.rlim_cur = 512, .rlim_max = 512};
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			_exit(3);
+		int bad = load(compose("[shm]\nmax_clients = 256\n", 0)) == -1 &&
+			  has_prefix(g_conf) && g_diag.errors == 1 &&
+			  strstr(g_diag.msg[0].text, "[shm] max_clients = 256: needs about 720 file descriptors, but the "
+						     "limit is 512") != NULL;
+		int ok = load(compose("[shm]\nmax_clients = 100\n", 0)) == 0;
+		_exit(bad && ok ? 0 : 1);
+	}
+	int wst = 0;
+	waitpid(k, &wst, 0);
+	CHECK(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
 
 	ERR("[dataplane]\ncpu = 1024\n", 0, 2, "[dataplane] cpu = 1024: not a CPU number (0..1023, or none)");
 	ERR("[dataplane]\ncpu = -1\n", 0, 2, "[dataplane] cpu = -1: not a CPU number (0..1023, or none)");
@@ -1037,6 +1068,10 @@ static void test_key_table(void)
 		{ TOED_K_SHM_HUGEPAGES, "shm", "hugepages", 0 },
 		{ TOED_K_SHM_RING_SIZE, "shm", "ring_size", 0 },
 		{ TOED_K_SHM_MAX_CLIENTS, "shm", "max_clients", 0 },
+		{ TOED_K_SHM_MAX_CLIENTS_PER_UID, "shm", "max_clients_per_uid", 0 },
+		{ TOED_K_SHM_HANDSHAKE_TIMEOUT_MS, "shm", "handshake_timeout_ms", 0 },
+		{ TOED_K_SHM_RING_MEMORY_MB, "shm", "ring_memory_mb", 0 },
+		{ TOED_K_SHM_RING_MEMORY_PER_UID_MB, "shm", "ring_memory_per_uid_mb", 0 },
 		{ TOED_K_SHM_SOCKET, "shm", "socket", 0 },
 		{ TOED_K_SHM_SOCKET_GROUP, "shm", "socket_group", 0 },
 		{ TOED_K_SHM_SOCKET_MODE, "shm", "socket_mode", 0 },

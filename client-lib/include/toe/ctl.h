@@ -24,8 +24,18 @@
  * After an ERROR for a bad magic, a length outside [header, TOE_CTL_MAX_MSG]
  * or a lost framing, the daemon closes the connection; other errors leave it
  * open. The daemon may send BYE before closing on shutdown. A connection that
- * closes releases its ring. File descriptors sent to the daemon are closed
- * unread.
+ * closes releases its ring.
+ *
+ * Limits (the daemon's [shm] keys): a connection refused at once gets an ERROR
+ * with id 0 and ref_type 0, then the close: EUSERS (too many connections, in
+ * all or from this uid); a connection whose first whole request does not come
+ * within the handshake timeout gets ERROR ETIMEDOUT (id 0) and is closed; a
+ * SUBSCRIBE over the ring memory budgets gets ERROR EDQUOT (this uid's) or
+ * ENOSPC (the daemon's). File descriptors are not accepted: the kernel refuses
+ * them (Linux 6.16 and later, sendmsg fails with EPERM); an older kernel
+ * delivers them and the daemon disposes of them and closes the connection with
+ * ERROR EPERM (id 0). A client name is shown escaped (printable UTF-8 kept,
+ * other bytes as \xNN).
  */
 #ifndef TOE_CTL_H
 #define TOE_CTL_H
