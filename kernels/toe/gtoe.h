@@ -95,6 +95,7 @@
 #define GTOE_MAX_BUF (1u << 24)
 #define GTOE_RST_QUEUE 16      /* RSTs owed to segments of no connection */
 #define GTOE_OPT_MAX 40        /* TCP option bytes */
+#define GTOE_MAX_OWED 8        /* duplicate ACKs owed per connection */
 
 /* Defaults set by gtoe_cfg_default(). */
 #define GTOE_DEFAULT_CONNS 64
@@ -272,7 +273,8 @@ struct gtoe_conn {
 	uint16_t mss;          /* segment size we send */
 	uint8_t snd_ws, rcv_ws; /* shift of the peer's / our window (0 without scaling) */
 	uint8_t sack_ok, ts_ok, ws_ok; /* negotiated: both sides sent the option */
-	uint8_t pad1;
+	uint8_t acks_owed;     /* extra ACKs due: one per out-of-order segment, so a batch of
+				* input still yields the duplicate ACKs fast retransmit needs */
 	/* send side (RFC 9293 names) */
 	uint32_t iss, snd_una, snd_nxt, snd_max; /* snd_max: highest sequence sent + 1 */
 	uint32_t snd_end;      /* sequence after the last byte the application wrote */

@@ -457,7 +457,13 @@ static void data_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint6
 	copy_in(g, ci, seq, p, len);
 	c->st.out_of_order++;
 	c->st.bytes_in += len;
-	c->flags |= GTOE_F_ACK_NOW; /* RFC 5681 4.2: out-of-order data is ACKed at once (with SACK) */
+	/* RFC 5681 4.2: every out-of-order segment is ACKed at once (with SACK): the
+	 * duplicate ACKs drive the peer's fast retransmit, so none may be merged */
+	if (c->flags & GTOE_F_ACK_NOW) {
+		if (c->acks_owed < GTOE_MAX_OWED)
+			c->acks_owed++;
+	}
+	c->flags |= GTOE_F_ACK_NOW;
 }
 
 void gtoe_input_seg(struct gtoe *g, const struct gtoe_seg *s0, uint64_t now)

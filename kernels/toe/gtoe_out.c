@@ -265,7 +265,9 @@ static uint32_t tx_conn(struct gtoe *g, int32_t ci, uint64_t now, struct gtoe_se
 		sent(g, c);
 		return 1;
 	}
-	if (c->flags & GTOE_F_ACK_NOW) {
+	if ((c->flags & GTOE_F_ACK_NOW) || c->acks_owed) {
+		if (!(c->flags & GTOE_F_ACK_NOW))
+			c->acks_owed--;
 		seg_init(s, c, ci);
 		s->seq = c->snd_nxt;
 		seg_ack(g, c, s, now);
