@@ -99,6 +99,16 @@ static void copy_in(struct gtoe *g, uint32_t ci, uint32_t seq, const uint8_t *p,
 	}
 }
 
+/* RFC 5681 4.2: an out-of-order or duplicate segment is ACKed at once, each
+ * one: the duplicate ACKs drive the peer's fast retransmit, so a batch of
+ * input must not merge them into one. */
+static void ack_each(struct gtoe_conn *c)
+{
+	if ((c->flags & GTOE_F_ACK_NOW) && c->acks_owed < GTOE_MAX_OWED)
+		c->acks_owed++;
+	c->flags |= GTOE_F_ACK_NOW;
+}
+
 static void challenge_ack(struct gtoe *g, struct gtoe_conn *c, uint64_t now)
 {
 	if (now - c->chal_window_ns >= 1000000000ull) {
@@ -408,7 +418,7 @@ static void data_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint6
 		if (d >= len) {
 			c->st.dup_segs++;
 			c->st.dup_bytes += len;
-			c->flags |= GTOE_F_ACK_NOW;
+			ack_each(c);
 			return;
 		}
 		c->st.dup_bytes += d;
@@ -450,20 +460,14 @@ static void data_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint6
 	if (!range_add(g, c, seq, seq + len)) {
 		c->st.ooo_drops++;
 		g->st.drop_ranges_full++;
-		c->flags |= GTOE_F_ACK_NOW;
+		ack_each(c);
 		*fin = 0;
 		return;
 	}
 	copy_in(g, ci, seq, p, len);
 	c->st.out_of_order++;
 	c->st.bytes_in += len;
-	/* RFC 5681 4.2: every out-of-order segment is ACKed at once (with SACK): the
-	 * duplicate ACKs drive the peer's fast retransmit, so none may be merged */
-	if (c->flags & GTOE_F_ACK_NOW) {
-		if (c->acks_owed < GTOE_MAX_OWED)
-			c->acks_owed++;
-	}
-	c->flags |= GTOE_F_ACK_NOW;
+	ack_each(c);
 }
 
 void gtoe_input_seg(struct gtoe *g, const struct gtoe_seg *s0, uint64_t now)

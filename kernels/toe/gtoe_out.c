@@ -77,7 +77,7 @@ static void seg_ack(struct gtoe *g, struct gtoe_conn *c, struct gtoe_seg *s, uin
 	if (s->flags & TCP_SYN) /* never scaled in a SYN (RFC 7323 2.2) */
 		w = min_u32(space, 65535u);
 	s->win = (uint16_t)w;
-	if (w == 0 && c->rcv_adv != c->rcv_nxt)
+	if (w == 0 && c->rcv_adv != c->last_ack_sent) /* the window closes now (it was open) */
 		c->st.zero_win_out++;
 	if (!(s->flags & TCP_SYN))
 		c->rcv_adv = c->rcv_nxt + (w << c->rcv_ws);
