@@ -1,0 +1,206 @@
+/* test_gtoe_send.c - general TOE send side: initial window, slow start, RTO with backoff (RFC 6298),
+ * fast retransmit and NewReno recovery (RFC 5681, 6582), zero window and persist probes.
+ *
+ * Established without timestamps (MSS 1000 from the peer) so segments carry
+ * exactly 1000 bytes and RTT samples come from Karn-timed segments.
+ */
+#include "test.h"
+#include "gtoe_harness.h"
+
+#define MS 1000000ull
+
+static struct gh h;
+static uint8_t data[32768];
+
+static int32_t setup(void)
+{
+	struct gtoe_seg o;
+	int32_t c;
+	memset(&o, 0, sizeof o);
+	o.has_mss = 1;
+	o.mss = 1000;
+	CHECK_EQ(gh_init(&h, NULL), 0);
+	c = gh_connect(&h, 0, 1000, &o);
+	CHECK_EQ(h.g->conn[c].mss, 1000);
+	return c;
+}
+
+static void ack(uint64_t now, uint32_t a, uint16_t win)
+{
+	gh_peer(&h, now, TCP_ACK, 1001, a, win, NULL, 0, NULL);
+}
+
+static void test_iw_and_slow_start(void)
+{
+	int32_t c = setup();
+	uint32_t una, i;
+	una = h.g->conn[c].snd_una;
+	CHECK_EQ(gtoe_send(h.g, c, data, 30000), 30000);
+	CHECK_EQ(gtoe_writable(h.g, c), 32768 - 30000);
+	CHECK_EQ(gh_out(&h, 0), 10); /* RFC 6928: 10 segments */
+	for (i = 0; i < 10; i++) {
+		CHECK_EQ(h.out[i].s.seq, una + 1000 * i);
+		CHECK_EQ(h.out[i].plen, 1000);
+		CHECK_MEM(h.out[i].buf, data + 1000 * i, 1000);
+		CHECK_EQ(h.out[i].s.flags, TCP_ACK | TCP_PSH);
+	}
+	/* ACK of 2 segments: cwnd grows by min(acked, MSS) (RFC 5681 3.1), 3 more go out */
+	ack(10 * MS, una + 2000, 65535);
+	CHECK_EQ(h.g->conn[c].cwnd, 11000);
+	CHECK_EQ(gh_out(&h, 10 * MS), 3);
+	CHECK_EQ(h.out[0].s.seq, una + 10000);
+	gh_ev(&h);
+	CHECK_EQ(gh_ev_count(&h, GTOE_EV_WRITABLE), 1);
+	CHECK_EQ(gtoe_writable(h.g, c), 32768 - 28000);
+	/* RFC 6298: the SYN's sample (1 us) then the timed first segment (10 ms):
+	 * RTTVAR = 3/4 * 500 + 1/4 * |1000 - 10^7|, SRTT = 7/8 * 1000 + 10^7 / 8 */
+	CHECK_EQ(h.g->conn[c].st.rtt_samples, 2);
+	CHECK_EQ(h.g->conn[c].srtt, 875 + 1250000);
+	CHECK_EQ(h.g->conn[c].rttvar, 375 + 2499750);
+	CHECK_EQ(h.g->conn[c].rto, 200 * MS); /* SRTT + 4 RTTVAR = 11.25 ms, raised to the 200 ms minimum */
+	/* the peer's window limits too: window 3000 from una+2000 leaves nothing new */
+	ack(11 * MS, una + 3000, 3000);
+	CHECK_EQ(gh_out(&h, 11 * MS), 0);
+	gh_free(&h);
+}
+
+static void test_rto_backoff(void)
+{
+	int32_t c = setup();
+	uint32_t una = h.g->conn[c].snd_una, i;
+	uint64_t t = 0, rto = 200 * MS; /* the handshake's sample (1 us) gives the minimum */
+	gtoe_send(h.g, c, data, 3000);
+	CHECK_EQ(gh_out(&h, 0), 3);
+	for (i = 0; i < 3; i++) {
+		gtoe_poll(h.g, t + rto - 1);
+		CHECK_EQ(gh_out(&h, t + rto - 1), 0);
+		t += rto;
+		gtoe_poll(h.g, t);
+		/* loss window: one segment from snd_una */
+		CHECK_EQ(gh_out(&h, t), 1);
+		CHECK_EQ(h.out[0].s.seq, una);
+		CHECK_EQ(h.out[0].plen, 1000);
+		CHECK_EQ(h.g->conn[c].cwnd, 1000);
+		rto *= 2;
+	}
+	CHECK_EQ(h.g->conn[c].ssthresh, 2000);
+	CHECK_EQ(h.g->conn[c].st.rto_expiries, 3);
+	CHECK_EQ(h.g->conn[c].st.retrans, 3);
+	CHECK_EQ(h.g->conn[c].rto, 1600 * MS);
+	/* the ACK arrives: no RTT sample (Karn), the rest goes out again in slow start */
+	ack(t + 5 * MS, una + 1000, 65535);
+	CHECK_EQ(h.g->conn[c].st.rtt_samples, 1);
+	CHECK_EQ(h.g->conn[c].cwnd, 2000);
+	CHECK_EQ(gh_out(&h, t + 5 * MS), 2);
+	CHECK_EQ(h.out[0].s.seq, una + 1000);
+	CHECK_EQ(h.out[1].s.seq, una + 2000);
+	CHECK_EQ(h.g->conn[c].st.retrans, 5);
+	ack(t + 6 * MS, una + 3000, 65535);
+	CHECK_EQ(h.g->conn[c].rto_at, 0);
+	gh_free(&h);
+}
+
+static void test_give_up(void)
+{
+	struct gtoe_cfg cfg;
+	struct gtoe_seg o;
+	int32_t c;
+	uint64_t t = 0;
+	uint32_t i;
+	gtoe_cfg_default(&cfg);
+	cfg.data_retries = 2;
+	memset(&o, 0, sizeof o);
+	CHECK_EQ(gh_init(&h, &cfg), 0);
+	c = gh_connect(&h, 0, 1000, &o);
+	gtoe_send(h.g, c, data, 10);
+	gh_out(&h, 0);
+	for (i = 0; i < 3; i++) {
+		t += 60000 * MS;
+		gtoe_poll(h.g, t);
+		gh_out(&h, t);
+	}
+	CHECK_EQ(h.nout, 1);
+	CHECK_EQ(h.out[0].s.flags, TCP_RST | TCP_ACK);
+	CHECK_EQ(h.g->conn[c].state, GTOE_CLOSED);
+	gh_ev(&h);
+	CHECK_EQ(gh_ev_count(&h, GTOE_EV_ERROR), 1);
+	gh_free(&h);
+}
+
+static void test_fast_retransmit_newreno(void)
+{
+	int32_t c = setup();
+	uint32_t una = h.g->conn[c].snd_una, i;
+	gtoe_send(h.g, c, data, 20000);
+	CHECK_EQ(gh_out(&h, 0), 10);
+	/* segments 0 and 3 lost; the peer ACKs 0 repeatedly for 1, 2, 4.. */
+	for (i = 0; i < 2; i++)
+		ack(1 * MS, una, 65535);
+	CHECK_EQ(gh_out(&h, 1 * MS), 0);
+	ack(1 * MS, una, 65535); /* third duplicate */
+	CHECK_EQ(h.g->conn[c].st.fast_retrans, 1);
+	CHECK_EQ(h.g->conn[c].ssthresh, 5000); /* flight 10000 / 2 */
+	CHECK_EQ(h.g->conn[c].cwnd, 8000);   /* ssthresh + 3 MSS */
+	CHECK_EQ(gh_out(&h, 1 * MS), 1);
+	CHECK_EQ(h.out[0].s.seq, una);
+	/* more duplicates inflate cwnd: 9000, 10000 (flight 10000), 11000 lets one new segment out */
+	for (i = 0; i < 3; i++)
+		ack(2 * MS, una, 65535);
+	CHECK_EQ(h.g->conn[c].cwnd, 11000);
+	CHECK_EQ(gh_out(&h, 2 * MS), 1);
+	CHECK_EQ(h.out[0].s.seq, una + 10000);
+	/* partial ACK up to the second hole: segment 3 is retransmitted at once */
+	ack(3 * MS, una + 3000, 65535);
+	CHECK_EQ(h.g->conn[c].st.partial_acks, 1);
+	CHECK(h.g->conn[c].flags & GTOE_F_RECOVERY);
+	CHECK(gh_out(&h, 3 * MS) >= 1);
+	CHECK_EQ(h.out[0].s.seq, una + 3000);
+	/* full ACK of everything up to recover: recovery ends, cwnd deflates to ssthresh at most */
+	ack(4 * MS, una + 10000, 65535);
+	CHECK(!(h.g->conn[c].flags & GTOE_F_RECOVERY));
+	CHECK(h.g->conn[c].cwnd <= 5000);
+	CHECK_EQ(h.g->conn[c].st.recoveries, 1);
+	CHECK_EQ(h.g->conn[c].st.rto_expiries, 0);
+	gh_free(&h);
+}
+
+static void test_zero_window_probe(void)
+{
+	int32_t c = setup();
+	uint32_t una = h.g->conn[c].snd_una;
+	uint64_t t = 10 * MS;
+	ack(t, una, 0); /* the peer closes its window */
+	CHECK_EQ(h.g->conn[c].st.zero_win_in, 1);
+	gtoe_send(h.g, c, data, 500);
+	CHECK_EQ(gh_out(&h, t), 0); /* nothing may be sent; the persist timer starts */
+	CHECK(h.g->conn[c].flags & GTOE_F_PERSIST);
+	gtoe_poll(h.g, t + 1000 * MS);
+	CHECK_EQ(gh_out(&h, t + 1000 * MS), 1);
+	CHECK_EQ(h.out[0].s.seq, una - 1); /* probe: old sequence number, no data */
+	CHECK_EQ(h.out[0].plen, 0);
+	ack(t + 1001 * MS, una, 0);
+	gtoe_poll(h.g, t + 3000 * MS); /* backed off: 2 s later */
+	CHECK_EQ(gh_out(&h, t + 3000 * MS), 1);
+	CHECK_EQ(h.g->conn[c].st.zwp_out, 2);
+	CHECK_EQ(h.g->conn[c].state, GTOE_ESTABLISHED); /* answered probes never time out */
+	/* the window opens: the data goes */
+	ack(t + 3001 * MS, una, 1000);
+	CHECK(!(h.g->conn[c].flags & GTOE_F_PERSIST));
+	CHECK_EQ(gh_out(&h, t + 3001 * MS), 1);
+	CHECK_EQ(h.out[0].s.seq, una);
+	CHECK_EQ(h.out[0].plen, 500);
+	gh_free(&h);
+}
+
+int main(void)
+{
+	uint32_t i;
+	for (i = 0; i < sizeof data; i++)
+		data[i] = (uint8_t)(i * 13 + (i >> 10));
+	test_iw_and_slow_start();
+	test_rto_backoff();
+	test_give_up();
+	test_fast_retransmit_newreno();
+	test_zero_window_probe();
+	return test_done("gtoe_send");
+}
