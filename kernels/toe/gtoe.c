@@ -53,6 +53,12 @@ static void conn_clear(struct gtoe_conn *c)
 	c->listener = -1;
 }
 
+static void slot_free(struct gtoe *g, uint32_t ci)
+{
+	conn_clear(&g->conn[ci]);
+	g->used[ci >> 6] &= ~(1ull << (ci & 63));
+}
+
 int gtoe_init(struct gtoe *g, const struct gtoe_cfg *cfg, uint8_t *buf, uint64_t buf_len)
 {
 	uint32_t i;
@@ -85,21 +91,32 @@ int gtoe_init(struct gtoe *g, const struct gtoe_cfg *cfg, uint8_t *buf, uint64_t
 	}
 	for (i = 0; i < GTOE_MAX_CONNS; i++)
 		conn_clear(&g->conn[i]);
+	for (i = 0; i < GTOE_MAX_CONNS / 64; i++)
+		g->used[i] = 0;
+	g->last_find = 0;
+	g->pad2 = 0;
 	return GTOE_OK;
 }
 
 /* ---- slots ---------------------------------------------------------------- */
 
+static int tuple_is(const struct gtoe_conn *c, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport)
+{
+	return c->lport == lport && c->rport == rport && c->raddr == raddr && c->laddr == laddr;
+}
+
 int32_t gtoe_find(const struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport)
 {
-	uint32_t i;
+	uint32_t i, h = g->last_find;
+	if (h < g->cfg.max_conns && gtoe_slot_used(g, h) && tuple_is(&g->conn[h], laddr, lport, raddr, rport))
+		return (int32_t)h;
 	for (i = 0; i < GTOE_MAX_CONNS; i++) {
-		const struct gtoe_conn *c = &g->conn[i];
 		if (i >= g->cfg.max_conns)
 			break;
-		if (c->state != GTOE_FREE && c->lport == lport && c->rport == rport && c->raddr == raddr &&
-		    c->laddr == laddr)
+		if (gtoe_slot_used(g, i) && tuple_is(&g->conn[i], laddr, lport, raddr, rport)) {
+			((struct gtoe *)g)->last_find = i; /* a hint only: the table is not changed */
 			return (int32_t)i;
+		}
 	}
 	return -1;
 }
@@ -110,7 +127,7 @@ static int32_t free_slot(const struct gtoe *g)
 	for (i = 0; i < GTOE_MAX_CONNS; i++) {
 		if (i >= g->cfg.max_conns)
 			break;
-		if (g->conn[i].state == GTOE_FREE)
+		if (!gtoe_slot_used(g, i))
 			return (int32_t)i;
 	}
 	return -1;
@@ -151,6 +168,7 @@ int32_t gtoe_open_slot(struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t 
 		return GTOE_ERR_FULL;
 	c = &g->conn[ci];
 	conn_clear(c);
+	g->used[(uint32_t)ci >> 6] |= 1ull << ((uint32_t)ci & 63);
 	c->state = GTOE_CLOSED;
 	c->laddr = laddr;
 	c->raddr = raddr;
@@ -373,7 +391,7 @@ int32_t gtoe_release(struct gtoe *g, int32_t ci)
 	c->flags |= GTOE_F_RELEASED;
 	c->ev = 0;
 	if (c->state == GTOE_CLOSED)
-		conn_clear(c);
+		slot_free(g, (uint32_t)ci);
 	return GTOE_OK;
 }
 
@@ -401,7 +419,7 @@ void gtoe_to_closed(struct gtoe *g, uint32_t ci)
 	c->rto_at = c->delack_at = c->ka_at = c->tw_at = 0;
 	c->flags &= (uint16_t)(GTOE_F_RELEASED | GTOE_F_PASSIVE | GTOE_F_FIN_RCVD | GTOE_F_FIN_Q);
 	if (c->flags & GTOE_F_RELEASED)
-		conn_clear(c);
+		slot_free(g, ci);
 }
 
 void gtoe_queue_rst(struct gtoe *g, const struct gtoe_seg *in, uint32_t seglen)
@@ -472,11 +490,14 @@ void gtoe_time_wait(struct gtoe *g, struct gtoe_conn *c, uint64_t now)
 uint32_t gtoe_ev_next(struct gtoe *g, struct gtoe_event *ev)
 {
 	uint32_t k, ci, b;
-	for (k = 0; k < GTOE_MAX_CONNS; k++) {
+	uint32_t covered = 0;
+	ci = g->ev_next < g->cfg.max_conns ? g->ev_next : 0;
+	for (k = 0; k < GTOE_MAX_CONNS; k++, covered += gtoe_scan_step(g, &ci)) {
 		struct gtoe_conn *c;
-		if (k >= g->cfg.max_conns)
+		if (covered >= g->cfg.max_conns)
 			break;
-		ci = (g->ev_next + k) % g->cfg.max_conns;
+		if (!gtoe_slot_used(g, ci))
+			continue;
 		c = &g->conn[ci];
 		if (c->flags & GTOE_F_RELEASED)
 			c->ev = 0;

@@ -87,7 +87,7 @@
 #include "net/net_pkt.h"
 
 /* Compile-time maxima (bounds of every loop and array). */
-#define GTOE_MAX_CONNS 256
+#define GTOE_MAX_CONNS 256     /* a multiple of 64 (the slot bitmap) */
 #define GTOE_MAX_LISTEN 16
 #define GTOE_MAX_RANGES 16     /* out-of-order ranges per connection */
 #define GTOE_MAX_SACK 4        /* SACK blocks in one segment */
@@ -328,6 +328,10 @@ struct gtoe {
 	uint32_t nrst, rst_head;
 	uint16_t ephemeral;
 	uint16_t pad;
+	uint32_t last_find;    /* slot of the last gtoe_find hit: one feed is most of the traffic */
+	uint32_t pad2;
+	uint64_t used[GTOE_MAX_CONNS / 64]; /* bit per slot not FREE: scans skip free slots without
+					     * touching their (cache-cold) structs */
 	struct gtoe_rst rst[GTOE_RST_QUEUE];
 	struct gtoe_listener listen[GTOE_MAX_LISTEN];
 	struct gtoe_stats st;

@@ -280,7 +280,7 @@ static uint32_t tx_conn(struct gtoe *g, int32_t ci, uint64_t now, struct gtoe_se
 
 uint32_t gtoe_tx_next(struct gtoe *g, uint64_t now, struct gtoe_seg *s)
 {
-	uint32_t k, ci;
+	uint32_t k, ci, covered;
 	if (g->nrst) {
 		struct gtoe_rst *r = &g->rst[g->rst_head];
 		seg_init(s, &g->conn[0], -1);
@@ -297,16 +297,16 @@ uint32_t gtoe_tx_next(struct gtoe *g, uint64_t now, struct gtoe_seg *s)
 		g->st.out_segs++;
 		return 1;
 	}
+	ci = g->tx_next < g->cfg.max_conns ? g->tx_next : 0;
+	covered = 0;
 	for (k = 0; k < GTOE_MAX_CONNS; k++) {
-		if (k >= g->cfg.max_conns)
+		if (covered >= g->cfg.max_conns)
 			break;
-		ci = (g->tx_next + k) % g->cfg.max_conns;
-		if (g->conn[ci].state == GTOE_FREE || g->conn[ci].state == GTOE_CLOSED)
-			continue;
-		if (tx_conn(g, (int32_t)ci, now, s)) {
-			g->tx_next = (ci + 1) % g->cfg.max_conns;
+		if (gtoe_slot_used(g, ci) && g->conn[ci].state != GTOE_CLOSED && tx_conn(g, (int32_t)ci, now, s)) {
+			g->tx_next = ci + 1 >= g->cfg.max_conns ? 0 : ci + 1;
 			return 1;
 		}
+		covered += gtoe_scan_step(g, &ci);
 	}
 	return 0;
 }
@@ -371,7 +371,7 @@ void gtoe_poll(struct gtoe *g, uint64_t now)
 		struct gtoe_conn *c = &g->conn[ci];
 		if (ci >= g->cfg.max_conns)
 			break;
-		if (c->state == GTOE_FREE || c->state == GTOE_CLOSED)
+		if (!gtoe_slot_used(g, ci) || c->state == GTOE_CLOSED)
 			continue;
 		if (c->state == GTOE_TIME_WAIT) {
 			if (c->tw_at && now >= c->tw_at)

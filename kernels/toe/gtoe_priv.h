@@ -43,6 +43,28 @@ static inline uint32_t gtoe_rcv_space(const struct gtoe *g, const struct gtoe_co
 /* Sequence space the connection still has in flight (SYN/FIN count). */
 static inline uint32_t gtoe_flight(const struct gtoe_conn *c) { return c->snd_max - c->snd_una; }
 
+static inline int gtoe_slot_used(const struct gtoe *g, uint32_t ci)
+{
+	return (int)((g->used[ci >> 6] >> (ci & 63)) & 1u);
+}
+
+/* Round-robin scans: from slot ci, how far to the next slot worth looking
+ * at (1, or past the rest of an empty 64-slot word), wrapping at max to 0.
+ * Returns the distance covered and moves *ci. */
+static inline uint32_t gtoe_scan_step(const struct gtoe *g, uint32_t *ci)
+{
+	uint32_t c = *ci, max = g->cfg.max_conns, d;
+	d = (g->used[c >> 6] >> (c & 63)) == 0 ? 64u - (c & 63) : 1u;
+	if (c + d >= max) {
+		d = max - c;
+		c = 0;
+	} else {
+		c += d;
+	}
+	*ci = c;
+	return d;
+}
+
 static inline int gtoe_synced(uint32_t s) { return s >= GTOE_ESTABLISHED && s <= GTOE_TIME_WAIT; }
 
 /* Slot of a 4-tuple (state not FREE), or -1. */
