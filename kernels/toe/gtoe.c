@@ -388,8 +388,15 @@ int32_t gtoe_release(struct gtoe *g, int32_t ci)
 	struct gtoe_conn *c = conn_of(g, ci);
 	if (!c)
 		return GTOE_ERR_CONN;
+	/* like close(): an open connection is shut down (FIN after the queued
+	 * data); what arrives from now on is acknowledged and discarded */
+	if (c->state == GTOE_SYN_RCVD || c->state == GTOE_ESTABLISHED || c->state == GTOE_CLOSE_WAIT)
+		gtoe_shutdown(g, ci);
+	else if (c->state == GTOE_SYN_SENT)
+		gtoe_to_closed(g, (uint32_t)ci);
 	c->flags |= GTOE_F_RELEASED;
 	c->ev = 0;
+	c->rd_seq = c->rcv_nxt - ((c->flags & GTOE_F_FIN_RCVD) && seq_gt(c->rcv_nxt, c->peer_fin) ? 1u : 0u);
 	if (c->state == GTOE_CLOSED)
 		slot_free(g, (uint32_t)ci);
 	return GTOE_OK;

@@ -373,8 +373,10 @@ uint32_t gtoe_writable(const struct gtoe *g, int32_t conn);
 int32_t gtoe_shutdown(struct gtoe *g, int32_t conn);
 /* Send an RST and close at once. */
 int32_t gtoe_abort(struct gtoe *g, int32_t conn);
-/* The application is done with the handle: the slot is freed once the
- * connection is CLOSED (at once if it is; after TIME-WAIT, ...). */
+/* The application is done with the handle (close()): an open connection is
+ * shut down (FIN after the queued data), data arriving later is ACKed and
+ * discarded, no more events; the slot is freed once the connection is
+ * CLOSED (at once if it is; after LAST-ACK or TIME-WAIT otherwise). */
 int32_t gtoe_release(struct gtoe *g, int32_t conn);
 int32_t gtoe_set_quickack(struct gtoe *g, int32_t conn, uint32_t on);
 

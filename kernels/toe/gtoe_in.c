@@ -459,6 +459,8 @@ static void data_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint6
 		c->st.in_order++;
 		c->st.bytes_in += len;
 		c->ev |= GTOE_EVB_DATA;
+		if (c->flags & GTOE_F_RELEASED)
+			c->rd_seq = c->rcv_nxt; /* nobody reads: discard */
 		if (c->nranges && range_pull(c)) {
 			c->flags |= GTOE_F_ACK_NOW; /* RFC 5681 4.2: ACK at once when a hole fills */
 			c->st.quick_acks++;
