@@ -105,15 +105,19 @@ static int tuple_is(const struct gtoe_conn *c, uint32_t laddr, uint16_t lport, u
 	return c->lport == lport && c->rport == rport && c->raddr == raddr && c->laddr == laddr;
 }
 
+/* A CLOSED slot (waiting for gtoe_release) no longer owns its 4-tuple: a new
+ * connection may use it meanwhile, and segments for it meet "no connection". */
 int32_t gtoe_find(const struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport)
 {
 	uint32_t i, h = g->last_find;
-	if (h < g->cfg.max_conns && gtoe_slot_used(g, h) && tuple_is(&g->conn[h], laddr, lport, raddr, rport))
+	if (h < g->cfg.max_conns && gtoe_slot_used(g, h) && g->conn[h].state != GTOE_CLOSED &&
+	    tuple_is(&g->conn[h], laddr, lport, raddr, rport))
 		return (int32_t)h;
 	for (i = 0; i < GTOE_MAX_CONNS; i++) {
 		if (i >= g->cfg.max_conns)
 			break;
-		if (gtoe_slot_used(g, i) && tuple_is(&g->conn[i], laddr, lport, raddr, rport)) {
+		if (gtoe_slot_used(g, i) && g->conn[i].state != GTOE_CLOSED &&
+		    tuple_is(&g->conn[i], laddr, lport, raddr, rport)) {
 			((struct gtoe *)g)->last_find = i; /* a hint only: the table is not changed */
 			return (int32_t)i;
 		}

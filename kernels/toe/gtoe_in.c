@@ -393,6 +393,8 @@ static int ack_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint64_
 	if (seq_lt(c->snd_wl1, s->seq) || (c->snd_wl1 == s->seq && seq_le(c->snd_wl2, s->ack))) {
 		if (wnd == 0 && c->snd_wnd != 0)
 			c->st.zero_win_in++;
+		if (wnd == 0)
+			c->retries = 0; /* a live peer with a closed window: probes, never a timeout */
 		c->snd_wnd = wnd;
 		c->max_snd_wnd = max_u32(c->max_snd_wnd, wnd);
 		c->snd_wl1 = s->seq;
@@ -501,16 +503,7 @@ void gtoe_input_seg(struct gtoe *g, const struct gtoe_seg *s0, uint64_t now)
 	if (s->flags & TCP_URG)
 		g->st.urg_ignored++;
 	ci = gtoe_find(g, s->daddr, s->dport, s->saddr, s->sport);
-	if (ci < 0 || g->conn[ci].state == GTOE_CLOSED) {
-		if (ci >= 0 && !(s->flags & TCP_RST)) {
-			g->st.drop_closed++;
-			gtoe_queue_rst(g, s, seglen);
-			return;
-		}
-		if (ci >= 0) {
-			g->st.drop_closed++;
-			return;
-		}
+	if (ci < 0) {
 		no_conn(g, s, seglen, now);
 		return;
 	}

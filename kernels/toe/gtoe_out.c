@@ -239,9 +239,15 @@ static uint32_t tx_conn(struct gtoe *g, int32_t ci, uint64_t now, struct gtoe_se
 		return 0; /* nothing but the handshake before ESTABLISHED */
 	if (can_send_data(c->state)) {
 		if (c->flags & GTOE_F_RTX_ONE) {
+			/* one segment at snd_una whatever the windows say (fast retransmit, partial
+			 * ACK, RTO: with a zero window it doubles as the probe) */
 			c->flags &= (uint16_t)~GTOE_F_RTX_ONE;
-			if (tx_data(g, c, ci, s, now, c->snd_una, c->snd_una + c->mss, 1))
+			n = tx_data(g, c, ci, s, now, c->snd_una, c->snd_una + c->mss, 1);
+			if (n) {
+				if (seq_lt(c->snd_nxt, c->snd_una + n))
+					c->snd_nxt = c->snd_una + n;
 				return 1;
+			}
 		}
 		wnd = min_u32(c->snd_wnd, c->cwnd);
 		limit = c->snd_una + wnd;
@@ -357,7 +363,8 @@ static void rto_fired(struct gtoe *g, struct gtoe_conn *c, uint32_t ci, uint64_t
 	c->ssthresh = max_u32(gtoe_flight(c) / 2, 2 * mss);
 	c->cwnd = mss;
 	c->recover = c->snd_max;
-	c->flags &= (uint16_t)~(GTOE_F_RECOVERY | GTOE_F_TIMING | GTOE_F_RTX_ONE);
+	c->flags &= (uint16_t)~(GTOE_F_RECOVERY | GTOE_F_TIMING);
+	c->flags |= GTOE_F_RTX_ONE;
 	c->dupacks = 0;
 	c->snd_nxt = c->snd_una;
 	c->st.rto_expiries++;

@@ -67,8 +67,6 @@ static inline uint32_t gtoe_scan_step(const struct gtoe *g, uint32_t *ci)
 
 static inline int gtoe_synced(uint32_t s) { return s >= GTOE_ESTABLISHED && s <= GTOE_TIME_WAIT; }
 
-/* Slot of a 4-tuple (state not FREE), or -1. */
-int32_t gtoe_find(const struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport);
 /* Take a free slot for a new connection (state CLOSED, ISN chosen), or GTOE_ERR_FULL. */
 int32_t gtoe_open_slot(struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport,
 		       uint64_t now);

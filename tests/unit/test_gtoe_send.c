@@ -192,6 +192,42 @@ static void test_zero_window_probe(void)
 	gh_free(&h);
 }
 
+/* The window closes while data is in flight and the ACKs stop: the RTO
+ * retransmission goes out anyway (it is the probe), and a peer that keeps
+ * answering with a zero window never times the connection out. */
+static void test_zero_window_in_flight(void)
+{
+	struct gtoe_cfg cfg;
+	struct gtoe_seg o;
+	int32_t c;
+	uint32_t una, i;
+	uint64_t t = 0;
+	gtoe_cfg_default(&cfg);
+	cfg.data_retries = 3;
+	memset(&o, 0, sizeof o);
+	o.has_mss = 1;
+	o.mss = 1000;
+	CHECK_EQ(gh_init(&h, &cfg), 0);
+	c = gh_connect(&h, 0, 1000, &o);
+	una = h.g->conn[c].snd_una;
+	gtoe_send(h.g, c, data, 2000);
+	CHECK_EQ(gh_out(&h, 0), 2);
+	ack(1 * MS, una + 1000, 0); /* first segment taken, window now 0 */
+	for (i = 0; i < 6; i++) {
+		t += 60000 * MS;
+		gtoe_poll(h.g, t);
+		CHECK_EQ(gh_out(&h, t), 1);
+		CHECK_EQ(h.out[0].s.seq, una + 1000);
+		CHECK_EQ(h.out[0].plen, 1000);
+		ack(t + 1 * MS, una + 1000, 0); /* still closed, but answering */
+	}
+	CHECK_EQ(h.g->conn[c].state, GTOE_ESTABLISHED);
+	ack(t + 2 * MS, una + 2000, 1000);
+	CHECK_EQ(h.g->conn[c].snd_una, una + 2000);
+	CHECK_EQ(h.g->conn[c].rto_at, 0);
+	gh_free(&h);
+}
+
 int main(void)
 {
 	uint32_t i;
@@ -202,5 +238,6 @@ int main(void)
 	test_give_up();
 	test_fast_retransmit_newreno();
 	test_zero_window_probe();
+	test_zero_window_in_flight();
 	return test_done("gtoe_send");
 }
