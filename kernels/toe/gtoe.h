@@ -207,7 +207,7 @@ struct gtoe_cfg {
 	X(in_segs) X(out_segs) X(out_rst) X(drop_no_conn) X(drop_not_syn) X(drop_listen_full)        \
 	X(drop_bad_ack) X(drop_old_ack) X(drop_out_of_window) X(drop_paws) X(drop_rst_out_of_window)  \
 	X(drop_syn_sent_bad) X(drop_no_ack) X(drop_ranges_full) X(challenge_acks)      \
-	X(challenge_limited) X(rst_queue_full) X(urg_ignored) X(accepts) X(connects) X(resets_in)     \
+	X(challenge_limited) X(rst_queue_full) X(urg_ignored) X(accepts) X(connects) X(established) X(resets_in)     \
 	X(timeouts) X(ev_drops)
 struct gtoe_stats {
 #define GTOE_FIELD_(f) uint64_t f;
@@ -221,7 +221,7 @@ struct gtoe_stats {
 	X(quick_acks) X(dup_acks_in) X(sacks_out) X(sack_blocks_in) X(retrans) X(retrans_bytes)      \
 	X(rto_expiries) X(fast_retrans) X(partial_acks) X(recoveries) X(syn_retrans) X(zwp_out)      \
 	X(zero_win_in) X(zero_win_out) X(win_updates) X(ka_out) X(challenge_acks) X(paws_drops)      \
-	X(rtt_samples)
+	X(rtt_samples) X(fin_ignored)
 struct gtoe_conn_stats {
 	GTOE_CONN_STATS_FIELDS(GTOE_FIELD_)
 };

@@ -166,6 +166,7 @@ static void established(struct gtoe *g, struct gtoe_conn *c)
 {
 	c->state = GTOE_ESTABLISHED;
 	c->ev |= GTOE_EVB_CONNECTED;
+	g->st.established++;
 	if (c->flags & GTOE_F_PASSIVE)
 		g->st.accepts++;
 }
@@ -445,6 +446,8 @@ static void data_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint6
 		seq = c->rcv_nxt;
 	}
 	right = c->rd_seq + g->cfg.rcv_buf;
+	if ((c->flags & GTOE_F_FIN_RCVD) && seq_lt(c->peer_fin, right))
+		right = c->peer_fin; /* nothing exists beyond the peer's FIN */
 	if (seq_gt(seq + len, right)) {
 		d = seq + len - right;
 		c->st.trimmed_bytes += d;
@@ -586,8 +589,15 @@ void gtoe_input_seg(struct gtoe *g, const struct gtoe_seg *s0, uint64_t now)
 	data_in(g, (uint32_t)ci, s, now, &fin);
 	if (fin && !(c->flags & GTOE_F_FIN_RCVD) &&
 	    (c->state == GTOE_ESTABLISHED || c->state == GTOE_FIN_WAIT_1 || c->state == GTOE_FIN_WAIT_2)) {
-		c->flags |= GTOE_F_FIN_RCVD;
-		c->peer_fin = s->seq + s->len[0];
+		uint32_t f = s->seq + s->len[0];
+		/* a FIN below data already held contradicts it: first data wins, the FIN is ignored
+		 * (the peer sends it again if it meant it) */
+		if (c->nranges && seq_gt(c->range[c->nranges - 1].end, f)) {
+			c->st.fin_ignored++;
+		} else {
+			c->flags |= GTOE_F_FIN_RCVD;
+			c->peer_fin = f;
+		}
 		c->flags |= GTOE_F_ACK_NOW;
 	}
 	if ((c->flags & GTOE_F_FIN_RCVD) && c->rcv_nxt == c->peer_fin)

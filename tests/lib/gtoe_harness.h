@@ -8,6 +8,7 @@
 #ifndef TOE_GTOE_HARNESS_H
 #define TOE_GTOE_HARNESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "toe/gtoe.h"
 
@@ -50,5 +51,19 @@ void gh_peer(struct gh *h, uint64_t now, uint8_t flags, uint32_t seq, uint32_t a
 /* Active open to the peer with a handshake: our SYN out, the peer's SYN-ACK
  * (peer ISN irs, its options opt or none), our ACK out. Returns the conn. */
 int32_t gh_connect(struct gh *h, uint64_t now, uint32_t irs, const struct gtoe_seg *opt);
+
+/* Check the table's invariants (ranges sorted and inside the window,
+ * snd_una <= snd_nxt <= snd_max <= snd_end, buffer accounting, slot
+ * bitmap). Returns NULL, or what is wrong (a static string). */
+const char *gh_invariants(const struct gtoe *g);
+/* Check an output segment of g: payload inside the connection's send
+ * buffer and at most its MSS, sequence inside what was written. */
+const char *gh_seg_ok(const struct gtoe *g, const struct gtoe_seg *s);
+
+/* Drive g with operations decoded from bytes (the fuzz target and the
+ * random unit test share it): peer segments around the current sequence
+ * numbers, application send/recv/shutdown/abort/release, time passing,
+ * draining segments and events. Returns NULL or the first invariant broken. */
+const char *gh_drive(struct gh *h, const uint8_t *in, size_t n);
 
 #endif

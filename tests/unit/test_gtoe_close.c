@@ -127,14 +127,28 @@ static void test_fin_before_hole(void)
 {
 	int32_t c = setup(NULL);
 	uint32_t una = h.g->conn[c].snd_una;
+
 	/* FIN after bytes [1001,1011) that have not arrived */
 	gh_peer(&h, 1 * MS, TCP_ACK | TCP_FIN, 1011, una, 100, "tail", 4, NULL);
 	CHECK_EQ(h.g->conn[c].state, GTOE_ESTABLISHED);
+	/* bytes claimed beyond the FIN do not exist: trimmed */
+	gh_peer(&h, 1 * MS, TCP_ACK, 1015, una, 100, "beyond", 6, NULL);
+	CHECK_EQ(h.g->conn[c].st.trimmed_bytes, 6);
 	gh_peer(&h, 2 * MS, TCP_ACK, 1001, una, 100, "0123456789", 10, NULL);
 	CHECK_EQ(h.g->conn[c].state, GTOE_CLOSE_WAIT);
 	CHECK_EQ(gtoe_readable(h.g, c), 14);
 	CHECK_EQ(gh_out(&h, 2 * MS), 1);
 	CHECK_EQ(h.out[0].s.ack, 1016);
+	gh_free(&h);
+	/* a FIN below data already held is ignored (first data wins) */
+	c = setup(NULL);
+	una = h.g->conn[c].snd_una;
+	gh_peer(&h, 1 * MS, TCP_ACK, 1021, una, 100, "later", 5, NULL);
+	gh_peer(&h, 1 * MS, TCP_ACK | TCP_FIN, 1011, una, 100, NULL, 0, NULL);
+	CHECK_EQ(h.g->conn[c].st.fin_ignored, 1);
+	gh_peer(&h, 2 * MS, TCP_ACK, 1001, una, 100, "0123456789abcdefghij", 20, NULL);
+	CHECK_EQ(h.g->conn[c].state, GTOE_ESTABLISHED);
+	CHECK_EQ(gtoe_readable(h.g, c), 25);
 	gh_free(&h);
 }
 
