@@ -107,7 +107,7 @@ static int tuple_is(const struct gtoe_conn *c, uint32_t laddr, uint16_t lport, u
 
 /* A CLOSED slot (waiting for gtoe_release) no longer owns its 4-tuple: a new
  * connection may use it meanwhile, and segments for it meet "no connection". */
-int32_t gtoe_find(const struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport)
+int32_t gtoe_find(struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport)
 {
 	uint32_t i, h = g->last_find;
 	if (h < g->cfg.max_conns && gtoe_slot_used(g, h) && g->conn[h].state != GTOE_CLOSED &&
@@ -118,7 +118,7 @@ int32_t gtoe_find(const struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t
 			break;
 		if (gtoe_slot_used(g, i) && g->conn[i].state != GTOE_CLOSED &&
 		    tuple_is(&g->conn[i], laddr, lport, raddr, rport)) {
-			((struct gtoe *)g)->last_find = i; /* a hint only: the table is not changed */
+			g->last_find = i;
 			return (int32_t)i;
 		}
 	}

@@ -208,7 +208,7 @@ struct gtoe_cfg {
 	X(drop_bad_ack) X(drop_old_ack) X(drop_out_of_window) X(drop_paws) X(drop_rst_out_of_window)  \
 	X(drop_syn_sent_bad) X(drop_no_ack) X(drop_ranges_full) X(challenge_acks)      \
 	X(challenge_limited) X(rst_queue_full) X(urg_ignored) X(accepts) X(connects) X(established) X(resets_in)     \
-	X(timeouts) X(ev_drops)
+	X(timeouts)
 struct gtoe_stats {
 #define GTOE_FIELD_(f) uint64_t f;
 	GTOE_STATS_FIELDS(GTOE_FIELD_)
@@ -401,6 +401,6 @@ void gtoe_opt_parse(const uint8_t *opt, uint32_t len, struct gtoe_seg *seg);
 int32_t gtoe_info(const struct gtoe *g, int32_t conn, struct gtoe_info *info);
 const char *gtoe_state_name(uint32_t state);
 /* Slot of the connection laddr:lport <-> raddr:rport (not CLOSED), or -1. */
-int32_t gtoe_find(const struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport);
+int32_t gtoe_find(struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport);
 
 #endif
