@@ -62,6 +62,9 @@
  *    Karn's rule without timestamps), RFC 5681 slow start and congestion
  *    avoidance, fast retransmit on the third duplicate ACK, RFC 6582 NewReno
  *    recovery (partial ACKs retransmit the next hole, full ACK deflates),
+ *    RFC 3042 limited transmit (a new segment on each of the first two
+ *    duplicate ACKs), RFC 5827 early retransmit (fewer than 4 segments out
+ *    and nothing new may go: oseg - 1 duplicates suffice),
  *    RFC 6928 initial window of cfg.iw_segs (10) segments, loss window 1 MSS
  *    after an RTO. Segments carry at most MSS minus the option bytes of
  *    data (RFC 6691: 1396 with timestamps). The peer's window (with
@@ -221,7 +224,7 @@ struct gtoe_stats {
 	X(quick_acks) X(dup_acks_in) X(sacks_out) X(sack_blocks_in) X(retrans) X(retrans_bytes)      \
 	X(rto_expiries) X(fast_retrans) X(partial_acks) X(recoveries) X(syn_retrans) X(zwp_out)      \
 	X(zero_win_in) X(zero_win_out) X(win_updates) X(ka_out) X(challenge_acks) X(paws_drops)      \
-	X(rtt_samples) X(fin_ignored)
+	X(rtt_samples) X(fin_ignored) X(early_retrans)
 struct gtoe_conn_stats {
 	GTOE_CONN_STATS_FIELDS(GTOE_FIELD_)
 };

@@ -305,6 +305,13 @@ static int acceptable(const struct gtoe *g, const struct gtoe_conn *c, uint32_t 
 	       (seq_le(c->rcv_nxt, seq + seglen - 1) && seq_lt(seq + seglen - 1, c->rcv_nxt + wnd));
 }
 
+/* Could a new segment go out under the peer's window (RFC 5827's test)? */
+static int new_data_fits(const struct gtoe_conn *c)
+{
+	uint32_t unsent = c->snd_end - c->snd_max - ((c->flags & GTOE_F_FIN_Q) && seq_le(c->snd_max, c->fin_seq) ? 1u : 0u);
+	return unsent > 0 && seq_le(c->snd_max + min_u32(unsent, c->mss), c->snd_una + c->snd_wnd);
+}
+
 /* ACK processing of an acceptable segment; returns 0 when the segment is to be dropped. */
 static int ack_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint64_t now)
 {
@@ -376,18 +383,25 @@ static int ack_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint64_
 	} else if (s->ack == c->snd_una && s->len[0] == 0 && !(s->flags & (TCP_SYN | TCP_FIN)) &&
 		   wnd == c->snd_wnd && c->snd_max != c->snd_una) {
 		/* a duplicate ACK (RFC 5681 section 2) */
+		uint32_t thresh = 3, oseg = (gtoe_flight(c) + mss - 1) / mss;
 		c->dupacks++;
 		c->st.dup_acks_in++;
-		if (c->dupacks == 3 && !(c->flags & GTOE_F_RECOVERY) && seq_gt(c->snd_una, c->recover - 0u)) {
+		/* RFC 5827 early retransmit: with fewer than 4 segments out and nothing new
+		 * allowed to go, three duplicates can never come; oseg - 1 must do */
+		if (oseg >= 2 && oseg < 4 && !new_data_fits(c))
+			thresh = oseg - 1;
+		if (c->flags & GTOE_F_RECOVERY) {
+			c->cwnd += mss; /* inflation: a segment left the network */
+		} else if (c->dupacks >= thresh && seq_gt(c->snd_una, c->recover)) {
 			c->ssthresh = max_u32(gtoe_flight(c) / 2, 2 * mss);
 			c->recover = c->snd_max;
-			c->cwnd = c->ssthresh + 3 * mss;
+			c->cwnd = c->ssthresh + c->dupacks * mss;
 			c->flags |= GTOE_F_RECOVERY | GTOE_F_RTX_ONE;
 			c->flags &= (uint16_t)~GTOE_F_TIMING;
 			c->st.fast_retrans++;
 			c->st.recoveries++;
-		} else if (c->dupacks > 3 && (c->flags & GTOE_F_RECOVERY)) {
-			c->cwnd += mss; /* inflation: a segment left the network */
+			if (thresh < 3)
+				c->st.early_retrans++;
 		}
 	}
 	/* send window update (RFC 9293 3.10.7.4) */

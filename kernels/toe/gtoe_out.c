@@ -249,7 +249,10 @@ static uint32_t tx_conn(struct gtoe *g, int32_t ci, uint64_t now, struct gtoe_se
 				return 1;
 			}
 		}
-		wnd = min_u32(c->snd_wnd, c->cwnd);
+		wnd = c->cwnd;
+		if (!(c->flags & GTOE_F_RECOVERY)) /* RFC 3042 limited transmit: one new segment per early dup ACK */
+			wnd += min_u32(c->dupacks, 2u) * c->mss;
+		wnd = min_u32(c->snd_wnd, wnd);
 		limit = c->snd_una + wnd;
 		n = tx_data(g, c, ci, s, now, c->snd_nxt, limit, 0);
 		if (n) {

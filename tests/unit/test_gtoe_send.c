@@ -1,5 +1,6 @@
 /* test_gtoe_send.c - general TOE send side: initial window, slow start, RTO with backoff (RFC 6298),
- * fast retransmit and NewReno recovery (RFC 5681, 6582), zero window and persist probes.
+ * fast retransmit and NewReno recovery (RFC 5681, 6582), limited transmit (RFC 3042), early
+ * retransmit (RFC 5827), zero window and persist probes.
  *
  * Established without timestamps (MSS 1000 from the peer) so segments carry
  * exactly 1000 bytes and RTT samples come from Karn-timed segments.
@@ -133,33 +134,59 @@ static void test_fast_retransmit_newreno(void)
 	uint32_t una = h.g->conn[c].snd_una, i;
 	gtoe_send(h.g, c, data, 20000);
 	CHECK_EQ(gh_out(&h, 0), 10);
-	/* segments 0 and 3 lost; the peer ACKs 0 repeatedly for 1, 2, 4.. */
-	for (i = 0; i < 2; i++)
-		ack(1 * MS, una, 65535);
-	CHECK_EQ(gh_out(&h, 1 * MS), 0);
-	ack(1 * MS, una, 65535); /* third duplicate */
+	/* segments 0 and 3 lost; the peer ACKs una again for each later arrival */
+	ack(1 * MS, una, 65535);
+	CHECK_EQ(gh_out(&h, 1 * MS), 1); /* RFC 3042 limited transmit: a new segment per early duplicate */
+	CHECK_EQ(h.out[0].s.seq, una + 10000);
+	ack(1 * MS, una, 65535);
+	CHECK_EQ(gh_out(&h, 1 * MS), 1);
+	CHECK_EQ(h.out[0].s.seq, una + 11000);
+	CHECK_EQ(h.g->conn[c].cwnd, 10000); /* cwnd itself unchanged */
+	ack(1 * MS, una, 65535); /* third duplicate: fast retransmit */
 	CHECK_EQ(h.g->conn[c].st.fast_retrans, 1);
-	CHECK_EQ(h.g->conn[c].ssthresh, 5000); /* flight 10000 / 2 */
-	CHECK_EQ(h.g->conn[c].cwnd, 8000);   /* ssthresh + 3 MSS */
+	CHECK_EQ(h.g->conn[c].ssthresh, 6000); /* flight 12000 / 2 */
+	CHECK_EQ(h.g->conn[c].cwnd, 9000);   /* ssthresh + 3 MSS */
+	CHECK_EQ(h.g->conn[c].recover, una + 12000);
 	CHECK_EQ(gh_out(&h, 1 * MS), 1);
 	CHECK_EQ(h.out[0].s.seq, una);
-	/* more duplicates inflate cwnd: 9000, 10000 (flight 10000), 11000 lets one new segment out */
+	/* more duplicates inflate cwnd by an MSS each: at 13000 (flight 12000) one new segment fits */
 	for (i = 0; i < 3; i++)
 		ack(2 * MS, una, 65535);
-	CHECK_EQ(h.g->conn[c].cwnd, 11000);
+	CHECK_EQ(h.g->conn[c].cwnd, 12000);
+	CHECK_EQ(gh_out(&h, 2 * MS), 0);
+	ack(2 * MS, una, 65535);
 	CHECK_EQ(gh_out(&h, 2 * MS), 1);
-	CHECK_EQ(h.out[0].s.seq, una + 10000);
-	/* partial ACK up to the second hole: segment 3 is retransmitted at once */
+	CHECK_EQ(h.out[0].s.seq, una + 12000);
+	/* partial ACK up to the second hole: segment 3 is retransmitted at once (RFC 6582 3.2 step 5) */
 	ack(3 * MS, una + 3000, 65535);
 	CHECK_EQ(h.g->conn[c].st.partial_acks, 1);
 	CHECK(h.g->conn[c].flags & GTOE_F_RECOVERY);
 	CHECK(gh_out(&h, 3 * MS) >= 1);
 	CHECK_EQ(h.out[0].s.seq, una + 3000);
+	CHECK_EQ(h.out[0].plen, 1000);
 	/* full ACK of everything up to recover: recovery ends, cwnd deflates to ssthresh at most */
-	ack(4 * MS, una + 10000, 65535);
+	ack(4 * MS, una + 12000, 65535);
 	CHECK(!(h.g->conn[c].flags & GTOE_F_RECOVERY));
-	CHECK(h.g->conn[c].cwnd <= 5000);
+	CHECK(h.g->conn[c].cwnd <= 6000);
 	CHECK_EQ(h.g->conn[c].st.recoveries, 1);
+	CHECK_EQ(h.g->conn[c].st.rto_expiries, 0);
+	gh_free(&h);
+}
+
+/* RFC 5827: two segments out, nothing more to send, the first lost: one
+ * duplicate ACK triggers the retransmission (no RTO wait). */
+static void test_early_retransmit(void)
+{
+	int32_t c = setup();
+	uint32_t una = h.g->conn[c].snd_una;
+	gtoe_send(h.g, c, data, 2000);
+	CHECK_EQ(gh_out(&h, 0), 2);
+	ack(1 * MS, una, 65535);
+	CHECK_EQ(h.g->conn[c].st.early_retrans, 1);
+	CHECK_EQ(gh_out(&h, 1 * MS), 1);
+	CHECK_EQ(h.out[0].s.seq, una);
+	ack(2 * MS, una + 2000, 65535);
+	CHECK(!(h.g->conn[c].flags & GTOE_F_RECOVERY));
 	CHECK_EQ(h.g->conn[c].st.rto_expiries, 0);
 	gh_free(&h);
 }
@@ -237,6 +264,7 @@ int main(void)
 	test_rto_backoff();
 	test_give_up();
 	test_fast_retransmit_newreno();
+	test_early_retransmit();
 	test_zero_window_probe();
 	test_zero_window_in_flight();
 	return test_done("gtoe_send");
