@@ -229,9 +229,16 @@ struct gtoe_conn_stats {
 	GTOE_CONN_STATS_FIELDS(GTOE_FIELD_)
 };
 
+/* a field added to a struct but not to its list fails here (C and the C++ of the HLS tops) */
 #define GTOE_ONE_(f) +1
-_Static_assert(sizeof(struct gtoe_stats) == 8 * (0 GTOE_STATS_FIELDS(GTOE_ONE_)), "GTOE_STATS_FIELDS");
-_Static_assert(sizeof(struct gtoe_conn_stats) == 8 * (0 GTOE_CONN_STATS_FIELDS(GTOE_ONE_)), "GTOE_CONN_STATS_FIELDS");
+#if defined(__cplusplus)
+#define GTOE_STATIC_ASSERT static_assert
+#else
+#define GTOE_STATIC_ASSERT _Static_assert
+#endif
+GTOE_STATIC_ASSERT(sizeof(struct gtoe_stats) == 8 * (0 GTOE_STATS_FIELDS(GTOE_ONE_)), "GTOE_STATS_FIELDS lists every field");
+GTOE_STATIC_ASSERT(sizeof(struct gtoe_conn_stats) == 8 * (0 GTOE_CONN_STATS_FIELDS(GTOE_ONE_)),
+		   "GTOE_CONN_STATS_FIELDS lists every field");
 
 struct gtoe_range {
 	uint32_t start, end; /* sequence numbers [start, end), beyond rcv_nxt */
