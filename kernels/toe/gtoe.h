@@ -398,6 +398,9 @@ void gtoe_input_seg(struct gtoe *g, const struct gtoe_seg *seg, uint64_t now_ns)
 
 /* Timers: retransmission, persist, delayed ACK, keepalive, TIME-WAIT. */
 void gtoe_poll(struct gtoe *g, uint64_t now_ns);
+/* The earliest time gtoe_poll() has something to do (0: no timer runs), so
+ * a caller can sleep until then instead of polling every millisecond. */
+uint64_t gtoe_next_deadline(const struct gtoe *g);
 /* Next segment to send: 1 with *seg filled, 0 when nothing is due. */
 uint32_t gtoe_tx_next(struct gtoe *g, uint64_t now_ns, struct gtoe_seg *seg);
 /* Next application event: 1 with *ev filled, 0 when none. */

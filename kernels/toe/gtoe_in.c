@@ -263,6 +263,7 @@ static void syn_sent(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint
 		return;
 	}
 	c->st.segs_in++;
+	c->last_rx_ns = now;
 	negotiate(g, c, s);
 	c->snd_wl1 = s->seq;
 	c->flags |= GTOE_F_ACK_NOW;

@@ -409,3 +409,28 @@ void gtoe_poll(struct gtoe *g, uint64_t now)
 		}
 	}
 }
+
+static uint64_t earlier(uint64_t best, uint64_t t)
+{
+	return t && (best == 0 || t < best) ? t : best;
+}
+
+uint64_t gtoe_next_deadline(const struct gtoe *g)
+{
+	uint64_t best = 0;
+	uint32_t ci;
+	for (ci = 0; ci < GTOE_MAX_CONNS; ci++) {
+		const struct gtoe_conn *c = &g->conn[ci];
+		if (ci >= g->cfg.max_conns)
+			break;
+		if (!gtoe_slot_used(g, ci) || c->state == GTOE_CLOSED)
+			continue;
+		best = earlier(best, c->rto_at);
+		best = earlier(best, c->delack_at);
+		best = earlier(best, c->tw_at);
+		if (g->cfg.ka_idle_ns && (c->state == GTOE_ESTABLISHED || c->state == GTOE_CLOSE_WAIT) &&
+		    c->snd_una == c->snd_max)
+			best = earlier(best, c->last_rx_ns + g->cfg.ka_idle_ns + c->ka_sent * g->cfg.ka_intvl_ns);
+	}
+	return best;
+}

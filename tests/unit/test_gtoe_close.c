@@ -222,6 +222,7 @@ static void test_keepalive(void)
 	cfg.ka_probes = 3;
 	c = setup(&cfg);
 	una = h.g->conn[c].snd_una;
+	CHECK_EQ(gtoe_next_deadline(h.g), 1000 * MS + 1000); /* idle since the SYN-ACK at 1 us */
 	gtoe_poll(h.g, 999 * MS);
 	CHECK_EQ(gh_out(&h, 999 * MS), 0);
 	gtoe_poll(h.g, 1001 * MS);
@@ -249,8 +250,35 @@ static void test_keepalive(void)
 	gh_free(&h);
 }
 
+/* Passive open whose completing ACK carries data and the FIN: straight to CLOSE-WAIT. */
+static void test_fin_on_handshake_ack(void)
+{
+	int32_t c;
+	uint32_t iss;
+	CHECK_EQ(gh_init(&h, NULL), 0);
+	gtoe_listen(h.g, 0, GH_PORT);
+	peer(0, TCP_SYN, 500, 0);
+	c = gtoe_find(h.g, GH_US, GH_PORT, GH_PEER, GH_PEER_PORT);
+	CHECK_EQ(gh_out(&h, 0), 1);
+	iss = h.out[0].s.seq;
+	CHECK_EQ(gtoe_next_deadline(h.g), 1000 * MS); /* the SYN-ACK's retransmission timer */
+	gh_peer(&h, 1 * MS, TCP_ACK | TCP_FIN | TCP_PSH, 501, iss + 1, 100, "req", 3, NULL);
+	CHECK_EQ(h.g->conn[c].state, GTOE_CLOSE_WAIT);
+	gh_ev(&h);
+	CHECK_EQ(h.nev, 3);
+	CHECK_EQ(h.ev[0].type, GTOE_EV_CONNECTED);
+	CHECK_EQ(h.ev[1].type, GTOE_EV_DATA);
+	CHECK_EQ(h.ev[2].type, GTOE_EV_PEER_CLOSED);
+	CHECK_EQ(gtoe_readable(h.g, c), 3);
+	CHECK_EQ(gh_out(&h, 1 * MS), 1);
+	CHECK_EQ(h.out[0].s.ack, 505);
+	CHECK_EQ(gtoe_next_deadline(h.g), 0); /* nothing outstanding, no keepalive */
+	gh_free(&h);
+}
+
 int main(void)
 {
+	test_fin_on_handshake_ack();
 	test_active_close();
 	test_fin_ack_together();
 	test_passive_close();
