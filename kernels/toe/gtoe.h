@@ -78,10 +78,24 @@
  *  - Give up: cfg.syn_retries SYN retransmissions or cfg.data_retries RTO
  *    retransmissions of the same data -> RST sent, ERROR event (TIMEOUT).
  * Not here: urgent data (URG ignored, counted), IP options, path MTU
- * discovery (the MSS is min(ours, peer's)), SACK-based loss recovery.
+ * discovery (the MSS is min(ours, peer's)); see also the end of this comment.
  *
- * Memory: struct gtoe (the table, up to GTOE_MAX_CONNS slots) and a buffer of
- * max_conns * (rcv_buf + snd_buf) bytes that the caller owns.
+ * Memory: struct gtoe (the table sized by the compile-time maxima: 680 bytes
+ * per slot, about 171 KB) and a buffer of max_conns * (rcv_buf + snd_buf)
+ * bytes (64 * 64 KB = 4 MB by default) that the caller owns. Connection i
+ * uses [i * (rcv_buf + snd_buf), ...): its receive buffer, then its send
+ * buffer; byte seq lives at seq & (size - 1) in either.
+ *
+ * Handles: a slot number from gtoe_connect() or a CONNECTED event of a
+ * listener stays the application's until gtoe_release(), whatever happens
+ * to the connection (RESET, ERROR, CLOSED leave the slot CLOSED, not
+ * free). A CLOSED slot no longer owns its 4-tuple.
+ *
+ * Not here yet: SACK-based loss recovery on the send side (RFC 6675: the
+ * peer's SACK blocks are counted, the NewReno sender repairs one hole per
+ * round trip, and after an RTO it goes back to snd_una without skipping
+ * SACKed data), D-SACK, RFC 6191 TIME-WAIT reuse, SYN cookies (a full table
+ * drops SYNs, counted), PAWS's 24-day idle rule, RACK/TLP.
  */
 #ifndef GTOE_H
 #define GTOE_H

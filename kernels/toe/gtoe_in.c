@@ -265,6 +265,8 @@ static void syn_sent(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint
 	c->st.segs_in++;
 	c->last_rx_ns = now;
 	negotiate(g, c, s);
+	if (s->len[0])
+		c->st.trimmed_bytes += s->len[0]; /* data on a SYN(-ACK) is not kept: our ACK asks for it again */
 	c->snd_wl1 = s->seq;
 	c->flags |= GTOE_F_ACK_NOW;
 	if (ack_ok) {
