@@ -429,7 +429,7 @@ void gtoe_to_closed(struct gtoe *g, uint32_t ci)
 	if (c->state == GTOE_SYN_RCVD && (c->flags & GTOE_F_PASSIVE))
 		c->flags |= GTOE_F_RELEASED;
 	c->state = GTOE_CLOSED;
-	c->rto_at = c->delack_at = c->ka_at = c->tw_at = 0;
+	c->rto_at = c->delack_at = c->tw_at = 0;
 	c->flags &= (uint16_t)(GTOE_F_RELEASED | GTOE_F_PASSIVE | GTOE_F_FIN_RCVD | GTOE_F_FIN_Q);
 	if (c->flags & GTOE_F_RELEASED)
 		slot_free(g, ci);
@@ -491,7 +491,7 @@ void gtoe_rtt_sample(struct gtoe *g, struct gtoe_conn *c, uint64_t r)
 void gtoe_time_wait(struct gtoe *g, struct gtoe_conn *c, uint64_t now)
 {
 	c->state = GTOE_TIME_WAIT;
-	c->rto_at = c->ka_at = 0;
+	c->rto_at = 0;
 	c->tw_at = now + 2 * g->cfg.msl_ns;
 	if (c->tw_at == 0)
 		c->tw_at = 1;

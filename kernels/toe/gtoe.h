@@ -52,11 +52,13 @@
  *    is (first unread byte + buffer size), so it never shrinks; receiver
  *    silly-window avoidance (RFC 9293 3.8.6.2.2): a window update is sent
  *    when the space grows by min(buf/2, MSS) after a small window was
- *    advertised. ACKs: every second full segment, out-of-order data, hole
- *    filling, FIN and PSH-less small data all follow RFC 5681 4.2 / 1122:
- *    ACK at once for out-of-order or hole-filling data, else delayed ACK
- *    (cfg.delack_ns, at most every cfg.delack_segs segments); quick-ACK mode
- *    (cfg.quickack or gtoe_set_quickack) ACKs every segment at once.
+ *    advertised. ACKs (RFC 5681 4.2, RFC 1122 4.2.3.2): at once for every
+ *    out-of-order or duplicate segment (one each, even when several arrive
+ *    between two gtoe_tx_next calls: the peer's fast retransmit counts them),
+ *    for data that fills a hole and for a FIN; in-order data is ACKed after
+ *    cfg.delack_segs (2) segments or cfg.delack_ns (40 ms), whichever comes
+ *    first; quick-ACK mode (cfg.quickack, or gtoe_set_quickack per
+ *    connection; cfg.delack_ns 0 too) ACKs every segment at once.
  *  - Send side: a circular send buffer (cfg.snd_buf); RFC 6298 RTO (SRTT,
  *    RTTVAR, K=4, min cfg.rto_min_ns, max cfg.rto_max_ns, exponential backoff,
  *    Karn's rule without timestamps), RFC 5681 slow start and congestion
@@ -80,8 +82,8 @@
  * Not here: urgent data (URG ignored, counted), IP options, path MTU
  * discovery (the MSS is min(ours, peer's)); see also the end of this comment.
  *
- * Memory: struct gtoe (the table sized by the compile-time maxima: 680 bytes
- * per slot, about 171 KB) and a buffer of max_conns * (rcv_buf + snd_buf)
+ * Memory: struct gtoe (the table sized by the compile-time maxima: 672 bytes
+ * per slot, about 170 KB) and a buffer of max_conns * (rcv_buf + snd_buf)
  * bytes (64 * 64 KB = 4 MB by default) that the caller owns. Connection i
  * uses [i * (rcv_buf + snd_buf), ...): its receive buffer, then its send
  * buffer; byte seq lives at seq & (size - 1) in either.
@@ -273,7 +275,6 @@ struct gtoe_range {
 #define GTOE_F_FIN_RCVD 0x0400u   /* the peer's FIN is known (fin_seq) */
 #define GTOE_F_TIMING 0x0800u     /* rtt_seq/rtt_ts time a segment (no timestamps) */
 #define GTOE_F_PERSIST 0x1000u    /* persist timer runs */
-#define GTOE_F_SMALL_WIN 0x2000u  /* last advertised window was below the SWS threshold */
 
 /* Pending events (gtoe_conn.ev) */
 #define GTOE_EVB_CONNECTED 0x01u
@@ -321,7 +322,7 @@ struct gtoe_conn {
 	uint32_t retries;      /* consecutive RTO expiries / probes unanswered */
 	uint64_t rtt_ts;
 	/* timers: absolute ns, 0 = off */
-	uint64_t rto_at, delack_at, ka_at, tw_at;
+	uint64_t rto_at, delack_at, tw_at; /* the persist timer is rto_at with GTOE_F_PERSIST */
 	uint64_t last_rx_ns;
 	uint64_t chal_window_ns;
 	uint32_t chal_count;

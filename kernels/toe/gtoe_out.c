@@ -37,10 +37,9 @@ static void seg_init(struct gtoe_seg *s, const struct gtoe_conn *c, int32_t ci)
 }
 
 /* SACK blocks: the ranges most recently changed first (RFC 2018 section 4). */
-static void sack_fill(struct gtoe *g, struct gtoe_conn *c, struct gtoe_seg *s)
+static void sack_fill(struct gtoe_conn *c, struct gtoe_seg *s)
 {
 	uint32_t k, i, best, nmax = c->ts_ok ? 3u : 4u, taken = 0, bi;
-	(void)g;
 	for (k = 0; k < GTOE_MAX_SACK; k++) {
 		if (k >= nmax || k >= c->nranges)
 			break;
@@ -90,7 +89,7 @@ static void seg_ack(struct gtoe *g, struct gtoe_conn *c, struct gtoe_seg *s, uin
 		s->tsecr = c->ts_recent;
 	}
 	if (c->sack_ok && c->nranges && !(s->flags & TCP_SYN))
-		sack_fill(g, c, s);
+		sack_fill(c, s);
 	c->flags &= (uint16_t)~GTOE_F_ACK_NOW;
 	c->delack_at = 0;
 	c->unacked_segs = 0;
