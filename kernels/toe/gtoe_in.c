@@ -141,6 +141,15 @@ static void challenge_ack(struct gtoe *g, struct gtoe_conn *c, uint64_t now)
 	g->st.challenge_acks++;
 }
 
+/* RTT from an echoed timestamp (RFC 7323 4.1); an echo from the future or
+ * older than the longest RTO is a broken or hostile peer: no sample. */
+static void ts_sample(struct gtoe *g, struct gtoe_conn *c, const struct gtoe_seg *s, uint64_t now)
+{
+	uint32_t ms = gtoe_ts_now(now) - s->tsecr;
+	if (ms < 0x80000000u && (uint64_t)ms * 1000000u <= g->cfg.rto_max_ns)
+		gtoe_rtt_sample(g, c, (uint64_t)ms * 1000000u);
+}
+
 /* Options of a SYN or SYN-ACK: what both sides agreed on. */
 static void negotiate(struct gtoe *g, struct gtoe_conn *c, const struct gtoe_seg *s)
 {
@@ -276,7 +285,7 @@ static void syn_sent(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint
 		c->snd_wl2 = s->ack;
 		c->retries = 0;
 		if (c->ts_ok && s->has_ts && s->tsecr)
-			gtoe_rtt_sample(g, c, (uint64_t)(gtoe_ts_now(now) - s->tsecr) * 1000000u);
+			ts_sample(g, c, s, now);
 		else if ((c->flags & GTOE_F_TIMING) && seq_gt(s->ack, c->rtt_seq))
 			gtoe_rtt_sample(g, c, now - c->rtt_ts);
 		c->flags &= (uint16_t)~(GTOE_F_TIMING | GTOE_F_SYN);
@@ -347,7 +356,7 @@ static int ack_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint64_
 	if (seq_gt(s->ack, c->snd_una)) {
 		acked = s->ack - c->snd_una;
 		if (c->ts_ok && s->has_ts && s->tsecr)
-			gtoe_rtt_sample(g, c, (uint64_t)(gtoe_ts_now(now) - s->tsecr) * 1000000u);
+			ts_sample(g, c, s, now);
 		else if ((c->flags & GTOE_F_TIMING) && seq_gt(s->ack, c->rtt_seq)) {
 			gtoe_rtt_sample(g, c, now - c->rtt_ts);
 			c->flags &= (uint16_t)~GTOE_F_TIMING;

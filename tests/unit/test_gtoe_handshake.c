@@ -73,6 +73,13 @@ static void test_active_open(void)
 	gh_peer(&h, 6 * MS, TCP_ACK, 1001, iss + 1, 100, NULL, 0, &o);
 	gtoe_info(h.g, c, &in);
 	CHECK_EQ(in.snd_wnd, 100u << 7);
+	/* an echoed timestamp from the future gives no RTT sample (a broken or hostile peer) */
+	CHECK_EQ(gtoe_send(h.g, c, (const uint8_t *)"0123456789", 10), 10);
+	CHECK_EQ(gh_out(&h, 7 * MS), 1);
+	o.tsecr = 0x7fffffffu;
+	gh_peer(&h, 8 * MS, TCP_ACK, 1001, iss + 11, 100, NULL, 0, &o);
+	CHECK_EQ(h.g->conn[c].snd_una, iss + 11);
+	CHECK_EQ(h.g->conn[c].st.rtt_samples, 1);
 	CHECK_EQ(gtoe_connect(h.g, GH_US, GH_PORT, GH_PEER, GH_PEER_PORT, 0), GTOE_ERR_BUSY);
 	CHECK_EQ(h.g->st.connects, 1);
 	gh_free(&h);
