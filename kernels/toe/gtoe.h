@@ -44,7 +44,7 @@
  *    7323 section 4.3, PAWS (segments with an older TSval dropped and ACKed),
  *    RTT from TSecr. SACK blocks (up to 4, 3 with timestamps) describe the
  *    out-of-order ranges, most recently changed first. Received SACK blocks
- *    are counted but not used for retransmission (NewReno, not RFC 6675).
+ *    feed a small scoreboard (below).
  *  - Receive side: a circular buffer per connection (cfg.rcv_buf, 32 KB),
  *    out-of-order data stored in place with a sorted range list (at most
  *    cfg.max_ranges holes; a segment that would need more is dropped and
@@ -64,6 +64,11 @@
  *    Karn's rule without timestamps), RFC 5681 slow start and congestion
  *    avoidance, fast retransmit on the third duplicate ACK, RFC 6582 NewReno
  *    recovery (partial ACKs retransmit the next hole, full ACK deflates),
+ *    with SACK (RFC 2018/6675 in part): during recovery every further
+ *    duplicate or partial ACK retransmits the next hole below the highest
+ *    SACKed byte (so several holes are repaired in one round trip, each
+ *    taking the MSS its ACK freed from cwnd); the scoreboard is dropped at
+ *    an RTO (RFC 2018 section 8: the receiver may have reneged).
  *    RFC 3042 limited transmit (a new segment on each of the first two
  *    duplicate ACKs), RFC 5827 early retransmit (fewer than 4 segments out
  *    and nothing new may go: oseg - 1 duplicates suffice),
@@ -93,10 +98,8 @@
  * to the connection (RESET, ERROR, CLOSED leave the slot CLOSED, not
  * free). A CLOSED slot no longer owns its 4-tuple.
  *
- * Not here yet: SACK-based loss recovery on the send side (RFC 6675: the
- * peer's SACK blocks are counted, the NewReno sender repairs one hole per
- * round trip, and after an RTO it goes back to snd_una without skipping
- * SACKed data), D-SACK, RFC 6191 TIME-WAIT reuse, SYN cookies (a full table
+ * Not here yet: full RFC 6675 (its pipe estimate and loss marking: here the
+ * scoreboard only picks which hole NewReno's ACK clock fills next), D-SACK, RFC 6191 TIME-WAIT reuse, SYN cookies (a full table
  * drops SYNs, counted), PAWS's 24-day idle rule, RACK/TLP.
  */
 #ifndef GTOE_H
@@ -110,6 +113,7 @@
 #define GTOE_MAX_LISTEN 16
 #define GTOE_MAX_RANGES 16     /* out-of-order ranges per connection */
 #define GTOE_MAX_SACK 4        /* SACK blocks in one segment */
+#define GTOE_MAX_SACKED 8      /* ranges the peer reported SACKed (send-side scoreboard) */
 #define GTOE_MIN_BUF 2048u
 #define GTOE_MAX_BUF (1u << 24)
 #define GTOE_RST_QUEUE 16      /* RSTs owed to segments of no connection */
@@ -240,7 +244,7 @@ struct gtoe_stats {
 	X(quick_acks) X(dup_acks_in) X(sacks_out) X(sack_blocks_in) X(retrans) X(retrans_bytes)      \
 	X(rto_expiries) X(fast_retrans) X(partial_acks) X(recoveries) X(syn_retrans) X(zwp_out)      \
 	X(zero_win_in) X(zero_win_out) X(win_updates) X(ka_out) X(challenge_acks) X(paws_drops)      \
-	X(rtt_samples) X(fin_ignored) X(early_retrans)
+	X(rtt_samples) X(fin_ignored) X(early_retrans) X(sack_rtx)
 struct gtoe_conn_stats {
 	GTOE_CONN_STATS_FIELDS(GTOE_FIELD_)
 };
@@ -275,6 +279,7 @@ struct gtoe_range {
 #define GTOE_F_FIN_RCVD 0x0400u   /* the peer's FIN is known (fin_seq) */
 #define GTOE_F_TIMING 0x0800u     /* rtt_seq/rtt_ts time a segment (no timestamps) */
 #define GTOE_F_PERSIST 0x1000u    /* persist timer runs */
+#define GTOE_F_RTX_HOLE 0x2000u   /* in recovery: retransmit the next hole the peer's SACK blocks show */
 
 /* Pending events (gtoe_conn.ev) */
 #define GTOE_EVB_CONNECTED 0x01u
@@ -328,6 +333,10 @@ struct gtoe_conn {
 	uint32_t chal_count;
 	uint32_t ka_sent;      /* keepalive probes unanswered */
 	struct gtoe_range range[GTOE_MAX_RANGES]; /* sorted, disjoint, non-adjacent */
+	/* send-side scoreboard: what the peer's SACK blocks report held beyond snd_una */
+	uint32_t nsacked;
+	uint32_t rtx_next;     /* in recovery: holes below this were retransmitted */
+	uint32_t sacked[GTOE_MAX_SACKED][2]; /* sorted, disjoint [start, end) in (snd_una, snd_max] */
 	struct gtoe_conn_stats st;
 };
 

@@ -317,6 +317,74 @@ static int acceptable(const struct gtoe *g, const struct gtoe_conn *c, uint32_t 
 	       (seq_le(c->rcv_nxt, seq + seglen - 1) && seq_lt(seq + seglen - 1, c->rcv_nxt + wnd));
 }
 
+/* ---- send-side scoreboard -------------------------------------------------- */
+
+/* Forget what snd_una has passed. */
+static void sb_prune(struct gtoe_conn *c)
+{
+	uint32_t i, n = 0;
+	for (i = 0; i < GTOE_MAX_SACKED; i++) {
+		if (i >= c->nsacked)
+			break;
+		if (seq_le(c->sacked[i][1], c->snd_una))
+			continue;
+		c->sacked[n][0] = seq_max(c->sacked[i][0], c->snd_una);
+		c->sacked[n][1] = c->sacked[i][1];
+		n++;
+	}
+	c->nsacked = n;
+}
+
+/* Merge one SACK block; blocks outside (snd_una, snd_max] are ignored, and
+ * one that fits nowhere in a full board too (it only sharpens the choice). */
+static void sb_add(struct gtoe_conn *c, uint32_t a, uint32_t b)
+{
+	uint32_t i, n = 0, overl = 0, pos;
+	if (!seq_lt(a, b) || !seq_gt(b, c->snd_una) || seq_gt(b, c->snd_max) || seq_lt(a, c->snd_una - 0x40000000u))
+		return;
+	a = seq_max(a, c->snd_una);
+	for (i = 0; i < GTOE_MAX_SACKED; i++) {
+		if (i >= c->nsacked)
+			break;
+		if (seq_le(c->sacked[i][0], b) && seq_le(a, c->sacked[i][1]))
+			overl++;
+	}
+	if (overl == 0 && c->nsacked >= GTOE_MAX_SACKED)
+		return;
+	for (i = 0; i < GTOE_MAX_SACKED; i++) {
+		if (i >= c->nsacked)
+			break;
+		if (seq_le(c->sacked[i][0], b) && seq_le(a, c->sacked[i][1])) {
+			a = seq_min(a, c->sacked[i][0]);
+			b = seq_max(b, c->sacked[i][1]);
+		} else {
+			c->sacked[n][0] = c->sacked[i][0];
+			c->sacked[n][1] = c->sacked[i][1];
+			n++;
+		}
+	}
+	pos = n;
+	for (i = 0; i < GTOE_MAX_SACKED; i++) {
+		if (i >= n)
+			break;
+		if (seq_lt(a, c->sacked[i][0])) {
+			pos = i;
+			break;
+		}
+	}
+	for (i = GTOE_MAX_SACKED - 1; i > 0; i--) {
+		if (i <= pos)
+			break;
+		if (i <= n) {
+			c->sacked[i][0] = c->sacked[i - 1][0];
+			c->sacked[i][1] = c->sacked[i - 1][1];
+		}
+	}
+	c->sacked[pos][0] = a;
+	c->sacked[pos][1] = b;
+	c->nsacked = n + 1;
+}
+
 /* Could a new segment go out under the peer's window (RFC 5827's test)? */
 static int new_data_fits(const struct gtoe_conn *c)
 {
@@ -353,6 +421,14 @@ static int ack_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint64_
 		return 0;
 	}
 	c->st.sack_blocks_in += s->nsack;
+	if (c->sack_ok) {
+		uint32_t k;
+		for (k = 0; k < GTOE_MAX_SACK; k++) {
+			if (k >= s->nsack)
+				break;
+			sb_add(c, s->sack[k][0], s->sack[k][1]);
+		}
+	}
 	if (seq_gt(s->ack, c->snd_una)) {
 		acked = s->ack - c->snd_una;
 		if (c->ts_ok && s->has_ts && s->tsecr)
@@ -367,7 +443,8 @@ static int ack_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint64_
 				c->flags &= (uint16_t)~GTOE_F_RECOVERY;
 				c->dupacks = 0;
 			} else { /* partial ACK: retransmit the next hole, deflate */
-				c->flags |= GTOE_F_RTX_ONE;
+				/* snd_una itself, unless the scoreboard already had it sent again */
+				c->flags |= seq_le(c->rtx_next, s->ack) ? GTOE_F_RTX_ONE : GTOE_F_RTX_HOLE;
 				c->st.partial_acks++;
 				c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
 				if (acked >= mss)
@@ -384,6 +461,7 @@ static int ack_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint64_
 		c->snd_una = s->ack;
 		if (seq_lt(c->snd_nxt, c->snd_una))
 			c->snd_nxt = c->snd_una;
+		sb_prune(c);
 		c->st.bytes_acked += acked;
 		c->retries = 0;
 		if (c->snd_una == c->snd_max)
@@ -404,10 +482,13 @@ static int ack_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint64_
 			thresh = oseg - 1;
 		if (c->flags & GTOE_F_RECOVERY) {
 			c->cwnd += mss; /* inflation: a segment left the network */
+			if (c->nsacked)
+				c->flags |= GTOE_F_RTX_HOLE;
 		} else if (c->dupacks >= thresh && seq_gt(c->snd_una, c->recover)) {
 			c->ssthresh = max_u32(gtoe_flight(c) / 2, 2 * mss);
 			c->recover = c->snd_max;
 			c->cwnd = c->ssthresh + c->dupacks * mss;
+			c->rtx_next = c->snd_una;
 			c->flags |= GTOE_F_RECOVERY | GTOE_F_RTX_ONE;
 			c->flags &= (uint16_t)~GTOE_F_TIMING;
 			c->st.fast_retrans++;

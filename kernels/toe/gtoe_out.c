@@ -1,8 +1,9 @@
 /* gtoe_out.c - general TOE: what to send next (gtoe_tx_next) and the timers (gtoe_poll). See gtoe.h.
  *
  * Per connection, in priority order: a pending RST, our SYN or SYN-ACK, one
- * retransmitted segment at snd_una (fast retransmit, NewReno partial ACK),
- * data from snd_nxt within min(cwnd, peer window) (after an RTO snd_nxt is
+ * retransmitted segment at snd_una (fast retransmit, NewReno partial ACK,
+ * RTO), in recovery the next hole the peer's SACK blocks show, data from
+ * snd_nxt within min(cwnd, peer window) (after an RTO snd_nxt is
  * back at snd_una: go-back-N), our FIN, a probe (zero window, keepalive),
  * and finally a pure ACK when one is due. Every segment but the first SYN
  * carries the current ACK and window, so any of them settles a due ACK.
@@ -207,6 +208,34 @@ static uint32_t tx_data(struct gtoe *g, struct gtoe_conn *c, int32_t ci, struct 
 	return len + fin;
 }
 
+/* The next hole the scoreboard shows at or after rtx_next and below the
+ * highest SACKed byte: retransmit one segment of it. Its ACK's cwnd
+ * inflation pays for it, so cwnd gives that MSS back. */
+static uint32_t tx_hole(struct gtoe *g, struct gtoe_conn *c, int32_t ci, struct gtoe_seg *s, uint64_t now)
+{
+	uint32_t seq = seq_max(c->rtx_next, c->snd_una), i, hi = 0, found = 0, n;
+	for (i = 0; i < GTOE_MAX_SACKED; i++) { /* sorted: step over the SACKed ranges seq falls in */
+		if (i >= c->nsacked)
+			break;
+		if (seq_le(c->sacked[i][0], seq) && seq_lt(seq, c->sacked[i][1]))
+			seq = c->sacked[i][1];
+		else if (seq_lt(seq, c->sacked[i][0])) {
+			hi = c->sacked[i][0];
+			found = 1;
+			break;
+		}
+	}
+	if (!found)
+		return 0; /* nothing known to be missing beyond rtx_next */
+	n = tx_data(g, c, ci, s, now, seq, seq_min(hi, seq + c->mss), 1);
+	if (n) {
+		c->rtx_next = seq + n;
+		c->cwnd = c->cwnd > c->mss + c->mss ? c->cwnd - c->mss : c->mss;
+		c->st.sack_rtx++;
+	}
+	return n;
+}
+
 static int can_send_data(uint32_t st)
 {
 	return st == GTOE_ESTABLISHED || st == GTOE_CLOSE_WAIT || st == GTOE_FIN_WAIT_1 || st == GTOE_CLOSING ||
@@ -245,8 +274,15 @@ static uint32_t tx_conn(struct gtoe *g, int32_t ci, uint64_t now, struct gtoe_se
 			if (n) {
 				if (seq_lt(c->snd_nxt, c->snd_una + n))
 					c->snd_nxt = c->snd_una + n;
+				if (seq_lt(c->rtx_next, c->snd_una + n))
+					c->rtx_next = c->snd_una + n;
 				return 1;
 			}
+		}
+		if (c->flags & GTOE_F_RTX_HOLE) {
+			c->flags &= (uint16_t)~GTOE_F_RTX_HOLE;
+			if ((c->flags & GTOE_F_RECOVERY) && tx_hole(g, c, ci, s, now))
+				return 1;
 		}
 		wnd = c->cwnd;
 		if (!(c->flags & GTOE_F_RECOVERY)) /* RFC 3042 limited transmit: one new segment per early dup ACK */
@@ -365,8 +401,9 @@ static void rto_fired(struct gtoe *g, struct gtoe_conn *c, uint32_t ci, uint64_t
 	c->ssthresh = max_u32(gtoe_flight(c) / 2, 2 * mss);
 	c->cwnd = mss;
 	c->recover = c->snd_max;
-	c->flags &= (uint16_t)~(GTOE_F_RECOVERY | GTOE_F_TIMING);
+	c->flags &= (uint16_t)~(GTOE_F_RECOVERY | GTOE_F_TIMING | GTOE_F_RTX_HOLE);
 	c->flags |= GTOE_F_RTX_ONE;
+	c->nsacked = 0; /* RFC 2018 section 8: the receiver may have reneged */
 	c->dupacks = 0;
 	c->snd_nxt = c->snd_una;
 	c->st.rto_expiries++;

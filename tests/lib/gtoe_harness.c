@@ -133,6 +133,15 @@ const char *gh_invariants(const struct gtoe *g)
 		}
 		if (c->state == GTOE_SYN_SENT || c->state == GTOE_CLOSED)
 			continue;
+		if (c->nsacked > GTOE_MAX_SACKED)
+			return "scoreboard overflow";
+		for (k = 0; k < c->nsacked; k++) {
+			if (!le(c->snd_una, c->sacked[k][0]) || !lt(c->sacked[k][0], c->sacked[k][1]) ||
+			    !le(c->sacked[k][1], c->snd_max))
+				return "scoreboard range outside (snd_una, snd_max]";
+			if (k > 0 && !lt(c->sacked[k - 1][1], c->sacked[k][0]))
+				return "scoreboard unsorted or overlapping";
+		}
 		if (!le(c->snd_una, c->snd_nxt) || !le(c->snd_nxt, c->snd_max))
 			return "snd_una <= snd_nxt <= snd_max broken";
 		if (!le(c->snd_max, c->snd_end))

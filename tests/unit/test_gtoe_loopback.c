@@ -274,9 +274,9 @@ int main(void)
 	CHECK_EQ(S[1].g.conn[S[1].conn].state, GTOE_CLOSED);
 	CHECK_EQ(gtoe_info(&S[0].g, S[0].conn, &ia), GTOE_OK);
 	CHECK_EQ(gtoe_info(&S[1].g, S[1].conn, &ib), GTOE_OK);
-	printf("B->A: segs %llu retrans %llu fast %llu partial %llu rto %llu | A: ooo %llu dup %llu sacks_out %llu | "
+	printf("B->A: segs %llu retrans %llu (by SACK %llu) fast %llu partial %llu rto %llu | A: ooo %llu dup %llu sacks_out %llu | "
 	       "B sack_blocks_in %llu | srtt %.3f ms\n",
-	       (unsigned long long)ib.st.segs_out, (unsigned long long)ib.st.retrans,
+	       (unsigned long long)ib.st.segs_out, (unsigned long long)ib.st.retrans, (unsigned long long)ib.st.sack_rtx,
 	       (unsigned long long)ib.st.fast_retrans, (unsigned long long)ib.st.partial_acks,
 	       (unsigned long long)ib.st.rto_expiries, (unsigned long long)ia.st.out_of_order,
 	       (unsigned long long)ia.st.dup_segs, (unsigned long long)ia.st.sacks_out,
@@ -290,6 +290,7 @@ int main(void)
 	       (unsigned long long)S[0].arp_wait_drops, (unsigned long long)S[1].arp_wait_drops);
 	CHECK(ib.st.retrans > 0);
 	CHECK(ib.st.fast_retrans > 0);
+	CHECK(ib.st.sack_rtx > 0);
 	CHECK(ia.st.out_of_order > 0);
 	CHECK(ia.st.sacks_out > 0);
 	CHECK(ib.st.sack_blocks_in > 0);

@@ -255,6 +255,74 @@ static void test_zero_window_in_flight(void)
 	gh_free(&h);
 }
 
+/* With SACK: three segments of one window lost (0, 3, 6); the duplicate
+ * ACKs' SACK blocks show the holes, and all three are retransmitted before
+ * any partial ACK (NewReno alone would take three round trips). */
+static void sack_ack(uint64_t now, uint32_t a, uint32_t n, const uint32_t (*blk)[2])
+{
+	struct gtoe_seg o;
+	uint32_t i;
+	memset(&o, 0, sizeof o);
+	o.nsack = (uint8_t)n;
+	for (i = 0; i < n; i++) {
+		o.sack[i][0] = blk[i][0];
+		o.sack[i][1] = blk[i][1];
+	}
+	gh_peer(&h, now, TCP_ACK, 1001, a, 65535, NULL, 0, &o);
+}
+
+static void test_sack_recovery(void)
+{
+	struct gtoe_seg o;
+	int32_t c;
+	uint32_t u, b[3][2];
+	memset(&o, 0, sizeof o);
+	o.has_mss = 1;
+	o.mss = 1000;
+	o.sack_ok = 1;
+	CHECK_EQ(gh_init(&h, NULL), 0);
+	c = gh_connect(&h, 0, 1000, &o);
+	CHECK_EQ(h.g->conn[c].sack_ok, 1);
+	u = h.g->conn[c].snd_una;
+	gtoe_send(h.g, c, data, 10000); /* exactly the initial window: no new data to send */
+	CHECK_EQ(gh_out(&h, 0), 10);
+	b[0][0] = u + 1000; b[0][1] = u + 2000;
+	sack_ack(1 * MS, u, 1, b);
+	b[0][1] = u + 3000;
+	sack_ack(1 * MS, u, 1, b);
+	CHECK_EQ(gh_out(&h, 1 * MS), 0); /* nothing new to send (limited transmit has no data) */
+	b[1][0] = b[0][0]; b[1][1] = b[0][1];
+	b[0][0] = u + 4000; b[0][1] = u + 5000;
+	sack_ack(1 * MS, u, 2, b); /* third duplicate: snd_una again */
+	CHECK_EQ(gh_out(&h, 1 * MS), 1);
+	CHECK_EQ(h.out[0].s.seq, u);
+	b[0][1] = u + 6000;
+	sack_ack(1 * MS, u, 2, b); /* the hole at 3000 */
+	CHECK_EQ(gh_out(&h, 1 * MS), 1);
+	CHECK_EQ(h.out[0].s.seq, u + 3000);
+	CHECK_EQ(h.out[0].plen, 1000);
+	b[2][0] = b[1][0]; b[2][1] = b[1][1];
+	b[1][0] = b[0][0]; b[1][1] = b[0][1];
+	b[0][0] = u + 7000; b[0][1] = u + 8000;
+	sack_ack(1 * MS, u, 3, b); /* the hole at 6000 */
+	CHECK_EQ(gh_out(&h, 1 * MS), 1);
+	CHECK_EQ(h.out[0].s.seq, u + 6000);
+	CHECK_EQ(h.g->conn[c].st.sack_rtx, 2);
+	CHECK_EQ(h.g->conn[c].nsacked, 3);
+	/* no hole is known beyond 8000: more duplicates send nothing again */
+	b[0][1] = u + 10000;
+	sack_ack(1 * MS, u, 3, b);
+	gh_out(&h, 1 * MS);
+	CHECK_EQ(h.g->conn[c].st.retrans, 3);
+	/* one ACK of everything: recovery over, no partial ACK was needed */
+	ack(2 * MS, u + 10000, 65535);
+	CHECK(!(h.g->conn[c].flags & GTOE_F_RECOVERY));
+	CHECK_EQ(h.g->conn[c].st.partial_acks, 0);
+	CHECK_EQ(h.g->conn[c].nsacked, 0);
+	CHECK_EQ(h.g->conn[c].st.rto_expiries, 0);
+	gh_free(&h);
+}
+
 int main(void)
 {
 	uint32_t i;
@@ -265,6 +333,7 @@ int main(void)
 	test_give_up();
 	test_fast_retransmit_newreno();
 	test_early_retransmit();
+	test_sack_recovery();
 	test_zero_window_probe();
 	test_zero_window_in_flight();
 	return test_done("gtoe_send");
