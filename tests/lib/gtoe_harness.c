@@ -1,0 +1,289 @@
+/* gtoe_harness.c - one general-TOE endpoint and an imaginary peer, for unit tests (see gtoe_harness.h). */
+#include "gtoe_harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int gh_init(struct gh *h, const struct gtoe_cfg *cfg)
+{
+	struct gtoe_cfg d;
+	int r;
+	memset(h, 0, sizeof *h);
+	if (!cfg) {
+		gtoe_cfg_default(&d);
+		cfg = &d;
+	}
+	h->g = calloc(1, sizeof *h->g);
+	h->mem = calloc(1, GTOE_BUF_BYTES(cfg));
+	if (!h->g || !h->mem)
+		return -100;
+	r = gtoe_init(h->g, cfg, h->mem, GTOE_BUF_BYTES(cfg));
+	return r;
+}
+
+void gh_free(struct gh *h)
+{
+	free(h->g);
+	free(h->mem);
+	h->g = NULL;
+	h->mem = NULL;
+}
+
+uint32_t gh_out(struct gh *h, uint64_t now)
+{
+	struct gtoe_seg s;
+	h->nout = 0;
+	while (h->nout < GH_MAX_OUT && gtoe_tx_next(h->g, now, &s)) {
+		struct gh_seg *o = &h->out[h->nout++];
+		uint32_t k;
+		o->s = s;
+		o->plen = 0;
+		for (k = 0; k < 2; k++) {
+			if (s.len[k] && o->plen + s.len[k] <= GH_DATA_MAX) {
+				memcpy(o->buf + o->plen, s.data[k], s.len[k]);
+				o->plen += s.len[k];
+			}
+		}
+		o->s.data[0] = o->buf;
+		o->s.len[0] = o->plen;
+		o->s.data[1] = NULL;
+		o->s.len[1] = 0;
+	}
+	return h->nout;
+}
+
+uint32_t gh_ev(struct gh *h)
+{
+	h->nev = 0;
+	while (h->nev < GH_MAX_EV && gtoe_ev_next(h->g, &h->ev[h->nev]))
+		h->nev++;
+	return h->nev;
+}
+
+uint32_t gh_ev_count(const struct gh *h, uint8_t type)
+{
+	uint32_t i, n = 0;
+	for (i = 0; i < h->nev; i++)
+		n += h->ev[i].type == type;
+	return n;
+}
+
+void gh_peer(struct gh *h, uint64_t now, uint8_t flags, uint32_t seq, uint32_t ack, uint16_t win, const void *p,
+	     uint32_t n, const struct gtoe_seg *opt)
+{
+	struct gtoe_seg s;
+	memset(&s, 0, sizeof s);
+	if (opt)
+		s = *opt;
+	s.saddr = GH_PEER;
+	s.daddr = GH_US;
+	s.sport = GH_PEER_PORT;
+	s.dport = GH_PORT;
+	s.flags = flags;
+	s.seq = seq;
+	s.ack = ack;
+	s.win = win;
+	s.data[0] = p;
+	s.len[0] = n;
+	s.data[1] = NULL;
+	s.len[1] = 0;
+	gtoe_input_seg(h->g, &s, now);
+}
+
+int32_t gh_connect(struct gh *h, uint64_t now, uint32_t irs, const struct gtoe_seg *opt)
+{
+	int32_t c = gtoe_connect(h->g, GH_US, GH_PORT, GH_PEER, GH_PEER_PORT, now);
+	uint32_t iss;
+	if (c < 0 || gh_out(h, now) != 1)
+		return -1;
+	iss = h->out[0].s.seq;
+	gh_peer(h, now + 1000, TCP_SYN | TCP_ACK, irs, iss + 1, 65535, NULL, 0, opt);
+	gh_out(h, now + 1000);
+	gh_ev(h);
+	return c;
+}
+
+static int lt(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
+static int le(uint32_t a, uint32_t b) { return (int32_t)(a - b) <= 0; }
+
+const char *gh_invariants(const struct gtoe *g)
+{
+	uint32_t i, k;
+	for (i = 0; i < g->cfg.max_conns; i++) {
+		const struct gtoe_conn *c = &g->conn[i];
+		int used = (int)((g->used[i >> 6] >> (i & 63)) & 1u);
+		if (used != (c->state != GTOE_FREE))
+			return "slot bitmap disagrees with the state";
+		if (c->state == GTOE_FREE)
+			continue;
+		if (c->state >= GTOE_NSTATES)
+			return "state out of range";
+		if (c->nranges > g->cfg.max_ranges)
+			return "too many ranges";
+		if (c->rcv_nxt - c->rd_seq > g->cfg.rcv_buf)
+			return "unread data beyond the receive buffer";
+		for (k = 0; k < c->nranges; k++) {
+			const struct gtoe_range *r = &c->range[k];
+			if (!lt(c->rcv_nxt, r->start) || !lt(r->start, r->end))
+				return "range not beyond rcv_nxt or empty";
+			if (lt(c->rd_seq + g->cfg.rcv_buf, r->end))
+				return "range beyond the buffer";
+			if (k > 0 && !lt(c->range[k - 1].end, r->start))
+				return "ranges unsorted, overlapping or adjacent";
+		}
+		if (c->state == GTOE_SYN_SENT || c->state == GTOE_CLOSED)
+			continue;
+		if (c->nsacked > GTOE_MAX_SACKED)
+			return "scoreboard overflow";
+		for (k = 0; k < c->nsacked; k++) {
+			if (!le(c->snd_una, c->sacked[k][0]) || !lt(c->sacked[k][0], c->sacked[k][1]) ||
+			    !le(c->sacked[k][1], c->snd_max))
+				return "scoreboard range outside (snd_una, snd_max]";
+			if (k > 0 && !lt(c->sacked[k - 1][1], c->sacked[k][0]))
+				return "scoreboard unsorted or overlapping";
+		}
+		if (!le(c->snd_una, c->snd_nxt) || !le(c->snd_nxt, c->snd_max))
+			return "snd_una <= snd_nxt <= snd_max broken";
+		if (!le(c->snd_max, c->snd_end))
+			return "sent beyond what was written";
+		if (c->snd_end - c->snd_una > g->cfg.snd_buf + 2u)
+			return "send buffer overcommitted";
+		if (gtoe_readable(g, (int32_t)i) > g->cfg.rcv_buf)
+			return "readable beyond the buffer";
+	}
+	return NULL;
+}
+
+const char *gh_seg_ok(const struct gtoe *g, const struct gtoe_seg *s)
+{
+	const struct gtoe_conn *c;
+	const uint8_t *lo, *hi;
+	uint32_t k, len = s->len[0] + s->len[1];
+	if (s->conn < 0)
+		return (s->flags & TCP_RST) ? NULL : "connectionless segment without RST";
+	if ((uint32_t)s->conn >= g->cfg.max_conns)
+		return "segment of a slot out of range";
+	c = &g->conn[s->conn];
+	if (len > c->mss)
+		return "payload above the MSS";
+	lo = g->buf + (uint64_t)s->conn * ((uint64_t)g->cfg.rcv_buf + g->cfg.snd_buf) + g->cfg.rcv_buf;
+	hi = lo + g->cfg.snd_buf;
+	for (k = 0; k < 2; k++)
+		if (s->len[k] && (s->data[k] < lo || s->data[k] + s->len[k] > hi))
+			return "payload outside the send buffer";
+	if (len && lt(c->snd_end, s->seq + len))
+		return "payload beyond what was written";
+	return NULL;
+}
+
+const char *gh_drive(struct gh *h, const uint8_t *in, size_t n)
+{
+	static uint8_t payload[1600], scratch[70000];
+	uint64_t now = 1000;
+	size_t i = 0;
+	int32_t c = -1;
+	const char *e;
+	struct gtoe_seg s, o;
+	struct gtoe_event ev;
+	uint32_t k;
+	for (k = 0; k < sizeof payload; k++)
+		payload[k] = (uint8_t)k;
+	gtoe_listen(h->g, GH_US, GH_PORT);
+	while (i + 8 <= n) {
+		const uint8_t *b = in + i;
+		const struct gtoe_conn *cc;
+		i += 8;
+		/* the connection the operations talk about: the peer's 4-tuple */
+		c = gtoe_find(h->g, GH_US, GH_PORT, GH_PEER, GH_PEER_PORT);
+		cc = c >= 0 ? &h->g->conn[c] : NULL;
+		switch (b[0] % 10) {
+		case 0: /* our active open */
+			if (c < 0)
+				gtoe_connect(h->g, GH_US, GH_PORT, GH_PEER, GH_PEER_PORT, now);
+			break;
+		case 1:
+		case 2:
+		case 3: { /* a peer segment near the current numbers */
+			uint8_t flags;
+			uint32_t seq, ack, len = (uint32_t)(b[5] | (b[6] & 7) << 8) % 1500u;
+			memset(&o, 0, sizeof o);
+			if (b[1] & 0x40) {
+				o.has_mss = 1;
+				o.mss = (uint16_t)(b[7] * 8);
+				o.has_ws = (b[7] & 1);
+				o.ws = b[7] & 15;
+				o.sack_ok = (b[7] >> 1) & 1;
+			}
+			o.has_ts = (b[1] >> 7) & 1;
+			o.tsval = (uint32_t)(now / 1000000u) + (b[2] & 3) - 1u;
+			if (b[2] & 0x80) {
+				o.nsack = 1;
+				o.sack[0][0] = cc ? cc->snd_una + b[3] : 0;
+				o.sack[0][1] = o.sack[0][0] + 100;
+			}
+			/* mostly plausible numbers (in order, acknowledging what is in flight), sometimes wild */
+			seq = cc ? cc->rcv_nxt : 7000u;
+			if (b[3] & 0x80)
+				seq += (uint32_t)(int32_t)(int8_t)(b[3] << 1) * 977u;
+			else if (b[3] & 0x40)
+				seq += (uint32_t)(b[3] & 0x3f) * 700u;
+			ack = cc ? cc->snd_una : 0u;
+			if (b[4] & 0x80)
+				ack += (uint32_t)(int32_t)(int8_t)(b[4] << 1) * 61u;
+			else if (cc)
+				ack += (uint32_t)b[4] % (cc->snd_max - cc->snd_una + 1u);
+			if (cc && cc->state == GTOE_SYN_SENT && (b[1] & 0x12) == 0x12)
+				ack = cc->iss + 1; /* a SYN-ACK that fits */
+			flags = (uint8_t)(b[1] & 0x3f);
+			if (cc && (cc->state == GTOE_SYN_SENT || cc->state == GTOE_SYN_RCVD) && (b[7] & 1)) {
+				/* the handshake's answer, often enough to get past it */
+				flags = cc->state == GTOE_SYN_SENT ? (TCP_SYN | TCP_ACK) : TCP_ACK;
+				ack = cc->iss + 1;
+				if (cc->state == GTOE_SYN_RCVD)
+					seq = cc->rcv_nxt;
+			}
+			if (cc && cc->state >= GTOE_ESTABLISHED && (b[7] & 7) != 0) /* mostly plain data and ACKs */
+				flags = (uint8_t)(TCP_ACK | (flags & TCP_PSH) | ((b[7] & 0x38) == 0 ? TCP_FIN : 0));
+			gh_peer(h, now, flags, seq, ack, (uint16_t)(b[2] << 8 | b[6]), payload, len, &o);
+			break;
+		}
+		case 4:
+			if (c >= 0)
+				gtoe_send(h->g, c, scratch, (uint32_t)(b[1] << 8 | b[2]));
+			break;
+		case 5:
+			if (c >= 0)
+				gtoe_recv(h->g, c, scratch, (uint32_t)(b[1] << 8 | b[2]));
+			break;
+		case 6:
+			if (c >= 0) {
+				if (b[1] < 200)
+					gtoe_shutdown(h->g, c);
+				else if (b[1] < 230)
+					gtoe_abort(h->g, c);
+				else
+					gtoe_release(h->g, c);
+			}
+			break;
+		case 7: /* time passes */
+			now += (uint64_t)(b[1] | b[2] << 8) * ((b[3] & 3) == 3 ? 1000000u : 1000u);
+			gtoe_poll(h->g, now);
+			break;
+		default:
+			break;
+		}
+		for (k = 0; k < 64 && gtoe_tx_next(h->g, now, &s); k++)
+			if ((e = gh_seg_ok(h->g, &s)) != NULL)
+				return e;
+		for (k = 0; k < 64 && gtoe_ev_next(h->g, &ev); k++)
+			if (ev.type == GTOE_EV_CLOSED || ev.type == GTOE_EV_RESET || ev.type == GTOE_EV_ERROR)
+				gtoe_release(h->g, ev.conn);
+		/* what an application does after its own abort (no event tells it): release the handle */
+		for (k = 0; k < h->g->cfg.max_conns; k++)
+			if (h->g->conn[k].state == GTOE_CLOSED && h->g->conn[k].ev == 0)
+				gtoe_release(h->g, (int32_t)k);
+		if ((e = gh_invariants(h->g)) != NULL)
+			return e;
+	}
+	return NULL;
+}
