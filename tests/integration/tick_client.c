@@ -19,6 +19,8 @@
  * --capacity the daemon drops records for it). Exit status: 0,
  * 1 error, 2 usage, 3 timeout before --count records or before the daemon went
  * away, 4 the ring dropped records (seq jumps).
+ * At the end, stderr has "CLOCKS unknown=N nic=N kernel=N poll=N capture=N
+ * card=N": how many records each clock stamped (enum toe_rx_clock).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -263,6 +265,7 @@ int main(int argc, char **argv)
 	}
 	uint64_t t0 = now_ms(), last = t0, dropped = 0;
 	int rc = 3;
+	uint64_t clocks[8] = {0};
 	static union toe_record buf[256];
 	for (;;) {
 		uint64_t skipped = 0;
@@ -273,8 +276,10 @@ int main(int argc, char **argv)
 		uint64_t now = now_ms();
 		if (n > 0) {
 			dropped += skipped;
-			for (int i = 0; i < n; i++)
+			for (int i = 0; i < n; i++) {
 				print_record(o, &buf[i]);
+				clocks[toe_rx_clock(&buf[i].hdr)]++;
+			}
 			seen += (uint64_t)n;
 			last = now;
 			if (count && seen >= count) {
@@ -311,6 +316,9 @@ int main(int argc, char **argv)
 	toe_stats(cl, &st);
 	fprintf(stderr, "tick_client: %" PRIu64 " records, %" PRIu64 " skipped, ring %u (%s pages)\n", seen, dropped,
 		st.capacity, st.hugetlb ? "huge" : "normal");
+	fprintf(stderr, "CLOCKS unknown=%" PRIu64 " nic=%" PRIu64 " kernel=%" PRIu64 " poll=%" PRIu64 " capture=%" PRIu64
+		" card=%" PRIu64 "\n", clocks[TOE_CLK_UNKNOWN], clocks[TOE_CLK_NIC], clocks[TOE_CLK_KERNEL],
+		clocks[TOE_CLK_POLL], clocks[TOE_CLK_CAPTURE], clocks[TOE_CLK_CARD]);
 	if (rc == 0 && dropped)
 		rc = 4;
 	if (rc == 3)
