@@ -1,0 +1,174 @@
+#!/bin/sh
+# bench_burst.sh - an unpaced burst into toed: does every record of a 10x replay arrive? AF_XDP against AF_PACKET.
+#
+# Run by tests/bench/run.sh (`make bench`); prints human lines and RESULT {json} lines.
+#
+# A 20,000-record feed (toe-fastgen, one to four records per STEP message)
+# becomes ten captures of TCP connections (mkpcap, one per vendor port, small
+# segments of BURST_MSS bytes so that a frame carries about one message, as
+# an exchange's TCP_NODELAY sends do), and tcpreplay plays all ten back to
+# back as fast as it can (--topspeed) from namespace A into a veth whose other
+# end, in namespace B, is toed's source: 200,000 records in well under a
+# second. A client (tick_client, toe_wait, a ring large enough for all of it)
+# counts what arrives. Run side by side in one run, same capture, same
+# placement (toed's data plane busy-polling on CPU 1, tcpreplay on CPU 0,
+# the client not pinned):
+#   af_packet            TPACKET_V3, 64 MiB ring (the peer)
+#   af_xdp-old-rings     AF_XDP with the rings of before: rx 2048, fill 2048, 4096 frames
+#   af_xdp               AF_XDP with the defaults (rx 32768, fill 32768, 65536 frames)
+#   af_xdp-busy-poll     the defaults and preferred busy polling (xsk_busy_poll = yes)
+# Each reports records delivered of 200,000, the gaps the client saw and the
+# source's drop counters (xsk_rx_ring_full, xsk_fill_ring_empty, afp_drops).
+#
+# Exit 0 done, 77 skipped (no root / namespaces / XDP / tcpreplay), 1 a setup failure.
+# Takes about 30 s.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root" || exit 1
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD=$root/$BUILD ;; esac
+TEMPLATES=$root/conf/templates/sse-l2-3201-5801.xml
+PY=/usr/bin/python3
+TOED=${TOED:-$BUILD/bin/toed}
+TOECTL=$BUILD/bin/toectl
+STEER=$BUILD/bpf/toe_steer.bpf.o
+RECORDS=${BURST_RECORDS:-20000}
+LOOPS=${BURST_LOOPS:-10}
+MSS=${BURST_MSS:-120}
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
+for t in ip tc ethtool tcpreplay taskset; do
+	command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
+done
+[ -x "$PY" ] || skip "$PY is not installed"
+[ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || skip "needs 2 CPUs"
+make -s BUILD="$BUILD" "$BUILD/itest/mkpcap" "$BUILD/itest/tick_client" >/dev/null 2>&1
+for f in "$TOED" "$TOECTL" "$STEER" "$BUILD/bin/toe-fastgen" "$BUILD/itest/mkpcap" "$BUILD/itest/tick_client"; do
+	[ -e "$f" ] || skip "$f is not built (make first)"
+done
+
+. "$root/tests/integration/lib_netns.sh"
+WORK=$(mktemp -d /tmp/toe-bench-burst.XXXXXX) || exit 1
+chmod 755 "$WORK"
+TOED_PID=
+# shellcheck disable=SC2317 # called by the trap
+cleanup() {
+	[ -n "$TOED_PID" ] && kill "$TOED_PID" 2>/dev/null && wait "$TOED_PID" 2>/dev/null
+	netns_cleanup
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+fail() {
+	echo "FAILED: $*"
+	[ -f "$WORK/toed.log" ] && tail -n 10 "$WORK/toed.log"
+	exit 1
+}
+
+NS_A=toebu-a-$$
+NS_B=toebu-b-$$
+netns_add "$NS_A" "$NS_B" || skip "$NETNS_WHY"
+netns_veth "$NS_A" va "$NS_B" vb
+case $? in 0) ;; 77) skip "$NETNS_WHY" ;; *) fail "$NETNS_WHY" ;; esac
+
+# ---- the captures: LOOPS connections of the same feed ----------------------------
+"$BUILD/bin/toe-fastgen" --templates "$TEMPLATES" --records "$RECORDS" --seed 7 --framing step --per-msg 4 \
+	-o "$WORK/feed.step" || fail "toe-fastgen"
+pcaps=
+i=0
+while [ $i -lt "$LOOPS" ]; do
+	"$BUILD/itest/mkpcap" --mss "$MSS" --fin --vendor "10.1.0.2:$((41000 + i))" --start-s $((1700000000 + i)) \
+		"$WORK/feed.step" "$WORK/c$i.pcap" >"$WORK/mkpcap.out" || fail "mkpcap"
+	pcaps="$pcaps $WORK/c$i.pcap"
+	i=$((i + 1))
+done
+frames=$(sed -n 's/^\([0-9]*\) frames.*/\1/p' "$WORK/mkpcap.out")
+want=$((RECORDS * LOOPS))
+echo "feed: $RECORDS records x $LOOPS connections = $want records, $(cat "$WORK/mkpcap.out" | head -n 1) per connection"
+echo "placement: toed data plane busy-polling on CPU 1; tcpreplay --topspeed on CPU 0; the client (toe_wait) not pinned;"
+echo "           machine: $(nproc) CPUs, $(uname -r)"
+
+# ---- one run ----------------------------------------------------------------------
+# burst NAME TYPE [source lines]: sets GOT, GAPS, DROPS, SECS
+burst() {
+	name=$1 type=$2
+	cat >"$WORK/toed.conf" <<EOF
+[source]
+type = $type
+interface = vb
+${3:-}
+
+[feed.sse]
+exchange = 10.1.0.10:5261
+
+[tcp]
+connections = 16
+window = 1M
+gap_timeout_ms = 50
+
+[fast]
+templates = $TEMPLATES
+
+[shm]
+hugepages = off
+ring_size = 262144
+socket = $WORK/toed.sock
+
+[dataplane]
+cpu = 1
+busy_poll = yes
+
+[log]
+target = stderr
+level = info
+EOF
+	: >"$WORK/toed.log"
+	ip netns exec "$NS_B" "$TOED" -c "$WORK/toed.conf" --foreground --bpf-object "$STEER" >>"$WORK/toed.log" 2>&1 &
+	TOED_PID=$!
+	_w=0
+	while ! grep -q 'notice: ready' "$WORK/toed.log" && [ $_w -lt 300 ]; do
+		kill -0 "$TOED_PID" 2>/dev/null || { wait "$TOED_PID"; TOED_PID=; return 2; }
+		sleep 0.05
+		_w=$((_w + 1))
+	done
+	[ $_w -lt 300 ] || fail "$name: toed did not become ready"
+	"$BUILD/itest/tick_client" --socket "$WORK/toed.sock" --types trade,order,gap --count "$want" --idle-ms 3000 \
+		--timeout 60 --capacity 262144 -o "$WORK/$name.ticks" 2>"$WORK/$name.client" &
+	_c=$!
+	sleep 0.3
+	echo "$name: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	# shellcheck disable=SC2086
+	ip netns exec "$NS_A" taskset -c 0 tcpreplay -i va --topspeed $pcaps >"$WORK/$name.replay" 2>&1 ||
+		fail "$name: tcpreplay: $(cat "$WORK/$name.replay")"
+	wait "$_c"
+	"$TOECTL" -s "$WORK/toed.sock" stats --json >"$WORK/$name.stats.json" 2>/dev/null || fail "$name: toectl stats"
+	kill "$TOED_PID"
+	wait "$TOED_PID"
+	TOED_PID=
+	GAPS=$(grep -c '"event":"gap"' "$WORK/$name.ticks")
+	GOT=$(($(wc -l <"$WORK/$name.ticks") - GAPS))
+	DROPS=$("$PY" - "$WORK/$name.stats.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1])).get("source", {})
+print(" ".join("%s=%d" % (k, s.get(k, 0)) for k in ("xsk_rx_ring_full", "xsk_fill_ring_empty", "xsk_rx_dropped",
+                                                       "afp_drops", "frames")))
+EOF
+)
+	PPS=$(sed -n 's/.*Rated: [0-9.]* Bps, [0-9.]* Mbps, \([0-9.]*\) pps.*/\1/p' "$WORK/$name.replay" | head -n 1)
+	echo "$name: $GOT of $want records, $GAPS gaps; source: $DROPS; tcpreplay ${PPS:-?} frames/s"
+	echo "RESULT {\"name\":\"burst-$name\",\"unit\":\"records\",\"want\":$want,\"got\":$GOT,\"gaps\":$GAPS,\"replay_pps\":\"${PPS:-}\",\"source\":\"$DROPS\",\"load\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}"
+	return 0
+}
+
+burst af_packet af_packet
+burst af_xdp-old-rings af_xdp "xdp_mode = native
+xsk_rx_ring = 2048
+xsk_fill_ring = 2048
+xsk_frames = 4096"
+[ $? -eq 2 ] && skip "AF_XDP cannot be attached here: $(grep -m1 -i 'error' "$WORK/toed.log") (AF_PACKET measured)"
+burst af_xdp af_xdp "xdp_mode = native"
+burst af_xdp-busy-poll af_xdp "xdp_mode = native
+xsk_busy_poll = yes"
+exit 0
