@@ -619,16 +619,16 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 	}
 	if (s->rx_size < SRC_XDP_RING_MIN || s->rx_size > SRC_XDP_RING_MAX || !is_pow2(s->rx_size) ||
 	    s->fill_size < SRC_XDP_RING_MIN || s->fill_size > SRC_XDP_RING_MAX || !is_pow2(s->fill_size)) {
-		xdp_close(&s->base);
-		return src_err(err, errlen, "af_xdp %s: rx ring %u, fill ring %u: each a power of two, %u to %u",
-			       cfg->ifname, s->rx_size, s->fill_size, SRC_XDP_RING_MIN, SRC_XDP_RING_MAX);
+		src_err(err, errlen, "af_xdp %s: rx ring %u, fill ring %u: each a power of two, %u to %u",
+			cfg->ifname, s->rx_size, s->fill_size, SRC_XDP_RING_MIN, SRC_XDP_RING_MAX);
+		return xdp_fail(s, -1);
 	}
 	if (s->nframes < s->fill_size || s->nframes > SRC_XDP_FRAMES_MAX) {
-		xdp_close(&s->base);
-		return src_err(err, errlen,
-			       "af_xdp %s: %u UMEM frames: need at least the fill ring (%u; rx + fill ring = %u keeps "
-			       "it full in a burst), at most %u",
-			       cfg->ifname, s->nframes, s->fill_size, s->fill_size + s->rx_size, SRC_XDP_FRAMES_MAX);
+		src_err(err, errlen,
+			"af_xdp %s: %u UMEM frames: need at least the fill ring (%u; rx + fill ring = %u keeps "
+			"it full in a burst), at most %u",
+			cfg->ifname, s->nframes, s->fill_size, s->fill_size + s->rx_size, SRC_XDP_FRAMES_MAX);
+		return xdp_fail(s, -1);
 	}
 
 	old_print = libbpf_set_print(xdp_print);
