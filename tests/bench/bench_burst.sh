@@ -152,8 +152,9 @@ EOF
 	DROPS=$("$PY" - "$WORK/$name.stats.json" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1])).get("source", {})
-print(" ".join("%s=%d" % (k, s.get(k, 0)) for k in ("xsk_rx_ring_full", "xsk_fill_ring_empty", "xsk_rx_dropped",
-                                                       "afp_drops", "frames")))
+keys = ("frames", "xsk_rx_ring_full", "xsk_fill_ring_empty", "xsk_rx_dropped", "xdp_steered", "xdp_no_socket",
+        "afp_drops", "ts_nic", "ts_kernel", "ts_poll")
+print(" ".join("%s=%d" % (k, s.get(k, 0)) for k in keys if k in s))
 EOF
 )
 	PPS=$(sed -n 's/.*Rated: [0-9.]* Bps, [0-9.]* Mbps, \([0-9.]*\) pps.*/\1/p' "$WORK/$name.replay" | head -n 1)

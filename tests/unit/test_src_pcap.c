@@ -117,6 +117,7 @@ static void test_basic(void)
 		CHECK_EQ(f[i].len, r[got + i].len);
 		CHECK_EQ(f[i].wire_len, r[got + i].len);
 		CHECK_EQ(f[i].ts_ns, r[got + i].ts);
+		CHECK_EQ(f[i].clock, TOE_CLK_CAPTURE); /* the capture's time, and the record says so */
 		if (f[i].len == r[got + i].len)
 			CHECK_MEM(f[i].data, r[got + i].data, r[got + i].len);
 	}
