@@ -4,12 +4,12 @@
 # Run by tests/bench/run.sh (`make bench`); prints human lines and RESULT {json} lines.
 #
 # A 20,000-record feed (toe-fastgen, one to four records per STEP message)
-# becomes ten captures of TCP connections (mkpcap, one per vendor port, small
-# segments of BURST_MSS bytes so that a frame carries about one message, as
-# an exchange's TCP_NODELAY sends do), and tcpreplay plays all ten back to
-# back as fast as it can (--topspeed) from namespace A into a veth whose other
-# end, in namespace B, is toed's source: 200,000 records in well under a
-# second. A client (tick_client, toe_wait, a ring large enough for all of it)
+# becomes ten captures of TCP connections (mkpcap, one per vendor port), and
+# tcpreplay plays all ten back to back as fast as it can (--topspeed) from
+# namespace A into a veth whose other end, in namespace B, is toed's source.
+# Two segment sizes (BURST_MSS): 1408 bytes (full segments, ~13 records a
+# frame: the burst of records is the steepest) and 120 bytes (about one STEP
+# message a frame, as an exchange's TCP_NODELAY sends: the most frames). A client (tick_client, toe_wait, a ring large enough for all of it)
 # counts what arrives. Run side by side in one run, same capture, same
 # placement (toed's data plane busy-polling on CPU 1, tcpreplay on CPU 0,
 # the client not pinned):
@@ -18,10 +18,13 @@
 #   af_xdp               AF_XDP with the defaults (rx 32768, fill 32768, 65536 frames)
 #   af_xdp-busy-poll     the defaults and preferred busy polling (xsk_busy_poll = yes)
 # Each reports records delivered of 200,000, the gaps the client saw and the
-# source's drop counters (xsk_rx_ring_full, xsk_fill_ring_empty, afp_drops).
+# source's counters (drops: xsk_rx_ring_full, xsk_fill_ring_empty, afp_drops;
+# who stamped the frames: ts_nic, ts_kernel, ts_poll), read when the client
+# has everything (the counters are published every few ms: the last frames,
+# FIN and ACKs, may be missing from `frames`).
 #
 # Exit 0 done, 77 skipped (no root / namespaces / XDP / tcpreplay), 1 a setup failure.
-# Takes about 30 s.
+# Takes about 50 s.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -35,7 +38,7 @@ TOECTL=$BUILD/bin/toectl
 STEER=$BUILD/bpf/toe_steer.bpf.o
 RECORDS=${BURST_RECORDS:-20000}
 LOOPS=${BURST_LOOPS:-10}
-MSS=${BURST_MSS:-120}
+MSS_LIST=${BURST_MSS:-1408 120}
 
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
@@ -76,17 +79,20 @@ case $? in 0) ;; 77) skip "$NETNS_WHY" ;; *) fail "$NETNS_WHY" ;; esac
 # ---- the captures: LOOPS connections of the same feed ----------------------------
 "$BUILD/bin/toe-fastgen" --templates "$TEMPLATES" --records "$RECORDS" --seed 7 --framing step --per-msg 4 \
 	-o "$WORK/feed.step" || fail "toe-fastgen"
-pcaps=
-i=0
-while [ $i -lt "$LOOPS" ]; do
-	"$BUILD/itest/mkpcap" --mss "$MSS" --fin --vendor "10.1.0.2:$((41000 + i))" --start-s $((1700000000 + i)) \
-		"$WORK/feed.step" "$WORK/c$i.pcap" >"$WORK/mkpcap.out" || fail "mkpcap"
-	pcaps="$pcaps $WORK/c$i.pcap"
-	i=$((i + 1))
-done
-frames=$(sed -n 's/^\([0-9]*\) frames.*/\1/p' "$WORK/mkpcap.out")
+# captures MSS: the LOOPS captures in $pcaps
+captures() {
+	pcaps=
+	i=0
+	while [ $i -lt "$LOOPS" ]; do
+		"$BUILD/itest/mkpcap" --mss "$1" --fin --vendor "10.1.0.2:$((41000 + i))" --start-s $((1700000000 + i)) \
+			"$WORK/feed.step" "$WORK/c$i.pcap" >"$WORK/mkpcap.out" || fail "mkpcap"
+		pcaps="$pcaps $WORK/c$i.pcap"
+		i=$((i + 1))
+	done
+	echo "== segments of $1 bytes: $RECORDS records x $LOOPS connections = $want records," \
+		"$(head -n 1 "$WORK/mkpcap.out") per connection"
+}
 want=$((RECORDS * LOOPS))
-echo "feed: $RECORDS records x $LOOPS connections = $want records, $(cat "$WORK/mkpcap.out" | head -n 1) per connection"
 echo "placement: toed data plane busy-polling on CPU 1; tcpreplay --topspeed on CPU 0; the client (toe_wait) not pinned;"
 echo "           machine: $(nproc) CPUs, $(uname -r)"
 
@@ -163,13 +169,16 @@ EOF
 	return 0
 }
 
-burst af_packet af_packet
-burst af_xdp-old-rings af_xdp "xdp_mode = native
+for mss in $MSS_LIST; do
+	captures "$mss"
+	burst "af_packet-mss$mss" af_packet
+	burst "af_xdp-old-rings-mss$mss" af_xdp "xdp_mode = native
 xsk_rx_ring = 2048
 xsk_fill_ring = 2048
 xsk_frames = 4096"
-[ $? -eq 2 ] && skip "AF_XDP cannot be attached here: $(grep -m1 -i 'error' "$WORK/toed.log") (AF_PACKET measured)"
-burst af_xdp af_xdp "xdp_mode = native"
-burst af_xdp-busy-poll af_xdp "xdp_mode = native
+	[ $? -eq 2 ] && skip "AF_XDP cannot be attached here: $(grep -m1 -i 'error' "$WORK/toed.log") (AF_PACKET measured)"
+	burst "af_xdp-mss$mss" af_xdp "xdp_mode = native"
+	burst "af_xdp-busy-poll-mss$mss" af_xdp "xdp_mode = native
 xsk_busy_poll = yes"
+done
 exit 0
