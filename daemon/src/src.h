@@ -71,16 +71,17 @@ enum src_xdp_mode {
 #define SRC_MAX_FEEDS 1024u        /* entries of the AF_XDP steering map */
 #define SRC_LOOP_FOREVER 0xffffffffu
 
-/* AF_XDP defaults. A burst at 10 GbE line rate of the smallest frames (64
- * bytes + 20 of preamble and gap: 14.88 M frames/s) fills 32768 ring entries
- * in 2.2 ms; of one-record STEP messages (~160-byte frames, ~6.8 M frames/s)
- * in 4.8 ms: a few scheduler slices (4 ms here) or a hypervisor stall. The
- * UMEM holds a full rx ring and a full fill ring at once: 65536 frames of
- * 2048 bytes, 128 MiB (a 1500-byte frame fits one; larger frames use several,
- * multi-buffer). */
-#define SRC_XDP_RX_RING_DEFAULT 32768u
-#define SRC_XDP_FILL_RING_DEFAULT 32768u
-#define SRC_XDP_FRAMES_DEFAULT 65536u
+/* AF_XDP defaults, sized for a stall of the reader during a burst at 10 GbE
+ * line rate. One-record STEP messages (~160-byte frames + 24 of FCS,
+ * preamble and gap: 10^10 / 8 / 184 = 6.8 M frames/s) fill 65536 ring
+ * entries in 9.6 ms, about the longest hypervisor stall seen on these
+ * machines (~10 ms) and two scheduler slices (4 ms); the smallest frames (64
+ * + 20 bytes: 14.88 M frames/s) in 4.4 ms. The UMEM holds a full rx ring and
+ * a full fill ring at once: 131072 frames of 2048 bytes, 256 MiB (a 1500-byte
+ * frame fits one; larger frames use several, multi-buffer). */
+#define SRC_XDP_RX_RING_DEFAULT 65536u
+#define SRC_XDP_FILL_RING_DEFAULT 65536u
+#define SRC_XDP_FRAMES_DEFAULT 131072u
 #define SRC_XDP_FRAME_SIZE_DEFAULT 2048u
 #define SRC_XDP_RING_MIN 64u
 #define SRC_XDP_RING_MAX 262144u

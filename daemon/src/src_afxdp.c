@@ -634,13 +634,11 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 	old_print = libbpf_set_print(xdp_print);
 
 	/* the program: the NIC-stamping one bound to the device (not in generic
-	 * mode: it refuses device-bound programs), then the kernel-clock one;
-	 * each with multi-buffer support first, then without. The first
-	 * refusal's reason is the one reported. */
+	 * mode: it refuses device-bound programs; a kernel before 6.3 has no
+	 * RX-metadata kfunc), then the kernel-clock one; each with multi-buffer
+	 * support first, then without. The last, plainest refusal is reported. */
 	{
 		static const int tries[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };
-		char first[sizeof msg];
-		first[0] = '\0';
 		r = -1;
 		for (i = cfg->xdp_mode == SRC_XDP_SKB ? 2 : 0; i < 4 && r < 0; i++) {
 			if (s->obj) {
@@ -648,13 +646,9 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 				s->obj = NULL;
 			}
 			r = load_prog(s, cfg->bpf_obj_path, tries[i][0], tries[i][1], msg, sizeof msg);
-			if (r < 0 && !first[0])
-				memcpy(first, msg, sizeof first);
 			if (r < 0 && !s->obj)
 				break; /* the file itself is unusable */
 		}
-		if (r < 0 && first[0])
-			memcpy(msg, first, sizeof msg);
 	}
 	if (r < 0) {
 		libbpf_set_print(old_print);
@@ -693,11 +687,16 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 				cfg->ifname, s->area_len >> 20, strerror(e),
 				rl.rlim_cur == RLIM_INFINITY ? 0ull : (unsigned long long)rl.rlim_cur / 1024);
 		} else {
+			char why[200] = "";
+			if (e == EINVAL)
+				snprintf(why, sizeof why, " (does the interface have that queue?)");
+			else if (e == EBUSY)
+				snprintf(why, sizeof why,
+					 " for %u ms: not a previous socket the kernel is still releasing (that takes "
+					 "some 10-100 ms), another program holds the queue",
+					 waited);
 			src_err(err, errlen, "af_xdp %s: socket on queue %u: %s%s", cfg->ifname, s->queue, strerror(e),
-				e == EINVAL ? " (does the interface have that queue?)"
-				: e == EBUSY ? " (still bound after waiting for the kernel to release a previous socket "
-					       "on the queue: another program holds it)"
-					     : "");
+				why);
 		}
 		return xdp_fail(s, -1);
 	}

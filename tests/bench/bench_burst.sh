@@ -15,7 +15,7 @@
 # the client not pinned):
 #   af_packet            TPACKET_V3, 64 MiB ring (the peer)
 #   af_xdp-old-rings     AF_XDP with the rings of before: rx 2048, fill 2048, 4096 frames
-#   af_xdp               AF_XDP with the defaults (rx 32768, fill 32768, 65536 frames)
+#   af_xdp               AF_XDP with the defaults (rx 65536, fill 65536, 131072 frames)
 #   af_xdp-busy-poll     the defaults and preferred busy polling (xsk_busy_poll = yes)
 # Then a sustained run: 1.6 M records (16 connections of a 100,000-record feed
 # in full segments) paced by tcpreplay --pps at SUSTAINED_RATE (800,000)

@@ -299,6 +299,24 @@ int main(int argc, char **argv)
 		if (multibuf && !skb && st.xsk_multibuf != 2)
 			FAIL("xsk_multibuf %llu, expected 2 (the jumbo frames)", (unsigned long long)st.xsk_multibuf);
 	}
+	if (xdp && !skb) {
+		/* the queue really taken: a bounded wait, then a clear error */
+		struct src *s2 = NULL;
+		struct src_cfg c2 = cfg;
+		uint64_t t = mono_ms();
+		c2.xdp_bind_wait_ms = 150;
+		if (src_open(&s2, &c2, err, sizeof err) == 0) {
+			FAIL("a second socket on the queue in use opened");
+			src_close(s2);
+		} else if (!strstr(err, "busy") || !strstr(err, "another program holds the queue")) {
+			FAIL("a second socket on the queue in use: unclear error \"%s\"", err);
+		} else if (mono_ms() - t < 150 || mono_ms() - t > 5000) {
+			FAIL("a second socket on the queue in use: gave up after %llu ms, not after 150",
+			     (unsigned long long)(mono_ms() - t));
+		} else {
+			printf("  a second socket on the queue: %s\n", err);
+		}
+	}
 	src_close(s);
 	if (xdp) {
 		/* a restart: the same queue again, right away */

@@ -328,9 +328,9 @@ static void test_defaults(void)
 	CHECK_EQ(c->source.xdp_mode, TOED_XDP_NATIVE);
 	CHECK_EQ(c->source.pcap_pace, TOED_PACE_RECORDED);
 	CHECK_EQ(c->source.pcap_loop, 1);
-	CHECK_EQ(c->source.xsk_rx_ring, 32768);   /* a 10 GbE burst: doc/config.md */
-	CHECK_EQ(c->source.xsk_fill_ring, 32768);
-	CHECK_EQ(c->source.xsk_frames, 65536);
+	CHECK_EQ(c->source.xsk_rx_ring, 65536);   /* a 10 GbE burst: doc/config.md */
+	CHECK_EQ(c->source.xsk_fill_ring, 65536);
+	CHECK_EQ(c->source.xsk_frames, 131072);
 	CHECK_EQ(c->source.xsk_busy_poll, 0);
 	CHECK_EQ(c->tcp.mss, 1408);
 	CHECK_EQ(c->tcp.connections, 64);
@@ -601,8 +601,8 @@ static void test_device_source(void)
 	    "[source] xsk_frames = 32: below 64 frames");
 	ERR("[source]\ntype = af_xdp\ninterface = lo\nxsk_fill_ring = 4K\nxsk_frames = 2K\n", NO_SRC, 5,
 	    "[source] xsk_frames = 2K: fewer UMEM frames than xsk_fill_ring entries (4096): the fill ring could never be full");
-	WARN("[source]\ntype = af_xdp\ninterface = lo\nxsk_frames = 48K\n", NO_SRC, 4,
-	     "[source] xsk_frames = 48K: fewer than xsk_rx_ring + xsk_fill_ring (65536): in a burst that fills the rx ring "
+	WARN("[source]\ntype = af_xdp\ninterface = lo\nxsk_frames = 96K\n", NO_SRC, 4,
+	     "[source] xsk_frames = 96K: fewer than xsk_rx_ring + xsk_fill_ring (131072): in a burst that fills the rx ring "
 	     "the fill ring runs dry and the kernel drops frames (xsk_fill_ring_empty)");
 	WARN("[source]\ninterface = lo\npcap_loop = 2\n", NO_SRC, 3,
 	     "[source] pcap_loop = 2: ignored with type = af_packet");
