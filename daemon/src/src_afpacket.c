@@ -13,9 +13,11 @@
  * fallback).
  *
  * Timestamps (SO_TIMESTAMPING, PACKET_TIMESTAMP): a frame carries the NIC's
- * raw hardware stamp when the driver gave one (TP_STATUS_TS_RAW_HARDWARE;
- * hardware stamping is switched on for the interface when it is off, and
- * switched back at close), else the kernel's software receive stamp.
+ * raw hardware stamp when the driver gave one (TP_STATUS_TS_RAW_HARDWARE),
+ * else the kernel's software receive stamp. The NIC stamps received frames
+ * only when its RX timestamping is on (SIOCSHWTSTAMP, e.g. by ptp4l or
+ * `hwstamp_ctl -r 1`): a setting of the whole interface, left to whoever
+ * runs its clock, so toed only reads it.
  */
 #include "src/src_impl.h"
 
@@ -54,8 +56,7 @@ struct src_afp {
 	struct tpacket3_hdr *next;    /* next frame in block cur */
 	uint32_t left;                /* frames left in block cur */
 	char ifname[IF_NAMESIZE];
-	int hw_restore;               /* hardware RX stamping was switched on here: off again at close */
-	struct hwtstamp_config hw_old;
+	int hw_on;                    /* the NIC stamps received frames (SIOCGHWTSTAMP) */
 	uint8_t *copy;                /* fallback for a tag that does not fit in front of the frame */
 	size_t copy_cap, copy_used;
 	struct src_stats st;
@@ -220,13 +221,6 @@ static void afp_close(struct src *base)
 	struct src_afp *s = (struct src_afp *)base;
 	if (s->ring && s->ring != MAP_FAILED)
 		munmap(s->ring, s->ring_len);
-	if (s->hw_restore && s->fd >= 0) {
-		struct ifreq ifr;
-		memset(&ifr, 0, sizeof ifr);
-		memcpy(ifr.ifr_name, s->ifname, sizeof s->ifname);
-		ifr.ifr_data = (void *)&s->hw_old;
-		ioctl(s->fd, SIOCSHWTSTAMP, &ifr);
-	}
 	if (s->fd >= 0)
 		close(s->fd); /* drops the promiscuous membership too */
 	free(s->copy);
@@ -243,8 +237,8 @@ static const struct src_ops afp_ops = {
 	.close = afp_close,
 };
 
-/* Hardware RX stamps: on when the driver can (veth cannot: software stamps then). */
-static void hw_stamps_on(struct src_afp *s)
+/* Whether the NIC stamps received frames (veth has no hardware stamps). */
+static int hw_stamps_on(struct src_afp *s)
 {
 	struct hwtstamp_config c;
 	struct ifreq ifr;
@@ -252,12 +246,7 @@ static void hw_stamps_on(struct src_afp *s)
 	memcpy(ifr.ifr_name, s->ifname, sizeof s->ifname);
 	memset(&c, 0, sizeof c);
 	ifr.ifr_data = (void *)&c;
-	if (ioctl(s->fd, SIOCGHWTSTAMP, &ifr) < 0 || c.rx_filter != HWTSTAMP_FILTER_NONE)
-		return; /* no hardware stamping, or it is on already */
-	s->hw_old = c;
-	c.rx_filter = HWTSTAMP_FILTER_ALL;
-	if (ioctl(s->fd, SIOCSHWTSTAMP, &ifr) == 0)
-		s->hw_restore = 1;
+	return ioctl(s->fd, SIOCGHWTSTAMP, &ifr) == 0 && c.rx_filter != HWTSTAMP_FILTER_NONE;
 }
 
 static int afp_fail(struct src_afp *s, char *err, size_t errlen, const char *fmt, const char *what)
@@ -365,7 +354,7 @@ int src_afpacket_open(struct src **out, const struct src_cfg *cfg, char *err, si
 	if (bind(s->fd, (struct sockaddr *)&sll, sizeof sll) < 0)
 		return afp_fail(s, err, errlen, "%s: %s: %s", "bind");
 
-	hw_stamps_on(s);
+	s->hw_on = hw_stamps_on(s);
 	if (!cfg->no_promisc) {
 		struct packet_mreq mr;
 		memset(&mr, 0, sizeof mr);
@@ -376,7 +365,7 @@ int src_afpacket_open(struct src **out, const struct src_cfg *cfg, char *err, si
 	}
 	snprintf(s->base.desc, sizeof s->base.desc, "af_packet %s tpacket_v3 %u x %u KiB%s, %s stamps", cfg->ifname,
 		 s->block_count, s->block_size / 1024, cfg->no_promisc ? "" : " promiscuous",
-		 s->hw_restore ? "NIC" : "kernel (NIC where the driver has them)");
+		 s->hw_on ? "NIC" : "kernel (the NIC's RX timestamping is off or absent)");
 	*out = &s->base;
 	return 0;
 }
