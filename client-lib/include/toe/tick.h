@@ -81,7 +81,7 @@ struct toe_rec_hdr {
 	uint32_t present; /* bit per enum toe_tick_field; bits 29..31: enum toe_rx_clock */
 	uint64_t msg_seq; /* STEP MsgSeqNum of the carrying message (0: raw FAST) */
 	uint64_t seq;     /* per-ring sequence number: a jump means records were dropped */
-	uint64_t rx_ns;   /* receive time, CLOCK_REALTIME ns (0 when unknown) */
+	uint64_t rx_ns;   /* arrival time, CLOCK_REALTIME ns (0 when unknown); which clock: toe_rx_clock() */
 };
 
 struct toe_trade {
