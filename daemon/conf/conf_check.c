@@ -196,13 +196,31 @@ static void check_device_source(struct ctx *x)
 				key_msg(x, TOED_DIAG_WARNING, S_SOURCE, 0, pcap_keys[i], 0, "ignored with type = %s", tn);
 	}
 	if (t != TOED_SRC_AF_XDP) {
-		static const int xdp_keys[] = { TOED_K_SOURCE_QUEUE, TOED_K_SOURCE_XDP_MODE };
-		for (size_t i = 0; i < 2; i++)
+		static const int xdp_keys[] = { TOED_K_SOURCE_QUEUE, TOED_K_SOURCE_XDP_MODE, TOED_K_SOURCE_XSK_RX_RING,
+						TOED_K_SOURCE_XSK_FILL_RING, TOED_K_SOURCE_XSK_FRAMES,
+						TOED_K_SOURCE_XSK_BUSY_POLL };
+		for (size_t i = 0; i < sizeof xdp_keys / sizeof xdp_keys[0]; i++)
 			if (kline(x, S_SOURCE, 0, xdp_keys[i]))
 				key_msg(x, TOED_DIAG_WARNING, S_SOURCE, 0, xdp_keys[i], 0, "ignored with type = %s", tn);
-	} else if (c->source.xdp_mode == TOED_XDP_SKB) {
+		return;
+	}
+	if (c->source.xdp_mode == TOED_XDP_SKB)
 		key_msg(x, TOED_DIAG_WARNING, S_SOURCE, 0, TOED_K_SOURCE_XDP_MODE, 0,
 			"generic (SKB) mode is slower and can silently lose large frames; prefer native");
+	/* the UMEM frames: one for every fill ring entry at least, and a full rx ring besides to keep
+	 * the fill ring full in a burst */
+	if (kok(x, S_SOURCE, 0, TOED_K_SOURCE_XSK_FRAMES) && kok(x, S_SOURCE, 0, TOED_K_SOURCE_XSK_FILL_RING) &&
+	    kok(x, S_SOURCE, 0, TOED_K_SOURCE_XSK_RX_RING)) {
+		uint32_t fr = c->source.xsk_frames, fill = c->source.xsk_fill_ring, rx = c->source.xsk_rx_ring;
+		if (fr < fill)
+			key_msg(x, TOED_DIAG_ERROR, S_SOURCE, 0, TOED_K_SOURCE_XSK_FRAMES, 0,
+				"fewer UMEM frames than xsk_fill_ring entries (%u): the fill ring could never be full",
+				fill);
+		else if ((uint64_t)fr < (uint64_t)fill + rx)
+			key_msg(x, TOED_DIAG_WARNING, S_SOURCE, 0, TOED_K_SOURCE_XSK_FRAMES, 0,
+				"fewer than xsk_rx_ring + xsk_fill_ring (%llu): in a burst that fills the rx ring the "
+				"fill ring runs dry and the kernel drops frames (xsk_fill_ring_empty)",
+				(unsigned long long)fill + rx);
 	}
 }
 

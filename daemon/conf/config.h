@@ -146,6 +146,10 @@ struct toed_config {
 		uint32_t pcap_pace;               /* enum toed_pace */
 		double pcap_speed;                /* TOED_PACE_FACTOR: speed factor (2 = twice as fast) */
 		uint32_t pcap_loop;               /* times the file is played, 0 = forever */
+		uint32_t xsk_rx_ring;             /* AF_XDP rx ring entries */
+		uint32_t xsk_fill_ring;           /* AF_XDP fill ring entries */
+		uint32_t xsk_frames;              /* AF_XDP UMEM frames */
+		uint32_t xsk_busy_poll;           /* AF_XDP preferred busy polling */
 	} source;
 	struct toed_port port[TOED_MAX_PORTS];
 	uint32_t nfeeds;
@@ -249,6 +253,7 @@ enum toed_key {
 	TOED_K_DEVICE_BACKEND, TOED_K_DEVICE_PCI, TOED_K_DEVICE_XCLBIN,
 	TOED_K_SOURCE_TYPE, TOED_K_SOURCE_INTERFACE, TOED_K_SOURCE_QUEUE, TOED_K_SOURCE_XDP_MODE,
 	TOED_K_SOURCE_PCAP_FILE, TOED_K_SOURCE_PCAP_PACE, TOED_K_SOURCE_PCAP_LOOP,
+	TOED_K_SOURCE_XSK_RX_RING, TOED_K_SOURCE_XSK_FILL_RING, TOED_K_SOURCE_XSK_FRAMES, TOED_K_SOURCE_XSK_BUSY_POLL,
 	TOED_K_PORT_IP, TOED_K_PORT_NETMASK, TOED_K_PORT_GATEWAY, TOED_K_PORT_MAC, TOED_K_PORT_ROLE,
 	TOED_K_PORT_VLAN, TOED_K_PORT_VERIFY_CHECKSUMS,
 	TOED_K_FEED_EXCHANGE, TOED_K_FEED_VENDOR, TOED_K_FEED_PROTOCOL, TOED_K_FEED_FRAMING,

@@ -114,6 +114,10 @@ void dp_setup_src(const struct toed_config *cfg, const struct rx_cfg *rc, const 
 	sc->queue = cfg->source.queue;
 	sc->xdp_mode = cfg->source.xdp_mode == TOED_XDP_SKB ? SRC_XDP_SKB : SRC_XDP_NATIVE;
 	sc->bpf_obj_path = bpf_obj;
+	sc->xdp_rx_ring = cfg->source.xsk_rx_ring;
+	sc->xdp_fill_ring = cfg->source.xsk_fill_ring;
+	sc->xdp_frames = cfg->source.xsk_frames;
+	sc->xdp_busy_poll = (int)cfg->source.xsk_busy_poll;
 	/* steering: TCP feeds by their exchange endpoint, UDP by the port we listen on */
 	for (uint32_t i = 0; i < cfg->nfeeds && nf < SRC_MAX_FEEDS; i++) {
 		const struct toed_feed *f = &cfg->feed[i];

@@ -309,6 +309,8 @@ struct dp_run {
 	uint64_t frames, turns, bursts, waits;
 	uint64_t last_snap;
 	uint64_t last_poll_ts;  /* source time of the last rx_poll */
+	uint32_t clock;         /* enum toe_rx_clock of the time the pipeline runs on now: the frame's, or
+				 * the poll's when a timer runs without one */
 	uint64_t live_since;    /* CLOCK_MONOTONIC when the pipeline went live */
 	/* pcap pacing */
 	uint64_t pace_mono, pace_ts; /* frame time pace_ts is due at pace_mono */
@@ -366,6 +368,10 @@ static void drain(struct dp_run *r)
 		}
 		if (o.kind != RX_OUT_RECORD && o.kind != RX_OUT_GAP && o.kind != RX_OUT_RESET)
 			continue;
+		/* which clock took rx_ns: the source's of the frame that completed the
+		 * record (one source, one clock per frame kind: a record completed by
+		 * a later frame than the one it was stamped with has the same clock) */
+		o.tick.hdr.present = (o.tick.hdr.present & ~TOE_CLK_MASK) | (r->clock << TOE_CLK_SHIFT);
 		r->batch[r->nbatch++] = o.tick;
 		if (r->nbatch == DP_BATCH)
 			flush_batch(r);
@@ -624,6 +630,7 @@ static void frame_in(struct dp_run *r, const struct src_frame *f)
 {
 	struct toed_dp *dp = r->dp;
 	r->frames++;
+	r->clock = f->clock;
 	if (toed_record_dp_active(dp->rec))
 		toed_record_dp_frame(dp->rec, f->data, f->len, f->wire_len, f->ts_ns);
 	uint64_t before = r->published + r->nbatch;
@@ -722,6 +729,7 @@ static void sw_loop(struct dp_run *r)
 			uint64_t t = real_ns();
 			if (t - r->last_poll_ts >= DP_POLL_NS) {
 				r->last_poll_ts = t;
+				r->clock = TOE_CLK_POLL;
 				rx_poll(dp->pipe, t);
 				drain(r);
 				flush_batch(r);

@@ -146,7 +146,7 @@ struct toed_dp {
 	const struct fast_prog *prog;
 	uint32_t backend;         /* enum toed_backend */
 	int src_kind;             /* enum src_kind */
-	char src_desc[256];
+	char src_desc[400];
 	struct src *src;
 	struct pub *pub;
 	struct toed_record *rec;

@@ -22,9 +22,18 @@
  * SRC_MAX_FRAME bytes (a 64 KB GRO/TSO super-frame with two VLAN tags);
  * longer ones are cut and counted as truncated (len < wire_len).
  *
- * ts_ns is UNIX time in ns: the kernel's receive time for AF_PACKET, the
- * time of the burst for AF_XDP (no per-frame stamp in copy mode), the
- * recorded time for pcap (later loops shifted, see src_cfg.loops).
+ * ts_ns is UNIX time (CLOCK_REALTIME) in ns, taken where the frame entered,
+ * and clock (enum toe_rx_clock, toe/tick.h) says which clock took it:
+ *   AF_XDP     the NIC's hardware stamp through the XDP RX-metadata kfunc
+ *              bpf_xdp_metadata_rx_timestamp (kernel >= 6.3, a driver that has
+ *              one; assumed synchronised to UTC, e.g. by ptp4l + phc2sys),
+ *              otherwise bpf_ktime_get_ns() read by the XDP program (CLOCK_MONOTONIC,
+ *              moved to CLOCK_REALTIME here), both carried in the frame's
+ *              metadata area (struct toe_xdp_meta); the time of the poll only
+ *              when a frame came without metadata;
+ *   AF_PACKET  SO_TIMESTAMPING: the NIC's raw hardware stamp when the driver
+ *              gives one (TP_STATUS_TS_RAW_HARDWARE), else the kernel's receive stamp;
+ *   pcap       the recorded time (later loops shifted, see src_cfg.loops).
  *
  * VLAN tags: AF_PACKET sees frames after the kernel moved the outer tag to
  * metadata; the source writes it back, so every source delivers the frame as
@@ -43,6 +52,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "toe/tick.h" /* enum toe_rx_clock */
+
 enum src_kind {
 	SRC_AF_XDP = 1,
 	SRC_AF_PACKET = 2,
@@ -59,6 +70,23 @@ enum src_xdp_mode {
 #define SRC_MAX_FRAME 65560u       /* = NET_MAX_FRAME: 65535-byte IPv4 packet + Ethernet + 2 tags */
 #define SRC_MAX_FEEDS 1024u        /* entries of the AF_XDP steering map */
 #define SRC_LOOP_FOREVER 0xffffffffu
+
+/* AF_XDP defaults, sized for a stall of the reader during a burst at 10 GbE
+ * line rate. One-record STEP messages (~160-byte frames + 24 of FCS,
+ * preamble and gap: 10^10 / 8 / 184 = 6.8 M frames/s) fill 65536 ring
+ * entries in 9.6 ms, about the longest hypervisor stall seen on these
+ * machines (~10 ms) and two scheduler slices (4 ms); the smallest frames (64
+ * + 20 bytes: 14.88 M frames/s) in 4.4 ms. The UMEM holds a full rx ring and
+ * a full fill ring at once: 131072 frames of 2048 bytes, 256 MiB (a 1500-byte
+ * frame fits one; larger frames use several, multi-buffer). */
+#define SRC_XDP_RX_RING_DEFAULT 65536u
+#define SRC_XDP_FILL_RING_DEFAULT 65536u
+#define SRC_XDP_FRAMES_DEFAULT 131072u
+#define SRC_XDP_FRAME_SIZE_DEFAULT 2048u
+#define SRC_XDP_RING_MIN 64u
+#define SRC_XDP_RING_MAX 262144u
+#define SRC_XDP_FRAMES_MAX (1u << 21)
+#define SRC_XDP_BIND_WAIT_MS_DEFAULT 2000u
 
 /* One steering rule: an exchange endpoint. A frame goes to the AF_XDP
  * socket when its source or its destination (IPv4 address, TCP/UDP port)
@@ -94,10 +122,22 @@ struct src_cfg {
 	const char *bpf_obj_path;       /* toe_steer.bpf.o (required) */
 	const struct src_feed *feeds;   /* the frames to steer to the socket; all others go on to */
 	uint32_t nfeeds;                /* the host stack (XDP_PASS) */
-	uint32_t xdp_frames;            /* 0: 4096 UMEM frames */
-	uint32_t xdp_frame_size;        /* 0: 4096 (2048 or 4096); bigger frames use several
+	/* Ring and UMEM sizes (0: the defaults, sized for a burst at 10 GbE line
+	 * rate, see SRC_XDP_*_DEFAULT). The rx ring absorbs what arrives while
+	 * the reader is not running; the fill ring must hold a free frame for
+	 * every one of those arrivals, so frames >= rx ring + fill ring keeps the
+	 * fill ring full even while the rx ring is full. */
+	uint32_t xdp_frames;            /* UMEM frames, >= xdp_fill_ring */
+	uint32_t xdp_frame_size;        /* 2048 or 4096; bigger frames use several
 					 * (multi-buffer, when the kernel supports it) */
-	uint32_t xdp_ring_size;         /* 0: 2048 entries in the fill and rx rings (power of two) */
+	uint32_t xdp_rx_ring;           /* rx ring entries (power of two, 64 .. 262144) */
+	uint32_t xdp_fill_ring;         /* fill ring entries (power of two, 64 .. 262144) */
+	int xdp_busy_poll;              /* 1: ask for preferred busy polling (SO_PREFER_BUSY_POLL,
+					 * SO_BUSY_POLL, SO_BUSY_POLL_BUDGET) and run the queue's NAPI
+					 * from src_rx_burst when the ring is empty; refused options
+					 * are reported in src_describe(), not an error */
+	uint32_t xdp_bind_wait_ms;      /* 0: 2000; how long a queue the kernel is still releasing
+					 * (EBUSY after a previous socket closed or died) is retried */
 
 	/* pcap replay */
 	const char *pcap_path;          /* Ethernet, Linux cooked (SLL, SLL2) or raw IPv4 captures */
@@ -111,7 +151,8 @@ struct src_frame {
 	const uint8_t *data;
 	uint32_t len;        /* bytes at data */
 	uint32_t wire_len;   /* length on the wire (> len when truncated) */
-	uint64_t ts_ns;
+	uint32_t clock;      /* enum toe_rx_clock: which clock took ts_ns */
+	uint64_t ts_ns;      /* CLOCK_REALTIME ns at arrival (see the top of this file) */
 };
 
 /* Counters, cumulative since src_open. Drops are counted by reason; a
@@ -132,6 +173,10 @@ struct src_frame {
 	X(xdp_passed, "XDP: frames passed to the host stack (not a feed)")                     \
 	X(xsk_multibuf, "AF_XDP: frames that arrived in several UMEM frames (copied)")         \
 	X(pcap_loops, "pcap: loops completed")                                                  \
+	X(ts_nic, "frames stamped by the NIC (hardware timestamp)")                             \
+	X(ts_kernel, "frames stamped by the kernel (XDP program or socket), no NIC stamp")      \
+	X(ts_poll, "frames with no arrival stamp, stamped at the poll")                         \
+	X(xsk_bind_wait_ms, "AF_XDP: ms the bind waited for the kernel to release the queue")  \
 	X(pcap_converted, "pcap: frames given an Ethernet header (SLL/raw captures)")
 
 struct src_stats {

@@ -11,6 +11,13 @@
  * slot: the kernel aligns the network header, leaving 10 to 14 bytes between
  * the slot's sockaddr_ll and tp_mac (checked per frame, with a copy as the
  * fallback).
+ *
+ * Timestamps (SO_TIMESTAMPING, PACKET_TIMESTAMP): a frame carries the NIC's
+ * raw hardware stamp when the driver gave one (TP_STATUS_TS_RAW_HARDWARE),
+ * else the kernel's software receive stamp. The NIC stamps received frames
+ * only when its RX timestamping is on (SIOCSHWTSTAMP, e.g. by ptp4l or
+ * `hwstamp_ctl -r 1`): a setting of the whole interface, left to whoever
+ * runs its clock, so toed only reads it.
  */
 #include "src/src_impl.h"
 
@@ -18,11 +25,14 @@
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/net_tstamp.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -45,6 +55,8 @@ struct src_afp {
 	int in_block;                 /* block cur is being read: next, left are valid */
 	struct tpacket3_hdr *next;    /* next frame in block cur */
 	uint32_t left;                /* frames left in block cur */
+	char ifname[IF_NAMESIZE];
+	int hw_on;                    /* the NIC stamps received frames (SIOCGHWTSTAMP) */
 	uint8_t *copy;                /* fallback for a tag that does not fit in front of the frame */
 	size_t copy_cap, copy_used;
 	struct src_stats st;
@@ -139,6 +151,13 @@ static int afp_rx_burst(struct src *base, struct src_frame *f, int max)
 		f[n].len = len;
 		f[n].wire_len = wire < len ? len : wire;
 		f[n].ts_ns = (uint64_t)h->tp_sec * 1000000000u + h->tp_nsec;
+		if (h->tp_status & TP_STATUS_TS_RAW_HARDWARE) {
+			f[n].clock = TOE_CLK_NIC;
+			s->st.ts_nic++;
+		} else {
+			f[n].clock = TOE_CLK_KERNEL; /* the software stamp, or the ring write's time */
+			s->st.ts_kernel++;
+		}
 		n++;
 	next_frame:
 		if (--s->left > 0) {
@@ -218,6 +237,18 @@ static const struct src_ops afp_ops = {
 	.close = afp_close,
 };
 
+/* Whether the NIC stamps received frames (veth has no hardware stamps). */
+static int hw_stamps_on(struct src_afp *s)
+{
+	struct hwtstamp_config c;
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	memcpy(ifr.ifr_name, s->ifname, sizeof s->ifname);
+	memset(&c, 0, sizeof c);
+	ifr.ifr_data = (void *)&c;
+	return ioctl(s->fd, SIOCGHWTSTAMP, &ifr) == 0 && c.rx_filter != HWTSTAMP_FILTER_NONE;
+}
+
 static int afp_fail(struct src_afp *s, char *err, size_t errlen, const char *fmt, const char *what)
 {
 	int e = errno;
@@ -250,6 +281,7 @@ int src_afpacket_open(struct src **out, const struct src_cfg *cfg, char *err, si
 	s->base.kind = SRC_AF_PACKET;
 	s->fd = -1;
 	s->ifindex = ifindex;
+	memcpy(s->ifname, cfg->ifname, strlen(cfg->ifname) + 1);
 	s->block_size = cfg->afp_block_size ? cfg->afp_block_size : AFP_BLOCK_SIZE_DEFAULT;
 	s->block_count = cfg->afp_block_count ? cfg->afp_block_count : AFP_BLOCK_COUNT_DEFAULT;
 	snprintf(s->base.desc, sizeof s->base.desc, "af_packet %s", cfg->ifname);
@@ -285,6 +317,15 @@ int src_afpacket_open(struct src **out, const struct src_cfg *cfg, char *err, si
 	    errno != EINVAL)
 		return afp_fail(s, err, errlen, "%s: %s: %s", "PACKET_IGNORE_OUTGOING");
 	/* older kernels without it: outgoing frames are skipped by their pkttype */
+	/* arrival stamps: software ones at the driver's receive, raw hardware ones
+	 * where the NIC has them; the ring takes the hardware one when present */
+	v = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_RX_HARDWARE |
+	    SOF_TIMESTAMPING_RAW_HARDWARE;
+	if (setsockopt(s->fd, SOL_SOCKET, SO_TIMESTAMPING, &v, sizeof v) < 0)
+		return afp_fail(s, err, errlen, "%s: %s: %s", "SO_TIMESTAMPING");
+	v = SOF_TIMESTAMPING_RAW_HARDWARE;
+	if (setsockopt(s->fd, SOL_PACKET, PACKET_TIMESTAMP, &v, sizeof v) < 0)
+		return afp_fail(s, err, errlen, "%s: %s: %s", "PACKET_TIMESTAMP");
 
 	memset(&req, 0, sizeof req);
 	req.tp_block_size = s->block_size;
@@ -313,6 +354,7 @@ int src_afpacket_open(struct src **out, const struct src_cfg *cfg, char *err, si
 	if (bind(s->fd, (struct sockaddr *)&sll, sizeof sll) < 0)
 		return afp_fail(s, err, errlen, "%s: %s: %s", "bind");
 
+	s->hw_on = hw_stamps_on(s);
 	if (!cfg->no_promisc) {
 		struct packet_mreq mr;
 		memset(&mr, 0, sizeof mr);
@@ -321,8 +363,9 @@ int src_afpacket_open(struct src **out, const struct src_cfg *cfg, char *err, si
 		if (setsockopt(s->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof mr) < 0)
 			return afp_fail(s, err, errlen, "%s: %s: %s", "promiscuous mode");
 	}
-	snprintf(s->base.desc, sizeof s->base.desc, "af_packet %s tpacket_v3 %u x %u KiB%s", cfg->ifname,
-		 s->block_count, s->block_size / 1024, cfg->no_promisc ? "" : " promiscuous");
+	snprintf(s->base.desc, sizeof s->base.desc, "af_packet %s tpacket_v3 %u x %u KiB%s, %s stamps", cfg->ifname,
+		 s->block_count, s->block_size / 1024, cfg->no_promisc ? "" : " promiscuous",
+		 s->hw_on ? "NIC" : "kernel (the NIC's RX timestamping is off or absent)");
 	*out = &s->base;
 	return 0;
 }

@@ -14,6 +14,24 @@
  * joined in a scratch buffer. Single-descriptor frames are delivered in place
  * in the UMEM and their frames go back to the fill ring at release. Without
  * multi-buffer, larger frames are dropped by the kernel (xsk_rx_dropped).
+ *
+ * Bursts: the rx ring, the fill ring and the UMEM are sized for a few ms at
+ * 10 GbE line rate (src.h); every burst first hands every free frame back to
+ * the fill ring in one reservation, so the fill ring is full whenever the
+ * reader runs. Optionally the socket asks for preferred busy polling, and an
+ * empty poll then runs the queue's NAPI in this thread (recvfrom). Drops the
+ * kernel makes anyway are counted (XDP_STATISTICS), and the pipeline turns
+ * the missing bytes into gaps.
+ *
+ * Timestamps: the program writes the arrival time into the frame's metadata
+ * area (struct toe_xdp_meta, toe_steer.h); it is read here right before the
+ * frame's data and the magic cleared, so a stale stamp is never taken for a
+ * new one. The kernel's CLOCK_MONOTONIC stamp goes to CLOCK_REALTIME with
+ * the offset between the two clocks read at each burst.
+ *
+ * Restarts: the kernel releases a closed or dead XDP socket asynchronously;
+ * for some 10-40 ms a new bind to the same queue fails with EBUSY. The bind
+ * is retried for xdp_bind_wait_ms (2 s) before that is an error.
  */
 #include "src/src_impl.h"
 
@@ -28,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -43,9 +62,21 @@
 #define XDP_PKT_CONTD (1 << 0)    /* xdp_desc.options: more descriptors of this frame follow */
 #endif
 
-#define XDP_FRAMES_DEFAULT 4096u
-#define XDP_FRAME_SIZE_DEFAULT 4096u
-#define XDP_RING_DEFAULT 2048u
+#ifndef BPF_F_XDP_DEV_BOUND_ONLY
+#define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6) /* linux 6.3: a program using device kfuncs */
+#endif
+#ifndef SO_BUSY_POLL
+#define SO_BUSY_POLL 46
+#endif
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL 69  /* linux 5.11 */
+#endif
+#ifndef SO_BUSY_POLL_BUDGET
+#define SO_BUSY_POLL_BUDGET 70  /* linux 5.11 */
+#endif
+
+#define XDP_BUSY_POLL_US 20       /* SO_BUSY_POLL: NAPI polling per blocking receive call */
+#define XDP_BUSY_POLL_BUDGET 64   /* frames per NAPI poll from our recvfrom */
 #define XDP_COMP_RING 64u         /* no transmit: the completion ring stays empty */
 #define XDP_MAX_DESC_PER_FRAME 18u /* 64 KB in 4 KB frames + the head */
 
@@ -63,13 +94,16 @@ struct src_xdp {
 
 	void *area;
 	size_t area_len;
-	uint32_t frame_size, nframes, ring_size;
+	uint32_t frame_size, nframes, rx_size, fill_size;
 	struct xsk_umem *umem;
 	struct xsk_socket *xsk;
 	struct xsk_ring_prod fq;
 	struct xsk_ring_cons cq;
 	struct xsk_ring_cons rx;
 	int sg;                         /* bound with XDP_USE_SG */
+	int busy;                       /* preferred busy polling accepted: drive NAPI when empty */
+	int hw_prog;                    /* toe_steer_hw loaded (asks the NIC for its stamp) */
+	char busy_why[96];              /* why busy polling is off when it was asked for */
 
 	uint64_t *free_addr;            /* frames owned here, not in the fill ring */
 	uint32_t nfree;
@@ -184,20 +218,27 @@ static int xdp_rx_burst(struct src *base, struct src_frame *f, int max)
 {
 	struct src_xdp *s = (struct src_xdp *)base;
 	uint32_t budget, nd, used = 0, idx = 0, scratch_used = 0;
-	uint64_t ts;
+	uint64_t ts, mono_off;
 	int n = 0;
 
 	xdp_refill(s);
 	budget = (uint32_t)max + XDP_MAX_DESC_PER_FRAME;
-	if (budget > s->ring_size)
-		budget = s->ring_size;
+	if (budget > s->rx_size)
+		budget = s->rx_size;
 	nd = xsk_ring_cons__peek(&s->rx, budget, &idx);
 	if (!nd) {
-		if (xsk_ring_prod__needs_wakeup(&s->fq))
+		/* busy polling: one NAPI round of the queue in this thread */
+		if (s->busy || xsk_ring_prod__needs_wakeup(&s->fq))
 			recvfrom(xsk_socket__fd(s->xsk), NULL, 0, MSG_DONTWAIT, NULL, NULL);
 		return 0;
 	}
-	ts = src_now_ns();
+	{
+		struct timespec rt, mt;
+		clock_gettime(CLOCK_MONOTONIC, &mt);
+		clock_gettime(CLOCK_REALTIME, &rt);
+		ts = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+		mono_off = ts - ((uint64_t)mt.tv_sec * 1000000000u + (uint64_t)mt.tv_nsec);
+	}
 	while (used < nd && n < max) {
 		const struct xdp_desc *d0 = xsk_ring_cons__rx_desc(&s->rx, idx + used);
 		uint32_t last = used, k, total = 0, take;
@@ -239,7 +280,26 @@ static int xdp_rx_burst(struct src *base, struct src_frame *f, int max)
 		f[n].data = data;
 		f[n].len = take;
 		f[n].wire_len = total;
-		f[n].ts_ns = ts;
+		{
+			/* the stamp sits right before the first descriptor's data (the
+			 * UMEM frame's headroom, ours until release) */
+			struct toe_xdp_meta *m =
+				(struct toe_xdp_meta *)((uint8_t *)xsk_umem__get_data(s->area, d0->addr) - sizeof *m);
+			if (m->magic == TOE_XDP_META_MAGIC && m->clock == TOE_META_CLK_NIC) {
+				f[n].ts_ns = m->rx_ns;
+				f[n].clock = TOE_CLK_NIC;
+				s->st.ts_nic++;
+			} else if (m->magic == TOE_XDP_META_MAGIC && m->clock == TOE_META_CLK_MONO) {
+				f[n].ts_ns = m->rx_ns + mono_off;
+				f[n].clock = TOE_CLK_KERNEL;
+				s->st.ts_kernel++;
+			} else {
+				f[n].ts_ns = ts;
+				f[n].clock = TOE_CLK_POLL;
+				s->st.ts_poll++;
+			}
+			m->magic = 0;
+		}
 		n++;
 		used = last + 1;
 	}
@@ -348,7 +408,8 @@ static const struct src_ops xdp_ops = {
 
 /* ---- set-up ---- */
 
-static int load_prog(struct src_xdp *s, const char *path, int frags, char *err, size_t errlen)
+/* hw: load toe_steer_hw bound to the device (its kfunc needs that), else toe_steer. */
+static int load_prog(struct src_xdp *s, const char *path, int hw, int frags, char *err, size_t errlen)
 {
 	struct bpf_program *prog;
 	struct bpf_map *xsks;
@@ -364,7 +425,7 @@ static int load_prog(struct src_xdp *s, const char *path, int frags, char *err, 
 		return src_err(err, errlen, "BPF object %s: %s%s%s", path, why, xdp_last_warn[0] ? ": " : "",
 			       xdp_last_warn);
 	}
-	prog = bpf_object__find_program_by_name(s->obj, TOE_STEER_PROG);
+	prog = bpf_object__find_program_by_name(s->obj, hw ? TOE_STEER_PROG_HW : TOE_STEER_PROG);
 	xsks = bpf_object__find_map_by_name(s->obj, "toe_xsks");
 	if (!prog || !xsks || !bpf_object__find_map_by_name(s->obj, "toe_feeds") ||
 	    !bpf_object__find_map_by_name(s->obj, "toe_stats"))
@@ -372,10 +433,20 @@ static int load_prog(struct src_xdp *s, const char *path, int frags, char *err, 
 			       path, TOE_STEER_PROG);
 	/* set here rather than by an "xdp.frags" section: libbpf 1.1 would add
 	 * the flag at load time, out of reach of the fallback */
+	{
+		struct bpf_program *other;
+		bpf_object__for_each_program(other, s->obj)
+			if (other != prog)
+				bpf_program__set_autoload(other, false);
+	}
 	if (frags)
 		bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_XDP_HAS_FRAGS);
 	else
 		bpf_program__set_flags(prog, bpf_program__flags(prog) & ~BPF_F_XDP_HAS_FRAGS);
+	if (hw) {
+		bpf_program__set_ifindex(prog, (__u32)s->ifindex);
+		bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_XDP_DEV_BOUND_ONLY);
+	}
 	qmax = s->queue + 1 > TOE_STEER_MAX_QUEUES ? s->queue + 1 : TOE_STEER_MAX_QUEUES;
 	bpf_map__set_max_entries(xsks, qmax);
 	r = bpf_object__load(s->obj);
@@ -385,6 +456,7 @@ static int load_prog(struct src_xdp *s, const char *path, int frags, char *err, 
 			       xdp_last_warn[0] ? ": " : "", xdp_last_warn);
 	}
 	s->prog_frags = (bpf_program__flags(prog) & BPF_F_XDP_HAS_FRAGS) != 0;
+	s->hw_prog = hw;
 	s->prog_fd = bpf_program__fd(prog);
 	s->xsks_fd = bpf_object__find_map_fd_by_name(s->obj, "toe_xsks");
 	s->feeds_fd = bpf_object__find_map_fd_by_name(s->obj, "toe_feeds");
@@ -399,7 +471,7 @@ static int make_socket(struct src_xdp *s, int sg)
 	int r;
 
 	memset(&ucfg, 0, sizeof ucfg);
-	ucfg.fill_size = s->ring_size;
+	ucfg.fill_size = s->fill_size;
 	ucfg.comp_size = XDP_COMP_RING;
 	ucfg.frame_size = s->frame_size;
 	ucfg.frame_headroom = 0;
@@ -410,7 +482,7 @@ static int make_socket(struct src_xdp *s, int sg)
 		return -1;
 	}
 	memset(&scfg, 0, sizeof scfg);
-	scfg.rx_size = s->ring_size;
+	scfg.rx_size = s->rx_size;
 	scfg.tx_size = 0;
 	scfg.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
 	scfg.xdp_flags = s->mode_flag;
@@ -427,6 +499,74 @@ static int make_socket(struct src_xdp *s, int sg)
 	return 0;
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* make_socket, retried while the queue is busy: the kernel releases a
+ * closed or killed socket's binding asynchronously (EBUSY for some 10-40 ms
+ * after a restart), so EBUSY is retried for wait_ms before it is an error.
+ * *waited gets the ms spent waiting. */
+static int make_socket_retry(struct src_xdp *s, int sg, uint32_t wait_ms, uint32_t *waited)
+{
+	uint64_t t0 = mono_ms();
+	long pause_us = 1000;
+	int r;
+	*waited = 0;
+	for (;;) {
+		r = make_socket(s, sg);
+		if (r != -2 || errno != EBUSY)
+			break;
+		*waited = (uint32_t)(mono_ms() - t0);
+		if (*waited >= wait_ms)
+			break;
+		{
+			struct timespec ts = { 0, pause_us * 1000 };
+			nanosleep(&ts, NULL);
+		}
+		if (pause_us < 20000)
+			pause_us *= 2;
+		errno = EBUSY;
+	}
+	if (r == 0)
+		*waited = (uint32_t)(mono_ms() - t0);
+	return r;
+}
+
+/* Preferred busy polling: the kernel defers the queue's interrupt work to
+ * the socket's busy polling (SO_PREFER_BUSY_POLL), which a recvfrom on an
+ * empty ring runs for up to SO_BUSY_POLL_BUDGET frames. Needs
+ * CAP_NET_ADMIN (raising the values above the defaults); refused options
+ * leave the socket as it was, with the reason in busy_why. */
+static void busy_poll_setup(struct src_xdp *s)
+{
+	int fd = xsk_socket__fd(s->xsk), one = 1, us = XDP_BUSY_POLL_US, budget = XDP_BUSY_POLL_BUDGET, zero = 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof one) < 0) {
+		snprintf(s->busy_why, sizeof s->busy_why, "SO_PREFER_BUSY_POLL refused: %s", strerror(errno));
+		return;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &us, sizeof us) < 0) {
+		snprintf(s->busy_why, sizeof s->busy_why, "SO_BUSY_POLL refused: %s", strerror(errno));
+		setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &zero, sizeof zero);
+		return;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof budget) < 0) {
+		snprintf(s->busy_why, sizeof s->busy_why, "SO_BUSY_POLL_BUDGET refused: %s", strerror(errno));
+		setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &zero, sizeof zero);
+		setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &zero, sizeof zero);
+		return;
+	}
+	s->busy = 1;
+}
+
+static int is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
 static int xdp_fail(struct src_xdp *s, int r)
 {
 	xdp_close(&s->base);
@@ -439,7 +579,7 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 	struct src_xdp *s;
 	char msg[400];
 	int ifindex, r, e;
-	uint32_t i;
+	uint32_t i, wait_ms, waited = 0;
 
 	if (!cfg->ifname || !cfg->ifname[0])
 		return src_err(err, errlen, "af_xdp: no interface given");
@@ -469,32 +609,46 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 	s->ifindex = ifindex;
 	s->queue = cfg->queue;
 	s->mode_flag = cfg->xdp_mode == SRC_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
-	s->frame_size = cfg->xdp_frame_size ? cfg->xdp_frame_size : XDP_FRAME_SIZE_DEFAULT;
-	s->nframes = cfg->xdp_frames ? cfg->xdp_frames : XDP_FRAMES_DEFAULT;
-	s->ring_size = cfg->xdp_ring_size ? cfg->xdp_ring_size : XDP_RING_DEFAULT;
+	s->frame_size = cfg->xdp_frame_size ? cfg->xdp_frame_size : SRC_XDP_FRAME_SIZE_DEFAULT;
+	s->nframes = cfg->xdp_frames ? cfg->xdp_frames : SRC_XDP_FRAMES_DEFAULT;
+	s->rx_size = cfg->xdp_rx_ring ? cfg->xdp_rx_ring : SRC_XDP_RX_RING_DEFAULT;
+	s->fill_size = cfg->xdp_fill_ring ? cfg->xdp_fill_ring : SRC_XDP_FILL_RING_DEFAULT;
 	if (s->frame_size != 2048 && s->frame_size != 4096) {
 		xdp_close(&s->base);
 		return src_err(err, errlen, "af_xdp %s: frame size %u (2048 or 4096)", cfg->ifname, cfg->xdp_frame_size);
 	}
-	if (s->ring_size < 64 || s->ring_size > 65536 || (s->ring_size & (s->ring_size - 1))) {
-		xdp_close(&s->base);
-		return src_err(err, errlen, "af_xdp %s: ring size %u (a power of two, 64 to 65536)", cfg->ifname,
-			       s->ring_size);
+	if (s->rx_size < SRC_XDP_RING_MIN || s->rx_size > SRC_XDP_RING_MAX || !is_pow2(s->rx_size) ||
+	    s->fill_size < SRC_XDP_RING_MIN || s->fill_size > SRC_XDP_RING_MAX || !is_pow2(s->fill_size)) {
+		src_err(err, errlen, "af_xdp %s: rx ring %u, fill ring %u: each a power of two, %u to %u",
+			cfg->ifname, s->rx_size, s->fill_size, SRC_XDP_RING_MIN, SRC_XDP_RING_MAX);
+		return xdp_fail(s, -1);
 	}
-	if (s->nframes < s->ring_size || s->nframes > (1u << 20)) {
-		xdp_close(&s->base);
-		return src_err(err, errlen, "af_xdp %s: %u UMEM frames: need at least the ring size (%u), at most %u",
-			       cfg->ifname, s->nframes, s->ring_size, 1u << 20);
+	if (s->nframes < s->fill_size || s->nframes > SRC_XDP_FRAMES_MAX) {
+		src_err(err, errlen,
+			"af_xdp %s: %u UMEM frames: need at least the fill ring (%u; rx + fill ring = %u keeps "
+			"it full in a burst), at most %u",
+			cfg->ifname, s->nframes, s->fill_size, s->fill_size + s->rx_size, SRC_XDP_FRAMES_MAX);
+		return xdp_fail(s, -1);
 	}
 
 	old_print = libbpf_set_print(xdp_print);
 
-	/* the program: with multi-buffer support first, then without */
-	r = load_prog(s, cfg->bpf_obj_path, 1, msg, sizeof msg);
-	if (r < 0 && s->obj) {
-		bpf_object__close(s->obj);
-		s->obj = NULL;
-		r = load_prog(s, cfg->bpf_obj_path, 0, msg, sizeof msg);
+	/* the program: the NIC-stamping one bound to the device (not in generic
+	 * mode: it refuses device-bound programs; a kernel before 6.3 has no
+	 * RX-metadata kfunc), then the kernel-clock one; each with multi-buffer
+	 * support first, then without. The last, plainest refusal is reported. */
+	{
+		static const int tries[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };
+		r = -1;
+		for (i = cfg->xdp_mode == SRC_XDP_SKB ? 2 : 0; i < 4 && r < 0; i++) {
+			if (s->obj) {
+				bpf_object__close(s->obj);
+				s->obj = NULL;
+			}
+			r = load_prog(s, cfg->bpf_obj_path, tries[i][0], tries[i][1], msg, sizeof msg);
+			if (r < 0 && !s->obj)
+				break; /* the file itself is unusable */
+		}
 	}
 	if (r < 0) {
 		libbpf_set_print(old_print);
@@ -516,9 +670,11 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 		src_err(err, errlen, "af_xdp %s: out of memory for %zu MiB of UMEM", cfg->ifname, s->area_len >> 20);
 		return xdp_fail(s, -1);
 	}
-	r = make_socket(s, s->prog_frags);
+	wait_ms = cfg->xdp_bind_wait_ms ? cfg->xdp_bind_wait_ms : SRC_XDP_BIND_WAIT_MS_DEFAULT;
+	r = make_socket_retry(s, s->prog_frags, wait_ms, &waited);
 	if (r == -2 && s->prog_frags && (errno == EINVAL || errno == EOPNOTSUPP))
-		r = make_socket(s, 0); /* a kernel without multi-buffer AF_XDP */
+		r = make_socket_retry(s, 0, wait_ms, &waited); /* a kernel without multi-buffer AF_XDP */
+	s->st.xsk_bind_wait_ms = waited;
 	if (r < 0) {
 		struct rlimit rl;
 		e = errno;
@@ -531,11 +687,21 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 				cfg->ifname, s->area_len >> 20, strerror(e),
 				rl.rlim_cur == RLIM_INFINITY ? 0ull : (unsigned long long)rl.rlim_cur / 1024);
 		} else {
+			char why[200] = "";
+			if (e == EINVAL)
+				snprintf(why, sizeof why, " (does the interface have that queue?)");
+			else if (e == EBUSY)
+				snprintf(why, sizeof why,
+					 " for %u ms: not a previous socket the kernel is still releasing (that takes "
+					 "some 10-100 ms), another program holds the queue",
+					 waited);
 			src_err(err, errlen, "af_xdp %s: socket on queue %u: %s%s", cfg->ifname, s->queue, strerror(e),
-				e == EINVAL ? " (does the interface have that queue?)" : "");
+				why);
 		}
 		return xdp_fail(s, -1);
 	}
+	if (cfg->xdp_busy_poll)
+		busy_poll_setup(s);
 	for (i = 0; i < s->nframes; i++)
 		s->free_addr[s->nfree++] = (uint64_t)(s->nframes - 1 - i) * s->frame_size;
 	xdp_refill(s);
@@ -577,9 +743,21 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 			cfg->xdp_mode == SRC_XDP_SKB ? "skb" : "native", strerror(e), hint);
 		return xdp_fail(s, -1);
 	}
-	snprintf(s->base.desc, sizeof s->base.desc, "af_xdp %s queue %u %s copy%s, %u frames of %u, %u feeds",
-		 s->ifname, s->queue, cfg->xdp_mode == SRC_XDP_SKB ? "skb" : "native",
-		 s->sg ? " multi-buffer" : "", s->nframes, s->frame_size, cfg->nfeeds);
+	{
+		char waitmsg[120] = "", busymsg[120] = "";
+		if (waited)
+			snprintf(waitmsg, sizeof waitmsg,
+				 ", bound after %u ms (the kernel was still releasing a previous socket on the queue)",
+				 waited);
+		if (cfg->xdp_busy_poll)
+			snprintf(busymsg, sizeof busymsg, ", %s%.96s", s->busy ? "preferred busy polling" : "no busy polling: ",
+				 s->busy ? "" : s->busy_why);
+		snprintf(s->base.desc, sizeof s->base.desc,
+			 "af_xdp %s queue %u %s copy%s, rx ring %u, fill ring %u, %u frames of %u, %u feeds, %s stamps%s%s",
+			 s->ifname, s->queue, cfg->xdp_mode == SRC_XDP_SKB ? "skb" : "native", s->sg ? " multi-buffer" : "",
+			 s->rx_size, s->fill_size, s->nframes, s->frame_size, cfg->nfeeds,
+			 s->hw_prog ? "NIC (else kernel)" : "kernel", busymsg, waitmsg);
+	}
 	*out = &s->base;
 	return 0;
 }

@@ -24,7 +24,7 @@ struct src {
 	const struct src_ops *ops;
 	int kind;
 	int unreleased;      /* a burst returned frames and src_rx_release() has not run yet */
-	char desc[160];
+	char desc[400];
 };
 
 int src_afpacket_open(struct src **out, const struct src_cfg *cfg, char *err, size_t errlen);

@@ -304,6 +304,7 @@ static int pcap_rx_burst(struct src *base, struct src_frame *f, int max)
 		f[n].len = take;
 		f[n].wire_len = wire < take ? take : wire;
 		f[n].ts_ns = ts;
+		f[n].clock = TOE_CLK_CAPTURE;
 		n++;
 	}
 	return n;

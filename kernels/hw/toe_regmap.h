@@ -103,6 +103,56 @@
 #define TOE_ETH_CF_TIME_HI 7
 #define TOE_ETH_CF_TIME_SEQ 8  /* write after TIME_LO/HI: each new value is one timer tick downstream */
 #define TOE_ETH_CF_NADDR 9     /* our IPv4 addresses in use, 0..4 */
+/* Arrival timestamps (design; RESERVED: not implemented by eth_rx_top yet, which
+ * stamps every frame with the last host time written to TIME_LO/HI above, i.e.
+ * the time of the last timer tick, and the daemon marks card records
+ * TOE_CLK_CARD only once TS_MODE is implemented).
+ *
+ * Goal: every frame stamped when its first beat leaves the MAC, on a clock the
+ * host can compare with CLOCK_REALTIME, carried in hw_msg.ts_ns to the record's
+ * rx_ns (hdr.present clock bits = TOE_CLK_CARD).
+ *
+ *   clock     a 64-bit ns counter in eth_rx_top's clock domain (300 MHz): every
+ *             cycle it adds TS_INC, an unsigned 8.24 fixed-point ns increment
+ *             (3.333... ns = 0x03555555 at 300 MHz), so the host trims the rate
+ *             (PTP-style frequency adjustment, ~0.06 ppb steps) without a second
+ *             clock domain. The low 24 bits are the fraction, not visible.
+ *   set       the host writes TS_SET_LO/HI, then bumps TS_SET_SEQ: the counter
+ *             takes that value (a step, e.g. at start-up from CLOCK_REALTIME).
+ *   compare   the host reads CLOCK_REALTIME, bumps TS_LATCH_SEQ, reads CLOCK_REALTIME
+ *             again; the kernel copies the counter into the status words TS_NOW_LO/HI
+ *             and TS_LATCH_SEQ is echoed in TOE_ETH_ST_TS_LATCHED once they are
+ *             valid. The offset is NOW minus the mid-point of the two host reads
+ *             (the AXI-Lite round trip bounds the error, ~1-2 us through XRT);
+ *             the daemon servoes TS_INC and steps with TS_SET only when far off.
+ *   stamp     TS_MODE selects the frame's stamp:
+ *               TOE_TS_HOST_TICK 0  today's behaviour: the last TIME_LO/HI value;
+ *               TOE_TS_SOF       1  the counter at the frame's first beat (tuser/tlast
+ *                                   framing of the MAC's AXI4-Stream), no MAC support needed;
+ *               TOE_TS_CMAC_PTP  2  the CMAC's own IEEE 1588 receive stamp
+ *                                   (cmac_usplus built with PTP: rx_ptp_tstamp_out,
+ *                                   80-bit ToD or 64-bit ns, valid with the frame's
+ *                                   first beat), taken at the PCS: the most exact,
+ *                                   but the XUP VNx CMAC kernel this design uses does
+ *                                   not bring that sideband out to its AXI4-Stream,
+ *                                   so it needs a CMAC kernel rebuilt with it.
+ *             TOE_ETH_ST_TS_CAPS says which modes this build has (bit per mode).
+ * The stamp of a segment travels with it through the mirror TOE (hw_msg.ts_ns
+ * already does); the record of a message takes the stamp of the segment that
+ * completed it, as in the software path. */
+#define TOE_ETH_CF_TS_MODE 10      /* RESERVED: TOE_TS_* */
+#define TOE_ETH_CF_TS_INC 11       /* RESERVED: ns per cycle, unsigned 8.24 fixed point */
+#define TOE_ETH_CF_TS_SET_LO 12    /* RESERVED: counter value to set, ns */
+#define TOE_ETH_CF_TS_SET_HI 13
+#define TOE_ETH_CF_TS_SET_SEQ 14   /* RESERVED: a new value makes the counter take TS_SET_LO/HI */
+#define TOE_ETH_CF_TS_LATCH_SEQ 15 /* RESERVED: a new value latches the counter into TS_NOW_LO/HI */
+#define TOE_ETH_ST_TS_NOW_LO 240   /* RESERVED status words: the latched counter, ns */
+#define TOE_ETH_ST_TS_NOW_HI 241
+#define TOE_ETH_ST_TS_LATCHED 242  /* RESERVED: the TS_LATCH_SEQ value TS_NOW_LO/HI belong to */
+#define TOE_ETH_ST_TS_CAPS 243     /* RESERVED: bit (1 << TOE_TS_*) per mode this build has; 0 = only HOST_TICK */
+#define TOE_TS_HOST_TICK 0
+#define TOE_TS_SOF 1
+#define TOE_TS_CMAC_PTP 2
 #define TOE_ETH_CF_ADDR(i) (16 + 8 * (i)) /* i < 4: the five words below */
 #define TOE_ETH_ADDR_IP 0      /* host order */
 #define TOE_ETH_ADDR_MASK 1

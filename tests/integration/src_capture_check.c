@@ -16,6 +16,11 @@
  *             test's set through src_set_feeds, so rules are added and removed.
  *   xdpskb:   as xdp, but jumbo frames are not checked (generic XDP on veth
  *             may lose them).
+ * Every frame carries an arrival stamp taken before the poll that delivered
+ * it, by the NIC or the kernel (the XDP program, the socket), never the
+ * poll's own time. AF_XDP: after the source closes, the same queue is opened
+ * again at once (the kernel releases the old socket asynchronously: the bind
+ * waits for it) and must open.
  * Exit 0 pass, 1 fail, 77 skip (XDP not supported here).
  */
 #include <errno.h>
@@ -93,7 +98,7 @@ int main(int argc, char **argv)
 	struct src_frame f[64];
 	struct src_stats st;
 	char err[512];
-	uint64_t t_open, deadline, done_at = 0, unknown = 0, nframes = 0, bad_ts = 0;
+	uint64_t t_open, deadline, done_at = 0, unknown = 0, nframes = 0, bad_ts = 0, late_ts = 0, bad_clock = 0;
 	int k, i, p, xdp, skb, multibuf;
 	FILE *fp;
 
@@ -146,8 +151,9 @@ int main(int argc, char **argv)
 		cfg.bpf_obj_path = bpf;
 		cfg.feeds = first;
 		cfg.nfeeds = 2;
-		cfg.xdp_frames = 1024;   /* 4 MiB of UMEM */
-		cfg.xdp_ring_size = 512;
+		cfg.xdp_frames = 1024;   /* 2 MiB of UMEM */
+		cfg.xdp_rx_ring = 512;
+		cfg.xdp_fill_ring = 512;
 	} else {
 		cfg.kind = SRC_AF_PACKET;
 		cfg.afp_block_size = 1 << 17; /* room for the jumbo frames, small enough for a test */
@@ -195,10 +201,17 @@ int main(int argc, char **argv)
 			}
 			continue;
 		}
+		uint64_t polled = real_ns();
 		for (i = 0; i < n; i++) {
 			nframes++;
 			if (f[i].ts_ns < t_open - 1000000000ull || f[i].ts_ns > real_ns() + 1000000000ull)
 				bad_ts++;
+			/* stamped at arrival: before the poll (a 50 us allowance for the
+			 * CLOCK_MONOTONIC to CLOCK_REALTIME step of the XDP stamp) */
+			if (f[i].ts_ns > polled + 50000)
+				late_ts++;
+			if (f[i].clock != TOE_CLK_KERNEL && f[i].clock != TOE_CLK_NIC)
+				bad_clock++;
 			if (f[i].len != f[i].wire_len)
 				FAIL("frame of %u bytes delivered as %u", f[i].wire_len, f[i].len);
 			if (!match(f[i].data, f[i].len))
@@ -255,11 +268,19 @@ int main(int argc, char **argv)
 		FAIL("%llu frames reached the AF_XDP socket that are not feed frames", (unsigned long long)unknown);
 	if (bad_ts)
 		FAIL("%llu frames with a timestamp outside the run", (unsigned long long)bad_ts);
+	if (late_ts)
+		FAIL("%llu frames stamped after the poll that delivered them (not an arrival stamp)",
+		     (unsigned long long)late_ts);
+	if (bad_clock)
+		FAIL("%llu frames not stamped by the NIC or the kernel", (unsigned long long)bad_clock);
 #define PRINT_STAT(name, desc) printf("  stat %-22s %llu\n", #name, (unsigned long long)st.name);
 	SRC_STATS_FIELDS(PRINT_STAT)
 #undef PRINT_STAT
 	if (st.frames != nframes)
 		FAIL("stats.frames %llu, frames seen %llu", (unsigned long long)st.frames, (unsigned long long)nframes);
+	if (st.ts_nic + st.ts_kernel != nframes || st.ts_poll)
+		FAIL("stamps: %llu NIC + %llu kernel of %llu frames, %llu at the poll", (unsigned long long)st.ts_nic,
+		     (unsigned long long)st.ts_kernel, (unsigned long long)nframes, (unsigned long long)st.ts_poll);
 	if (st.truncated || st.afp_drops || st.xsk_rx_ring_full || st.xsk_rx_invalid_descs)
 		FAIL("unexpected drops or truncation in the stats");
 	if (xdp) {
@@ -278,7 +299,38 @@ int main(int argc, char **argv)
 		if (multibuf && !skb && st.xsk_multibuf != 2)
 			FAIL("xsk_multibuf %llu, expected 2 (the jumbo frames)", (unsigned long long)st.xsk_multibuf);
 	}
+	if (xdp && !skb) {
+		/* the queue really taken: a bounded wait, then a clear error */
+		struct src *s2 = NULL;
+		struct src_cfg c2 = cfg;
+		uint64_t t = mono_ms();
+		c2.xdp_bind_wait_ms = 150;
+		if (src_open(&s2, &c2, err, sizeof err) == 0) {
+			FAIL("a second socket on the queue in use opened");
+			src_close(s2);
+		} else if (!strstr(err, "busy") || !strstr(err, "another program holds the queue")) {
+			FAIL("a second socket on the queue in use: unclear error \"%s\"", err);
+		} else if (mono_ms() - t < 150 || mono_ms() - t > 5000) {
+			FAIL("a second socket on the queue in use: gave up after %llu ms, not after 150",
+			     (unsigned long long)(mono_ms() - t));
+		} else {
+			printf("  a second socket on the queue: %s\n", err);
+		}
+	}
 	src_close(s);
+	if (xdp) {
+		/* a restart: the same queue again, right away */
+		cfg.feeds = feeds;
+		cfg.nfeeds = 3;
+		if (src_open(&s, &cfg, err, sizeof err) < 0) {
+			FAIL("reopening queue 0 right after closing it: %s", err);
+		} else {
+			src_stats(s, &st);
+			printf("  reopened at once: the bind waited %llu ms for the kernel to release the old socket\n",
+			       (unsigned long long)st.xsk_bind_wait_ms);
+			src_close(s);
+		}
+	}
 	for (p = 0; p < NPORTS; p++)
 		close(usock[p]);
 	for (k = 0; k < CAPK_N; k++)

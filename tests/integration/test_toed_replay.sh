@@ -8,6 +8,7 @@
 # format, so the check is an exact comparison with the truth lines the
 # filter keeps:
 #   1. in-order TCP: trades only | orders of channels 2 and 3 | one security;
+#      every record says the capture's time stamped it (toe_rx_clock);
 #   2. reordered segments (pairs swapped): the same ticks, nothing lost;
 #   3. the feed as UDP datagrams ([feed] protocol = udp);
 #   4. a lossy capture (every 15th segment missing): gap records reach the
@@ -62,6 +63,11 @@ conf "$TMP/toed.conf"
 start_toed "$TMP/toed.conf"
 wait_for "$TMP/notify.log" 'READY=1' 10 || fail "no READY=1"
 run_three "in-order TCP"
+# a replay's records are stamped with the capture's times, and say so (toe_rx_clock)
+grep -q '^CLOCKS' "$TMP/clients.log" || fail "the clients printed no CLOCKS line"
+if grep '^CLOCKS' "$TMP/clients.log" | grep -qv '^CLOCKS unknown=0 nic=0 kernel=0 poll=0 capture=[0-9]* card=0$'; then
+	fail "records of a pcap replay not marked as stamped by the capture: $(grep '^CLOCKS' "$TMP/clients.log")"
+fi
 stop_toed
 [ "$TOED_RC" -eq 0 ] || fail "toed exited $TOED_RC"
 

@@ -226,8 +226,8 @@ static void test_default_examples(void)
 		o += sprintf(o, "%s\n", uncomment ? line + 1 : line);
 		uncommented += uncomment;
 	}
-	/* 36 keys in fixed sections; interface is set, not commented; 6 examples are not defaults */
-	CHECK_EQ(uncommented, 29);
+	/* 40 keys in fixed sections (4 of them [source] xsk_*); interface is set, not commented; 6 examples are not defaults */
+	CHECK_EQ(uncommented, 33);
 	/* the copy lives in the temporary directory: give it the relative template path */
 	char tdir[PATH_MAX + 16], tcopy[PATH_MAX + 64];
 	tmp_path(tdir, sizeof tdir, "templates");
@@ -328,6 +328,10 @@ static void test_defaults(void)
 	CHECK_EQ(c->source.xdp_mode, TOED_XDP_NATIVE);
 	CHECK_EQ(c->source.pcap_pace, TOED_PACE_RECORDED);
 	CHECK_EQ(c->source.pcap_loop, 1);
+	CHECK_EQ(c->source.xsk_rx_ring, 65536);   /* a 10 GbE burst: doc/config.md */
+	CHECK_EQ(c->source.xsk_fill_ring, 65536);
+	CHECK_EQ(c->source.xsk_frames, 131072);
+	CHECK_EQ(c->source.xsk_busy_poll, 0);
 	CHECK_EQ(c->tcp.mss, 1408);
 	CHECK_EQ(c->tcp.connections, 64);
 	CHECK_EQ(c->tcp.window, 32768);
@@ -585,6 +589,21 @@ static void test_device_source(void)
 	WARN("[source]\ntype = af_xdp\ninterface = lo\nxdp_mode = skb\n", NO_SRC, 4,
 	     "[source] xdp_mode = skb: generic (SKB) mode is slower and can silently lose large frames; prefer native");
 	WARN("[source]\ninterface = lo\nqueue = 2\n", NO_SRC, 3, "[source] queue = 2: ignored with type = af_packet");
+	WARN("[source]\ninterface = lo\nxsk_rx_ring = 4K\n", NO_SRC, 3,
+	     "[source] xsk_rx_ring = 4K: ignored with type = af_packet");
+	CLEAN("[source]\ntype = af_xdp\ninterface = lo\nxsk_rx_ring = 4K\nxsk_fill_ring = 8K\nxsk_frames = 12K\n"
+	      "xsk_busy_poll = yes\n", NO_SRC);
+	ERR("[source]\ntype = af_xdp\ninterface = lo\nxsk_rx_ring = 3000\n", NO_SRC, 4,
+	    "[source] xsk_rx_ring = 3000: not a power of two");
+	ERR("[source]\ntype = af_xdp\ninterface = lo\nxsk_fill_ring = 512K\n", NO_SRC, 4,
+	    "[source] xsk_fill_ring = 512K: above 256K entries (262144)");
+	ERR("[source]\ntype = af_xdp\ninterface = lo\nxsk_frames = 32\n", NO_SRC, 4,
+	    "[source] xsk_frames = 32: below 64 frames");
+	ERR("[source]\ntype = af_xdp\ninterface = lo\nxsk_fill_ring = 4K\nxsk_frames = 2K\n", NO_SRC, 5,
+	    "[source] xsk_frames = 2K: fewer UMEM frames than xsk_fill_ring entries (4096): the fill ring could never be full");
+	WARN("[source]\ntype = af_xdp\ninterface = lo\nxsk_frames = 96K\n", NO_SRC, 4,
+	     "[source] xsk_frames = 96K: fewer than xsk_rx_ring + xsk_fill_ring (131072): in a burst that fills the rx ring "
+	     "the fill ring runs dry and the kernel drops frames (xsk_fill_ring_empty)");
 	WARN("[source]\ninterface = lo\npcap_loop = 2\n", NO_SRC, 3,
 	     "[source] pcap_loop = 2: ignored with type = af_packet");
 
@@ -1044,6 +1063,10 @@ static void test_key_table(void)
 		{ TOED_K_SOURCE_PCAP_FILE, "source", "pcap_file", 0 },
 		{ TOED_K_SOURCE_PCAP_PACE, "source", "pcap_pace", 1 },
 		{ TOED_K_SOURCE_PCAP_LOOP, "source", "pcap_loop", 1 },
+		{ TOED_K_SOURCE_XSK_RX_RING, "source", "xsk_rx_ring", 0 },
+		{ TOED_K_SOURCE_XSK_FILL_RING, "source", "xsk_fill_ring", 0 },
+		{ TOED_K_SOURCE_XSK_FRAMES, "source", "xsk_frames", 0 },
+		{ TOED_K_SOURCE_XSK_BUSY_POLL, "source", "xsk_busy_poll", 0 },
 		{ TOED_K_PORT_IP, "port", "ip", 0 },
 		{ TOED_K_PORT_NETMASK, "port", "netmask", 0 },
 		{ TOED_K_PORT_GATEWAY, "port", "gateway", 0 },

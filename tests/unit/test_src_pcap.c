@@ -117,6 +117,7 @@ static void test_basic(void)
 		CHECK_EQ(f[i].len, r[got + i].len);
 		CHECK_EQ(f[i].wire_len, r[got + i].len);
 		CHECK_EQ(f[i].ts_ns, r[got + i].ts);
+		CHECK_EQ(f[i].clock, TOE_CLK_CAPTURE); /* the capture's time, and the record says so */
 		if (f[i].len == r[got + i].len)
 			CHECK_MEM(f[i].data, r[got + i].data, r[got + i].len);
 	}
@@ -599,6 +600,19 @@ static void test_errors(void)
 	c.nfeeds = 0;
 	c.xdp_frame_size = 1000;
 	open_fails(&c, "frame size", NULL);
+	c.xdp_frame_size = 0;
+	c.xdp_rx_ring = 3000; /* not a power of two */
+	open_fails(&c, "rx ring 3000", "power of two");
+	c.xdp_rx_ring = 1u << 19; /* above the maximum */
+	open_fails(&c, "rx ring 524288", "262144");
+	c.xdp_rx_ring = 0;
+	c.xdp_fill_ring = 32;
+	open_fails(&c, "fill ring 32", "64 to");
+	c.xdp_fill_ring = 4096;
+	c.xdp_frames = 2048; /* fewer frames than the fill ring */
+	open_fails(&c, "2048 UMEM frames", "fill ring (4096");
+	c.xdp_fill_ring = 0;
+	c.xdp_frames = 0;
 
 	CHECK_EQ(src_kind_parse("af_xdp"), SRC_AF_XDP);
 	CHECK_EQ(src_kind_parse("af_packet"), SRC_AF_PACKET);

@@ -60,13 +60,28 @@ enum toe_tick_field {
 
 #define TOE_SECURITY_ID_LEN 16
 
+/* Which clock took hdr.rx_ns (always CLOCK_REALTIME ns): bits 29..31 of
+ * hdr.present, above every enum toe_tick_field bit; read them with
+ * toe_rx_clock(). 0 (unknown) in records of a daemon that predates them. */
+enum toe_rx_clock {
+	TOE_CLK_UNKNOWN = 0,
+	TOE_CLK_NIC = 1,     /* the NIC's hardware stamp at arrival (PHC, synchronised to UTC by the host) */
+	TOE_CLK_KERNEL = 2,  /* the kernel at arrival: the XDP program, or the socket's receive stamp */
+	TOE_CLK_POLL = 3,    /* the daemon when it polled the frame (no arrival stamp) */
+	TOE_CLK_CAPTURE = 4, /* the capture file's time of the frame (pcap replay) */
+	TOE_CLK_CARD = 5,    /* the card's MAC timestamp (backend xrt) */
+};
+#define TOE_CLK_SHIFT 29
+#define TOE_CLK_MASK (7u << TOE_CLK_SHIFT)
+#define TOE_PRESENT_FIELDS (~TOE_CLK_MASK) /* the bits of present that are enum toe_tick_field */
+
 struct toe_rec_hdr {
 	uint16_t type;    /* enum toe_rec_type */
 	uint16_t stream;  /* feed/connection index within the daemon */
-	uint32_t present; /* bit per enum toe_tick_field */
+	uint32_t present; /* bit per enum toe_tick_field; bits 29..31: enum toe_rx_clock */
 	uint64_t msg_seq; /* STEP MsgSeqNum of the carrying message (0: raw FAST) */
 	uint64_t seq;     /* per-ring sequence number: a jump means records were dropped */
-	uint64_t rx_ns;   /* receive time, CLOCK_REALTIME ns (0 when unknown) */
+	uint64_t rx_ns;   /* arrival time, CLOCK_REALTIME ns (0 when unknown); which clock: toe_rx_clock() */
 };
 
 struct toe_trade {
@@ -139,6 +154,11 @@ TOE_STATIC_ASSERT(sizeof(struct toe_trade) == TOE_RECORD_SIZE, "toe_trade is 128
 TOE_STATIC_ASSERT(sizeof(struct toe_order) == TOE_RECORD_SIZE, "toe_order is 128 bytes");
 TOE_STATIC_ASSERT(sizeof(struct toe_gap) == TOE_RECORD_SIZE, "toe_gap is 128 bytes");
 TOE_STATIC_ASSERT(sizeof(union toe_record) == TOE_RECORD_SIZE, "toe_record is 128 bytes");
-TOE_STATIC_ASSERT(TOE_TF_COUNT <= 32, "present mask is 32 bits");
+TOE_STATIC_ASSERT(TOE_TF_COUNT <= TOE_CLK_SHIFT, "present's field bits stay below the clock bits");
+
+static inline uint32_t toe_rx_clock(const struct toe_rec_hdr *h)
+{
+	return (h->present & TOE_CLK_MASK) >> TOE_CLK_SHIFT;
+}
 
 #endif

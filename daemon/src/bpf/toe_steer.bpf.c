@@ -8,6 +8,13 @@
  * untouched even on a port that carries feeds. With no socket bound on the
  * queue the redirect falls back to XDP_PASS.
  *
+ * Every redirected frame carries its arrival time in the metadata area in
+ * front of its data (struct toe_xdp_meta): toe_steer_hw asks the driver for
+ * the NIC's hardware stamp (the RX-metadata kfunc, kernel >= 6.3; the loader
+ * binds it to the device, as kfuncs require) and falls back to the kernel's
+ * CLOCK_MONOTONIC; toe_steer (for kernels without the kfunc and generic
+ * mode, which refuses device-bound programs) reads the kernel clock only.
+ *
  * Built with: clang -O2 -g -target bpf -I/usr/include/$(gcc -dumpmachine) -c toe_steer.bpf.c
  * It reads only the first buffer of a frame (the headers), so it is safe with
  * multi-buffer frames: the loader sets BPF_F_XDP_HAS_FRAGS (jumbo frames, veth
@@ -68,14 +75,39 @@ static __always_inline int is_feed(__u32 addr, __u16 port, __u8 proto)
 	return bpf_map_lookup_elem(&toe_feeds, &k) != 0;
 }
 
+/* The RX-metadata kfunc (kernel >= 6.3): 0 and the NIC's stamp, or
+ * -EOPNOTSUPP/-ENODATA when the driver or this frame has none. Weak: an
+ * older kernel leaves it unresolved and only toe_steer loads there. */
+extern int bpf_xdp_metadata_rx_timestamp(const struct xdp_md *ctx, __u64 *timestamp) __ksym __weak;
+
+/* The stamp into the metadata area: reads the clock first, so that the
+ * stamp is as close to arrival as the program gets. */
+static __always_inline void stamp(struct xdp_md *ctx, __u64 ns, __u32 clock)
+{
+	struct toe_xdp_meta *m;
+	void *data;
+	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(struct toe_xdp_meta)) < 0) {
+		count(TOE_STEER_NO_META);
+		return;
+	}
+	m = (void *)(long)ctx->data_meta;
+	data = (void *)(long)ctx->data;
+	if ((void *)(m + 1) > data) {
+		count(TOE_STEER_NO_META);
+		return;
+	}
+	m->rx_ns = ns;
+	m->clock = clock;
+	m->magic = TOE_XDP_META_MAGIC;
+}
+
 static __always_inline int pass(void)
 {
 	count(TOE_STEER_PASSED);
 	return XDP_PASS;
 }
 
-SEC("xdp")
-int toe_steer(struct xdp_md *ctx)
+static __always_inline int steer(struct xdp_md *ctx, __u64 ns, __u32 clock)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
@@ -119,9 +151,25 @@ int toe_steer(struct xdp_md *ctx)
 	dport = *(__u16 *)(l4 + 2);
 	if (!is_feed(ip->saddr, sport, ip->protocol) && !is_feed(ip->daddr, dport, ip->protocol))
 		return pass();
+	stamp(ctx, ns, clock); /* moves data_meta only: the headers read above are not read again */
 	act = bpf_redirect_map(&toe_xsks, ctx->rx_queue_index, XDP_PASS);
 	count(act == XDP_REDIRECT ? TOE_STEER_REDIRECTED : TOE_STEER_NO_SOCKET);
 	return act;
+}
+
+SEC("xdp")
+int toe_steer(struct xdp_md *ctx)
+{
+	return steer(ctx, bpf_ktime_get_ns(), TOE_META_CLK_MONO);
+}
+
+SEC("xdp")
+int toe_steer_hw(struct xdp_md *ctx)
+{
+	__u64 ns = 0;
+	if (bpf_xdp_metadata_rx_timestamp(ctx, &ns) == 0 && ns)
+		return steer(ctx, ns, TOE_META_CLK_NIC);
+	return steer(ctx, bpf_ktime_get_ns(), TOE_META_CLK_MONO);
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

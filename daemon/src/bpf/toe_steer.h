@@ -10,7 +10,8 @@
 
 #include <linux/types.h>
 
-#define TOE_STEER_PROG "toe_steer"
+#define TOE_STEER_PROG "toe_steer"        /* stamps with bpf_ktime_get_ns() */
+#define TOE_STEER_PROG_HW "toe_steer_hw"  /* tries the NIC's stamp first: loaded device-bound */
 #define TOE_STEER_MAX_QUEUES 64   /* default size of toe_xsks (the loader grows it for a higher queue) */
 #define TOE_STEER_MAX_FEEDS 1024
 
@@ -22,11 +23,24 @@ struct toe_feed_key {
 	__u8 pad;   /* always 0 */
 };
 
+/* Written by the program in the metadata area right before the frame's data
+ * (bpf_xdp_adjust_meta) of every redirected frame; AF_XDP copy mode copies
+ * it into the UMEM with the frame. The reader checks magic and clears it. */
+struct toe_xdp_meta {
+	__u64 rx_ns;   /* TOE_META_CLK_NIC: the NIC's stamp; TOE_META_CLK_MONO: CLOCK_MONOTONIC */
+	__u32 clock;   /* TOE_META_CLK_* */
+	__u32 magic;   /* TOE_XDP_META_MAGIC */
+};
+#define TOE_XDP_META_MAGIC 0x746f6531u /* "toe1" */
+#define TOE_META_CLK_NIC 1
+#define TOE_META_CLK_MONO 2
+
 enum {
 	TOE_STEER_REDIRECTED = 0, /* matched a feed, handed to the socket of its queue */
 	TOE_STEER_NO_SOCKET = 1,  /* matched a feed, no socket on its queue: passed */
 	TOE_STEER_PASSED = 2,     /* not a feed frame: passed to the host stack */
-	TOE_STEER_NSTATS = 3,
+	TOE_STEER_NO_META = 3,    /* redirected without a timestamp (no room for metadata) */
+	TOE_STEER_NSTATS = 4,
 };
 
 #endif
