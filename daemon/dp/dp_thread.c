@@ -315,6 +315,7 @@ struct dp_run {
 	int paced;
 	uint64_t plays;
 	int ended;
+	uint64_t note_seq;      /* the source's notices logged so far (src_note) */
 	/* the card */
 	union toe_record cbatch[DP_CARD_BATCH];
 	uint64_t last_card;     /* CLOCK_MONOTONIC of the last counter read */
@@ -650,6 +651,24 @@ static void frame_in(struct dp_run *r, const struct src_frame *f)
 	dp_trace_add(&r->trace, DP_TRACE_VISIBLE, f->ts_ns, visible, n);
 }
 
+/* The source's notices to the log, each once (a pcap play cut short by a
+ * truncated file: libpcap's reason). With endless loops the same file says
+ * the same each play: the first is logged, the rest only counted. */
+static void source_notes(struct dp_run *r)
+{
+	uint64_t seq;
+	const char *note = src_note(r->dp->src, &seq);
+	if (seq == r->note_seq)
+		return;
+	if (r->note_seq == 0)
+		log_warn("data plane: %s%s", note,
+			 seq > 1 ? " (and earlier notices, counted in toectl stats)" : "");
+	else if (r->note_seq < 8)
+		log_warn("data plane: %s (notice %llu; from the 8th on only counted in toectl stats)", note,
+			 (unsigned long long)seq);
+	r->note_seq = seq;
+}
+
 /* Software backend: frames from the source through rx_pipe. */
 static void sw_loop(struct dp_run *r)
 {
@@ -679,6 +698,8 @@ static void sw_loop(struct dp_run *r)
 		}
 		if (n == 0)
 			n = src_rx_burst(dp->src, f, pcap ? 1 : DP_BURST);
+		if (pcap)
+			source_notes(r);
 		if (n > 0) {
 			r->bursts++;
 			if (pcap) {

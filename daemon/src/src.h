@@ -131,7 +131,8 @@ struct src_frame {
 	X(xdp_no_socket, "XDP: frames matching a feed passed on, no socket on their queue")    \
 	X(xdp_passed, "XDP: frames passed to the host stack (not a feed)")                     \
 	X(xsk_multibuf, "AF_XDP: frames that arrived in several UMEM frames (copied)")         \
-	X(pcap_loops, "pcap: loops completed")                                                  \
+	X(pcap_loops, "pcap: loops completed (a play cut short included)")                      \
+	X(pcap_cut, "pcap: plays ended early by a truncated or corrupt file (reason: src_note)")   \
 	X(pcap_converted, "pcap: frames given an Ethernet header (SLL/raw captures)")
 
 struct src_stats {
@@ -167,6 +168,11 @@ void src_stats(struct src *s, struct src_stats *st);
 /* Replace the steering rules (AF_XDP; a no-op for the others). 0, or -1
  * with a message in err and the old rules left in force as far as possible. */
 int src_set_feeds(struct src *s, const struct src_feed *feeds, uint32_t n, char *err, size_t errlen);
+
+/* The source's latest notice for the log (e.g. libpcap's reason for ending a
+ * play early), "" when there is none; *seq (may be NULL) counts notices
+ * since src_open, so a caller logs each once by remembering the last seq. */
+const char *src_note(const struct src *s, uint64_t *seq);
 
 /* One line for logs: "af_xdp eth1 queue 0 native copy multi-buffer", ... */
 const char *src_describe(const struct src *s);
