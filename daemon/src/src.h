@@ -107,11 +107,19 @@ struct src_cfg {
 					 * gap), so time keeps going forward as one continuous recording */
 };
 
+/* src_frame.csum: what the source knows of the frame's TCP/UDP checksum
+ * (the values of NET_CSUM_*, kernels/net/net_rx.h). Only AF_PACKET knows
+ * (tp_status); AF_XDP in copy mode and pcap files say nothing. */
+#define SRC_CSUM_UNKNOWN 0u
+#define SRC_CSUM_VALID 1u     /* TP_STATUS_CSUM_VALID: the NIC or kernel verified it */
+#define SRC_CSUM_NOT_READY 2u /* TP_STATUS_CSUMNOTREADY: left to transmit offload, not filled in */
+
 struct src_frame {
 	const uint8_t *data;
 	uint32_t len;        /* bytes at data */
 	uint32_t wire_len;   /* length on the wire (> len when truncated) */
 	uint64_t ts_ns;
+	uint32_t csum;       /* SRC_CSUM_* */
 };
 
 /* Counters, cumulative since src_open. Drops are counted by reason; a

@@ -139,6 +139,11 @@ static int afp_rx_burst(struct src *base, struct src_frame *f, int max)
 		f[n].len = len;
 		f[n].wire_len = wire < len ? len : wire;
 		f[n].ts_ns = (uint64_t)h->tp_sec * 1000000000u + h->tp_nsec;
+		/* a tc-mirrored or looped-back copy of a frame sent with checksum
+		 * offload has only the pseudo-header sum in its checksum field */
+		f[n].csum = (h->tp_status & TP_STATUS_CSUMNOTREADY) ? SRC_CSUM_NOT_READY
+			  : (h->tp_status & TP_STATUS_CSUM_VALID)  ? SRC_CSUM_VALID
+								    : SRC_CSUM_UNKNOWN;
 		n++;
 	next_frame:
 		if (--s->left > 0) {

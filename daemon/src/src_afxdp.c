@@ -240,6 +240,7 @@ static int xdp_rx_burst(struct src *base, struct src_frame *f, int max)
 		f[n].len = take;
 		f[n].wire_len = total;
 		f[n].ts_ns = ts;
+		f[n].csum = SRC_CSUM_UNKNOWN; /* no per-frame word on the checksum */
 		n++;
 		used = last + 1;
 	}

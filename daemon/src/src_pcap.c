@@ -316,6 +316,7 @@ static int pcap_rx_burst(struct src *base, struct src_frame *f, int max)
 		f[n].len = take;
 		f[n].wire_len = wire < take ? take : wire;
 		f[n].ts_ns = ts;
+		f[n].csum = SRC_CSUM_UNKNOWN; /* no per-frame word on the checksum */
 		n++;
 	}
 	return n;
