@@ -188,6 +188,16 @@ const char *src_describe(const struct src *s);
 /* Detaches the XDP program, leaves promiscuous mode, frees everything. NULL is fine. */
 void src_close(struct src *s);
 
+#define SRC_BPF_OBJ_NAME "toe_steer.bpf.o"
+
+/* The XDP program of the AF_XDP source: `given` (--bpf-object, checked for
+ * reading) when set, else the first readable SRC_BPF_OBJ_NAME in exe_dir
+ * (the folder of the running program; NULL skips these), exe_dir/../bpf,
+ * exe_dir/../../bpf (build/bin and build/asan/bin find build/bpf),
+ * exe_dir/../lib/toed, TOED_LIBDIR. 0 with the path in out, or -1 with err
+ * listing every path tried and why each failed, and how to give one. */
+int src_bpf_find(const char *given, const char *exe_dir, char *out, size_t outlen, char *err, size_t errlen);
+
 /* "af_xdp", "af_packet", "pcap" (NULL for an unknown kind) and back (-1 unknown). */
 const char *src_kind_name(int kind);
 int src_kind_parse(const char *name);
