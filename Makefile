@@ -107,7 +107,9 @@ DEPS_OK   := $(BUILD)/.deps-ok
 .SECONDARY:
 .DEFAULT_GOAL := all
 
-all: $(DEPS_OK) $(REL_CORE) $(REL_CLIB) $(if $(CLIB_SRC),$(SO_CLIB)) $(TOOLS) $(BPF_OBJS)
+UNINST_PC := $(BUILD)/lib/pkgconfig/toeclient-uninstalled.pc
+
+all: $(DEPS_OK) $(REL_CORE) $(REL_CLIB) $(if $(CLIB_SRC),$(SO_CLIB) $(SO_CLIB).1 $(UNINST_PC)) $(TOOLS) $(BPF_OBJS)
 
 # --- dependencies (Debian packages) ---------------------------------------
 $(DEPS_OK): mk/deps.sh
@@ -149,6 +151,14 @@ $(SO_CLIB): $(patsubst %.c,$(BUILD)/pic/%.o,$(CLIB_SRC)) client-lib/toeclient.ma
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libtoeclient.so.1 -Wl,--version-script=client-lib/toeclient.map \
 		$(filter %.o,$^) -lpthread -o $@
+# the soname, so programs linked in the build tree run from it (toeclient-uninstalled.pc)
+$(SO_CLIB).1: $(SO_CLIB)
+	ln -sf libtoeclient.so $@
+
+# pkg-config in the build tree: PKG_CONFIG_PATH=$(BUILD)/lib/pkgconfig pkg-config toeclient
+$(UNINST_PC): client-lib/toeclient-uninstalled.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@SRCDIR@|$(CURDIR)|g' -e 's|@LIBDIR@|$(abspath $(BUILD))/lib|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 # only card_xrt.c and the C++ wrapper see the XRT headers (a global -isystem could shadow ours)
 $(BUILD)/obj/daemon/card/card_xrt.o: CFLAGS_REL += $(XRT_CFLAGS)
