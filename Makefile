@@ -23,6 +23,7 @@
 #   daemon/src/bpf/*.bpf.c         XDP/tc programs (clang -target bpf)
 #   tests/unit/tsan_*.c        thread tests, built with ThreadSanitizer
 #   tests/fuzz/fuzz_*.c        libFuzzer targets (clang)
+#   tests/fuzz/gen_*.c         seed-corpus generators (release flags, $(BUILD)/fuzz-gen/)
 #   tests/bench/bench_*.c      benchmarks
 
 BUILD   ?= build
@@ -70,6 +71,7 @@ TOOL_SRC  := $(wildcard tools/*.c)
 FEED_SRC  := $(wildcard tools/feed/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FZGEN_SRC := $(wildcard tests/fuzz/gen_*.c)
 TSAN_SRC  := $(wildcard tests/unit/tsan_*.c)
 ITEST_SRC := $(filter-out %.bpf.c,$(wildcard tests/integration/*.c))
 BPF_SRC   := $(wildcard daemon/src/bpf/*.bpf.c tests/integration/*.bpf.c)
@@ -94,6 +96,7 @@ TOOLS     := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRC)) \
 SAN_TOOLS := $(patsubst $(BUILD)/bin/%,$(BUILD)/asan/bin/%,$(TOOLS))
 UNITS     := $(patsubst tests/unit/%.c,$(BUILD)/test/%,$(UNIT_SRC))
 FUZZERS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FZGENS    := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-gen/%,$(FZGEN_SRC))
 TSANS     := $(patsubst tests/unit/%.c,$(BUILD)/tsan/%,$(TSAN_SRC))
 ITESTS    := $(patsubst tests/integration/%.c,$(BUILD)/itest/%,$(ITEST_SRC))
 BPF_OBJS  := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRC)))
@@ -257,6 +260,11 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(FEED_SR
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		$< $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) $(FUZZ_DSRC) $(LIBS) -o $@
 
+# seed-corpus generators (tests/tools/test_fuzz_corpus.sh checks the committed corpora against them)
+$(BUILD)/fuzz-gen/%: $(BUILD)/obj/tests/fuzz/%.o $(REL_TLIB) $(REL_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(RELFLAGS) $< $(call TEST_LINK,$(BUILD)/lib) -o $@
+
 # helper programs of the integration tests (release flags: they carry traffic)
 $(BUILD)/itest/%: $(BUILD)/obj/tests/integration/%.o $(REL_TLIB) $(REL_LIBS)
 	@mkdir -p $(@D)
@@ -282,7 +290,7 @@ $(BUILD)/tsan/%: tests/unit/%.c $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(FEED_SRC) 
 		$< $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(FEED_SRC) $(TLIB_SRC) $(LIBS) -lpthread -o $@
 
 # --- targets -------------------------------------------------------------
-test-build: all $(UNITS) $(SAN_TOOLS) $(FUZZERS) $(TSANS) $(ITESTS) $(BUILD)/asan/itest/toed_test
+test-build: all $(UNITS) $(SAN_TOOLS) $(FUZZERS) $(FZGENS) $(TSANS) $(ITESTS) $(BUILD)/asan/itest/toed_test
 
 test: test-build
 	@BUILD=$(BUILD) sh tests/run.sh
