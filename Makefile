@@ -23,6 +23,7 @@
 #   daemon/src/bpf/*.bpf.c         XDP/tc programs (clang -target bpf)
 #   tests/unit/tsan_*.c        thread tests, built with ThreadSanitizer
 #   tests/fuzz/fuzz_*.c        libFuzzer targets (clang)
+#   tests/fuzz/gen_*.c         seed-corpus generators (release flags, $(BUILD)/fuzz-gen/)
 #   tests/bench/bench_*.c      benchmarks
 
 BUILD   ?= build
@@ -70,6 +71,7 @@ TOOL_SRC  := $(wildcard tools/*.c)
 FEED_SRC  := $(wildcard tools/feed/*.c)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FZGEN_SRC := $(wildcard tests/fuzz/gen_*.c)
 TSAN_SRC  := $(wildcard tests/unit/tsan_*.c)
 ITEST_SRC := $(filter-out %.bpf.c,$(wildcard tests/integration/*.c))
 BPF_SRC   := $(wildcard daemon/src/bpf/*.bpf.c tests/integration/*.bpf.c)
@@ -94,6 +96,7 @@ TOOLS     := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRC)) \
 SAN_TOOLS := $(patsubst $(BUILD)/bin/%,$(BUILD)/asan/bin/%,$(TOOLS))
 UNITS     := $(patsubst tests/unit/%.c,$(BUILD)/test/%,$(UNIT_SRC))
 FUZZERS   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FZGENS    := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-gen/%,$(FZGEN_SRC))
 TSANS     := $(patsubst tests/unit/%.c,$(BUILD)/tsan/%,$(TSAN_SRC))
 ITESTS    := $(patsubst tests/integration/%.c,$(BUILD)/itest/%,$(ITEST_SRC))
 BPF_OBJS  := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRC)))
@@ -107,7 +110,9 @@ DEPS_OK   := $(BUILD)/.deps-ok
 .SECONDARY:
 .DEFAULT_GOAL := all
 
-all: $(DEPS_OK) $(REL_CORE) $(REL_CLIB) $(if $(CLIB_SRC),$(SO_CLIB)) $(TOOLS) $(BPF_OBJS)
+UNINST_PC := $(BUILD)/lib/pkgconfig/toeclient-uninstalled.pc
+
+all: $(DEPS_OK) $(REL_CORE) $(REL_CLIB) $(if $(CLIB_SRC),$(SO_CLIB) $(SO_CLIB).1 $(UNINST_PC)) $(TOOLS) $(BPF_OBJS)
 
 # --- dependencies (Debian packages) ---------------------------------------
 $(DEPS_OK): mk/deps.sh
@@ -149,6 +154,14 @@ $(SO_CLIB): $(patsubst %.c,$(BUILD)/pic/%.o,$(CLIB_SRC)) client-lib/toeclient.ma
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,libtoeclient.so.1 -Wl,--version-script=client-lib/toeclient.map \
 		$(filter %.o,$^) -lpthread -o $@
+# the soname, so programs linked in the build tree run from it (toeclient-uninstalled.pc)
+$(SO_CLIB).1: $(SO_CLIB)
+	ln -sf libtoeclient.so $@
+
+# pkg-config in the build tree: PKG_CONFIG_PATH=$(BUILD)/lib/pkgconfig pkg-config toeclient
+$(UNINST_PC): client-lib/toeclient-uninstalled.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@SRCDIR@|$(CURDIR)|g' -e 's|@LIBDIR@|$(abspath $(BUILD))/lib|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 # only card_xrt.c and the C++ wrapper see the XRT headers (a global -isystem could shadow ours)
 $(BUILD)/obj/daemon/card/card_xrt.o: CFLAGS_REL += $(XRT_CFLAGS)
@@ -247,6 +260,11 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(FEED_SR
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		$< $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) $(FUZZ_DSRC) $(LIBS) -o $@
 
+# seed-corpus generators (tests/tools/test_fuzz_corpus.sh checks the committed corpora against them)
+$(BUILD)/fuzz-gen/%: $(BUILD)/obj/tests/fuzz/%.o $(REL_TLIB) $(REL_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(RELFLAGS) $< $(call TEST_LINK,$(BUILD)/lib) -o $@
+
 # helper programs of the integration tests (release flags: they carry traffic)
 $(BUILD)/itest/%: $(BUILD)/obj/tests/integration/%.o $(REL_TLIB) $(REL_LIBS)
 	@mkdir -p $(@D)
@@ -272,7 +290,7 @@ $(BUILD)/tsan/%: tests/unit/%.c $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(FEED_SRC) 
 		$< $(CORE_SRC) $(CLIB_SRC) $(DLIB_SRC) $(FEED_SRC) $(TLIB_SRC) $(LIBS) -lpthread -o $@
 
 # --- targets -------------------------------------------------------------
-test-build: all $(UNITS) $(SAN_TOOLS) $(FUZZERS) $(TSANS) $(ITESTS) $(BUILD)/asan/itest/toed_test
+test-build: all $(UNITS) $(SAN_TOOLS) $(FUZZERS) $(FZGENS) $(TSANS) $(ITESTS) $(BUILD)/asan/itest/toed_test
 
 test: test-build
 	@BUILD=$(BUILD) sh tests/run.sh

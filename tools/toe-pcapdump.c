@@ -1,8 +1,8 @@
 /* toe-pcapdump - decode a capture from the mirror port through the receive pipeline.
  *
  *   toe-pcapdump --templates FILE.xml [--feed IP:PORT ...] [--flow SRC:SPORT-DST:DPORT ...]
- *                [--udp PORT[:step|:raw] ...] [--no-checksum] [--window BYTES] [--conns N]
- *                [--gap-timeout MS] FILE.pcap
+ *                [--udp PORT[:step|:raw] ...] [--verify-checksums|--no-verify-checksums]
+ *                [--window BYTES] [--conns N] [--gap-timeout MS] FILE.pcap
  *
  * Runs every frame of a pcap file (libpcap offline; Ethernet or Linux cooked
  * captures) through kernels/rx/rx_pipe (net_rx, the mirror TOE, the UDP
@@ -18,6 +18,12 @@
  * (per-connection ones as they were before that last poll: slots it frees
  * lose their counters; a slot reused during the capture shows its last
  * connection).
+ * TCP/UDP checksums are not verified unless --verify-checksums says so, as
+ * Wireshark does by default: a capture taken on the sending host, or of a
+ * veth or tc mirror, holds frames whose checksums were left to transmit
+ * offload (not filled in), and verifying them would drop every segment.
+ * When verification is on and segments fail it, a warning on stderr says how
+ * many and what to do. (The IPv4 header checksum is always verified.)
  * Exit status: 0 done (gaps and decode errors included), 1 a file could not
  * be read, 2 usage.
  */
@@ -40,13 +46,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " --templates FILE.xml [--feed IP:PORT ...] [--flow SRC:SPORT-DST:DPORT ...]\n"
-		"                    [--udp PORT[:step|:raw] ...] [--no-checksum] [--window BYTES] [--conns N]\n"
-		"                    [--gap-timeout MS] FILE.pcap\n"
+		"                    [--udp PORT[:step|:raw] ...] [--verify-checksums|--no-verify-checksums]\n"
+		"                    [--window BYTES] [--conns N] [--gap-timeout MS] FILE.pcap\n"
 		"  --templates FILE   FAST template file (XML) read at start-up\n"
 		"  --feed IP:PORT     follow TCP connections from this exchange endpoint (IP or port may be 0: any)\n"
 		"  --flow S:SP-D:DP   follow the TCP connection exchange S:SP -> vendor D:DP\n"
 		"  --udp PORT         decode UDP datagrams to PORT (:step STEP messages, default; :raw raw FAST)\n"
-		"  --no-checksum      do not verify TCP/UDP checksums (captures of checksum-offloading hosts)\n"
+		"  --verify-checksums drop TCP/UDP segments whose checksum is wrong (off by default, as in\n"
+		"                     Wireshark: captures of checksum-offloading hosts have unfilled checksums)\n"
+		"  --no-verify-checksums  do not verify them (the default; --no-checksum is the old name)\n"
 		"  --window BYTES     reassembly window per connection, a power of two (default %u)\n"
 		"  --conns N          concurrent TCP connections, 1..%d (default %d)\n"
 		"  --gap-timeout MS   a hole unfilled this long (capture time) is a gap (default %llu; 0: never)\n"
@@ -195,7 +203,8 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{"templates", required_argument, 0, 't'}, {"feed", required_argument, 0, 'f'},
 		{"flow", required_argument, 0, 'F'},      {"udp", required_argument, 0, 'u'},
-		{"no-checksum", no_argument, 0, 'n'},     {"window", required_argument, 0, 'w'},
+		{"no-checksum", no_argument, 0, 'n'},     {"no-verify-checksums", no_argument, 0, 'n'},
+		{"verify-checksums", no_argument, 0, 'V'}, {"window", required_argument, 0, 'w'},
 		{"conns", required_argument, 0, 'c'},     {"gap-timeout", required_argument, 0, 'g'},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
@@ -205,7 +214,8 @@ int main(int argc, char **argv)
 	int c;
 
 	rx_cfg_default(&cfg);
-	while ((c = getopt_long(argc, argv, "t:f:F:u:nw:c:g:h", lopts, NULL)) != -1) {
+	cfg.net.flags &= ~(NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM); /* Wireshark's default: see the top */
+	while ((c = getopt_long(argc, argv, "t:f:F:u:nVw:c:g:h", lopts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
 		case 't': templates = optarg; break;
@@ -267,6 +277,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'n': cfg.net.flags &= ~(NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM); break;
+		case 'V': cfg.net.flags |= NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM; break;
 		case 'w':
 			if (parse_u64(optarg, MTOE_MIN_WINDOW, MTOE_MAX_WINDOW, &v) || (v & (v - 1)))
 				bad = "--window needs a power of two in 64..1048576";
@@ -386,6 +397,14 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, PROG ": %" PRIu64 " frames, %" PRIu64 " records, %" PRIu64 " gaps\n", frames,
 		p->st.records, p->st.gaps);
+	uint64_t bad = p->net.tcp.drop_tcp_csum + p->net.udp.drop_udp_csum;
+	uint64_t l4 = p->net.tcp.in_segments + p->net.udp.in_datagrams;
+	if (bad)
+		fprintf(stderr,
+			PROG ": warning: %" PRIu64 " of %" PRIu64 " TCP/UDP segments failed checksum verification and "
+			"were dropped%s; a capture taken on the sending host or of a veth/tc mirror has checksums left "
+			"to transmit offload (not filled in): decode it with --no-verify-checksums\n",
+			bad, l4, bad == l4 ? " (all of them)" : "");
 	print_counters(p, fs);
 	pcap_close(pc);
 	free(p);

@@ -27,7 +27,7 @@ extern const char *const conf_sec_name[S_COUNT];
 /* Value types: index of conf_types[] (conf_types.c). */
 enum kind {
 	T_ENUM, T_BOOL, T_UINT, T_CPU, T_BDF, T_IFNAME, T_NAME, T_GROUP, T_PATH_IN, T_PATH_OUT, T_SOCKPATH,
-	T_IPV4, T_NETMASK, T_MAC, T_ENDPOINT, T_PACE, T_LOOP, T_HUGEPAGES, T_PORTLIST, T_MODE,
+	T_IPV4, T_NETMASK, T_MAC, T_ENDPOINT, T_PACE, T_LOOP, T_HUGEPAGES, T_PORTLIST, T_MODE, T_AUTOBOOL,
 	T_COUNT
 };
 

@@ -80,7 +80,7 @@ const struct key conf_keys[] = {
 	{ S_PORT, T_ENUM, TOED_K_PORT_ROLE, 0, "role", PF(role), .names = e_role, .def = "mirror" },
 	{ S_PORT, T_UINT, TOED_K_PORT_VLAN, 0, "vlan", PF(vlan), 0, 4094, .above = "above 4094 (4095 is reserved)",
 	  .def = "0" },
-	{ S_PORT, T_BOOL, TOED_K_PORT_VERIFY_CHECKSUMS, 0, "verify_checksums", PF(verify_checksums), .def = "yes" },
+	{ S_PORT, T_AUTOBOOL, TOED_K_PORT_VERIFY_CHECKSUMS, 0, "verify_checksums", PF(verify_checksums), .def = "auto" },
 
 	{ S_FEED, T_ENDPOINT, TOED_K_FEED_EXCHANGE, 0, "exchange", FF(exchange), .def = "" },
 	{ S_FEED, T_ENDPOINT, TOED_K_FEED_VENDOR, 0, "vendor", FF(vendor), .def = "" },

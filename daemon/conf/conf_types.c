@@ -238,6 +238,25 @@ FORMAT(bool)
 	snprintf(buf, len, "%s", CU32(base, k) ? "yes" : "no");
 }
 
+/* autobool: auto, or a bool word (TOED_AUTO / 1 / 0): the program decides unless told */
+PARSE(autobool)
+{
+	if (streq_ci(v, "auto")) {
+		*(uint32_t *)FIELD(base, k) = TOED_AUTO;
+		return 0;
+	}
+	if (parse_bool(x, k, c, base, v, why, wl) == 0)
+		return 0;
+	snprintf(why, wl, "must be auto, yes or no");
+	return -1;
+}
+FORMAT(autobool)
+{
+	UNUSED(c);
+	uint32_t v = CU32(base, k);
+	snprintf(buf, len, "%s", v == TOED_AUTO ? "auto" : v ? "yes" : "no");
+}
+
 /* uint: k->min..k->max, with F_SUFFIX K/M/G, with F_POW2 a power of two */
 PARSE(uint)
 {
@@ -844,6 +863,7 @@ const struct conf_type conf_types[T_COUNT] = {
 	[T_HUGEPAGES] = { "hugepages", parse_hugepages, fmt_hugepages },
 	[T_PORTLIST] = { "port list", parse_portlist, fmt_portlist },
 	[T_MODE] = { "mode", parse_mode, fmt_mode },
+	[T_AUTOBOOL] = { "auto/yes/no", parse_autobool, fmt_autobool },
 };
 
 int conf_parse_value(struct ctx *x, const struct key *k, struct toed_config *c, void *base, const char *v, char *why,

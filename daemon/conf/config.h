@@ -94,6 +94,8 @@ enum toed_backend { TOED_BACKEND_SW = 0, TOED_BACKEND_XRT = 1 };
 enum toed_source_type { TOED_SRC_AF_XDP = 0, TOED_SRC_AF_PACKET = 1, TOED_SRC_PCAP = 2 };
 enum toed_xdp_mode { TOED_XDP_NATIVE = 0, TOED_XDP_SKB = 1 };
 enum toed_pace { TOED_PACE_RECORDED = 0, TOED_PACE_FAST = 1, TOED_PACE_FACTOR = 2 };
+#define TOED_AUTO 2u /* an auto/yes/no key left to the program (yes = 1, no = 0) */
+
 enum toed_role { TOED_ROLE_MIRROR = 0, TOED_ROLE_TCP = 1, TOED_ROLE_UDP = 2 };
 enum toed_proto { TOED_PROTO_TCP = 0, TOED_PROTO_UDP = 1 };
 /* Same values as enum fast_framing (fast/fast_stream.h). */
@@ -117,7 +119,8 @@ struct toed_port {
 	uint8_t pad[2];
 	uint32_t role;        /* enum toed_role */
 	uint32_t vlan;        /* 0: untagged */
-	uint32_t verify_checksums; /* 0/1: NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM */
+	uint32_t verify_checksums; /* TOED_AUTO (by source, dp_setup_net), 1 always, 0 never:
+				    * TCP/UDP checksums (NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM) */
 };
 
 struct toed_feed {

@@ -14,8 +14,9 @@ static void usage(FILE *f, const struct toed_args_extra *x)
 		"                        (exit 0 valid, 78 invalid)\n"
 		"  -f, --foreground      do not detach (implied under systemd)\n"
 		"  -u, --user USER       run as USER once set up (capabilities it needs are kept)\n"
-		"      --bpf-object PATH the XDP program for source type af_xdp (default: %s/toe_steer.bpf.o,\n"
-		"                        then next to the binary; also $TOED_BPF_OBJECT)\n"
+		"      --bpf-object PATH the XDP program for source type af_xdp (also $TOED_BPF_OBJECT; default:\n"
+		"                        the first toe_steer.bpf.o in the binary's folder, ../bpf, ../../bpf,\n"
+		"                        ../lib/toed, then %s)\n"
 		"  -V, --version         print the version\n"
 		"%s"
 		"Signals: SIGHUP reloads the configuration, SIGTERM/SIGINT stop.\n",

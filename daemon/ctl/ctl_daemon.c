@@ -29,7 +29,6 @@
 #include "ctl/ctl_priv.h"
 #include "ctl/ctl_reload.h"
 
-#define BPF_OBJ_NAME "toe_steer.bpf.o"
 
 static uint64_t clock_ns(clockid_t c)
 {
@@ -38,39 +37,19 @@ static uint64_t clock_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int readable(const char *p)
+/* The XDP program: --bpf-object, else next to the binary (build tree), else installed (src_bpf_find). */
+static int find_bpf(struct toed *t, char *err, size_t errlen)
 {
-	return access(p, R_OK) == 0;
-}
-
-/* The XDP program: --bpf-object, the installed copy, or next to the binary (build tree, prefix). */
-static void find_bpf(struct toed *t)
-{
-	char exe[PATH_MAX], cand[PATH_MAX + 64];
-	if (t->opt.bpf_obj && *t->opt.bpf_obj) {
-		snprintf(t->bpf_path, sizeof t->bpf_path, "%s", t->opt.bpf_obj);
-		return;
-	}
-	snprintf(t->bpf_path, sizeof t->bpf_path, "%s/%s", TOED_LIBDIR, BPF_OBJ_NAME);
-	if (readable(t->bpf_path))
-		return;
+	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return;
-	exe[n] = 0;
-	char *slash = strrchr(exe, '/');
-	if (!slash)
-		return;
-	*slash = 0;
-	static const char *const rel[] = {"../bpf", "../lib/toed", "."};
-	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-		snprintf(cand, sizeof cand, "%s/%s/%s", exe, rel[i], BPF_OBJ_NAME);
-		size_t len = strlen(cand);
-		if (readable(cand) && len < sizeof t->bpf_path) {
-			memcpy(t->bpf_path, cand, len + 1);
-			return;
-		}
+	char *slash = NULL;
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
 	}
+	return src_bpf_find(t->opt.bpf_obj, slash ? exe : NULL, t->bpf_path, sizeof t->bpf_path, err, errlen);
 }
 
 /* Fork into the background; the parent exits 0 once the child says it is ready,
@@ -408,7 +387,10 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 		log_info("card: %s", t->dp.src_desc);
 	} else {
 		if (t->cfg->source.type == TOED_SRC_AF_XDP) {
-			find_bpf(t);
+			if (find_bpf(t, err, sizeof err) < 0) {
+				log_err("source: %s", err);
+				goto out;
+			}
 			log_info("XDP program: %s", t->bpf_path);
 		}
 		if (toed_dp_open(&t->dp, t->cfg, t->bpf_path, seams, err, sizeof err) < 0) {

@@ -38,7 +38,20 @@ void dp_setup_net(const struct toed_config *c, uint32_t port, struct net_cfg *n)
 	if (port >= TOED_MAX_PORTS || !c->port[port].enabled)
 		return;
 	const struct toed_port *p = &c->port[port];
-	if (!p->verify_checksums)
+	/* verify_checksums = auto: the card and AF_XDP see frames as the wire carried them (a switch
+	 * mirror carries valid checksums) and have no per-frame word: verify. AF_PACKET says per frame
+	 * whether the kernel verified the checksum or left it to transmit offload: trust that, verify
+	 * the rest. A pcap file is mostly a capture of some host's traffic, outgoing frames with
+	 * unfilled checksums included, and was received once already: do not verify, as Wireshark
+	 * does not (the STEP checksum and the decoder still catch damaged bytes). */
+	uint32_t v = p->verify_checksums;
+	if (v == TOED_AUTO && c->device.backend == TOED_BACKEND_SW) {
+		if (c->source.type == TOED_SRC_PCAP)
+			v = 0;
+		else if (c->source.type == TOED_SRC_AF_PACKET)
+			n->flags |= NET_CFG_CSUM_HINTS;
+	}
+	if (!v)
 		n->flags &= ~(NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM);
 	if (p->role != TOED_ROLE_MIRROR)
 		n->flags |= NET_CFG_FILTER_DST;

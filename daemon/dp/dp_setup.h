@@ -28,7 +28,7 @@ uint32_t dp_setup_mtoe(const struct toed_config *c, uint32_t port, struct mtoe_c
 		       uint16_t flow_feed[TOED_MAX_FEEDS]);
 
 /* The network configuration of port `port`: its address and MAC (when set), checksum
- * verification per verify_checksums, destination filtering on tcp and udp ports
+ * verification per verify_checksums (auto: by source, see dp_setup.c), destination filtering on tcp and udp ports
  * (a mirror port sees other hosts' traffic). */
 void dp_setup_net(const struct toed_config *c, uint32_t port, struct net_cfg *n);
 

@@ -19,6 +19,7 @@
 #define DP_WAIT_MS 10               /* longest sleep: bounds heartbeat and pub_tick delays */
 #define DP_SNAP_NS 100000000ull     /* counters published every 100 ms */
 #define DP_POLL_NS 1000000ull       /* mirror TOE timers every 1 ms of (source) time; the card's clock */
+#define DP_CSUM_STREAK 64           /* this many TCP/UDP segments in a row failing their checksum: warn */
 #define DP_CARD_BATCH 256           /* records per toe_xrt_poll: each call costs a register read and write */
 #define DP_CARD_POLLS 16            /* polls per turn at most: the heartbeat and pub_tick run in between */
 #define DP_CARD_IDLE_NS 50000ull    /* busy_poll = no: sleep between empty polls of the card, */
@@ -317,6 +318,9 @@ struct dp_run {
 	int paced;
 	uint64_t plays;
 	int ended;
+	uint64_t note_seq;      /* the source's notices logged so far (src_note) */
+	uint32_t csum_streak;   /* TCP/UDP segments in a row that failed their checksum */
+	int csum_warned;
 	/* the card */
 	union toe_record cbatch[DP_CARD_BATCH];
 	uint64_t last_card;     /* CLOCK_MONOTONIC of the last counter read */
@@ -626,15 +630,46 @@ static void end_replay(struct dp_run *r)
 	set_state(dp, TOED_DP_ENDED);
 }
 
+_Static_assert(SRC_CSUM_UNKNOWN == NET_CSUM_UNKNOWN && SRC_CSUM_VALID == NET_CSUM_VALID &&
+		       SRC_CSUM_NOT_READY == NET_CSUM_NOT_READY, "the source's checksum word is net_rx's");
+
+/* A checksum failure of every segment is what a sender's transmit checksum
+ * offload looks like on a mirror of a veth or of the sending host: the
+ * pipeline is live and delivers nothing. Say so once, with the way out,
+ * instead of leaving it to a counter. A corrupt link fails some segments,
+ * never DP_CSUM_STREAK in a row with none passing. */
+static void csum_watch(struct dp_run *r, uint64_t l4_before, uint64_t bad_before)
+{
+	const struct net_stats *ns = &r->dp->pipe->net;
+	if (ns->tcp.in_segments + ns->udp.in_datagrams == l4_before)
+		return; /* not TCP/UDP */
+	if (ns->tcp.drop_tcp_csum + ns->udp.drop_udp_csum == bad_before) {
+		r->csum_streak = 0;
+		return;
+	}
+	if (++r->csum_streak < DP_CSUM_STREAK || r->csum_warned)
+		return;
+	r->csum_warned = 1;
+	log_warn("data plane: the last %u TCP/UDP segments all failed checksum verification and were dropped "
+		 "(toectl stats: net tcp.drop_tcp_csum, udp.drop_udp_csum); nothing is decoded. The likely cause is "
+		 "transmit checksum offload: a mirror of a veth or of the sending host carries checksums that were "
+		 "never filled in. Set verify_checksums = auto (AF_PACKET: trust the kernel's per-frame status) or "
+		 "no in the port's section ([port] / [port.0]) of the configuration, or turn the sender's offload "
+		 "off (ethtool -K IF tx off)", (unsigned)DP_CSUM_STREAK);
+}
+
 static void frame_in(struct dp_run *r, const struct src_frame *f)
 {
 	struct toed_dp *dp = r->dp;
+	const struct net_stats *ns = &dp->pipe->net;
+	uint64_t l4 = ns->tcp.in_segments + ns->udp.in_datagrams, bad = ns->tcp.drop_tcp_csum + ns->udp.drop_udp_csum;
 	r->frames++;
 	r->clock = f->clock;
 	if (toed_record_dp_active(dp->rec))
 		toed_record_dp_frame(dp->rec, f->data, f->len, f->wire_len, f->ts_ns);
 	uint64_t before = r->published + r->nbatch;
-	rx_frame(dp->pipe, f->data, f->len, f->ts_ns);
+	rx_frame_csum(dp->pipe, f->data, f->len, f->ts_ns, f->csum);
+	csum_watch(r, l4, bad);
 	drain(r);
 	if (f->ts_ns - r->last_poll_ts >= DP_POLL_NS || f->ts_ns < r->last_poll_ts) {
 		r->last_poll_ts = f->ts_ns;
@@ -655,6 +690,24 @@ static void frame_in(struct dp_run *r, const struct src_frame *f)
 	uint64_t visible = real_ns();
 	dp_trace_add(&r->trace, DP_TRACE_DECODED, f->ts_ns, decoded, n);
 	dp_trace_add(&r->trace, DP_TRACE_VISIBLE, f->ts_ns, visible, n);
+}
+
+/* The source's notices to the log, each once (a pcap play cut short by a
+ * truncated file: libpcap's reason). With endless loops the same file says
+ * the same each play: the first is logged, the rest only counted. */
+static void source_notes(struct dp_run *r)
+{
+	uint64_t seq;
+	const char *note = src_note(r->dp->src, &seq);
+	if (seq == r->note_seq)
+		return;
+	if (r->note_seq == 0)
+		log_warn("data plane: %s%s", note,
+			 seq > 1 ? " (and earlier notices, counted in toectl stats)" : "");
+	else if (r->note_seq < 8)
+		log_warn("data plane: %s (notice %llu; from the 8th on only counted in toectl stats)", note,
+			 (unsigned long long)seq);
+	r->note_seq = seq;
 }
 
 /* Software backend: frames from the source through rx_pipe. */
@@ -686,6 +739,8 @@ static void sw_loop(struct dp_run *r)
 		}
 		if (n == 0)
 			n = src_rx_burst(dp->src, f, pcap ? 1 : DP_BURST);
+		if (pcap)
+			source_notes(r);
 		if (n > 0) {
 			r->bursts++;
 			if (pcap) {

@@ -18,6 +18,22 @@ int src_err(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+void src_note_set(struct src *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->note, sizeof s->note, fmt, ap);
+	va_end(ap);
+	s->note_seq++;
+}
+
+const char *src_note(const struct src *s, uint64_t *seq)
+{
+	if (seq)
+		*seq = s->note_seq;
+	return s->note;
+}
+
 int src_poll_fd(int fd, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };

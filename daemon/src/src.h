@@ -10,7 +10,7 @@
  *       if (n == SRC_EOF) break;                  // pcap only, after the last loop
  *       if (n < 0) { ...errno... }
  *       if (n == 0) { src_wait(s, 100); continue; }   // or busy-poll: just loop
- *       for (i = 0; i < n; i++) rx_frame(pipe, f[i].data, f[i].len, f[i].ts_ns); ...drain...
+ *       for (i = 0; i < n; i++) rx_frame_csum(pipe, f[i].data, f[i].len, f[i].ts_ns, f[i].csum); ...drain...
  *       src_rx_release(s);                        // f[] may be overwritten from now on
  *   }
  *   src_close(s);
@@ -147,12 +147,20 @@ struct src_cfg {
 					 * gap), so time keeps going forward as one continuous recording */
 };
 
+/* src_frame.csum: what the source knows of the frame's TCP/UDP checksum
+ * (the values of NET_CSUM_*, kernels/net/net_rx.h). Only AF_PACKET knows
+ * (tp_status); AF_XDP in copy mode and pcap files say nothing. */
+#define SRC_CSUM_UNKNOWN 0u
+#define SRC_CSUM_VALID 1u     /* TP_STATUS_CSUM_VALID: the NIC or kernel verified it */
+#define SRC_CSUM_NOT_READY 2u /* TP_STATUS_CSUMNOTREADY: left to transmit offload, not filled in */
+
 struct src_frame {
 	const uint8_t *data;
 	uint32_t len;        /* bytes at data */
 	uint32_t wire_len;   /* length on the wire (> len when truncated) */
 	uint32_t clock;      /* enum toe_rx_clock: which clock took ts_ns */
 	uint64_t ts_ns;      /* CLOCK_REALTIME ns at arrival (see the top of this file) */
+	uint32_t csum;       /* SRC_CSUM_* */
 };
 
 /* Counters, cumulative since src_open. Drops are counted by reason; a
@@ -172,11 +180,12 @@ struct src_frame {
 	X(xdp_no_socket, "XDP: frames matching a feed passed on, no socket on their queue")    \
 	X(xdp_passed, "XDP: frames passed to the host stack (not a feed)")                     \
 	X(xsk_multibuf, "AF_XDP: frames that arrived in several UMEM frames (copied)")         \
-	X(pcap_loops, "pcap: loops completed")                                                  \
+	X(pcap_loops, "pcap: loops completed (a play cut short included)")                      \
 	X(ts_nic, "frames stamped by the NIC (hardware timestamp)")                             \
 	X(ts_kernel, "frames stamped by the kernel (XDP program or socket), no NIC stamp")      \
 	X(ts_poll, "frames with no arrival stamp, stamped at the poll")                         \
 	X(xsk_bind_wait_ms, "AF_XDP: ms the bind waited for the kernel to release the queue")  \
+	X(pcap_cut, "pcap: plays ended early by a truncated or corrupt file (reason: src_note)")   \
 	X(pcap_converted, "pcap: frames given an Ethernet header (SLL/raw captures)")
 
 struct src_stats {
@@ -213,11 +222,26 @@ void src_stats(struct src *s, struct src_stats *st);
  * with a message in err and the old rules left in force as far as possible. */
 int src_set_feeds(struct src *s, const struct src_feed *feeds, uint32_t n, char *err, size_t errlen);
 
+/* The source's latest notice for the log (e.g. libpcap's reason for ending a
+ * play early), "" when there is none; *seq (may be NULL) counts notices
+ * since src_open, so a caller logs each once by remembering the last seq. */
+const char *src_note(const struct src *s, uint64_t *seq);
+
 /* One line for logs: "af_xdp eth1 queue 0 native copy multi-buffer", ... */
 const char *src_describe(const struct src *s);
 
 /* Detaches the XDP program, leaves promiscuous mode, frees everything. NULL is fine. */
 void src_close(struct src *s);
+
+#define SRC_BPF_OBJ_NAME "toe_steer.bpf.o"
+
+/* The XDP program of the AF_XDP source: `given` (--bpf-object, checked for
+ * reading) when set, else the first readable SRC_BPF_OBJ_NAME in exe_dir
+ * (the folder of the running program; NULL skips these), exe_dir/../bpf,
+ * exe_dir/../../bpf (build/bin and build/asan/bin find build/bpf),
+ * exe_dir/../lib/toed, TOED_LIBDIR. 0 with the path in out, or -1 with err
+ * listing every path tried and why each failed, and how to give one. */
+int src_bpf_find(const char *given, const char *exe_dir, char *out, size_t outlen, char *err, size_t errlen);
 
 /* "af_xdp", "af_packet", "pcap" (NULL for an unknown kind) and back (-1 unknown). */
 const char *src_kind_name(int kind);

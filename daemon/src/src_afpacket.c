@@ -158,6 +158,11 @@ static int afp_rx_burst(struct src *base, struct src_frame *f, int max)
 			f[n].clock = TOE_CLK_KERNEL; /* the software stamp, or the ring write's time */
 			s->st.ts_kernel++;
 		}
+		/* a tc-mirrored or looped-back copy of a frame sent with checksum
+		 * offload has only the pseudo-header sum in its checksum field */
+		f[n].csum = (h->tp_status & TP_STATUS_CSUMNOTREADY) ? SRC_CSUM_NOT_READY
+			  : (h->tp_status & TP_STATUS_CSUM_VALID)  ? SRC_CSUM_VALID
+								    : SRC_CSUM_UNKNOWN;
 		n++;
 	next_frame:
 		if (--s->left > 0) {

@@ -25,6 +25,8 @@ struct src {
 	int kind;
 	int unreleased;      /* a burst returned frames and src_rx_release() has not run yet */
 	char desc[400];
+	char note[512];      /* src_note: the latest notice */
+	uint64_t note_seq;   /* notices so far */
 };
 
 int src_afpacket_open(struct src **out, const struct src_cfg *cfg, char *err, size_t errlen);
@@ -33,6 +35,9 @@ int src_pcap_open(struct src **out, const struct src_cfg *cfg, char *err, size_t
 
 /* snprintf into err (if any); always returns -1 for `return src_err(...)`. */
 int src_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Set the source's notice (src_note) and count it. */
+void src_note_set(struct src *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* poll(fd, POLLIN) for src_wait: 1 readable, 0 timeout or EINTR, -1 error. */
 int src_poll_fd(int fd, int timeout_ms);

@@ -8,6 +8,13 @@
  * made until it is delivered). Linux cooked (SLL, SLL2) and raw IPv4
  * captures get a synthetic Ethernet header, so the pipeline always sees
  * Ethernet.
+ *
+ * A file that is cut short (a copy still being written, a full disk) or
+ * corrupt (a record length beyond any snap length) ends the play where it
+ * goes bad, exactly like the end of the file: what was read before is
+ * delivered, libpcap's reason goes into the source's note and pcap_cut
+ * counts it. Reading garbage on would only feed the pipeline noise, and
+ * failing the source would take down a daemon that clients still use.
  */
 #include "src/src_impl.h"
 
@@ -48,6 +55,7 @@ struct src_pcap {
 	uint64_t first_ts;       /* first frame of the file (recorded time) */
 	uint64_t last_ts;        /* latest frame of the current play (recorded time) */
 	uint64_t count;          /* frames of the first play */
+	uint64_t play_frames;    /* frames read in the current play */
 	uint64_t loop_shift;     /* added to recorded times in the current play */
 	int started;
 	struct timespec start;   /* CLOCK_MONOTONIC at the first burst */
@@ -173,7 +181,7 @@ static void due_time(const struct src_pcap *s, uint64_t ts, struct timespec *due
 	ts_add_ns(due, &s->start, off > 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)off);
 }
 
-/* Start the next play after the end of the file; 1 started, 0 no more plays, -1 error. */
+/* Start the next play after the end of the file; 1 started, 0 no more plays (or the file cannot be reopened). */
 static int next_loop(struct src_pcap *s)
 {
 	uint64_t span, gap;
@@ -187,27 +195,34 @@ static int next_loop(struct src_pcap *s)
 	gap = s->count > 1 ? span / (s->count - 1) : 0;
 	pcap_close(s->p);
 	s->p = NULL;
-	if (pcap_open_file(s, NULL, 0) < 0) {
-		errno = EIO;
-		return -1;
+	char why[256];
+	if (pcap_open_file(s, why, sizeof why) < 0) {
+		src_note_set(&s->base, "%.300s: cannot reopen it for play %u: the replay ends", why, s->loop + 2);
+		return 0;
 	}
+	s->play_frames = 0;
 	s->loop_shift += span + gap;
 	s->loop++;
 	return 1;
 }
 
-/* Read the next frame into pend_*; 1 ok, 0 end of the replay, -1 error. */
+/* The file went bad (truncated, corrupt, gone): note why and end this play there. */
+static void play_cut(struct src_pcap *s, const char *why)
+{
+	s->st.pcap_cut++;
+	src_note_set(&s->base, "pcap %.200s: play %u ends early after %llu frame%s: %.300s", s->path, s->loop + 1,
+		 (unsigned long long)s->play_frames, s->play_frames == 1 ? "" : "s", why);
+}
+
+/* Read the next frame into pend_*; 1 ok, 0 end of the replay. A read error
+ * ends the play (play_cut), so there is no error return left. */
 static int read_next(struct src_pcap *s)
 {
 	struct pcap_pkthdr *h;
 	const u_char *d;
-	int r, l;
+	int r;
 	if (s->ended)
 		return 0;
-	if (!s->p) { /* reopening for the next loop failed */
-		errno = EIO;
-		return -1;
-	}
 	for (;;) {
 		r = pcap_next_ex(s->p, &h, &d);
 		if (r == 1) {
@@ -221,19 +236,16 @@ static int read_next(struct src_pcap *s)
 			}
 			if (s->loop == 0)
 				s->count++;
+			s->play_frames++;
 			return 1;
 		}
-		if (r == PCAP_ERROR_BREAK) {
-			s->st.pcap_loops++;
-			l = next_loop(s);
-			if (l == 0)
-				s->ended = 1;
-			if (l <= 0)
-				return l;
-			continue;
+		if (r != PCAP_ERROR_BREAK) /* PCAP_ERROR: truncated or corrupt from here on */
+			play_cut(s, pcap_geterr(s->p));
+		s->st.pcap_loops++;
+		if (!next_loop(s)) {
+			s->ended = 1;
+			return 0;
 		}
-		errno = EIO;
-		return -1;
 	}
 }
 
@@ -305,6 +317,7 @@ static int pcap_rx_burst(struct src *base, struct src_frame *f, int max)
 		f[n].wire_len = wire < take ? take : wire;
 		f[n].ts_ns = ts;
 		f[n].clock = TOE_CLK_CAPTURE;
+		f[n].csum = SRC_CSUM_UNKNOWN; /* no per-frame word on the checksum */
 		n++;
 	}
 	return n;

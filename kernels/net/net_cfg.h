@@ -22,6 +22,8 @@
 #define NET_CFG_TCP_CSUM 0x1u    /* verify TCP checksums (off: NIC/capture left them unfilled) */
 #define NET_CFG_UDP_CSUM 0x2u    /* verify non-zero UDP checksums */
 #define NET_CFG_FILTER_DST 0x4u  /* drop IPv4 not addressed to us (broadcast and multicast pass) */
+#define NET_CFG_CSUM_HINTS 0x8u  /* trust the source's per-frame checksum status (net_rx_csum):
+				  * skip the check of a frame marked verified or not yet computed */
 
 struct net_if_addr {
 	uint32_t ip;     /* host byte order */

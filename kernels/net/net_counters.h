@@ -45,6 +45,8 @@
 	X(in_octets)       /* payload bytes of delivered segments */                  \
 	X(in_options)      /* delivered segments with TCP options (skipped) */        \
 	X(csum_unchecked)  /* delivered without a checksum check (flag off) */        \
+	X(csum_not_ready)  /* delivered unchecked: source says left to offload */     \
+	X(csum_source_ok)  /* delivered unchecked: source says already verified */    \
 	X(delivered)       /* segments returned as NET_RX_TCP */                      \
 	X(drop_tcp_hdr)    /* shorter than 20 bytes, data offset < 5 or too long */   \
 	X(drop_tcp_csum)   /* checksum wrong */
@@ -54,6 +56,8 @@
 	X(in_octets)       /* payload bytes of datagrams returned as NET_RX_UDP */    \
 	X(no_csum)         /* checksum field 0 (none sent) */                         \
 	X(csum_unchecked)  /* non-zero checksum not verified (flag off) */            \
+	X(csum_not_ready)  /* not verified: source says left to offload */            \
+	X(csum_source_ok)  /* not verified: source says already verified */           \
 	X(delivered)       /* datagrams handed to a listener by net_udp_input */      \
 	X(drop_udp_hdr)    /* shorter than the 8-byte header */                       \
 	X(drop_udp_len)    /* length field below 8 or beyond the IP payload */        \

@@ -67,8 +67,29 @@ static void pseudo_header(struct net_csum *c, uint32_t saddr, uint32_t daddr, ui
 	net_csum_add32(c, (uint32_t)proto << 16 | len);
 }
 
+/* 1: verify the TCP/UDP checksum of this frame (flag on and the source had no word on it). */
+static int csum_check(const struct net_cfg *cfg, uint32_t flag, uint32_t csum, uint64_t *not_ready, uint64_t *source_ok,
+		      uint64_t *unchecked)
+{
+	if (!(cfg->flags & flag)) {
+		(*unchecked)++;
+		return 0;
+	}
+	if (cfg->flags & NET_CFG_CSUM_HINTS) {
+		if (csum == NET_CSUM_NOT_READY) {
+			(*not_ready)++;
+			return 0;
+		}
+		if (csum == NET_CSUM_VALID) {
+			(*source_ok)++;
+			return 0;
+		}
+	}
+	return 1;
+}
+
 static enum net_rx_verdict rx_tcp(const struct net_cfg *cfg, struct net_stats *st, const uint8_t *l4, uint32_t l4len,
-				  struct net_pkt *pkt)
+				  uint32_t csum, struct net_pkt *pkt)
 {
 	uint32_t doff;
 	struct net_csum c;
@@ -79,14 +100,13 @@ static enum net_rx_verdict rx_tcp(const struct net_cfg *cfg, struct net_stats *s
 	doff = (uint32_t)(l4[12] >> 4) * 4u;
 	if (doff < 20 || doff > l4len)
 		return drop(st, &st->tcp.drop_tcp_hdr, NET_DROP_TCP_HDR);
-	if (cfg->flags & NET_CFG_TCP_CSUM) {
+	if (csum_check(cfg, NET_CFG_TCP_CSUM, csum, &st->tcp.csum_not_ready, &st->tcp.csum_source_ok,
+		       &st->tcp.csum_unchecked)) {
 		net_csum_init(&c);
 		pseudo_header(&c, pkt->saddr, pkt->daddr, NET_PROTO_TCP, l4len);
 		net_csum_add(&c, l4, l4len);
 		if (net_csum_fold(&c) != 0xffff)
 			return drop(st, &st->tcp.drop_tcp_csum, NET_DROP_TCP_CSUM);
-	} else {
-		st->tcp.csum_unchecked++;
 	}
 	pkt->sport = net_get16(l4);
 	pkt->dport = net_get16(l4 + 2);
@@ -104,7 +124,7 @@ static enum net_rx_verdict rx_tcp(const struct net_cfg *cfg, struct net_stats *s
 }
 
 static enum net_rx_verdict rx_udp(const struct net_cfg *cfg, struct net_stats *st, const uint8_t *l4, uint32_t l4len,
-				  struct net_pkt *pkt)
+				  uint32_t csum, struct net_pkt *pkt)
 {
 	uint32_t ulen;
 	struct net_csum c;
@@ -117,14 +137,13 @@ static enum net_rx_verdict rx_udp(const struct net_cfg *cfg, struct net_stats *s
 		return drop(st, &st->udp.drop_udp_len, NET_DROP_UDP_LEN);
 	if (net_get16(l4 + 6) == 0) {
 		st->udp.no_csum++;
-	} else if (cfg->flags & NET_CFG_UDP_CSUM) {
+	} else if (csum_check(cfg, NET_CFG_UDP_CSUM, csum, &st->udp.csum_not_ready, &st->udp.csum_source_ok,
+			      &st->udp.csum_unchecked)) {
 		net_csum_init(&c);
 		pseudo_header(&c, pkt->saddr, pkt->daddr, NET_PROTO_UDP, ulen);
 		net_csum_add(&c, l4, ulen);
 		if (net_csum_fold(&c) != 0xffff)
 			return drop(st, &st->udp.drop_udp_csum, NET_DROP_UDP_CSUM);
-	} else {
-		st->udp.csum_unchecked++;
 	}
 	pkt->sport = net_get16(l4);
 	pkt->dport = net_get16(l4 + 2);
@@ -135,7 +154,7 @@ static enum net_rx_verdict rx_udp(const struct net_cfg *cfg, struct net_stats *s
 }
 
 static enum net_rx_verdict rx_ipv4(const struct net_cfg *cfg, struct net_stats *st, const uint8_t *ip, uint32_t avail,
-				   struct net_pkt *pkt)
+				   uint32_t csum, struct net_pkt *pkt)
 {
 	uint32_t ihl, tot;
 	uint16_t frag;
@@ -174,9 +193,9 @@ static enum net_rx_verdict rx_ipv4(const struct net_cfg *cfg, struct net_stats *
 	if (tot > cfg->mtu)
 		st->ip.in_oversize++;
 	if (proto == NET_PROTO_TCP)
-		return rx_tcp(cfg, st, ip + ihl, tot - ihl, pkt);
+		return rx_tcp(cfg, st, ip + ihl, tot - ihl, csum, pkt);
 	if (proto == NET_PROTO_UDP)
-		return rx_udp(cfg, st, ip + ihl, tot - ihl, pkt);
+		return rx_udp(cfg, st, ip + ihl, tot - ihl, csum, pkt);
 	pkt->payload = ip + ihl;
 	pkt->payload_len = tot - ihl;
 	return NET_RX_ICMP;
@@ -184,6 +203,12 @@ static enum net_rx_verdict rx_ipv4(const struct net_cfg *cfg, struct net_stats *
 
 enum net_rx_verdict net_rx(const struct net_cfg *cfg, struct net_stats *st, const uint8_t *frame, uint32_t len,
 			   uint64_t ts_ns, struct net_pkt *pkt)
+{
+	return net_rx_csum(cfg, st, frame, len, ts_ns, NET_CSUM_UNKNOWN, pkt);
+}
+
+enum net_rx_verdict net_rx_csum(const struct net_cfg *cfg, struct net_stats *st, const uint8_t *frame, uint32_t len,
+				uint64_t ts_ns, uint32_t csum, struct net_pkt *pkt)
 {
 	uint32_t off = 12, i;
 	uint16_t type;
@@ -220,5 +245,5 @@ enum net_rx_verdict net_rx(const struct net_cfg *cfg, struct net_stats *st, cons
 	if (type != NET_ETHERTYPE_IPV4)
 		return drop(st, &st->eth.drop_ethertype, NET_DROP_ETHERTYPE);
 	st->eth.in_ipv4++;
-	return rx_ipv4(cfg, st, frame + off, len - off, pkt);
+	return rx_ipv4(cfg, st, frame + off, len - off, csum, pkt);
 }

@@ -15,6 +15,14 @@
  *    total length. tcp_flags keeps the six classic bits (TCP_FIN..TCP_URG).
  *  - UDP: length field within the IP payload, checksum 0 = none, otherwise
  *    verified with NET_CFG_UDP_CSUM; payload = length field - 8 bytes.
+ *  - The source's word on the TCP/UDP checksum (net_rx_csum): a capture
+ *    socket knows when the checksum was left to transmit offload (Linux
+ *    TP_STATUS_CSUMNOTREADY: a copy of an outgoing or tc-mirrored frame whose
+ *    checksum field holds only the pseudo-header sum) or was already
+ *    verified by the NIC or kernel (TP_STATUS_CSUM_VALID). With
+ *    NET_CFG_CSUM_HINTS such a frame is delivered without a check and
+ *    counted (tcp/udp csum_not_ready, csum_source_ok); the IPv4 header
+ *    checksum is always verified (offload never leaves it empty).
  *  - ICMP: pkt->payload/payload_len are the whole ICMP message (checked by
  *    net_icmp_input()).
  *  - ARP: pkt->payload is the ARP packet, payload_len the rest of the frame
@@ -60,8 +68,17 @@ enum net_drop {
 	NET_DROP_COUNT
 };
 
+/* net_rx_csum's csum: what the source says of the frame's TCP/UDP checksum. */
+#define NET_CSUM_UNKNOWN 0u   /* nothing: verify as cfg->flags say */
+#define NET_CSUM_VALID 1u     /* verified by the NIC or kernel */
+#define NET_CSUM_NOT_READY 2u /* left to transmit offload: the field is not the checksum */
+
 enum net_rx_verdict net_rx(const struct net_cfg *cfg, struct net_stats *st, const uint8_t *frame, uint32_t len,
 			   uint64_t ts_ns, struct net_pkt *pkt);
+
+/* net_rx with the source's word on the checksum (NET_CSUM_*), used only with NET_CFG_CSUM_HINTS. */
+enum net_rx_verdict net_rx_csum(const struct net_cfg *cfg, struct net_stats *st, const uint8_t *frame, uint32_t len,
+				uint64_t ts_ns, uint32_t csum, struct net_pkt *pkt);
 
 /* Offset of the IPv4 header (or ARP packet) in pkt->frame. */
 static inline uint32_t net_pkt_l3(const struct net_pkt *pkt)

@@ -516,6 +516,11 @@ int rx_datagram(struct rx_pipe *p, uint32_t udp_index, const uint8_t *data, uint
 
 int32_t rx_frame(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns)
 {
+	return rx_frame_csum(p, frame, len, ts_ns, NET_CSUM_UNKNOWN);
+}
+
+int32_t rx_frame_csum(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns, uint32_t csum)
+{
 	enum net_rx_verdict v;
 	uint16_t idx;
 	if (busy(p))
@@ -524,7 +529,7 @@ int32_t rx_frame(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t
 	p->now = ts_ns;
 	p->nev = 0;
 	p->ev_pos = 0;
-	v = net_rx(&p->cfg.net, &p->net, frame, len, ts_ns, &p->pkt);
+	v = net_rx_csum(&p->cfg.net, &p->net, frame, len, ts_ns, csum, &p->pkt);
 	p->verdict = (int32_t)v;
 	switch (v) {
 	case NET_RX_TCP:

@@ -239,6 +239,10 @@ int rx_init(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog 
 /* One Ethernet frame (no FCS) received at ts_ns. Returns the net_rx verdict. */
 int32_t rx_frame(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns);
 
+/* rx_frame with the source's word on the frame's TCP/UDP checksum (NET_CSUM_*,
+ * net_rx.h), heeded when cfg.net.flags has NET_CFG_CSUM_HINTS. */
+int32_t rx_frame_csum(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns, uint32_t csum);
+
 /* The mirror TOE's timers at now_ns (gap timeouts, idle connections):
  * call every few ms, and with UINT64_MAX at the end of a capture to turn
  * every remaining hole into a gap. */

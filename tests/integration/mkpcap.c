@@ -11,6 +11,8 @@
  *     --swap-every N       swap data segments 2k and 2k+1 of every N pairs (reordering; 0: none)
  *     --drop-every N       leave out every Nth data segment (loss; 0: none)
  *     --udp                one datagram per STEP message, exchange -> vendor port (no TCP)
+ *     --csum-offload       TCP/UDP checksums left as transmit offload leaves them (pseudo-header sum
+ *                          only), as a capture on the sending host or of a veth mirror shows them
  *
  * The frames are built with tests/lib/pktbuild (its own header and checksum
  * code). The vendor acknowledges every 4th segment, as a real receiver would
@@ -104,15 +106,15 @@ int main(int argc, char **argv)
 		{"start-s", required_argument, 0, 's'},  {"no-syn", no_argument, 0, 'J'},
 		{"fin", no_argument, 0, 'F'},            {"swap-every", required_argument, 0, 'w'},
 		{"drop-every", required_argument, 0, 'd'}, {"udp", no_argument, 0, 'u'},
-		{0, 0, 0, 0},
+		{"csum-offload", no_argument, 0, 'O'},   {0, 0, 0, 0},
 	};
 	struct pb_spec s;
 	uint32_t ex_ip = 0x0a01000a, ve_ip = 0x0a010002;
 	uint16_t ex_port = 5261, ve_port = 40001;
 	unsigned long mss = 1408, interval = 100, swap_every = 0, drop_every = 0;
 	unsigned long long start = 1700000000ull;
-	int syn = 1, fin = 0, udp = 0, c;
-	while ((c = getopt_long(argc, argv, "e:v:m:i:s:JFw:d:u", lopts, NULL)) != -1) {
+	int syn = 1, fin = 0, udp = 0, offload = 0, c;
+	while ((c = getopt_long(argc, argv, "e:v:m:i:s:JFw:d:uO", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (parse_ep(optarg, &ex_ip, &ex_port))
@@ -130,6 +132,7 @@ int main(int argc, char **argv)
 		case 'w': swap_every = strtoul(optarg, NULL, 10); break;
 		case 'd': drop_every = strtoul(optarg, NULL, 10); break;
 		case 'u': udp = 1; break;
+		case 'O': offload = 1; break;
 		default: return 2;
 		}
 	}
@@ -171,6 +174,8 @@ int main(int argc, char **argv)
 	s.sport = ex_port;
 	s.dport = ve_port;
 	s.win = 65535;
+	if (offload)
+		s.l4_csum = PB_CSUM_PARTIAL;
 	const uint8_t ex_mac[6] = {0x02, 0, 0, 0, 0, 0x0a}, ve_mac[6] = {0x02, 0, 0, 0, 0, 0x02};
 	memcpy(s.src_mac, ex_mac, 6);
 	memcpy(s.dst_mac, ve_mac, 6);

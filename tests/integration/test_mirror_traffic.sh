@@ -120,7 +120,7 @@ run() {
 	dropped=$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$WORK/$name.tcpdump")
 	[ "${dropped:-0}" = 0 ] || fail "$name: the capture itself lost $dropped packets (tcpdump)"
 
-	"$BUILD/bin/toe-pcapdump" --templates "$TEMPLATES" --feed 10.10.0.1:"$port" "$@" "$pcap" \
+	"$BUILD/bin/toe-pcapdump" --templates "$TEMPLATES" --feed 10.10.0.1:"$port" --verify-checksums "$@" "$pcap" \
 		>"$WORK/$name.json" 2>"$WORK/$name.err" || {
 		cat "$WORK/$name.err"
 		fail "$name: toe-pcapdump failed"

@@ -139,10 +139,12 @@ size_t pb_ipv4(uint8_t *out, size_t cap, const struct pb_spec *s, uint8_t proto,
 	return pad(out, l2 + hl + n, cap, s);
 }
 
-static uint16_t l4_csum(const struct pb_spec *s, uint16_t c, int udp)
+static uint16_t l4_csum(const struct pb_spec *s, uint16_t c, int udp, uint32_t ph)
 {
 	if (s->l4_csum == PB_CSUM_ZERO)
 		return 0;
+	if (s->l4_csum == PB_CSUM_PARTIAL) /* the folded pseudo-header sum, not complemented */
+		return (uint16_t)~pb_csum(&c, 0, ph);
 	if (udp && c == 0)
 		c = 0xffff; /* RFC 768: a computed 0 is sent as all ones */
 	if (s->l4_csum == PB_CSUM_BAD) {
@@ -177,7 +179,7 @@ size_t pb_tcp(uint8_t *out, size_t cap, const struct pb_spec *s, const void *pay
 		memcpy(seg + 20, s->tcp_opts, s->tcp_optlen);
 	if (n)
 		memcpy(seg + hl, payload, n);
-	w16(seg + 16, l4_csum(s, pb_csum(seg, hl + n, pseudo(s, 6, hl + n)), 0));
+	w16(seg + 16, l4_csum(s, pb_csum(seg, hl + n, pseudo(s, 6, hl + n)), 0, pseudo(s, 6, hl + n)));
 	r = pb_ipv4(out, cap, s, 6, seg, hl + n);
 	free(seg);
 	return r;
@@ -198,7 +200,7 @@ size_t pb_udp(uint8_t *out, size_t cap, const struct pb_spec *s, const void *pay
 	/* the checksum covers the real datagram whatever the length field says */
 	w16(d + 4, (unsigned)(8 + n));
 	{
-		uint16_t c = l4_csum(s, pb_csum(d, 8 + n, pseudo(s, 17, 8 + n)), 1);
+		uint16_t c = l4_csum(s, pb_csum(d, 8 + n, pseudo(s, 17, 8 + n)), 1, pseudo(s, 17, 8 + n));
 		w16(d + 6, c);
 	}
 	w16(d + 4, (unsigned)((int)(8 + n) + s->udp_len_delta));
@@ -220,7 +222,7 @@ size_t pb_icmp(uint8_t *out, size_t cap, const struct pb_spec *s, const void *da
 	w16(m + 6, s->icmp_seq);
 	if (n)
 		memcpy(m + 8, data, n);
-	w16(m + 2, l4_csum(s, pb_csum(m, 8 + n, 0), 0));
+	w16(m + 2, l4_csum(s, pb_csum(m, 8 + n, 0), 0, 0));
 	r = pb_ipv4(out, cap, s, 1, m, 8 + n);
 	free(m);
 	return r;

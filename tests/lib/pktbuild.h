@@ -26,6 +26,7 @@
 #define PB_CSUM_OK 0      /* correct checksum */
 #define PB_CSUM_BAD 1     /* correct checksum xor 0x5a5a (never valid) */
 #define PB_CSUM_ZERO 2    /* field left 0 (UDP: "no checksum"; TCP: what a NIC without offload fill leaves) */
+#define PB_CSUM_PARTIAL 3 /* TCP/UDP: only the pseudo-header sum, as Linux leaves it for transmit offload */
 
 #define PB_IP_DF 0x4000
 #define PB_IP_MF 0x2000

@@ -355,7 +355,7 @@ static void test_defaults(void)
 	CHECK_EQ(c->port[0].enabled, 1);
 	CHECK_EQ(c->port[0].implicit, 1);
 	CHECK_EQ(c->port[0].role, TOED_ROLE_MIRROR);
-	CHECK_EQ(c->port[0].verify_checksums, 1);
+	CHECK_EQ(c->port[0].verify_checksums, TOED_AUTO);
 	CHECK_EQ(c->port[1].enabled, 0);
 	free(c);
 }
@@ -694,7 +694,7 @@ static void test_ports(void)
 	ERR("[port]\nrole = master\n", 0, 2, "[port] role = master: must be one of: mirror, tcp, udp");
 	ERR("[port]\nvlan = 4095\n", 0, 2, "[port] vlan = 4095: above 4094 (4095 is reserved)");
 	ERR("[port]\nvlan = -1\n", 0, 2, "[port] vlan = -1: below 0");
-	ERR("[port]\nverify_checksums = maybe\n", 0, 2, "[port] verify_checksums = maybe: must be yes or no");
+	ERR("[port]\nverify_checksums = maybe\n", 0, 2, "[port] verify_checksums = maybe: must be auto, yes or no");
 	ERR("[port]\nrole = udp\n", NO_FEED, 2, "[port] role = udp: needs an ip");
 	/* the software backend: one port, and it cannot open connections */
 	ERR("[port.1]\n", 0, 1, "[port.1]: the software backend has one port, port 0 (its [source])");
@@ -1342,8 +1342,42 @@ static void test_helpers(void)
 	CHECK_EQ(n.naddr, 0);
 	CHECK_EQ(n.flags, NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM);
 	CLEAN("[port]\nrole = udp\nip = 10.1.0.2\nnetmask = 24\n[udp]\nports = 5000\n", NO_FEED);
+	dp_setup_net(g_cfg, 0, &n); /* af_packet (the default source), verify_checksums = auto */
+	CHECK_EQ(n.flags, NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM | NET_CFG_CSUM_HINTS | NET_CFG_FILTER_DST);
+
+	/* verify_checksums = auto decides by source: AF_PACKET's per-frame word is trusted, AF_XDP
+	 * (no word) verifies, a pcap file is not verified (Wireshark's default); yes and no are kept */
+	CLEAN("[port]\n", 0);
 	dp_setup_net(g_cfg, 0, &n);
-	CHECK_EQ(n.flags, NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM | NET_CFG_FILTER_DST);
+	CHECK_EQ(n.flags, NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM | NET_CFG_CSUM_HINTS);
+	CLEAN("[port]\nverify_checksums = yes\n", 0);
+	dp_setup_net(g_cfg, 0, &n);
+	CHECK_EQ(n.flags, NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM);
+	CLEAN("[port]\nverify_checksums = AUTO\n[source]\ntype = af_xdp\ninterface = lo\n", NO_SRC);
+	dp_setup_net(g_cfg, 0, &n);
+	CHECK_EQ(n.flags, NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM);
+	char cap[300];
+	tmp_path(cap, sizeof cap, "cap.pcap");
+	{ /* an empty capture: the pcap file header alone (little endian, v2.4, snaplen 65535, Ethernet) */
+		static const unsigned char hdr[24] = { 0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0,
+						       0,    0,    0,    0,    0xff, 0xff, 0, 0, 1, 0, 0, 0 };
+		FILE *f = fopen(cap, "wb");
+		CHECK(f != NULL);
+		if (f) {
+			fwrite(hdr, 1, sizeof hdr, f);
+			fclose(f);
+		}
+	}
+	CLEAN("[source]\ntype = pcap\npcap_file = cap.pcap\n", NO_SRC);
+	dp_setup_net(g_cfg, 0, &n);
+	CHECK_EQ(n.flags, 0);
+	CLEAN("[port]\nverify_checksums = on\n[source]\ntype = pcap\npcap_file = cap.pcap\n", NO_SRC);
+	dp_setup_net(g_cfg, 0, &n);
+	CHECK_EQ(n.flags, NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM);
+	unlink(cap);
+	CLEAN("[port]\nverify_checksums = no\n", 0);
+	dp_setup_net(g_cfg, 0, &n);
+	CHECK_EQ(n.flags, 0);
 
 	CHECK(strcmp(toed_backend_name(TOED_BACKEND_XRT), "xrt") == 0);
 	CHECK(strcmp(toed_source_type_name(TOED_SRC_AF_XDP), "af_xdp") == 0);

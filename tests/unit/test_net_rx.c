@@ -725,9 +725,104 @@ static void pcap_roundtrip(void)
 	CHECK(pb_pcap_open("/nonexistent/x.pcap") == NULL);
 }
 
+static int rx_hint(const uint8_t *f, size_t n, uint32_t csum)
+{
+	int v = net_rx_csum(&cfg, &st, f, (uint32_t)n, 5, csum, &pkt);
+	if (v == NET_RX_DROP)
+		n_drops++;
+	return v;
+}
+
+/* The source's word on the checksum (NET_CFG_CSUM_HINTS): a frame left to
+ * transmit offload carries a checksum field that is not the checksum; only a
+ * frame the source marked is let through unchecked, and each is counted. */
+static void csum_hints(void)
+{
+	struct pb_spec s;
+	uint8_t f[256];
+	size_t n;
+
+	setup();
+	pb_init(&s);
+	s.l4_csum = PB_CSUM_BAD;
+	n = pb_tcp(f, sizeof f, &s, "STEP", 4);
+	/* what offload leaves in the field: the hand frame's pseudo-header sum 1421 (see hand_tcp) */
+	{
+		struct pb_spec h;
+		uint8_t b[64];
+		pb_init(&h);
+		h.ip_id = 0x1c46;
+		h.ip_frag = PB_IP_DF;
+		h.seq = 0x01020304;
+		h.ack = 0x0a0b0c0d;
+		h.tcp_flags = 0x18;
+		h.l4_csum = PB_CSUM_PARTIAL;
+		CHECK_EQ(pb_tcp(b, sizeof b, &h, "STEP", 4), 60);
+		CHECK_EQ(b[50], 0x14);
+		CHECK_EQ(b[51], 0x21);
+		CHECK_EQ(rx_hint(b, 60, NET_CSUM_NOT_READY), NET_RX_DROP); /* no flag yet: verified, wrong */
+	}
+	/* without the flag the hint is ignored: the bad checksum drops the segment */
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_NOT_READY), NET_RX_DROP);
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_VALID), NET_RX_DROP);
+	CHECK_EQ(st.tcp.drop_tcp_csum, 3);
+	CHECK_EQ(st.tcp.csum_not_ready, 0);
+	cfg.flags |= NET_CFG_CSUM_HINTS;
+	/* not ready: delivered unchecked, counted as such */
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_NOT_READY), NET_RX_TCP);
+	CHECK_MEM(pkt.payload, "STEP", 4);
+	CHECK_EQ(st.tcp.csum_not_ready, 1);
+	/* verified by the NIC: delivered, counted apart */
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_VALID), NET_RX_TCP);
+	CHECK_EQ(st.tcp.csum_source_ok, 1);
+	/* no word from the source: checked, dropped */
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_UNKNOWN), NET_RX_DROP);
+	CHECK_EQ(rx(f, n), NET_RX_DROP); /* net_rx = no word */
+	CHECK_EQ(st.tcp.drop_tcp_csum, 5);
+	CHECK_EQ(st.tcp.csum_unchecked, 0);
+	/* a good segment with no word passes the check */
+	s.l4_csum = PB_CSUM_OK;
+	n = pb_tcp(f, sizeof f, &s, "STEP", 4);
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_UNKNOWN), NET_RX_TCP);
+	/* the IPv4 header checksum is checked whatever the source says */
+	f[14 + 10] ^= 0x40;
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_NOT_READY), NET_RX_DROP);
+	CHECK_EQ(st.ip.drop_ip_csum, 1);
+	f[14 + 10] ^= 0x40;
+	/* checking off: unchecked whatever the word, counted as unchecked only */
+	cfg.flags &= ~NET_CFG_TCP_CSUM;
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_NOT_READY), NET_RX_TCP);
+	CHECK_EQ(st.tcp.csum_unchecked, 1);
+	CHECK_EQ(st.tcp.csum_not_ready, 1);
+	CHECK_EQ(st.tcp.delivered, 4);
+
+	/* UDP alike; a zero checksum is "none sent" before any hint matters */
+	pb_init(&s);
+	s.l4_csum = PB_CSUM_BAD;
+	n = pb_udp(f, sizeof f, &s, "abc", 3);
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_NOT_READY), NET_RX_UDP);
+	CHECK_EQ(st.udp.csum_not_ready, 1);
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_VALID), NET_RX_UDP);
+	CHECK_EQ(st.udp.csum_source_ok, 1);
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_UNKNOWN), NET_RX_DROP);
+	CHECK_EQ(st.udp.drop_udp_csum, 1);
+	s.l4_csum = PB_CSUM_ZERO;
+	n = pb_udp(f, sizeof f, &s, "abc", 3);
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_NOT_READY), NET_RX_UDP);
+	CHECK_EQ(st.udp.no_csum, 1);
+	CHECK_EQ(st.udp.csum_not_ready, 1);
+	cfg.flags &= ~NET_CFG_UDP_CSUM;
+	s.l4_csum = PB_CSUM_BAD;
+	n = pb_udp(f, sizeof f, &s, "abc", 3);
+	CHECK_EQ(rx_hint(f, n, NET_CSUM_NOT_READY), NET_RX_UDP);
+	CHECK_EQ(st.udp.csum_unchecked, 1);
+	CHECK_EQ(n_drops, drop_sum());
+}
+
 int main(void)
 {
 	hand_frame();
+	csum_hints();
 	vlans();
 	runts_and_types();
 	ipv4_header();

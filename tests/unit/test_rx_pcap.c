@@ -278,8 +278,8 @@ static void test_udp_capture(void)
 		char **want = calloc(feed.nrec + feed.nmsg + 16, sizeof *want);
 		/* UDP stream id: max_conns (64 by default) + 0 */
 		uint32_t n = expect_lines(want, feed.nrec + 16, MTOE_DEFAULT_CONNS, NULL, 0, 0);
-		char *err = run_tool("--udp 6100", path, want, n);
-		CHECK(err && strstr(err, "net.udp.drop_udp_csum ") != NULL);
+		char *err = run_tool("--udp 6100 --verify-checksums", path, want, n);
+		CHECK(err && strstr(err, "net.udp.drop_udp_csum ") != NULL && strstr(err, "failed checksum verification") != NULL);
 		free(err);
 		for (uint32_t i = 0; i < n; i++)
 			free(want[i]);
@@ -297,7 +297,7 @@ static void test_udp_capture(void)
 				want[n++] = expect_record(feed.json[feed.msg[m].first + k], 1, feed.msg[m].seq);
 			off += feed.msg[m].len;
 		}
-		err = run_tool("--udp 6100:step --conns 1 --no-checksum", path, want, n);
+		err = run_tool("--udp 6100:step --conns 1 --no-checksum", path, want, n); /* the old name of the default */
 		CHECK(err && strstr(err, "net.udp.csum_unchecked ") != NULL);
 		free(err);
 		for (uint32_t i = 0; i < n; i++)

@@ -207,7 +207,7 @@ static void test_loops(void)
 			if (got < 3 * N) {
 				ts[got] = f[i].ts_ns;
 				CHECK_EQ(f[i].len, r[got % N].len);
-				if (f[i].len == r[got % N].len)
+				if (f[i].len == r[got % (N - 1)].len) /* each play delivers the N - 1 uncut frames */
 					CHECK_MEM(f[i].data, r[got % N].data, r[got % N].len);
 			}
 			got++;
@@ -538,6 +538,69 @@ static void test_empty(void)
 }
 
 /* ---- src_open errors name the thing and the reason ---- */
+/* ---- a file cut short: the play ends there with libpcap's reason ---- */
+static void cut_run(const char *name, long cut_back, uint32_t loops, int want_frames, uint32_t want_cut)
+{
+	enum { N = 5 };
+	struct rec r[N];
+	struct src_frame f[8];
+	struct src_stats st;
+	struct src *s;
+	FILE *fp;
+	long size;
+	uint64_t seq = 0;
+	int i, n, got = 0;
+
+	for (i = 0; i < N; i++) {
+		r[i].data = malloc(2048);
+		r[i].len = frame(r[i].data, 2048, i, 100);
+		r[i].ts = T0 + (uint64_t)i * MS;
+	}
+	write_file(tmp(name), 1, r, N);
+	fp = fopen(tmp(name), "r+");
+	CHECK(fp != NULL);
+	if (!fp)
+		goto out;
+	fseek(fp, 0, SEEK_END);
+	size = ftell(fp);
+	CHECK(ftruncate(fileno(fp), size - cut_back) == 0);
+	fclose(fp);
+	s = open_pcap(tmp(name), 0, loops);
+	CHECK(s != NULL);
+	if (!s)
+		goto out;
+	CHECK_EQ(src_note(s, &seq)[0], '\0');
+	CHECK_EQ(seq, 0);
+	for (;;) {
+		n = src_rx_burst(s, f, 8);
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++, got++)
+			if (f[i].len == r[got % (N - 1)].len) /* each play delivers the N - 1 uncut frames */
+				CHECK_MEM(f[i].data, r[got % (N - 1)].data, f[i].len);
+	}
+	CHECK_EQ(n, SRC_EOF); /* an end, not an error */
+	CHECK_EQ(got, want_frames);
+	src_stats(s, &st);
+	CHECK_EQ(st.pcap_cut, want_cut);
+	CHECK_EQ(st.pcap_loops, loops ? loops : 1);
+	CHECK(strstr(src_note(s, &seq), "truncated dump file") != NULL); /* libpcap's own words */
+	CHECK(strstr(src_note(s, NULL), "ends early") != NULL);
+	CHECK_EQ(seq, want_cut);
+	src_close(s);
+out:
+	for (i = 0; i < N; i++)
+		free(r[i].data);
+	unlink(tmp(name));
+}
+
+static void test_cut(void)
+{
+	cut_run("cut_rec.pcap", 30, 1, 4, 1);  /* inside the last record's data */
+	cut_run("cut_hdr.pcap", 16 + 142 - 5, 1, 4, 1); /* 5 bytes into the last record's 16-byte header */
+	cut_run("cut_loop.pcap", 30, 3, 12, 3); /* each of three plays ends at the cut */
+}
+
 static void open_fails(const struct src_cfg *c, const char *want1, const char *want2)
 {
 	struct src *s = (struct src *)1;
@@ -636,6 +699,7 @@ int main(void)
 	test_big();
 	test_linktypes();
 	test_empty();
+	test_cut();
 	test_errors();
 	{
 		static const char *names[] = { "basic.pcap", "micro.pcap", "loops.pcap", "loops2.pcap", "pace.pcap",

@@ -466,6 +466,8 @@ static void check_counters(const swpath &sw, const net_stats &arp_ref, uint32_t 
 	CHECK_EQ(ctr(TOE_KID_ETH_RX, i++), p->net.udp.in_octets);
 	CHECK_EQ(ctr(TOE_KID_ETH_RX, i++), p->net.udp.no_csum);
 	CHECK_EQ(ctr(TOE_KID_ETH_RX, i++), p->net.udp.csum_unchecked);
+	CHECK_EQ(ctr(TOE_KID_ETH_RX, i++), p->net.udp.csum_not_ready);
+	CHECK_EQ(ctr(TOE_KID_ETH_RX, i++), p->net.udp.csum_source_ok);
 	CHECK_EQ(ctr(TOE_KID_ETH_RX, i++), 0); /* delivered */
 	CHECK_EQ(ctr(TOE_KID_ETH_RX, i++), p->net.udp.drop_udp_hdr);
 	CHECK_EQ(ctr(TOE_KID_ETH_RX, i++), p->net.udp.drop_udp_len);
