@@ -17,6 +17,9 @@
 #include "rx_pipe.h"
 #include "fast/fast_tick.h"
 
+_Static_assert((int)MTOE_OPEN_SYN == (int)TOE_RESET_SYN, "open reasons are reset reasons");
+_Static_assert((int)MTOE_OPEN_JOIN == (int)TOE_RESET_JOIN, "open reasons are reset reasons");
+
 /* Iterations of rx_drain without an entry: one per event (an event that only
  * feeds) and one to finish the last stream. */
 #define RX_DRAIN_ITERS (MTOE_SEG_EVENTS + 2u)
@@ -254,12 +257,13 @@ static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 				out->tick.hdr.stream = (uint16_t)sid;
 				out->tick.hdr.seq = 0;
 				out->tick.hdr.rx_ns = p->now;
-			} else if (t == TOE_REC_NONE) {
+				if (out->tick.hdr.flags & TOE_RF_RANGE) {
+					p->st.tick_range++;
+					ss->tick_range++;
+				}
+			} else {
 				p->st.tick_unmapped++;
 				ss->tick_unmapped++;
-			} else {
-				p->st.tick_range++;
-				ss->tick_range++;
 			}
 		}
 		out->tick_type = t;
@@ -321,6 +325,7 @@ static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *o
 		out_clear(out, RX_OUT_RESET, sid, p->now);
 		out->reason = e->reason;
 		out->tick.hdr.type = TOE_REC_RESET;
+		out->tick.reset.reason = e->reason; /* the mtoe_open_reason values are the ABI's */
 		return 1;
 	case MTOE_EV_DATA:
 		p->st.data_events++;

@@ -135,14 +135,14 @@ struct rx_out {
 	uint8_t kind;               /* enum rx_out_kind */
 	uint8_t reason;             /* RESET: MTOE_OPEN_SYN / MTOE_OPEN_JOIN (0 for UDP) */
 	uint16_t stream;
-	int32_t tick_type;          /* RECORD: fast_tick_map's result (TOE_REC_*, 0 unmapped, < 0 range error) */
+	int32_t tick_type;          /* RECORD: fast_tick_map's result (TOE_REC_TRADE/ORDER, 0 unmapped) */
 	uint64_t msg_seq;           /* RECORD: STEP MsgSeqNum (0 in DATAGRAM framing) */
 	uint64_t offset;            /* RECORD: stream offset of the carrying message; DATA: of data[0] */
 	uint64_t len;               /* DATA: bytes */
 	const struct fast_rec *rec; /* RECORD: the stream's decoder output, overwritten by the next rx_next */
 	const uint8_t *data;        /* DATA */
 	union toe_record tick;      /* RECORD: the mapped tick (hdr.stream, hdr.msg_seq, hdr.rx_ns set);
-				       GAP: struct toe_gap; RESET: header only */
+				       GAP: struct toe_gap; RESET: struct toe_reset (reason) */
 };
 
 /* Pipeline counters (besides those of net_stats, mtoe and each fast_stream). */
@@ -161,7 +161,7 @@ struct rx_out {
 	X(bytes)           /* stream bytes fed to deframers (TCP and UDP) */           \
 	X(records)         /* RECORD entries */                                        \
 	X(tick_unmapped)   /* records whose template maps to no tick type */          \
-	X(tick_range)      /* records with a value that does not fit its tick field */ \
+	X(tick_range)      /* records delivered flagged TOE_RF_RANGE (a value did not fit its tick field) */ \
 	X(warnings)        /* records delivered with a reportable FAST error */        \
 	X(resets)          /* RESET entries */                                         \
 	X(gaps)            /* GAP entries, all reasons */                              \
