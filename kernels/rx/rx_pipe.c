@@ -437,14 +437,17 @@ static int msg_check(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 		p->st.msg_missing += last - first + 1;
 		ss->msg_jumps++;
 		ss->msg_missing += last - first + 1;
-	} else {
+	}
+	stream_line(p, sid, &g, &line);
+	if (r == SEQ_MSG_RESTART) {
+		/* a new logon: the line's channels may start again at 1 */
+		seq_line_session(&p->grp[g], line);
 		out_reset(p, out, sid, TOE_RESET_RESTART, TOE_CHANNEL_NONE, last);
 		out->tick.hdr.msg_seq = fs->msg_seq;
 		out->msg_seq = fs->msg_seq;
 		p->st.msg_restarts++;
 		ss->msg_restarts++;
 	}
-	stream_line(p, sid, &g, &line);
 	out->tick.hdr.group = (uint8_t)(g + 1);
 	out->tick.hdr.line = (uint8_t)line;
 	return 1;
@@ -496,8 +499,12 @@ static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 			}
 			p->st.records++;
 			ss->records++;
-			if ((p->cfg.flags & RX_CFG_SEQ) && !seq_record(p, sid, out))
+			if ((p->cfg.flags & RX_CFG_SEQ) && !seq_record(p, sid, out)) {
+				/* dropped; holes its channel declared on the way still go out */
+				if (seq_entry(p, out))
+					return 1;
 				continue;
+			}
 			return 1;
 		}
 		if (ev == FS_ERROR) {
@@ -556,9 +563,11 @@ static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *o
 		out->tick.reset.reason = e->reason; /* the mtoe_open_reason values are the ABI's */
 		if (p->cfg.flags & RX_CFG_SEQ) {
 			uint32_t g, line;
-			/* a new connection numbers its messages afresh */
+			/* a new connection numbers its messages afresh, and its line's
+			 * next 1 on a channel is a restart of that channel */
 			seq_msg_init(&p->msg[sid]);
 			stream_line(p, sid, &g, &line);
+			seq_line_session(&p->grp[g], line);
 			out->tick.hdr.group = (uint8_t)(g + 1);
 			out->tick.hdr.line = (uint8_t)line;
 		}
