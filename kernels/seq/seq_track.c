@@ -165,9 +165,11 @@ static void chan_init(struct seq_chan *c, uint32_t id)
 	uint32_t i;
 	c->id = id;
 	c->nholes = 0;
+	c->hole_min = UINT64_MAX;
+	c->hole_due = UINT64_MAX;
+	c->line_ok = 0;
 	c->epoch = 0;
 	c->line_seen = 0;
-	c->pad = 0;
 	c->next = 0;
 	c->low = 0;
 	c->start_ns = 0;
@@ -195,9 +197,10 @@ void seq_group_init(struct seq_group *g, uint32_t id, uint32_t nlines, uint64_t 
 	g->id = id;
 	g->nlines = nlines == 0 ? 1 : nlines > SEQ_MAX_LINES ? SEQ_MAX_LINES : nlines;
 	g->nchan = 0;
+	g->pad = 0;
 	g->wait_ns = wait_ns;
-	g->last_chan = 0;
-	g->last_idx = SEQ_MAX_CHANNELS; /* no cached entry */
+	for (i = 0; i < SEQ_DIRECT; i++)
+		g->direct[i] = 0;
 #define SEQ_ZERO(name) g->st.name = 0;
 	SEQ_GROUP_STATS(SEQ_ZERO)
 #undef SEQ_ZERO
@@ -217,8 +220,8 @@ void seq_group_init(struct seq_group *g, uint32_t id, uint32_t nlines, uint64_t 
 static int32_t chan_find(struct seq_group *g, uint32_t id)
 {
 	uint32_t h, probe;
-	if (g->last_idx < SEQ_MAX_CHANNELS && g->last_chan == id)
-		return (int32_t)g->last_idx;
+	if (id < SEQ_DIRECT && g->direct[id])
+		return (int32_t)g->direct[id] - 1;
 	h = (id * 2654435761u) >> (32 - SEQ_HASH_BITS);
 	for (probe = 0; probe < SEQ_HASH_SIZE; probe++) {
 		uint32_t slot = (h + probe) & (SEQ_HASH_SIZE - 1);
@@ -227,14 +230,15 @@ static int32_t chan_find(struct seq_group *g, uint32_t id)
 			if (g->nchan >= SEQ_MAX_CHANNELS)
 				return -1;
 			e = ++g->nchan;
-			g->hash[slot] = (uint8_t)e;
 			chan_init(&g->chan[e - 1], id);
-		} else if (g->chan[e - 1].id != id) {
-			continue;
+			if (id < SEQ_DIRECT)
+				g->direct[id] = (uint8_t)e;
+			else
+				g->hash[slot] = (uint8_t)e;
+			return (int32_t)(e - 1);
 		}
-		g->last_chan = id;
-		g->last_idx = e - 1;
-		return (int32_t)(e - 1);
+		if (g->chan[e - 1].id == id)
+			return (int32_t)(e - 1);
 	}
 	return -1;
 }
@@ -248,6 +252,23 @@ static void gap(struct seq_group *g, struct seq_queue *q, struct seq_chan *c, ui
 	g->st.missing += last - first + 1;
 	c->gaps++;
 	c->missing += last - first + 1;
+}
+
+/* The fast path's summary of the holes: lowest sequence, when the oldest is due. */
+static void holes_changed(const struct seq_group *g, struct seq_chan *c)
+{
+	uint32_t i;
+	uint64_t m = UINT64_MAX;
+	for (i = 0; i < SEQ_MAX_HOLES; i++) {
+		if (i >= c->nholes)
+			break;
+		if (c->hole[i].first < m)
+			m = c->hole[i].first;
+	}
+	c->hole_min = m;
+	c->hole_due = c->nholes == 0 ? UINT64_MAX
+		      : c->hole[0].since > UINT64_MAX - g->wait_ns ? UINT64_MAX - 1
+								    : c->hole[0].since + g->wait_ns;
 }
 
 static void hole_remove(struct seq_chan *c, uint32_t at)
@@ -329,7 +350,7 @@ static void fill(struct seq_group *g, struct seq_queue *q, struct seq_chan *c, u
 
 static int deliver(struct seq_group *g, struct seq_line_stats *ls, struct seq_chan *c)
 {
-	g->st.delivered++;
+	(void)g;
 	ls->won++;
 	c->delivered++;
 	return SEQ_DELIVER;
@@ -337,34 +358,51 @@ static int deliver(struct seq_group *g, struct seq_line_stats *ls, struct seq_ch
 
 static int dup(struct seq_group *g, struct seq_line_stats *ls, struct seq_chan *c)
 {
-	g->st.dups++;
+	(void)g;
 	ls->dups++;
 	c->dups++;
 	return SEQ_DUP;
 }
 
-int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
-	      uint64_t now, int *late)
+/* The settled-line bit the fast path reads, after the slow path ran for line L of c. */
+static void settle(const struct seq_group *g, struct seq_chan *c, uint32_t L)
+{
+	if (c->line_epoch[L] == c->epoch && c->line_sess[L] == g->sess[L])
+		c->line_ok |= (uint8_t)(1u << L);
+	else
+		c->line_ok &= (uint8_t)~(1u << L);
+}
+
+static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,
+		 uint64_t now, int *late);
+
+int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
+		   uint64_t now, int *late)
 {
 	uint32_t L = line < g->nlines ? line : g->nlines - 1;
+	int32_t idx = chan_find(g, chan);
+	int v;
+	*late = 0;
+	if (idx < 0) {
+		g->st.untracked++;
+		g->line[L].won++;
+		return SEQ_DELIVER;
+	}
+	v = check(g, q, L, &g->chan[idx], s, now, late);
+	if (v != SEQ_STALE)
+		settle(g, &g->chan[idx], L);
+	holes_changed(g, &g->chan[idx]);
+	return v;
+}
+
+static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,
+		 uint64_t now, int *late)
+{
 	uint32_t bit = 1u << L, i;
 	struct seq_line_stats *ls = &g->line[L];
-	struct seq_chan *c;
-	int32_t idx;
 	int caught_up = 0, restart;
 	uint64_t ln;
 
-	*late = 0;
-	g->st.records++;
-	ls->records++;
-	idx = chan_find(g, chan);
-	if (idx < 0) {
-		g->st.untracked++;
-		g->st.delivered++;
-		ls->won++;
-		return SEQ_DELIVER;
-	}
-	c = &g->chan[idx];
 	if (c->nholes)
 		expire(g, q, c, now);
 
@@ -411,6 +449,7 @@ int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t 
 		q_push(g, q, SEQ_EV_RESTART, L, c->id, 1, before);
 		c->epoch++;
 		c->line_epoch[L] = c->epoch;
+		c->line_ok = 0; /* every other line is on the old numbering now */
 		c->next = 2;
 		c->low = 1;
 		c->start_ns = now;
@@ -469,8 +508,29 @@ int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t 
 
 void seq_line_session(struct seq_group *g, uint32_t line)
 {
-	if (line < SEQ_MAX_LINES)
-		g->sess[line]++;
+	uint32_t ci;
+	if (line >= SEQ_MAX_LINES)
+		return;
+	g->sess[line]++;
+	/* its next record on each channel goes the slow way (a 1 is a restart) */
+	for (ci = 0; ci < SEQ_MAX_CHANNELS; ci++) {
+		if (ci >= g->nchan)
+			break;
+		g->chan[ci].line_ok &= (uint8_t)~(1u << line);
+	}
+}
+
+void seq_group_sum(const struct seq_group *g, uint64_t *records, uint64_t *delivered, uint64_t *dups)
+{
+	uint32_t i;
+	*records = 0;
+	*delivered = 0;
+	*dups = 0;
+	for (i = 0; i < SEQ_MAX_LINES; i++) {
+		*records += g->line[i].won + g->line[i].dups + g->line[i].stale;
+		*delivered += g->line[i].won;
+		*dups += g->line[i].dups;
+	}
 }
 
 int seq_poll(struct seq_group *g, struct seq_queue *q, uint64_t now)
@@ -479,8 +539,12 @@ int seq_poll(struct seq_group *g, struct seq_queue *q, uint64_t now)
 	for (ci = 0; ci < SEQ_MAX_CHANNELS; ci++) {
 		if (ci >= g->nchan)
 			break;
-		if (g->chan[ci].nholes && expire(g, q, &g->chan[ci], now))
-			return 1;
+		if (g->chan[ci].nholes) {
+			int more = expire(g, q, &g->chan[ci], now);
+			holes_changed(g, &g->chan[ci]);
+			if (more)
+				return 1;
+		}
 	}
 	return 0;
 }

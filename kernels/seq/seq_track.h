@@ -70,6 +70,7 @@
 #define SEQ_MAX_HOLES 16       /* open holes per channel (multi-line groups) */
 #define SEQ_QUEUE 32           /* pending events (>= SEQ_MAX_HOLES + 2: one seq_check's worst case) */
 #define SEQ_MAX_FIELDS 16      /* entries of a key configuration */
+#define SEQ_DIRECT 256         /* channel numbers below this are found by direct index */
 #define SEQ_DEFAULT_WAIT_NS 1000000ull /* 1 ms */
 
 #define SEQ_NO_INSTR 0xffffu
@@ -118,21 +119,19 @@ struct seq_hole {
 
 /* Per line of a group. */
 #define SEQ_LINE_STATS(X)                                                                 \
-	X(records)     /* keyed records the line carried */                               \
-	X(won)         /* of those, delivered (the first copy) */                         \
+	X(won)         /* keyed records the line delivered (the first copy) */            \
 	X(filled)      /* of the won, those that filled another line's hole (late) */     \
-	X(dups)        /* lost the race: another line (or an earlier copy) delivered it */ \
+	X(dups)        /* lost the race: another line (or an earlier copy) delivered it;  \
+			  won + dups + stale = the keyed records the line carried */          \
 	X(stale)       /* old numbering after a restart of the channel */                 \
 	X(jumps)       /* times the line's own sequence jumped (it lost records) */       \
 	X(missed)      /* sequence numbers the line never carried (covered or not) */
 
-/* Per group (all channels). */
+/* Per group (all channels); records delivered and copies dropped are the
+ * sums of the lines' won and dups (seq_group_sum). */
 #define SEQ_GROUP_STATS(X)                                                                \
-	X(records)      /* keyed records checked */                                       \
-	X(delivered)                                                                      \
-	X(dups)         /* dropped: copies of delivered records */                        \
 	X(stale)        /* dropped: pre-restart numbering */                              \
-	X(before_start) /* dropped: below the channel's first record, after the join wait */ \
+	X(before_start) /* dropped (in the lines' dups): below the channel's first record, after the join wait */ \
 	X(late)         /* delivered after higher sequences (hole filled) */              \
 	X(holes)        /* holes opened (multi-line) */                                   \
 	X(gaps)         /* gap events: ranges no line delivered */                        \
@@ -147,19 +146,23 @@ struct seq_line_stats { SEQ_LINE_STATS(SEQ_STAT_FIELD) };
 struct seq_group_stats { SEQ_GROUP_STATS(SEQ_STAT_FIELD) };
 
 struct seq_chan {
-	uint32_t id;          /* channel number */
-	uint8_t nholes;
-	uint8_t epoch;        /* restarts seen, mod 256 */
-	uint8_t line_seen;    /* bit per line that carried the channel */
-	uint8_t pad;
-	uint8_t line_epoch[SEQ_MAX_LINES];
-	uint8_t line_sess[SEQ_MAX_LINES];  /* the line's session when it last carried the channel */
+	/* hot: what the fast path of seq_check reads */
 	uint64_t next;        /* one past the highest delivered (0: nothing yet) */
 	uint64_t low;         /* lowest sequence delivered since the start / restart */
-	uint64_t start_ns;    /* when the first record (or the restart) came */
 	uint64_t line_next[SEQ_MAX_LINES]; /* each line's own next expected */
-	/* per-channel counters (toectl) */
-	uint64_t delivered, dups, gaps, missing, late, restarts;
+	uint64_t hole_min;    /* lowest sequence in a hole (UINT64_MAX: none) */
+	uint64_t hole_due;    /* when the oldest hole expires (UINT64_MAX: none) */
+	uint8_t nholes;
+	uint8_t line_ok;      /* bit per line seen, on the channel's epoch and its session: the fast path's */
+	uint8_t epoch;        /* restarts seen, mod 256 */
+	uint8_t line_seen;    /* bit per line that carried the channel */
+	uint32_t id;          /* channel number */
+	uint64_t delivered, dups; /* per-channel counters (toectl) */
+	/* cold */
+	uint8_t line_epoch[SEQ_MAX_LINES];
+	uint8_t line_sess[SEQ_MAX_LINES];  /* the line's session when it last carried the channel */
+	uint64_t start_ns;    /* when the first record (or the restart) came */
+	uint64_t gaps, missing, late, restarts;
 	struct seq_hole hole[SEQ_MAX_HOLES]; /* oldest first */
 };
 
@@ -167,13 +170,13 @@ struct seq_group {
 	uint32_t id;      /* the caller's number for it, copied into its events */
 	uint32_t nlines;  /* 1: plain tracking (gaps at once); more: arbitration */
 	uint32_t nchan;
+	uint32_t pad;
 	uint64_t wait_ns;
-	uint32_t last_chan; /* one-entry lookup cache */
-	uint32_t last_idx;
-	uint8_t sess[SEQ_MAX_LINES];  /* session generation of each line */
+	uint8_t direct[SEQ_DIRECT];  /* channel index + 1 of channel numbers below SEQ_DIRECT, 0 none */
+	uint8_t sess[SEQ_MAX_LINES]; /* session generation of each line */
 	struct seq_group_stats st;
 	struct seq_line_stats line[SEQ_MAX_LINES];
-	uint8_t hash[SEQ_HASH_SIZE]; /* channel index + 1, 0 empty */
+	uint8_t hash[SEQ_HASH_SIZE]; /* channel index + 1, 0 empty (numbers from SEQ_DIRECT up) */
 	struct seq_chan chan[SEQ_MAX_CHANNELS];
 };
 
@@ -207,9 +210,44 @@ void seq_queue_init(struct seq_queue *q);
 
 /* Record (chan, seq) carried by `line` at time now (ns). Returns enum
  * seq_verdict; *late is set when a delivered record filled a hole. Events
- * it causes are appended to q (the caller drains q before the next call). */
-int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
-	      uint64_t now, int *late);
+ * it causes are appended to q (the caller drains q before the next call,
+ * so it has room for SEQ_MAX_HOLES + 2). seq_check is the fast path (the
+ * next record of a settled line, or its copy below every hole, while no
+ * hole is due) and falls back on seq_check_slow for everything else; both give the same
+ * result for every input. */
+int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
+		   uint64_t now, int *late);
+
+static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan,
+			    uint64_t seq, uint64_t now, int *late)
+{
+	uint32_t ci = chan < SEQ_DIRECT ? g->direct[chan] : 0;
+	if (ci != 0 && line < g->nlines) {
+		struct seq_chan *c = &g->chan[ci - 1];
+		if (((c->line_ok >> line) & 1u) && seq == c->line_next[line] && now < c->hole_due) {
+			if (seq == c->next) {
+				c->line_next[line] = seq + 1;
+				c->next = seq + 1;
+				c->delivered++;
+				g->line[line].won++;
+				*late = 0;
+				return SEQ_DELIVER;
+			}
+			if (seq < c->next && seq >= c->low && seq < c->hole_min) {
+				/* below every hole: everything in [low, hole_min) went out already */
+				c->line_next[line] = seq + 1;
+				c->dups++;
+				g->line[line].dups++;
+				*late = 0;
+				return SEQ_DUP;
+			}
+		}
+	}
+	return seq_check_slow(g, q, line, chan, seq, now, late);
+}
+
+/* Totals over the lines: keyed records checked, delivered, copies dropped. */
+void seq_group_sum(const struct seq_group *g, uint64_t *records, uint64_t *delivered, uint64_t *dups);
 
 /* Line `line` started a new session (a logon, a new connection): its next
  * 1 on a channel is a restart of that channel's numbering. */
