@@ -40,6 +40,8 @@ uint32_t seq_keys_resolve(struct seq_keys *k, const struct fast_prog *p, const s
 	for (j = 0; j < FAST_MAX_TEMPLATES; j++) {
 		k->chan[j] = SEQ_NO_INSTR;
 		k->seq[j] = SEQ_NO_INSTR;
+		k->vchan[j] = 0;
+		k->vseq[j] = 0;
 	}
 	for (j = 0; j < FAST_MAX_TEMPLATES; j++) {
 		const struct fast_tpl *t = &p->tpl[j];
@@ -78,9 +80,15 @@ uint32_t seq_keys_resolve(struct seq_keys *k, const struct fast_prog *p, const s
 	return n;
 }
 
-int seq_key(const struct seq_keys *k, const struct fast_rec *r, uint32_t *chan, uint64_t *seq)
+/* Value x as a key part: 0 when absent (or, for the sequence, not a sequence number). */
+static int key_val(const struct fast_val *x, int is_seq)
 {
-	uint32_t v, got = 0;
+	return x->present && (!is_seq || x->i > 0);
+}
+
+int seq_key(struct seq_keys *k, const struct fast_rec *r, uint32_t *chan, uint64_t *seq)
+{
+	uint32_t v, got = 0, hc, hs;
 	uint16_t ci, si;
 	if (r->tpl >= FAST_MAX_TEMPLATES)
 		return 0;
@@ -88,21 +96,34 @@ int seq_key(const struct seq_keys *k, const struct fast_rec *r, uint32_t *chan, 
 	si = k->seq[r->tpl];
 	if (ci == SEQ_NO_INSTR)
 		return 0;
+	/* where they were last time: two compares instead of a scan */
+	hc = k->vchan[r->tpl];
+	hs = k->vseq[r->tpl];
+	if (hc < r->nvals && hs < r->nvals && hc < FAST_MAX_VALUES && hs < FAST_MAX_VALUES &&
+	    r->v[hc].instr == ci && r->v[hs].instr == si) {
+		if (!key_val(&r->v[hc], 0) || !key_val(&r->v[hs], 1))
+			return 0;
+		*chan = (uint32_t)r->v[hc].i;
+		*seq = (uint64_t)r->v[hs].i;
+		return 1;
+	}
 	for (v = 0; v < FAST_MAX_VALUES; v++) {
 		const struct fast_val *x;
 		if (v >= r->nvals)
 			break;
 		x = &r->v[v];
 		if (x->instr == ci) {
-			if (!x->present)
+			if (!key_val(x, 0))
 				return 0;
 			*chan = (uint32_t)x->i;
+			k->vchan[r->tpl] = (uint16_t)v;
 			got |= 1;
 		} else if (x->instr == si) {
 			/* sequences start at 1: 0 or a negative value is no sequence */
-			if (!x->present || x->i <= 0)
+			if (!key_val(x, 1))
 				return 0;
 			*seq = (uint64_t)x->i;
+			k->vseq[r->tpl] = (uint16_t)v;
 			got |= 2;
 		}
 		if (got == 3)

@@ -80,7 +80,7 @@
 #define SEQ_SSE_ORDER_CHANNEL 10148u
 #define SEQ_SSE_BIZ_INDEX 10196u
 
-enum seq_verdict { SEQ_DELIVER = 0, SEQ_DUP = 1, SEQ_STALE = 2 };
+enum seq_verdict { SEQ_DELIVER = 0, SEQ_DUP = 1, SEQ_STALE = 2 }; /* seq_check's fast path relies on 0 and 1 */
 enum seq_ev_kind { SEQ_EV_NONE = 0, SEQ_EV_GAP = 1, SEQ_EV_RESTART = 2 };
 
 /* One key rule: in template `tid` (0: every template having both fields),
@@ -91,10 +91,15 @@ struct seq_field_cfg {
 	uint32_t seq_fid;
 };
 
-/* Resolved rules: instruction indexes per template index, SEQ_NO_INSTR when untracked. */
+/* Resolved rules: instruction indexes per template index, SEQ_NO_INSTR when
+ * untracked; and where in a record's values they were last found (a hint:
+ * template-level values keep their place unless a sequence before them
+ * changes length). */
 struct seq_keys {
 	uint16_t chan[FAST_MAX_TEMPLATES];
 	uint16_t seq[FAST_MAX_TEMPLATES];
+	uint16_t vchan[FAST_MAX_TEMPLATES];
+	uint16_t vseq[FAST_MAX_TEMPLATES];
 };
 
 struct seq_ev {
@@ -201,7 +206,7 @@ uint32_t seq_keys_resolve(struct seq_keys *k, const struct fast_prog *p, const s
 
 /* The key of a decoded record: 1 with *chan, *seq set, 0 when its template
  * has no key or the record left a key field absent. */
-int seq_key(const struct seq_keys *k, const struct fast_rec *r, uint32_t *chan, uint64_t *seq);
+int seq_key(struct seq_keys *k, const struct fast_rec *r, uint32_t *chan, uint64_t *seq);
 
 /* ---- groups ---- */
 
@@ -225,21 +230,24 @@ static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t l
 	if (ci != 0 && line < g->nlines) {
 		struct seq_chan *c = &g->chan[ci - 1];
 		if (((c->line_ok >> line) & 1u) && seq == c->line_next[line] && now < c->hole_due) {
-			if (seq == c->next) {
+			/* the next record, or a copy below every hole (everything in
+			 * [low, hole_min) went out already): decided without a branch,
+			 * since on A/B lines which one comes is a coin toss */
+			uint64_t nx = c->next;
+			uint32_t is_new = seq == nx;
+			uint32_t is_dup = is_new ^ 1u;
+			/* in [low, next] and (below every hole, or the next): holes lie below next */
+			uint32_t ok = (uint32_t)(seq <= nx) & (uint32_t)(seq >= c->low) &
+				      ((uint32_t)(seq < c->hole_min) | is_new);
+			if (ok) {
 				c->line_next[line] = seq + 1;
-				c->next = seq + 1;
-				c->delivered++;
-				g->line[line].won++;
+				c->next = nx + is_new;
+				c->delivered += is_new;
+				c->dups += is_dup;
+				g->line[line].won += is_new;
+				g->line[line].dups += is_dup;
 				*late = 0;
-				return SEQ_DELIVER;
-			}
-			if (seq < c->next && seq >= c->low && seq < c->hole_min) {
-				/* below every hole: everything in [low, hole_min) went out already */
-				c->line_next[line] = seq + 1;
-				c->dups++;
-				g->line[line].dups++;
-				*late = 0;
-				return SEQ_DUP;
+				return (int)is_dup; /* SEQ_DELIVER 0, SEQ_DUP 1 */
 			}
 		}
 	}
