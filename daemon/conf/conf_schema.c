@@ -80,7 +80,7 @@ const struct key conf_keys[] = {
 	{ S_FEED, T_NAME, TOED_K_FEED_STREAM, 0, "stream", FF(stream), .def = NULL },
 	{ S_FEED, T_UINT, TOED_K_FEED_PORT, 0, "port", FF(port), 0, TOED_MAX_PORTS - 1,
 	  .above = "above 3 (the card has 4 ports, 0..3)", .def = "0" },
-	{ S_FEED, T_NAME, TOED_K_FEED_GROUP, 0, "group", FF(group), .def = NULL },
+	{ S_FEED, T_NAME, TOED_K_FEED_GROUP, F_EMPTY, "group", FF(group), .def = NULL },
 
 	{ S_TCP, T_UINT, TOED_K_TCP_MSS, 0, "mss", CF(tcp.mss), MSS_MIN, MSS_MAX,
 	  .below = "below 536 (the smallest MSS every IPv4 host must accept)",

@@ -1528,6 +1528,9 @@ static void test_groups(void)
 	CHECK_EQ(rc->flags & RX_CFG_SEQ, 0);
 	free(rc);
 
+	/* empty: no group (what a configuration written back says) */
+	CLEAN("[feed.a]\nexchange = 10.0.0.1:5261\ngroup =\n", NO_FEED);
+	CHECK_EQ(g_cfg->feed[0].group[0], 0);
 	/* a group without sequence tracking does nothing: said so */
 	WARN("[feed.a]\nexchange = 10.0.0.1:5261\ngroup = ab\n", NO_FEED, 3,
 	     "[feed.a] group = ab: has no effect: [fast] sequence_check = no (arbitration needs sequence tracking)");
