@@ -296,8 +296,7 @@ static void describe_diff(const union toe_record *got, const union toe_record *w
 		DIFF(a->trade_time != b->trade_time, "TradeTime");
 		DIFF(a->trade_price != b->trade_price, "TradePrice");
 		DIFF(memcmp(a->security_id, b->security_id, sizeof a->security_id), "SecurityID");
-		DIFF(a->bs_flag != b->bs_flag, "TradeBSFlag");
-		DIFF(memcmp(a->pad, b->pad, sizeof a->pad), "pad");
+		DIFF(memcmp(a->bs_flag, b->bs_flag, sizeof a->bs_flag), "TradeBSFlag");
 	} else if (got->hdr.type == want->hdr.type && got->hdr.type == TOE_REC_ORDER) {
 		const struct toe_order *a = &got->order, *b = &want->order;
 		DIFF(a->order_no != b->order_no, "OrderNO");
@@ -309,8 +308,8 @@ static void describe_diff(const union toe_record *got, const union toe_record *w
 		DIFF(a->order_time != b->order_time, "OrderTime");
 		DIFF(a->order_price != b->order_price, "OrderPrice");
 		DIFF(memcmp(a->security_id, b->security_id, sizeof a->security_id), "SecurityID");
-		DIFF(a->order_type != b->order_type, "OrderType");
-		DIFF(a->bs_flag != b->bs_flag, "OrderBSFlag");
+		DIFF(memcmp(a->order_type, b->order_type, sizeof a->order_type), "OrderType");
+		DIFF(memcmp(a->bs_flag, b->bs_flag, sizeof a->bs_flag), "OrderBSFlag");
 		DIFF(memcmp(a->pad, b->pad, sizeof a->pad), "pad");
 	}
 #undef DIFF

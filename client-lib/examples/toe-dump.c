@@ -64,15 +64,59 @@ static const char *gap_reason(uint32_t r)
 		return "acked";
 	case TOE_GAP_CLOSED:
 		return "closed";
+	case TOE_GAP_SEQUENCE:
+		return "sequence";
+	case TOE_GAP_MSG_SEQ:
+		return "msg_seq";
 	default:
 		return "unknown";
 	}
 }
 
+static const char *reset_reason(uint32_t r)
+{
+	switch (r) {
+	case TOE_RESET_SYN:
+		return "syn";
+	case TOE_RESET_JOIN:
+		return "join";
+	case TOE_RESET_RESTART:
+		return "restart";
+	case TOE_RESET_ARB_SWITCH:
+		return "line_down";
+	default:
+		return "unknown";
+	}
+}
+
+/* A NUL-padded code field of TOE_FLAG_LEN bytes as a string ("-" when empty). */
+static const char *code(char *buf, const char *f)
+{
+	memcpy(buf, f, TOE_FLAG_LEN);
+	buf[TOE_FLAG_LEN] = 0;
+	return buf[0] ? buf : "-";
+}
+
+/* " line=L" for a record a line of a group delivered, " flags=..." for flagged ones. */
+static const char *extras(char *buf, size_t len, const struct toe_rec_hdr *h)
+{
+	int n = 0;
+	buf[0] = 0;
+	if (h->group)
+		n += snprintf(buf + n, len - (size_t)n, " group=%u line=%u", h->group, h->line);
+	if (h->flags & TOE_RF_RANGE)
+		n += snprintf(buf + n, len - (size_t)n, " RANGE(fields=0x%x)", h->bad_fields);
+	if (h->flags & TOE_RF_WARN)
+		n += snprintf(buf + n, len - (size_t)n, " WARN");
+	if (h->flags & TOE_RF_LATE)
+		snprintf(buf + n, len - (size_t)n, " LATE");
+	return buf;
+}
+
 static void print_record(void *arg, const union toe_record *r, uint64_t skipped)
 {
 	struct dump *d = arg;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], f1[TOE_FLAG_LEN + 1], f2[TOE_FLAG_LEN + 1], x[96];
 	d->seen++;
 	if (skipped)
 		printf("DROPPED %" PRIu64 " records before seq=%" PRIu64 " (this reader fell behind)\n", skipped, r->hdr.seq);
@@ -83,33 +127,50 @@ static void print_record(void *arg, const union toe_record *r, uint64_t skipped)
 	case TOE_REC_TRADE: {
 		const struct toe_trade *t = &r->trade;
 		printf("TRADE  seq=%" PRIu64 " stream=%u msg=%" PRIu64 " sec=%.16s ch=%d idx=%d time=%08d px=%s qty=%s "
-		       "amt=%s buy=%" PRId64 " sell=%" PRId64 " bs=%c\n",
+		       "amt=%s buy=%" PRId64 " sell=%" PRId64 " bs=%s%s\n",
 		       h->seq, h->stream, h->msg_seq, t->security_id, t->trade_channel, t->trade_index, t->trade_time,
 		       scaled(a, sizeof(a), t->trade_price, TOE_PRICE_DECIMALS),
 		       scaled(b, sizeof(b), t->trade_qty, TOE_QTY_DECIMALS),
 		       scaled(c, sizeof(c), t->trade_money, TOE_MONEY_DECIMALS), t->trade_buy_no, t->trade_sell_no,
-		       t->bs_flag ? t->bs_flag : '-');
+		       code(f1, t->bs_flag), extras(x, sizeof x, h));
 		break;
 	}
 	case TOE_REC_ORDER: {
 		const struct toe_order *o = &r->order;
-		printf("ORDER  seq=%" PRIu64 " stream=%u msg=%" PRIu64 " sec=%.16s ch=%d idx=%d time=%08d type=%c px=%s "
-		       "qty=%s no=%" PRId64 " bs=%c\n",
+		printf("ORDER  seq=%" PRIu64 " stream=%u msg=%" PRIu64 " sec=%.16s ch=%d idx=%d time=%08d type=%s px=%s "
+		       "qty=%s no=%" PRId64 " bs=%s%s\n",
 		       h->seq, h->stream, h->msg_seq, o->security_id, o->order_channel, o->order_index, o->order_time,
-		       o->order_type ? o->order_type : '-', scaled(a, sizeof(a), o->order_price, TOE_PRICE_DECIMALS),
-		       scaled(b, sizeof(b), o->balance, TOE_QTY_DECIMALS), o->order_no, o->bs_flag ? o->bs_flag : '-');
+		       code(f1, o->order_type), scaled(a, sizeof(a), o->order_price, TOE_PRICE_DECIMALS),
+		       scaled(b, sizeof(b), o->balance, TOE_QTY_DECIMALS), o->order_no, code(f2, o->bs_flag),
+		       extras(x, sizeof x, h));
 		break;
 	}
 	case TOE_REC_GAP: {
 		const struct toe_gap *g = &r->gap;
-		printf("GAP    seq=%" PRIu64 " stream=%u msg=%" PRIu64 " offset=%" PRIu64 " length=%" PRIu64
-		       " reason=%s detail=%u records=%" PRIu64 "\n",
-		       h->seq, h->stream, h->msg_seq, g->offset, g->length, gap_reason(g->reason), g->detail, g->records);
+		if (g->reason == TOE_GAP_SEQUENCE || g->reason == TOE_GAP_MSG_SEQ)
+			printf("GAP    seq=%" PRIu64 " stream=%u msg=%" PRIu64 " reason=%s channel=%u first=%" PRIu64
+			       " last=%" PRIu64 "%s\n",
+			       h->seq, h->stream, h->msg_seq, gap_reason(g->reason), g->channel, g->first, g->last,
+			       extras(x, sizeof x, h));
+		else
+			printf("GAP    seq=%" PRIu64 " stream=%u msg=%" PRIu64 " offset=%" PRIu64 " length=%" PRIu64
+			       " reason=%s detail=%s records=%" PRIu64 "%s\n",
+			       h->seq, h->stream, h->msg_seq, g->offset, g->length, gap_reason(g->reason),
+			       g->reason == TOE_GAP_DECODE ? toe_decode_err_name(g->detail) : "-", g->records,
+			       extras(x, sizeof x, h));
 		break;
 	}
-	case TOE_REC_RESET:
-		printf("RESET  seq=%" PRIu64 " stream=%u msg=%" PRIu64 "\n", h->seq, h->stream, h->msg_seq);
+	case TOE_REC_RESET: {
+		const struct toe_reset *z = &r->reset;
+		printf("RESET  seq=%" PRIu64 " stream=%u msg=%" PRIu64 " reason=%s", h->seq, h->stream, h->msg_seq,
+		       reset_reason(z->reason));
+		if (z->reason == TOE_RESET_RESTART && z->channel == TOE_CHANNEL_NONE)
+			printf(" msg_seq_before=%" PRIu64, z->last);
+		else if (z->reason == TOE_RESET_RESTART)
+			printf(" channel=%u last=%" PRIu64, z->channel, z->last);
+		printf("%s\n", extras(x, sizeof x, h));
 		break;
+	}
 	default:
 		printf("RECORD seq=%" PRIu64 " type=%u stream=%u\n", h->seq, h->type, h->stream);
 	}

@@ -289,6 +289,37 @@ static void check_ports(struct ctx *x)
 	}
 }
 
+/* Arbitration groups: feeds naming the same group are its lines, in file order. */
+static void check_groups(struct ctx *x)
+{
+	struct toed_config *c = x->c;
+	uint32_t ngroups = 0;
+	for (uint32_t i = 0; i < c->nfeeds; i++) {
+		struct toed_feed *f = &c->feed[i];
+		int fi = (int)i, first = 1;
+		uint32_t line = 0;
+		if (!f->group[0] || !kok(x, S_FEED, fi, TOED_K_FEED_GROUP))
+			continue;
+		for (uint32_t j = 0; j < i; j++) {
+			if (strcmp(c->feed[j].group, f->group) != 0)
+				continue;
+			first = 0;
+			line++;
+		}
+		if (first && ++ngroups > TOED_MAX_GROUPS)
+			key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_GROUP, 0,
+				"more than %d arbitration groups (the pipeline tracks %d besides the default one)",
+				TOED_MAX_GROUPS, TOED_MAX_GROUPS);
+		if (line >= TOED_MAX_LINES)
+			key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_GROUP, 0,
+				"group %s already has %d lines (the most a group can arbitrate)", f->group,
+				TOED_MAX_LINES);
+		if (!c->fast.sequence_check && kok(x, S_FAST, 0, TOED_K_FAST_SEQUENCE_CHECK))
+			key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, TOED_K_FEED_GROUP, 0,
+				"has no effect: [fast] sequence_check = no (arbitration needs sequence tracking)");
+	}
+}
+
 static void check_feeds(struct ctx *x)
 {
 	struct toed_config *c = x->c;
@@ -356,6 +387,7 @@ static void check_feeds(struct ctx *x)
 					"follows the same connections as [feed.%s]", g->name);
 		}
 	}
+	check_groups(x);
 	if (!c->nfeeds && !c->udp.nports && kok(x, S_UDP, 0, TOED_K_UDP_PORTS))
 		conf_msg(x, TOED_DIAG_WARNING, 0, "no [feed.NAME] section and no [udp] ports: nothing will be decoded");
 }

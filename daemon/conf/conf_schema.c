@@ -89,6 +89,7 @@ const struct key conf_keys[] = {
 	{ S_FEED, T_NAME, TOED_K_FEED_STREAM, 0, "stream", FF(stream), .def = NULL },
 	{ S_FEED, T_UINT, TOED_K_FEED_PORT, 0, "port", FF(port), 0, TOED_MAX_PORTS - 1,
 	  .above = "above 3 (the card has 4 ports, 0..3)", .def = "0" },
+	{ S_FEED, T_NAME, TOED_K_FEED_GROUP, F_EMPTY, "group", FF(group), .def = NULL },
 
 	{ S_TCP, T_UINT, TOED_K_TCP_MSS, 0, "mss", CF(tcp.mss), MSS_MIN, MSS_MAX,
 	  .below = "below 536 (the smallest MSS every IPv4 host must accept)",
@@ -106,6 +107,9 @@ const struct key conf_keys[] = {
 
 	{ S_FAST, T_PATH_IN, TOED_K_FAST_TEMPLATES, 0, "templates", CF(fast.templates), .def = TOED_DEF_TEMPLATES },
 	{ S_FAST, T_ENUM, TOED_K_FAST_FRAMING, 0, "framing", CF(fast.framing), .names = e_framing, .def = "step" },
+	{ S_FAST, T_BOOL, TOED_K_FAST_SEQUENCE_CHECK, 0, "sequence_check", CF(fast.sequence_check), .def = "no" },
+	{ S_FAST, T_UINT, TOED_K_FAST_ARBITRATION_WAIT_US, 0, "arbitration_wait_us", CF(fast.arbitration_wait_us), 0,
+	  1000000, .above = "above 1000000 (one second)", .def = "1000" },
 
 	{ S_SHM, T_HUGEPAGES, TOED_K_SHM_HUGEPAGES, 0, "hugepages", CF(shm.hugepages), 0, 65536,
 	  .above = "above 65536 (128 GB of 2 MB pages)", .def = "auto" },

@@ -402,6 +402,10 @@ PARSE(ifname)
 PARSE(name)
 {
 	UNUSED(x), UNUSED(c);
+	if (!*v && (k->flags & F_EMPTY)) {
+		((char *)FIELD(base, k))[0] = 0;
+		return 0;
+	}
 	if (!conf_valid_name(v)) {
 		snprintf(why, wl, "not a name (1 to %d letters, digits, '_', '-' or '.')", TOED_NAME_MAX - 1);
 		return -1;

@@ -78,6 +78,8 @@ static inline uint64_t toed_fds_needed(uint32_t max_clients)
 #define TOED_SOCKPATH_MAX 108 /* sizeof(sockaddr_un.sun_path) */
 #define TOED_MAX_PORTS NET_MAX_ADDRS /* card ports (the U50's 4x10G) */
 #define TOED_MAX_FEEDS MTOE_MAX_FLOWS
+#define TOED_MAX_GROUPS 3 /* named arbitration groups (the pipeline's RX_MAX_GROUPS, less the default one) */
+#define TOED_MAX_LINES 4  /* feeds in one group (SEQ_MAX_LINES) */
 
 /* Built-in defaults (doc/config.md). */
 #define TOED_DEF_XCLBIN "toed.xclbin"
@@ -131,6 +133,7 @@ struct toed_feed {
 	uint32_t protocol;          /* enum toed_proto */
 	uint32_t framing;           /* enum toed_framing */
 	uint32_t port;              /* index of the port that carries it */
+	char group[TOED_NAME_MAX];  /* arbitration group ("" none): feeds of one group are its lines, in file order */
 };
 
 struct toed_config {
@@ -171,6 +174,8 @@ struct toed_config {
 	struct {
 		char templates[TOED_PATH_MAX];
 		uint32_t framing;                 /* enum toed_framing: UDP feeds' default */
+		uint32_t sequence_check;          /* per-channel sequence tracking and arbitration (RX_CFG_SEQ) */
+		uint32_t arbitration_wait_us;     /* how long a hole waits for another line of its group */
 		uint32_t have_prog;               /* prog holds the compiled templates */
 		struct fast_prog prog;            /* compiled at load: the file checked is the file used */
 	} fast;
@@ -260,11 +265,11 @@ enum toed_key {
 	TOED_K_PORT_IP, TOED_K_PORT_NETMASK, TOED_K_PORT_GATEWAY, TOED_K_PORT_MAC, TOED_K_PORT_ROLE,
 	TOED_K_PORT_VLAN, TOED_K_PORT_VERIFY_CHECKSUMS,
 	TOED_K_FEED_EXCHANGE, TOED_K_FEED_VENDOR, TOED_K_FEED_PROTOCOL, TOED_K_FEED_FRAMING,
-	TOED_K_FEED_STREAM, TOED_K_FEED_PORT,
+	TOED_K_FEED_STREAM, TOED_K_FEED_PORT, TOED_K_FEED_GROUP,
 	TOED_K_TCP_MSS, TOED_K_TCP_CONNECTIONS, TOED_K_TCP_WINDOW, TOED_K_TCP_GAP_TIMEOUT_MS,
 	TOED_K_TCP_IDLE_TIMEOUT_S,
 	TOED_K_UDP_PORTS,
-	TOED_K_FAST_TEMPLATES, TOED_K_FAST_FRAMING,
+	TOED_K_FAST_TEMPLATES, TOED_K_FAST_FRAMING, TOED_K_FAST_SEQUENCE_CHECK, TOED_K_FAST_ARBITRATION_WAIT_US,
 	TOED_K_SHM_HUGEPAGES, TOED_K_SHM_RING_SIZE, TOED_K_SHM_MAX_CLIENTS, TOED_K_SHM_MAX_CLIENTS_PER_UID,
 	TOED_K_SHM_HANDSHAKE_TIMEOUT_MS, TOED_K_SHM_RING_MEMORY_MB, TOED_K_SHM_RING_MEMORY_PER_UID_MB, TOED_K_SHM_SOCKET,
 	TOED_K_SHM_SOCKET_GROUP, TOED_K_SHM_SOCKET_MODE,

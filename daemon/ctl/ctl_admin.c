@@ -292,6 +292,7 @@ static void report_status(struct toed *t, struct out *o, const struct toed_dp_sn
 /* ---- stats ------------------------------------------------------------------------------ */
 
 static void report_common(struct toed *t, struct out *o);
+static void report_sequence(struct toed *t, struct out *o, const struct toed_dp_snapshot *s);
 
 /* backend = xrt: the data plane's side, then every counter of the card. */
 static void report_card(struct toed *t, struct out *o, const struct toed_dp_snapshot *s)
@@ -433,7 +434,88 @@ static void report_stats(struct toed *t, struct out *o, const struct toed_dp_sna
 		end(o);
 	}
 	end_array(o);
+	report_sequence(t, o, s);
 	report_common(t, o);
+}
+
+/* Name of sequence group g as dp_setup numbers them: 0 the default, then named groups in order of first use. */
+static const char *group_name(const struct toed_config *c, uint32_t g)
+{
+	uint32_t n = 0;
+	if (g == 0)
+		return "default";
+	for (uint32_t i = 0; i < c->nfeeds; i++) {
+		int first = c->feed[i].group[0] != 0;
+		for (uint32_t k = 0; k < i && first; k++)
+			if (strcmp(c->feed[k].group, c->feed[i].group) == 0)
+				first = 0;
+		if (first && ++n == g)
+			return c->feed[i].group;
+	}
+	return "?";
+}
+
+/* Sequence tracking ([fast] sequence_check): per group its lines (who won, who lost what)
+ * and per channel its state (last sequence, gaps, duplicates). */
+static void report_sequence(struct toed *t, struct out *o, const struct toed_dp_snapshot *s)
+{
+	char title[96], key[48];
+	const char *names[32];
+	uint64_t values[32];
+	if (!s->seq_on)
+		return;
+	begin_array(o, "sequence_groups");
+	for (uint32_t g = 0; g < s->seq_groups && g < RX_MAX_GROUPS; g++) {
+		const struct toed_dp_seq_group *d = &s->seq[g];
+		uint32_t n;
+		if (!d->nchan)
+			continue;
+		snprintf(title, sizeof title, "sequence group %u (%s), %u line%s", g + 1, group_name(t->cfg, g),
+			 d->nlines, d->nlines == 1 ? "" : "s");
+		begin(o, NULL, title);
+		if (o->json) {
+			kv_u64(o, "group", g + 1);
+			kv_str(o, "name", group_name(t->cfg, g));
+			kv_u64(o, "lines", d->nlines);
+		}
+		n = seq_group_stats_table(&d->st, names, values, 32);
+		for (uint32_t k = 0; k < n && k < 32; k++)
+			kv_u64(o, names[k], values[k]);
+		for (uint32_t l = 0; l < d->nlines && l < SEQ_MAX_LINES; l++) {
+			n = seq_line_stats_table(&d->line[l], names, values, 32);
+			for (uint32_t k = 0; k < n && k < 32; k++) {
+				snprintf(key, sizeof key, "line%u.%s", l, names[k]);
+				kv_u64(o, key, values[k]);
+			}
+		}
+		begin_array(o, "channels");
+		for (uint32_t k = 0; k < d->nchan && k < SEQ_MAX_CHANNELS; k++) {
+			const struct toed_dp_seq_chan *c = &d->chan[k];
+			if (o->json) {
+				begin(o, NULL, NULL);
+				kv_u64(o, "channel", c->id);
+				kv_u64(o, "last", c->last);
+				kv_u64(o, "delivered", c->delivered);
+				kv_u64(o, "duplicates", c->dups);
+				kv_u64(o, "gaps", c->gaps);
+				kv_u64(o, "missing", c->missing);
+				kv_u64(o, "late", c->late);
+				kv_u64(o, "restarts", c->restarts);
+				kv_u64(o, "open_holes", c->holes);
+				end(o);
+			} else {
+				fprintf(o->f,
+					"  channel %-6u last %-12" PRIu64 " delivered %-10" PRIu64 " dups %-8" PRIu64
+					" gaps %-6" PRIu64 " missing %-8" PRIu64 " late %-8" PRIu64 " restarts %" PRIu64
+					"%s\n",
+					c->id, c->last, c->delivered, c->dups, c->gaps, c->missing, c->late, c->restarts,
+					c->holes ? " (holes open)" : "");
+			}
+		}
+		end_array(o);
+		end(o);
+	}
+	end_array(o);
 }
 
 /* The blocks both backends have: publisher, control socket, recorder. */

@@ -7,6 +7,9 @@
 #include "fast/fast_stream.h"
 #include "toe/shm.h"
 
+_Static_assert(TOED_MAX_GROUPS + 1 <= RX_MAX_GROUPS, "named groups and the default one fit the pipeline");
+_Static_assert(TOED_MAX_LINES <= SEQ_MAX_LINES, "a group's feeds fit its lines");
+
 uint32_t dp_setup_mtoe(const struct toed_config *c, uint32_t port, struct mtoe_cfg *m,
 		       uint16_t flow_feed[TOED_MAX_FEEDS])
 {
@@ -59,6 +62,33 @@ void dp_setup_net(const struct toed_config *c, uint32_t port, struct net_cfg *n)
 		net_cfg_add(n, p->ip, p->netmask, p->mac, (uint16_t)p->vlan);
 }
 
+/* Feed i's sequence group (0 the default, named groups from 1 in order of first use) and line
+ * (its place among the group's feeds); check_groups kept both in range. */
+static void feed_line(const struct toed_config *c, uint32_t i, uint8_t *group, uint8_t *line)
+{
+	const struct toed_feed *f = &c->feed[i];
+	uint32_t g = 0, l = 0;
+	*group = 0;
+	*line = 0;
+	if (!f->group[0])
+		return;
+	for (uint32_t j = 0; j < c->nfeeds; j++) {
+		const struct toed_feed *h = &c->feed[j];
+		int first = h->group[0] != 0;
+		for (uint32_t k = 0; k < j && first; k++)
+			if (strcmp(c->feed[k].group, h->group) == 0)
+				first = 0;
+		g += first;
+		if (strcmp(h->group, f->group) == 0) {
+			*group = (uint8_t)(g < RX_MAX_GROUPS ? g : RX_MAX_GROUPS - 1);
+			break;
+		}
+	}
+	for (uint32_t j = 0; j < i; j++)
+		l += strcmp(c->feed[j].group, f->group) == 0;
+	*line = (uint8_t)(l < SEQ_MAX_LINES ? l : SEQ_MAX_LINES - 1);
+}
+
 static int add_udp(struct rx_cfg *rc, uint32_t port, uint8_t framing, char *err, size_t errlen)
 {
 	for (uint32_t i = 0; i < rc->nudp; i++)
@@ -79,14 +109,36 @@ static int add_udp(struct rx_cfg *rc, uint32_t port, uint8_t framing, char *err,
 int dp_setup_rx(const struct toed_config *c, struct rx_cfg *rc, uint16_t flow_feed[TOED_MAX_FEEDS], char *err,
 		size_t errlen)
 {
+	uint16_t ff[TOED_MAX_FEEDS];
+	uint32_t nflows;
+	if (!flow_feed)
+		flow_feed = ff;
 	dp_setup_net(c, 0, &rc->net);
-	dp_setup_mtoe(c, 0, &rc->mtoe, flow_feed);
+	nflows = dp_setup_mtoe(c, 0, &rc->mtoe, flow_feed);
 	for (uint32_t i = 0; i < c->nfeeds; i++) {
 		const struct toed_feed *f = &c->feed[i];
+		uint32_t before = rc->nudp;
 		if (f->protocol == TOED_PROTO_UDP && f->port == 0 &&
 		    add_udp(rc, f->vendor.port,
 			    f->framing == TOED_FRAMING_RAW ? FAST_FRAMING_DATAGRAM : FAST_FRAMING_STEP, err, errlen) < 0)
 			return -1;
+		if (rc->nudp > before)
+			feed_line(c, i, &rc->seq.udp_group[before], &rc->seq.udp_line[before]);
+	}
+	/* sequence tracking: ungrouped feeds and [udp] ports in the default group, each named
+	 * group's feeds its lines */
+	if (c->fast.sequence_check) {
+		rc->flags |= RX_CFG_SEQ;
+		rc->seq.wait_ns = (uint64_t)c->fast.arbitration_wait_us * 1000ull;
+		rc->seq.ngroups = 1;
+		for (uint32_t i = 0; i < c->nfeeds; i++) {
+			uint8_t g, l;
+			feed_line(c, i, &g, &l);
+			if (g + 1u > rc->seq.ngroups)
+				rc->seq.ngroups = g + 1u;
+		}
+		for (uint32_t k = 0; k < nflows && k < MTOE_MAX_FLOWS; k++)
+			feed_line(c, flow_feed[k], &rc->seq.flow_group[k], &rc->seq.flow_line[k]);
 	}
 	for (uint32_t p = 1; p < 65536 && c->udp.nports; p++)
 		if (toed_udp_listened(c, p) &&

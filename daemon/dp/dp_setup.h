@@ -32,9 +32,11 @@ uint32_t dp_setup_mtoe(const struct toed_config *c, uint32_t port, struct mtoe_c
  * (a mirror port sees other hosts' traffic). */
 void dp_setup_net(const struct toed_config *c, uint32_t port, struct net_cfg *n);
 
-/* The receive pipeline of port 0 (rx_cfg_default() first): network, mirror TOE, and the
- * UDP streams (UDP feeds and [udp] ports, each port once). 0, or -1 with err when the
- * pipeline has too few UDP streams. */
+/* The receive pipeline of port 0 (rx_cfg_default() first): network, mirror TOE, the UDP
+ * streams (UDP feeds and [udp] ports, each port once), and with [fast] sequence_check the
+ * sequence groups (feeds naming a group are its lines in file order; the others, and [udp]
+ * ports, share the default group). 0, or -1 with err when the pipeline has too few UDP
+ * streams. */
 int dp_setup_rx(const struct toed_config *c, struct rx_cfg *rc, uint16_t flow_feed[TOED_MAX_FEEDS], char *err,
 		size_t errlen);
 

@@ -488,6 +488,21 @@ static void snapshot_pipe(struct dp_run *r, struct toed_dp_snapshot *w)
 		d->nxt_off = c->nxt_off;
 		d->st = c->st;
 	}
+	w->seq_on = (p->cfg.flags & RX_CFG_SEQ) != 0;
+	w->seq_groups = w->seq_on ? p->cfg.seq.ngroups : 0;
+	for (uint32_t g = 0; g < w->seq_groups && g < RX_MAX_GROUPS; g++) {
+		const struct seq_group *sg = &p->grp[g];
+		struct toed_dp_seq_group *d = &w->seq[g];
+		d->nlines = sg->nlines;
+		d->nchan = sg->nchan;
+		d->st = sg->st;
+		memcpy(d->line, sg->line, sizeof d->line);
+		for (uint32_t k = 0; k < sg->nchan && k < SEQ_MAX_CHANNELS; k++) {
+			const struct seq_chan *c = &sg->chan[k];
+			d->chan[k] = (struct toed_dp_seq_chan){c->id, c->nholes, c->next ? c->next - 1 : 0, c->delivered,
+							       c->dups, c->gaps, c->missing, c->late, c->restarts};
+		}
+	}
 	for (uint32_t i = 0; i < ns; i++) {
 		add_counters(&w->sst[i], &p->sst[i], &r->base.sst[i], sizeof w->sst[i]);
 		w->messages[i] = dp->fs[i].messages + r->base.messages[i];

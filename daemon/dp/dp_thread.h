@@ -110,6 +110,21 @@ struct toed_dp_conn {
 	struct mtoe_conn_stats st;
 };
 
+/* Sequence tracking (RX_CFG_SEQ): per group, its lines and its channels. */
+struct toed_dp_seq_chan {
+	uint32_t id;        /* channel number */
+	uint32_t holes;     /* open now (arbitration: waiting for another line) */
+	uint64_t last;      /* highest sequence delivered */
+	uint64_t delivered, dups, gaps, missing, late, restarts;
+};
+
+struct toed_dp_seq_group {
+	uint32_t nlines, nchan;
+	struct seq_group_stats st;
+	struct seq_line_stats line[SEQ_MAX_LINES];
+	struct toed_dp_seq_chan chan[SEQ_MAX_CHANNELS];
+};
+
 /* Counters of every block, as of taken_ns. */
 struct toed_dp_snapshot {
 	uint64_t taken_ns;        /* CLOCK_MONOTONIC, 0: none yet */
@@ -127,6 +142,9 @@ struct toed_dp_snapshot {
 	uint16_t udp_port[RX_MAX_UDP];
 	struct toed_dp_conn conn[MTOE_MAX_CONNS];
 	struct rx_stream_stats sst[RX_MAX_STREAMS];
+	uint32_t seq_on;          /* sequence tracking runs: seq[0 .. seq_groups) */
+	uint32_t seq_groups;
+	struct toed_dp_seq_group seq[RX_MAX_GROUPS]; /* since the pipeline's last start */
 	uint64_t messages[RX_MAX_STREAMS];
 	uint64_t errors[RX_MAX_STREAMS][FAST_ERR_COUNT]; /* deframer + decoder, by fast_err code */
 	/* backend = xrt: the blocks above that describe the software pipeline stay 0,

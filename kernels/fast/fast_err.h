@@ -2,10 +2,15 @@
  *
  * One code per reason; every block counts its errors in an array indexed by
  * these codes, and the tools print them by name (fast_err_name(), host side).
- * Codes that mirror the FAST specification's error ids say so.
+ * Codes that mirror the FAST specification's error ids say so. They travel to
+ * clients as TOE_GAP_DECODE details: toe/decode_err.h is their public copy,
+ * and the checks at the end of this file keep the two equal (append new
+ * codes at the end and add them there too).
  */
 #ifndef FAST_ERR_H
 #define FAST_ERR_H
+
+#include "toe/decode_err.h"
 
 enum fast_err {
 	FAST_OK = 0,
@@ -45,5 +50,39 @@ static inline int fast_err_is_reportable(int e)
 {
 	return e == FAST_E_OVERLONG_INT || e == FAST_E_OVERLONG_PMAP || e == FAST_E_OVERLONG_STR;
 }
+
+/* The public codes (toe/decode_err.h) are these numbers. */
+#if defined(__cplusplus)
+#define FAST_ERR_ABI(k, t) static_assert((int)(k) == (int)(t), #k " == " #t)
+#else
+#define FAST_ERR_ABI(k, t) _Static_assert((int)(k) == (int)(t), #k " == " #t)
+#endif
+FAST_ERR_ABI(FAST_E_TRUNCATED, TOE_DECODE_TRUNCATED);
+FAST_ERR_ABI(FAST_E_NO_STOP_BIT, TOE_DECODE_NO_STOP_BIT);
+FAST_ERR_ABI(FAST_E_RANGE, TOE_DECODE_RANGE);
+FAST_ERR_ABI(FAST_E_OVERLONG_INT, TOE_DECODE_OVERLONG_INT);
+FAST_ERR_ABI(FAST_E_OVERLONG_PMAP, TOE_DECODE_OVERLONG_PMAP);
+FAST_ERR_ABI(FAST_E_PMAP_EXTRA, TOE_DECODE_PMAP_EXTRA);
+FAST_ERR_ABI(FAST_E_OVERLONG_STR, TOE_DECODE_OVERLONG_STR);
+FAST_ERR_ABI(FAST_E_PMAP_TOO_LONG, TOE_DECODE_PMAP_TOO_LONG);
+FAST_ERR_ABI(FAST_E_UNKNOWN_TEMPLATE, TOE_DECODE_UNKNOWN_TEMPLATE);
+FAST_ERR_ABI(FAST_E_MANDATORY_UNDEF, TOE_DECODE_MANDATORY_UNDEF);
+FAST_ERR_ABI(FAST_E_MANDATORY_EMPTY, TOE_DECODE_MANDATORY_EMPTY);
+FAST_ERR_ABI(FAST_E_SUBTRACT_LEN, TOE_DECODE_SUBTRACT_LEN);
+FAST_ERR_ABI(FAST_E_EXPONENT, TOE_DECODE_EXPONENT);
+FAST_ERR_ABI(FAST_E_STR_TOO_LONG, TOE_DECODE_STR_TOO_LONG);
+FAST_ERR_ABI(FAST_E_SEQ_TOO_LONG, TOE_DECODE_SEQ_TOO_LONG);
+FAST_ERR_ABI(FAST_E_TOO_MANY_VALUES, TOE_DECODE_TOO_MANY_VALUES);
+FAST_ERR_ABI(FAST_E_NULL_MANDATORY, TOE_DECODE_NULL_MANDATORY);
+FAST_ERR_ABI(STEP_E_GARBAGE, TOE_DECODE_STEP_GARBAGE);
+FAST_ERR_ABI(STEP_E_BAD_HEADER, TOE_DECODE_STEP_BAD_HEADER);
+FAST_ERR_ABI(STEP_E_TOO_LONG, TOE_DECODE_STEP_TOO_LONG);
+FAST_ERR_ABI(STEP_E_BAD_FIELD, TOE_DECODE_STEP_BAD_FIELD);
+FAST_ERR_ABI(STEP_E_BAD_DATA_LEN, TOE_DECODE_STEP_BAD_DATA_LEN);
+FAST_ERR_ABI(STEP_E_BAD_LENGTH, TOE_DECODE_STEP_BAD_LENGTH);
+FAST_ERR_ABI(STEP_E_BAD_CHECKSUM, TOE_DECODE_STEP_BAD_CHECKSUM);
+FAST_ERR_ABI(STEP_E_NO_DATA, TOE_DECODE_STEP_NO_DATA);
+FAST_ERR_ABI(FAST_ERR_COUNT, TOE_DECODE_COUNT);
+#undef FAST_ERR_ABI
 
 #endif

@@ -25,6 +25,7 @@ void fast_stream_init(struct fast_stream *fs, const struct fast_prog *prog, int 
 	fs->err_skipped = 0;
 	fs->messages = 0;
 	fs->records = 0;
+	fs->msg_events = 0;
 	step_init(&fs->step);
 	fast_dec_init(&fs->dec, prog);
 }
@@ -95,6 +96,8 @@ int fast_stream_next(struct fast_stream *fs)
 			fs->data_offset = fs->step.msg.offset;
 			fs->msg_seq = fs->step.msg.seq;
 			fast_dec_reset(&fs->dec);
+			if (fs->msg_events)
+				return FS_MESSAGE; /* its records follow at the next calls */
 		} else if (st == STEP_ERROR) {
 			fs->err = fs->step.err;
 			fs->err_offset = fs->step.err_offset;

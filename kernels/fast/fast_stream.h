@@ -18,7 +18,13 @@
 #include "step_deframe.h"
 
 enum fast_framing { FAST_FRAMING_STEP = 0, FAST_FRAMING_DATAGRAM = 1 };
-enum fast_stream_event { FS_NONE = 0, FS_RECORD = 1, FS_ERROR = 2 };
+enum fast_stream_event {
+	FS_NONE = 0,
+	FS_RECORD = 1,
+	FS_ERROR = 2,
+	FS_MESSAGE = 3, /* only with msg_events set: a STEP message was deframed (fs->msg_seq,
+			   fs->step.msg), heartbeats and logons included; its records come next */
+};
 
 struct fast_stream {
 	int framing;
@@ -40,6 +46,9 @@ struct fast_stream {
 	/* counters */
 	uint64_t messages;
 	uint64_t records;
+	/* set by the caller after fast_stream_init: also return FS_MESSAGE (for
+	 * MsgSeqNum checks, which must see every message, not only those with records) */
+	uint32_t msg_events;
 	struct step_deframer step;
 	struct fast_dec dec;
 	struct fast_rec rec;

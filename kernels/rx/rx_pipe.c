@@ -17,6 +17,9 @@
 #include "rx_pipe.h"
 #include "fast/fast_tick.h"
 
+_Static_assert((int)MTOE_OPEN_SYN == (int)TOE_RESET_SYN, "open reasons are reset reasons");
+_Static_assert((int)MTOE_OPEN_JOIN == (int)TOE_RESET_JOIN, "open reasons are reset reasons");
+
 /* Iterations of rx_drain without an entry: one per event (an event that only
  * feeds) and one to finish the last stream. */
 #define RX_DRAIN_ITERS (MTOE_SEG_EVENTS + 2u)
@@ -41,7 +44,21 @@ void rx_cfg_default(struct rx_cfg *cfg)
 		cfg->udp[i].port = 0;
 		cfg->udp[i].framing = FAST_FRAMING_STEP;
 		cfg->udp[i].pad = 0;
+		cfg->seq.udp_group[i] = 0;
+		cfg->seq.udp_line[i] = 0;
 	}
+	cfg->seq.ngroups = 1;
+	cfg->seq.wait_ns = SEQ_DEFAULT_WAIT_NS;
+	for (i = 0; i < MTOE_MAX_FLOWS; i++) {
+		cfg->seq.flow_group[i] = 0;
+		cfg->seq.flow_line[i] = 0;
+	}
+	for (i = 0; i < SEQ_MAX_FIELDS; i++) {
+		cfg->seq.fields[i].tid = 0;
+		cfg->seq.fields[i].chan_fid = 0;
+		cfg->seq.fields[i].seq_fid = 0;
+	}
+	cfg->seq.nfields = seq_fields_sse(cfg->seq.fields);
 }
 
 static void stream_stats_clear(struct rx_stream_stats *s)
@@ -60,6 +77,9 @@ static void pending_clear(struct rx_pipe *p)
 	p->polling = 0;
 	p->cut_pending = 0;
 	p->tap_pending = 0;
+	p->held = 0;
+	p->seq_polling = 0;
+	p->sq.tail = p->sq.head;
 }
 
 /* What rx_init and rx_init_decode both set: everything but the streams, the
@@ -75,6 +95,7 @@ static void init_common(struct rx_pipe *p, const struct rx_cfg *cfg, const struc
 	p->verdict = NET_RX_DROP;
 	p->now = 0;
 	p->now_poll = 0;
+	seq_queue_init(&p->sq);
 	pending_clear(p);
 	p->pad = 0;
 	p->cut_stream = 0;
@@ -94,6 +115,54 @@ static void init_common(struct rx_pipe *p, const struct rx_cfg *cfg, const struc
 		stream_stats_clear(&p->sst[i]);
 	for (i = 0; i < RX_MAX_UDP; i++)
 		p->udp_off[i] = 0;
+	for (i = 0; i < MTOE_MAX_CONNS; i++)
+		p->conn_flow[i] = 0;
+	for (i = 0; i < RX_MAX_GROUPS * SEQ_MAX_LINES; i++)
+		p->line_sid[i / SEQ_MAX_LINES][i % SEQ_MAX_LINES] = 0;
+	for (i = 0; i < RX_MAX_STREAMS; i++)
+		seq_msg_init(&p->msg[i]);
+}
+
+/* RX_CFG_SEQ: check cfg->seq, resolve the keys, size each group by its
+ * highest line, and let every stream report its messages. */
+static int init_seq(struct rx_pipe *p, const struct rx_cfg *cfg)
+{
+	const struct rx_seq_cfg *sc = &cfg->seq;
+	uint32_t nl[RX_MAX_GROUPS];
+	uint32_t i;
+	if (!(cfg->flags & RX_CFG_SEQ))
+		return RX_OK;
+	if (sc->ngroups == 0 || sc->ngroups > RX_MAX_GROUPS || sc->nfields > SEQ_MAX_FIELDS)
+		return RX_ERR_SEQ;
+	for (i = 0; i < RX_MAX_GROUPS; i++)
+		nl[i] = 1;
+	for (i = 0; i < MTOE_MAX_FLOWS + RX_MAX_UDP; i++) {
+		uint32_t g, l;
+		if (i < MTOE_MAX_FLOWS) {
+			if (i >= cfg->mtoe.nflows)
+				continue;
+			g = sc->flow_group[i];
+			l = sc->flow_line[i];
+		} else {
+			if (i - MTOE_MAX_FLOWS >= cfg->nudp)
+				break;
+			g = sc->udp_group[i - MTOE_MAX_FLOWS];
+			l = sc->udp_line[i - MTOE_MAX_FLOWS];
+		}
+		if (g >= sc->ngroups || l >= SEQ_MAX_LINES)
+			return RX_ERR_SEQ;
+		if (l + 1 > nl[g])
+			nl[g] = l + 1;
+	}
+	seq_keys_resolve(&p->keys, p->prog, sc->fields, sc->nfields);
+	for (i = 0; i < RX_MAX_GROUPS; i++)
+		seq_group_init(&p->grp[i], i, nl[i], sc->wait_ns);
+	for (i = 0; i < RX_MAX_STREAMS; i++) {
+		if (i >= p->nstreams)
+			break;
+		p->fs[i].msg_events = 1;
+	}
+	return RX_OK;
 }
 
 /* Check the stream counts and initialise fs[0 .. RX_NSTREAMS(cfg)). */
@@ -147,6 +216,9 @@ int rx_init(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog 
 	rc = init_streams(p, cfg, fs, nfs);
 	if (rc != RX_OK)
 		return rc;
+	rc = init_seq(p, cfg);
+	if (rc != RX_OK)
+		return rc;
 	for (i = 0; i < RX_MAX_UDP; i++) {
 		if (i >= cfg->nudp)
 			break;
@@ -158,8 +230,12 @@ int rx_init(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog 
 int rx_init_decode(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog *prog,
 		   struct fast_stream *fs, uint32_t nfs)
 {
+	int rc;
 	init_common(p, cfg, prog, fs);
-	return init_streams(p, cfg, fs, nfs);
+	rc = init_streams(p, cfg, fs, nfs);
+	if (rc != RX_OK)
+		return rc;
+	return init_seq(p, cfg);
 }
 
 /* ---- entries ---------------------------------------------------------- */
@@ -236,47 +312,209 @@ static void decode_range(const struct fast_stream *fs, uint64_t *off, uint64_t *
 	*len = end > o ? end - o : 0;
 }
 
+/* ---- sequence tracking (RX_CFG_SEQ) ----------------------------------- */
+
+/* The group (0-based) and line of stream sid. */
+static void stream_line(const struct rx_pipe *p, uint32_t sid, uint32_t *g, uint32_t *line)
+{
+	uint32_t gi = 0, li = 0;
+	if (sid < p->cfg.mtoe.max_conns) {
+		uint32_t f = p->conn_flow[sid < MTOE_MAX_CONNS ? sid : 0];
+		if (f < MTOE_MAX_FLOWS) {
+			gi = p->cfg.seq.flow_group[f];
+			li = p->cfg.seq.flow_line[f];
+		}
+	} else if (sid - p->cfg.mtoe.max_conns < RX_MAX_UDP) {
+		gi = p->cfg.seq.udp_group[sid - p->cfg.mtoe.max_conns];
+		li = p->cfg.seq.udp_line[sid - p->cfg.mtoe.max_conns];
+	}
+	/* init_seq checked the configured ones; a stream of no flow falls back to group 0 line 0 */
+	*g = gi < RX_MAX_GROUPS ? gi : 0;
+	*line = li < SEQ_MAX_LINES ? li : 0;
+}
+
+/* A RESET entry of sequence tracking. */
+static void out_reset(struct rx_pipe *p, struct rx_out *out, uint32_t sid, uint32_t reason, uint32_t chan,
+		      uint64_t last)
+{
+	out_clear(out, RX_OUT_RESET, sid, p->now);
+	out->reason = (uint8_t)reason;
+	out->tick.hdr.type = TOE_REC_RESET;
+	out->tick.reset.reason = reason;
+	out->tick.reset.channel = chan;
+	out->tick.reset.last = last;
+	p->st.resets++;
+	if (sid < RX_MAX_STREAMS)
+		p->sst[sid].resets++;
+}
+
+/* The next queued sequence event as an entry; 0 when none. */
+static int seq_entry(struct rx_pipe *p, struct rx_out *out)
+{
+	struct seq_ev e;
+	uint32_t sid;
+	if (!seq_queue_pop(&p->sq, &e))
+		return 0;
+	sid = p->line_sid[e.group % RX_MAX_GROUPS][e.line % SEQ_MAX_LINES];
+	if (e.kind == SEQ_EV_GAP) {
+		out_gap(p, out, sid, 0, 0, TOE_GAP_SEQUENCE, 0);
+		out->tick.gap.first = e.first;
+		out->tick.gap.last = e.last;
+		out->tick.gap.channel = e.chan;
+		out->tick.gap.records = e.last - e.first + 1;
+		p->st.seq_gaps++;
+		p->st.seq_missing += e.last - e.first + 1;
+	} else {
+		out_reset(p, out, sid, TOE_RESET_RESTART, e.chan, e.last);
+		p->st.seq_restarts++;
+	}
+	out->tick.hdr.group = (uint8_t)(e.group + 1);
+	out->tick.hdr.line = e.line;
+	return 1;
+}
+
+/* A decoded record through its group: 0 when it is dropped (a copy). When
+ * it brought events (a gap before it), the first is returned in *out and
+ * the record waits in held_out. */
+static int seq_record(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
+{
+	uint32_t g, line, chan = 0;
+	uint64_t s = 0;
+	int late = 0, v;
+	stream_line(p, sid, &g, &line);
+	out->tick.hdr.group = (uint8_t)(g + 1);
+	out->tick.hdr.line = (uint8_t)line;
+	if (!seq_key(&p->keys, out->rec, &chan, &s)) {
+		p->st.seq_unkeyed++;
+		return 1;
+	}
+	p->st.seq_records++;
+	p->line_sid[g][line] = (uint16_t)sid;
+	v = seq_check(&p->grp[g], &p->sq, line, chan, s, p->now, &late);
+	if (v != SEQ_DELIVER) {
+		if (v == SEQ_DUP)
+			p->st.seq_dups++;
+		else
+			p->st.seq_stale++;
+		p->sst[sid].seq_dups++;
+		return 0;
+	}
+	p->sst[sid].seq_won++;
+	if (late) {
+		out->tick.hdr.flags |= TOE_RF_LATE;
+		p->st.seq_late++;
+	}
+	if (seq_queue_len(&p->sq)) {
+		p->held_out = *out;
+		p->held = 1;
+		seq_entry(p, out);
+	}
+	return 1;
+}
+
+/* A message of stream sid was deframed: its MsgSeqNum; 1 with an entry. */
+static int msg_check(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
+{
+	const struct fast_stream *fs = &p->fs[sid];
+	struct rx_stream_stats *ss = &p->sst[sid];
+	uint64_t first = 0, last = 0;
+	uint32_t g, line;
+	int r = seq_msg_check(&p->msg[sid], fs->msg_seq, &first, &last);
+	if (r == SEQ_MSG_REPEAT) {
+		p->st.msg_repeats++;
+		ss->msg_repeats++;
+		return 0;
+	}
+	if (r == SEQ_MSG_OK)
+		return 0;
+	if (r == SEQ_MSG_JUMP) {
+		out_gap(p, out, sid, 0, 0, TOE_GAP_MSG_SEQ, 0);
+		out->tick.gap.first = first;
+		out->tick.gap.last = last;
+		out->tick.hdr.msg_seq = fs->msg_seq;
+		out->msg_seq = fs->msg_seq;
+		p->st.msg_jumps++;
+		p->st.msg_missing += last - first + 1;
+		ss->msg_jumps++;
+		ss->msg_missing += last - first + 1;
+	}
+	stream_line(p, sid, &g, &line);
+	if (r == SEQ_MSG_RESTART) {
+		/* a new logon: the line's channels may start again at 1 */
+		seq_line_session(&p->grp[g], line);
+		out_reset(p, out, sid, TOE_RESET_RESTART, TOE_CHANNEL_NONE, last);
+		out->tick.hdr.msg_seq = fs->msg_seq;
+		out->msg_seq = fs->msg_seq;
+		p->st.msg_restarts++;
+		ss->msg_restarts++;
+	}
+	out->tick.hdr.group = (uint8_t)(g + 1);
+	out->tick.hdr.line = (uint8_t)line;
+	return 1;
+}
+
+/* Calls of fast_stream_next one stream_next may make without an entry
+ * (dropped copies, messages without news): every one consumes at least one
+ * byte of what was fed, a frame's payload or a connection's window. */
+#define RX_STREAM_ITERS (MTOE_MAX_WINDOW + NET_MAX_FRAME + 2u)
+
 /* Pull one entry out of stream sid's fast_stream; 0 when it needs input. */
 static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 {
 	struct fast_stream *fs = &p->fs[sid];
 	struct rx_stream_stats *ss = &p->sst[sid];
-	int ev = fast_stream_next(fs);
-	if (ev == FS_RECORD) {
-		int t = TOE_REC_NONE;
-		out_clear(out, RX_OUT_RECORD, sid, p->now);
-		out->msg_seq = fs->msg_seq;
-		out->offset = fs->data_offset;
-		out->rec = &fs->rec;
-		if (!(p->cfg.flags & RX_CFG_NO_TICK)) {
-			t = fast_tick_map(p->prog, &fs->rec, fs->msg_seq, &out->tick);
-			if (t > 0) {
-				out->tick.hdr.stream = (uint16_t)sid;
-				out->tick.hdr.seq = 0;
-				out->tick.hdr.rx_ns = p->now;
-			} else if (t == TOE_REC_NONE) {
-				p->st.tick_unmapped++;
-				ss->tick_unmapped++;
-			} else {
-				p->st.tick_range++;
-				ss->tick_range++;
+	uint32_t it;
+	for (it = 0; it < RX_STREAM_ITERS; it++) {
+		int ev = fast_stream_next(fs);
+		if (ev == FS_MESSAGE) {
+			if (msg_check(p, sid, out))
+				return 1;
+			continue;
+		}
+		if (ev == FS_RECORD) {
+			int t = TOE_REC_NONE;
+			out_clear(out, RX_OUT_RECORD, sid, p->now);
+			out->msg_seq = fs->msg_seq;
+			out->offset = fs->data_offset;
+			out->rec = &fs->rec;
+			if (!(p->cfg.flags & RX_CFG_NO_TICK)) {
+				t = fast_tick_map(p->prog, &fs->rec, fs->msg_seq, &out->tick);
+				if (t > 0) {
+					out->tick.hdr.stream = (uint16_t)sid;
+					out->tick.hdr.seq = 0;
+					out->tick.hdr.rx_ns = p->now;
+					if (out->tick.hdr.flags & TOE_RF_RANGE) {
+						p->st.tick_range++;
+						ss->tick_range++;
+					}
+				} else {
+					p->st.tick_unmapped++;
+					ss->tick_unmapped++;
+				}
 			}
+			out->tick_type = t;
+			if (fs->rec.warn) {
+				p->st.warnings++;
+				ss->warnings++;
+			}
+			p->st.records++;
+			ss->records++;
+			if ((p->cfg.flags & RX_CFG_SEQ) && !seq_record(p, sid, out)) {
+				/* dropped; holes its channel declared on the way still go out */
+				if (seq_entry(p, out))
+					return 1;
+				continue;
+			}
+			return 1;
 		}
-		out->tick_type = t;
-		if (fs->rec.warn) {
-			p->st.warnings++;
-			ss->warnings++;
+		if (ev == FS_ERROR) {
+			uint64_t off, len;
+			decode_range(fs, &off, &len);
+			ss->decode_errors++;
+			out_gap(p, out, sid, off, len, TOE_GAP_DECODE, (uint32_t)fs->err);
+			return 1;
 		}
-		p->st.records++;
-		ss->records++;
-		return 1;
-	}
-	if (ev == FS_ERROR) {
-		uint64_t off, len;
-		decode_range(fs, &off, &len);
-		ss->decode_errors++;
-		out_gap(p, out, sid, off, len, TOE_GAP_DECODE, (uint32_t)fs->err);
-		return 1;
+		return 0;
 	}
 	return 0;
 }
@@ -312,6 +550,7 @@ static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *o
 	if (!tcp_stream(p, sid))
 		return 0;
 	fs = &p->fs[sid];
+	p->conn_flow[sid] = e->flow;
 	switch (e->type) {
 	case MTOE_EV_OPEN:
 		fast_stream_restart(fs, 0);
@@ -321,6 +560,17 @@ static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *o
 		out_clear(out, RX_OUT_RESET, sid, p->now);
 		out->reason = e->reason;
 		out->tick.hdr.type = TOE_REC_RESET;
+		out->tick.reset.reason = e->reason; /* the mtoe_open_reason values are the ABI's */
+		if (p->cfg.flags & RX_CFG_SEQ) {
+			uint32_t g, line;
+			/* a new connection numbers its messages afresh, and its line's
+			 * next 1 on a channel is a restart of that channel */
+			seq_msg_init(&p->msg[sid]);
+			stream_line(p, sid, &g, &line);
+			seq_line_session(&p->grp[g], line);
+			out->tick.hdr.group = (uint8_t)(g + 1);
+			out->tick.hdr.line = (uint8_t)line;
+		}
 		return 1;
 	case MTOE_EV_DATA:
 		p->st.data_events++;
@@ -334,6 +584,18 @@ static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *o
 	case MTOE_EV_CLOSE:
 		p->st.closes++;
 		p->sst[sid].closes++;
+		if (p->cfg.flags & RX_CFG_SEQ) {
+			uint32_t g, line;
+			stream_line(p, sid, &g, &line);
+			if (p->grp[g].nlines > 1) {
+				/* clients of an arbitration group see a line go; the group goes on */
+				out_reset(p, out, sid, TOE_RESET_ARB_SWITCH, 0, 0);
+				out->tick.hdr.group = (uint8_t)(g + 1);
+				out->tick.hdr.line = (uint8_t)line;
+				p->st.line_downs++;
+				return 1;
+			}
+		}
 		return 0;
 	default:
 		return 0;
@@ -419,6 +681,23 @@ int rx_drain(struct rx_pipe *p, struct rx_out *out)
 			out->data = p->tap_data;
 			return 1;
 		}
+		/* a record's sequence events, then the record they preceded */
+		if (seq_entry(p, out))
+			return 1;
+		if (p->held) {
+			p->held = 0;
+			*out = p->held_out;
+			return 1;
+		}
+		if (p->seq_polling) {
+			uint32_t g;
+			p->seq_polling = 0;
+			for (g = 0; g < RX_MAX_GROUPS; g++)
+				if (seq_poll(&p->grp[g], &p->sq, p->now_poll))
+					p->seq_polling = 1;
+			if (seq_entry(p, out))
+				return 1;
+		}
 		if (p->active >= 0) {
 			if (stream_next(p, (uint32_t)p->active, out))
 				return 1;
@@ -453,7 +732,8 @@ int rx_next(struct rx_pipe *p, struct rx_out *out)
 
 static int busy(const struct rx_pipe *p)
 {
-	return p->active >= 0 || p->ev_pos < p->nev || p->polling || p->cut_pending || p->junk_pending || p->tap_pending;
+	return p->active >= 0 || p->ev_pos < p->nev || p->polling || p->cut_pending || p->junk_pending ||
+	       p->tap_pending || p->held || p->seq_polling || seq_queue_len(&p->sq) != 0;
 }
 
 /* Before a frame or poll: run pending work nobody read (a caller that did not drain). */
@@ -566,6 +846,8 @@ void rx_poll(struct rx_pipe *p, uint64_t now_ns)
 	p->nev = 0;
 	p->ev_pos = 0;
 	p->polling = 1;
+	/* holes of arbitration groups whose wait ran out become gaps */
+	p->seq_polling = (p->cfg.flags & RX_CFG_SEQ) ? 1 : 0;
 }
 
 /* ---- counter tables (host tools) --------------------------------------- */

@@ -61,6 +61,25 @@
  * before the next datagram's entries) or DATAGRAM (each payload is raw FAST
  * with a dictionary reset, msg_seq 0).
  *
+ * Sequence tracking (RX_CFG_SEQ, kernels/seq/seq_track.h), after tick
+ * mapping: each record's (channel, sequence) key (cfg.seq.fields, resolved
+ * against the templates at init) is checked in its stream's group:
+ *   - a copy of a delivered record (the other line's, or a repeat) is
+ *     dropped and counted (seq_dups), never an entry;
+ *   - a jump makes a TOE_GAP_SEQUENCE entry (channel, first, last) before
+ *     the record: at once in a one-line group, after cfg.seq.wait_ns when no
+ *     other line of the group filled the hole (rx_poll or a later record of
+ *     the channel); a record filling a hole carries TOE_RF_LATE;
+ *   - a channel going back to 1 makes a RESET entry, reason
+ *     TOE_RESET_RESTART, with the channel and its sequence before;
+ *   - every record entry carries hdr.group (from 1) and hdr.line.
+ * Per stream, every STEP message's MsgSeqNum (heartbeats included) is
+ * checked: a jump is a TOE_GAP_MSG_SEQ entry naming the missing numbers, a
+ * repeat is counted, a 1 is a RESET entry (TOE_RESET_RESTART, channel
+ * TOE_CHANNEL_NONE); a new connection (OPEN) starts afresh. The CLOSE of a
+ * line of an arbitration group is a RESET entry, TOE_RESET_ARB_SWITCH.
+ * Entries of a timed-out hole name the stream that last carried line 0.
+ *
  * ARP and ICMP frames are classified and counted only: rx_frame returns the
  * net_rx verdict and leaves the parsed frame in p->pkt for a caller that
  * answers them (net_arp_input / net_icmp_input).
@@ -90,6 +109,7 @@
 #include "toe/tick.h"
 #include "fast/fast_stream.h"
 #include "fast/fast_prog.h"
+#include "seq/seq_track.h"
 
 #define RX_MAX_UDP 64
 #define RX_MAX_STREAMS (MTOE_MAX_CONNS + RX_MAX_UDP)
@@ -100,16 +120,37 @@
 /* rx_cfg.flags */
 #define RX_CFG_TAP_DATA 0x1u /* also return RX_OUT_DATA entries: the stream bytes as they reach the deframer */
 #define RX_CFG_NO_TICK 0x2u  /* do not map records to tick records (out.tick.hdr.type stays TOE_REC_NONE) */
+#define RX_CFG_SEQ 0x4u      /* sequence tracking (cfg.seq): per-channel gaps and duplicates, A/B arbitration,
+				MsgSeqNum checks; see "Sequence tracking" above */
+
+#define RX_MAX_GROUPS 4 /* sequence/arbitration groups */
 
 /* rx_init() results (mtoe_init's codes pass through: MTOE_ERR_*) */
 #define RX_OK 0
 #define RX_ERR_UDP (-10)     /* nudp above RX_MAX_UDP, or a port listed twice */
 #define RX_ERR_STREAMS (-11) /* fewer fast_streams than RX_NSTREAMS(cfg) */
+#define RX_ERR_SEQ (-12)     /* RX_CFG_SEQ: ngroups 0 or above RX_MAX_GROUPS, a group or line out of range,
+				nfields above SEQ_MAX_FIELDS */
 
 struct rx_udp_cfg {
 	uint16_t port;    /* UDP destination port listened to */
 	uint8_t framing;  /* FAST_FRAMING_STEP or FAST_FRAMING_DATAGRAM */
 	uint8_t pad;
+};
+
+/* Sequence tracking (RX_CFG_SEQ). Every stream belongs to a group (its
+ * lines carry the same channels): a TCP connection through the mtoe flow
+ * that selected it, a UDP port through its index. A group whose streams use
+ * one line is plain tracking; lines 0..n-1 make it an arbitration group. */
+struct rx_seq_cfg {
+	uint32_t ngroups;  /* groups in use, 1..RX_MAX_GROUPS */
+	uint32_t nfields;  /* key rules in fields[] */
+	uint64_t wait_ns;  /* how long a hole waits for another line (default SEQ_DEFAULT_WAIT_NS) */
+	uint8_t flow_group[MTOE_MAX_FLOWS]; /* group (0-based) of the connections of mtoe flow i */
+	uint8_t flow_line[MTOE_MAX_FLOWS];  /* their line in it */
+	uint8_t udp_group[RX_MAX_UDP];      /* group of UDP port i */
+	uint8_t udp_line[RX_MAX_UDP];
+	struct seq_field_cfg fields[SEQ_MAX_FIELDS]; /* which fields are channel and sequence */
 };
 
 struct rx_cfg {
@@ -118,9 +159,11 @@ struct rx_cfg {
 	uint32_t nudp;
 	uint32_t flags;       /* RX_CFG_* */
 	struct rx_udp_cfg udp[RX_MAX_UDP];
+	struct rx_seq_cfg seq; /* used with RX_CFG_SEQ */
 };
 
-/* net_cfg_init + mtoe_cfg_default (no flows), no UDP ports, flags 0. */
+/* net_cfg_init + mtoe_cfg_default (no flows), no UDP ports, flags 0; seq:
+ * one group, every stream on its line 0, wait 1 ms, the SSE key rules. */
 void rx_cfg_default(struct rx_cfg *cfg);
 
 enum rx_out_kind {
@@ -133,16 +176,17 @@ enum rx_out_kind {
 
 struct rx_out {
 	uint8_t kind;               /* enum rx_out_kind */
-	uint8_t reason;             /* RESET: MTOE_OPEN_SYN / MTOE_OPEN_JOIN (0 for UDP) */
+	uint8_t reason;             /* RESET: enum toe_reset_reason (SYN/JOIN from the mirror TOE, RESTART and
+				       ARB_SWITCH from sequence tracking) */
 	uint16_t stream;
-	int32_t tick_type;          /* RECORD: fast_tick_map's result (TOE_REC_*, 0 unmapped, < 0 range error) */
+	int32_t tick_type;          /* RECORD: fast_tick_map's result (TOE_REC_TRADE/ORDER, 0 unmapped) */
 	uint64_t msg_seq;           /* RECORD: STEP MsgSeqNum (0 in DATAGRAM framing) */
 	uint64_t offset;            /* RECORD: stream offset of the carrying message; DATA: of data[0] */
 	uint64_t len;               /* DATA: bytes */
 	const struct fast_rec *rec; /* RECORD: the stream's decoder output, overwritten by the next rx_next */
 	const uint8_t *data;        /* DATA */
 	union toe_record tick;      /* RECORD: the mapped tick (hdr.stream, hdr.msg_seq, hdr.rx_ns set);
-				       GAP: struct toe_gap; RESET: header only */
+				       GAP: struct toe_gap; RESET: struct toe_reset (reason) */
 };
 
 /* Pipeline counters (besides those of net_stats, mtoe and each fast_stream). */
@@ -159,9 +203,9 @@ struct rx_out {
 	X(closes)          /* CLOSE events */                                          \
 	X(data_events)     /* DATA events fed to a deframer */                         \
 	X(bytes)           /* stream bytes fed to deframers (TCP and UDP) */           \
-	X(records)         /* RECORD entries */                                        \
+	X(records)         /* records decoded: RECORD entries + those sequence tracking dropped */ \
 	X(tick_unmapped)   /* records whose template maps to no tick type */          \
-	X(tick_range)      /* records with a value that does not fit its tick field */ \
+	X(tick_range)      /* records delivered flagged TOE_RF_RANGE (a value did not fit its tick field) */ \
 	X(warnings)        /* records delivered with a reportable FAST error */        \
 	X(resets)          /* RESET entries */                                         \
 	X(gaps)            /* GAP entries, all reasons */                              \
@@ -172,7 +216,20 @@ struct rx_out {
 	X(gaps_acked)      /* bytes the vendor acknowledged, never on the mirror */    \
 	X(gaps_closed)     /* bytes never seen when a connection ended (RST, idle) */  \
 	X(undrained)       /* entries produced but not read (rx_frame/rx_poll called early) */ \
-	X(bad_stream)      /* events for a stream id without a fast_stream (a bug if nonzero) */
+	X(bad_stream)      /* events for a stream id without a fast_stream (a bug if nonzero) */ \
+	X(seq_records)     /* RX_CFG_SEQ: records with a (channel, sequence) key, checked */ \
+	X(seq_unkeyed)     /* records without a key (template untracked, key field absent): delivered */ \
+	X(seq_dups)        /* dropped: (channel, sequence) already delivered (A/B copies, repeats) */ \
+	X(seq_stale)       /* dropped: a line still on the numbering before its channel restarted */ \
+	X(seq_late)        /* delivered filling a hole (TOE_RF_LATE) */                \
+	X(seq_gaps)        /* TOE_GAP_SEQUENCE entries */                              \
+	X(seq_missing)     /* sequence numbers they name */                            \
+	X(seq_restarts)    /* channels whose sequence went back to 1 (RESET entries, RESTART) */ \
+	X(msg_jumps)       /* MsgSeqNum jumps (TOE_GAP_MSG_SEQ entries) */             \
+	X(msg_missing)     /* MsgSeqNums they skip */                                  \
+	X(msg_repeats)     /* MsgSeqNum repeats or steps back (counted only) */       \
+	X(msg_restarts)    /* MsgSeqNum back to 1 (a new logon; RESET entries, RESTART) */ \
+	X(line_downs)      /* lines of arbitration groups that closed (RESET entries, ARB_SWITCH) */
 
 /* Per-stream counters. */
 #define RX_STREAM_STATS(X)                                                                 \
@@ -186,7 +243,13 @@ struct rx_out {
 	X(closes)                                                                      \
 	X(gaps)                                                                        \
 	X(gap_bytes)                                                                   \
-	X(decode_errors)   /* deframer + decoder errors (by code: fs[i].step.errors, fs[i].dec.errors) */
+	X(decode_errors)   /* deframer + decoder errors (by code: fs[i].step.errors, fs[i].dec.errors) */ \
+	X(seq_won)         /* RX_CFG_SEQ: keyed records this stream delivered first */ \
+	X(seq_dups)        /* keyed records dropped as copies (or stale) */            \
+	X(msg_jumps)                                                                   \
+	X(msg_missing)                                                                 \
+	X(msg_repeats)                                                                 \
+	X(msg_restarts)
 
 #define RX_STAT_FIELD(name) uint64_t name;
 #define RX_STAT_ONE(name) +1
@@ -224,6 +287,16 @@ struct rx_pipe {
 	uint64_t tap_offset, tap_len;
 	const uint8_t *tap_data;
 	uint64_t udp_off[RX_MAX_UDP]; /* stream offset of each port's next datagram */
+	/* sequence tracking (RX_CFG_SEQ) */
+	uint8_t held;            /* a delivered record waits in held_out behind sq's events */
+	uint8_t seq_polling;     /* rx_poll: expired holes still to turn into gaps */
+	uint16_t line_sid[RX_MAX_GROUPS][SEQ_MAX_LINES]; /* stream that last carried each line */
+	uint16_t conn_flow[MTOE_MAX_CONNS]; /* mtoe flow of each TCP stream (from its events) */
+	struct rx_out held_out;
+	struct seq_queue sq;
+	struct seq_keys keys;
+	struct seq_msg msg[RX_MAX_STREAMS];  /* MsgSeqNum per stream */
+	struct seq_group grp[RX_MAX_GROUPS];
 	struct mtoe_event ev[MTOE_SEG_EVENTS];
 	struct net_udp_table udp;
 	struct mtoe mtoe;

@@ -57,10 +57,10 @@ static void put_str(FILE *o, const char *key, const char *s, size_t max)
 	fputc('"', o);
 }
 
-static void put_chr(FILE *o, const char *key, char c)
+/* a NUL-padded code field (TOE_FLAG_LEN bytes) */
+static void put_code(FILE *o, const char *key, const char *c)
 {
-	char s[2] = {c, 0};
-	put_str(o, key, s, 1);
+	put_str(o, key, c, TOE_FLAG_LEN);
 }
 
 static void print_trade(FILE *o, const union toe_record *r)
@@ -78,7 +78,7 @@ static void print_trade(FILE *o, const union toe_record *r)
 	if (HAS(r, TOE_TF_TRADE_TIME))
 		fprintf(o, ",\"TradeTime\":%d", t->trade_time);
 	if (HAS(r, TOE_TF_TRADE_PRICE))
-		fprintf(o, ",\"TradePrice\":%d", t->trade_price);
+		fprintf(o, ",\"TradePrice\":%" PRId64, t->trade_price);
 	if (HAS(r, TOE_TF_TRADE_QTY))
 		fprintf(o, ",\"TradeQty\":%" PRId64, t->trade_qty);
 	if (HAS(r, TOE_TF_TRADE_MONEY))
@@ -88,7 +88,7 @@ static void print_trade(FILE *o, const union toe_record *r)
 	if (HAS(r, TOE_TF_TRADE_SELL_NO))
 		fprintf(o, ",\"TradeSellNo\":%" PRId64, t->trade_sell_no);
 	if (HAS(r, TOE_TF_TRADE_BS_FLAG))
-		put_chr(o, "TradeBSFlag", t->bs_flag);
+		put_code(o, "TradeBSFlag", t->bs_flag);
 	if (HAS(r, TOE_TF_BIZ_INDEX))
 		fprintf(o, ",\"BizIndex\":%" PRId64, t->biz_index);
 	fprintf(o, "}\n");
@@ -109,15 +109,15 @@ static void print_order(FILE *o, const union toe_record *r)
 	if (HAS(r, TOE_TF_ORDER_TIME))
 		fprintf(o, ",\"OrderTime\":%d", t->order_time);
 	if (HAS(r, TOE_TF_ORDER_TYPE))
-		put_chr(o, "OrderType", t->order_type);
+		put_code(o, "OrderType", t->order_type);
 	if (HAS(r, TOE_TF_ORDER_NO))
 		fprintf(o, ",\"OrderNO\":%" PRId64, t->order_no);
 	if (HAS(r, TOE_TF_ORDER_PRICE))
-		fprintf(o, ",\"OrderPrice\":%d", t->order_price);
+		fprintf(o, ",\"OrderPrice\":%" PRId64, t->order_price);
 	if (HAS(r, TOE_TF_BALANCE))
 		fprintf(o, ",\"Balance\":%" PRId64, t->balance);
 	if (HAS(r, TOE_TF_ORDER_BS_FLAG))
-		put_chr(o, "OrderBSFlag", t->bs_flag);
+		put_code(o, "OrderBSFlag", t->bs_flag);
 	if (HAS(r, TOE_TF_BIZ_INDEX))
 		fprintf(o, ",\"BizIndex\":%" PRId64, t->biz_index);
 	fprintf(o, "}\n");

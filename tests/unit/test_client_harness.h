@@ -79,14 +79,14 @@ static inline void th_record(uint64_t i, union toe_record *r)
 		snprintf(r->order.security_id, sizeof(r->order.security_id), "6000%02d", (int)(i % 7));
 		r->order.order_index = (int32_t)i;
 		r->order.order_no = (int64_t)i;
-		r->order.bs_flag = 'B';
+		r->order.bs_flag[0] = 'B';
 	} else {
 		r->hdr.type = TOE_REC_TRADE;
 		r->trade.trade_channel = (int32_t)(1 + i % 4);
 		snprintf(r->trade.security_id, sizeof(r->trade.security_id), "6000%02d", (int)(i % 7));
 		r->trade.trade_index = (int32_t)i;
 		r->trade.trade_price = 12345;
-		r->trade.bs_flag = 'S';
+		r->trade.bs_flag[0] = 'S';
 	}
 }
 

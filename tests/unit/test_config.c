@@ -226,8 +226,8 @@ static void test_default_examples(void)
 		o += sprintf(o, "%s\n", uncomment ? line + 1 : line);
 		uncommented += uncomment;
 	}
-	/* 40 keys in fixed sections (4 of them [source] xsk_*); interface is set, not commented; 6 examples are not defaults */
-	CHECK_EQ(uncommented, 33);
+	/* 42 keys in fixed sections (4 of them [source] xsk_*); interface is set, not commented; 6 examples are not defaults */
+	CHECK_EQ(uncommented, 35);
 	/* the copy lives in the temporary directory: give it the relative template path */
 	char tdir[PATH_MAX + 16], tcopy[PATH_MAX + 64];
 	tmp_path(tdir, sizeof tdir, "templates");
@@ -1080,6 +1080,7 @@ static void test_key_table(void)
 		{ TOED_K_FEED_FRAMING, "feed", "framing", 0 },
 		{ TOED_K_FEED_STREAM, "feed", "stream", 0 },
 		{ TOED_K_FEED_PORT, "feed", "port", 0 },
+		{ TOED_K_FEED_GROUP, "feed", "group", 0 },
 		{ TOED_K_TCP_MSS, "tcp", "mss", 0 },
 		{ TOED_K_TCP_CONNECTIONS, "tcp", "connections", 0 },
 		{ TOED_K_TCP_WINDOW, "tcp", "window", 0 },
@@ -1088,6 +1089,8 @@ static void test_key_table(void)
 		{ TOED_K_UDP_PORTS, "udp", "ports", 0 },
 		{ TOED_K_FAST_TEMPLATES, "fast", "templates", 0 },
 		{ TOED_K_FAST_FRAMING, "fast", "framing", 0 },
+		{ TOED_K_FAST_SEQUENCE_CHECK, "fast", "sequence_check", 0 },
+		{ TOED_K_FAST_ARBITRATION_WAIT_US, "fast", "arbitration_wait_us", 0 },
 		{ TOED_K_SHM_HUGEPAGES, "shm", "hugepages", 0 },
 		{ TOED_K_SHM_RING_SIZE, "shm", "ring_size", 0 },
 		{ TOED_K_SHM_MAX_CLIENTS, "shm", "max_clients", 0 },
@@ -1530,6 +1533,81 @@ static void test_limits(void)
 	alarm(0);
 }
 
+/* Arbitration groups: feeds naming a group are its lines in file order; limits; the pipeline's settings. */
+static void test_groups(void)
+{
+	const char *fast = "[fast]\ntemplates = %s\nsequence_check = yes\narbitration_wait_us = 250\n";
+	char head[4096];
+	int o = snprintf(head, sizeof head, fast, g_tpl);
+	snprintf(head + o, sizeof head - (size_t)o,
+		 "[feed.a1]\nexchange = 10.0.0.1:5261\ngroup = ab\n"
+		 "[feed.x]\nexchange = 10.0.0.9:5261\n"
+		 "[feed.a2]\nexchange = 10.0.0.2:5261\ngroup = ab\n"
+		 "[feed.u1]\nprotocol = udp\nvendor = *:6000\ngroup = cd\n"
+		 "[feed.c2]\nexchange = 10.0.0.3:5261\ngroup = cd\n");
+	CLEAN(head, NO_FAST | NO_FEED);
+	CHECK_EQ(g_cfg->fast.sequence_check, 1);
+	CHECK_EQ(g_cfg->fast.arbitration_wait_us, 250);
+	CHECK(strcmp(g_cfg->feed[0].group, "ab") == 0);
+	CHECK_EQ(g_cfg->feed[1].group[0], 0);
+	struct rx_cfg *rc = malloc(sizeof *rc);
+	uint16_t ff[TOED_MAX_FEEDS];
+	char err[256];
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, ff, err, sizeof err), 0);
+	CHECK(rc->flags & RX_CFG_SEQ);
+	CHECK_EQ(rc->seq.wait_ns, 250000);
+	CHECK_EQ(rc->seq.ngroups, 3);
+	/* flows: a1, x, a2, c2 (the udp feed is no flow) */
+	CHECK_EQ(rc->mtoe.nflows, 4);
+	CHECK_EQ(rc->seq.flow_group[0], 1);
+	CHECK_EQ(rc->seq.flow_line[0], 0);
+	CHECK_EQ(rc->seq.flow_group[1], 0); /* ungrouped: the default group */
+	CHECK_EQ(rc->seq.flow_group[2], 1);
+	CHECK_EQ(rc->seq.flow_line[2], 1);
+	CHECK_EQ(rc->seq.flow_group[3], 2);
+	CHECK_EQ(rc->seq.flow_line[3], 1);
+	CHECK_EQ(rc->nudp, 1);
+	CHECK_EQ(rc->seq.udp_group[0], 2);
+	CHECK_EQ(rc->seq.udp_line[0], 0);
+	/* the pipeline takes what the configuration produced */
+	struct rx_pipe *p = malloc(sizeof *p);
+	struct fast_stream *fs = calloc(RX_NSTREAMS(rc), sizeof *fs);
+	CHECK_EQ(rx_init_decode(p, rc, &g_cfg->fast.prog, fs, RX_NSTREAMS(rc)), RX_OK);
+	CHECK_EQ(p->grp[1].nlines, 2);
+	CHECK_EQ(p->grp[2].nlines, 2);
+	free(fs);
+	free(p);
+	/* off: nothing tracked */
+	CLEAN("[feed.a]\nexchange = 10.0.0.1:5261\n", NO_FEED);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, ff, err, sizeof err), 0);
+	CHECK_EQ(rc->flags & RX_CFG_SEQ, 0);
+	free(rc);
+
+	/* empty: no group (what a configuration written back says) */
+	CLEAN("[feed.a]\nexchange = 10.0.0.1:5261\ngroup =\n", NO_FEED);
+	CHECK_EQ(g_cfg->feed[0].group[0], 0);
+	/* a group without sequence tracking does nothing: said so */
+	WARN("[feed.a]\nexchange = 10.0.0.1:5261\ngroup = ab\n", NO_FEED, 3,
+	     "[feed.a] group = ab: has no effect: [fast] sequence_check = no (arbitration needs sequence tracking)");
+	/* a fifth line, a fourth group */
+	o = snprintf(head, sizeof head, fast, g_tpl);
+	for (int i = 0; i < 5; i++)
+		o += snprintf(head + o, sizeof head - (size_t)o, "[feed.l%d]\nexchange = 10.0.0.%d:5261\ngroup = g\n", i,
+			      i + 1);
+	ERR(head, NO_FAST | NO_FEED, 19,
+	    "[feed.l4] group = g: group g already has 4 lines (the most a group can arbitrate)");
+	o = snprintf(head, sizeof head, fast, g_tpl);
+	for (int i = 0; i < 4; i++)
+		o += snprintf(head + o, sizeof head - (size_t)o, "[feed.l%d]\nexchange = 10.0.0.%d:5261\ngroup = g%d\n",
+			      i, i + 1, i);
+	ERR(head, NO_FAST | NO_FEED, 16,
+	    "[feed.l3] group = g3: more than 3 arbitration groups (the pipeline tracks 3 besides the default one)");
+	snprintf(head, sizeof head, "[fast]\ntemplates = %s\narbitration_wait_us = 1000001\n", g_tpl);
+	ERR(head, NO_FAST, 3, "[fast] arbitration_wait_us = 1000001: above 1000000 (one second)");
+}
+
 int main(void)
 {
 	char cwd[PATH_MAX], tmpl[] = "/tmp/toed-config-XXXXXX";
@@ -1562,6 +1640,7 @@ int main(void)
 	test_diff();
 	test_helpers();
 	test_limits();
+	test_groups();
 
 	unlink(g_conf);
 	rmdir(g_dir);

@@ -1109,7 +1109,8 @@ static void sse_roundtrip(const char *path, int full)
 					a->trade_price = m & (1u << TOE_TF_TRADE_PRICE) ? b->trade_price : 0;
 					if (m & (1u << TOE_TF_SECURITY_ID))
 						memcpy(a->security_id, b->security_id, sizeof a->security_id);
-					a->bs_flag = m & (1u << TOE_TF_TRADE_BS_FLAG) ? b->bs_flag : 0;
+					if (m & (1u << TOE_TF_TRADE_BS_FLAG))
+						memcpy(a->bs_flag, b->bs_flag, sizeof a->bs_flag);
 				}
 				want = w2;
 			}

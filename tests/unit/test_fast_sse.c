@@ -42,6 +42,19 @@ static void chk_secid(const char *got, const char *want, int line)
 	}
 }
 
+/* A code field (TOE_FLAG_LEN bytes, NUL-padded) against a string. */
+static void chk_code(const char *got, const char *want, int line)
+{
+	char w[TOE_FLAG_LEN];
+	memset(w, 0, sizeof w);
+	memcpy(w, want, strlen(want) < sizeof w ? strlen(want) : sizeof w);
+	test_checks++;
+	if (memcmp(got, w, sizeof w) != 0) {
+		test_failures++;
+		fprintf(stderr, "line %d: code \"%.8s\", expected \"%s\" NUL-padded\n", line, got, want);
+	}
+}
+
 /* Map the last decoded record; the union is first filled with a pattern to
  * see that the mapper writes every field (absent ones as 0). */
 static int map(struct fv *t, uint64_t msg_seq, union toe_record *out)
@@ -107,7 +120,7 @@ static void test_ngts_202(void)
 		CHECK_EQ(u.trade.trade_buy_no, 0);
 		CHECK_EQ(u.trade.trade_sell_no, 0);
 		CHECK_EQ(u.trade.biz_index, 0);
-		CHECK_EQ(u.trade.bs_flag, 0);
+		chk_code(u.trade.bs_flag, "", __LINE__);
 	}
 
 	MSG_OK(t);
@@ -236,7 +249,7 @@ static void test_l2_3201_5801(void)
 		CHECK_EQ(u.trade.trade_money, 1050000000);
 		CHECK_EQ(u.trade.trade_buy_no, 5001);
 		CHECK_EQ(u.trade.trade_sell_no, 5002);
-		CHECK_EQ(u.trade.bs_flag, 'B');
+		chk_code(u.trade.bs_flag, "B", __LINE__);
 		CHECK_EQ(u.trade.biz_index, 101);
 		CHECK_EQ(u.trade.data_status, 0);
 	}
@@ -267,11 +280,11 @@ static void test_l2_3201_5801(void)
 		CHECK_EQ(u.order.order_channel, 1);
 		chk_secid(u.order.security_id, "600000", __LINE__);
 		CHECK_EQ(u.order.order_time, 9250010);
-		CHECK_EQ(u.order.order_type, 'A');
+		chk_code(u.order.order_type, "A", __LINE__);
 		CHECK_EQ(u.order.order_no, 7001);
 		CHECK_EQ(u.order.order_price, 10510);
 		CHECK_EQ(u.order.balance, 500000);
-		CHECK_EQ(u.order.bs_flag, 'S');
+		chk_code(u.order.bs_flag, "S", __LINE__);
 		CHECK_EQ(u.order.biz_index, 102);
 		CHECK_EQ(u.order.data_status, 0);
 	}
@@ -296,7 +309,7 @@ static void test_l2_3201_5801(void)
 		CHECK_EQ(u.trade.trade_buy_no, 0);
 		CHECK_EQ(u.hdr.present & TF(TRADE_BUY_NO), 0);
 		CHECK_EQ(u.trade.trade_sell_no, 7001);
-		CHECK_EQ(u.trade.bs_flag, 'S');
+		chk_code(u.trade.bs_flag, "S", __LINE__);
 		CHECK_EQ(u.trade.biz_index, 103);
 	}
 	/* D */
@@ -317,7 +330,7 @@ static void test_l2_3201_5801(void)
 		CHECK_EQ(u.trade.data_status, 1);
 		chk_secid(u.trade.security_id, "600519", __LINE__);
 		CHECK_EQ(u.trade.trade_price, 0);
-		CHECK_EQ(u.trade.bs_flag, 0);
+		chk_code(u.trade.bs_flag, "", __LINE__);
 		CHECK_EQ(u.trade.biz_index, 104);
 	}
 	/* E */
@@ -402,11 +415,27 @@ static void test_scales(void)
 		chk_secid(u.trade.security_id, "600000", __LINE__);
 	}
 	/* 3000000.00 at 2 places: 300000000 = 01 0F 06 46 80; at 3 places it
-	 * is 3e9, beyond int32 trade_price */
+	 * is 3e9: SSE prices are N13(3), the ABI's 64-bit price holds it */
 	DEC_OK(t, "C0 19 81 | 85 | 01 0F 06 46 80 | 07 E8 | FE 00 40 0B 90 | 36 30 30 30 30 B0");
 	V_I(t, 1, 300000000);
-	if (t->valid)
-		CHECK_EQ(map(t, 9, &u), -FAST_E_RANGE);
+	if (t->valid) {
+		CHECK_EQ(map(t, 9, &u), TOE_REC_TRADE);
+		CHECK_EQ(u.trade.trade_price, 3000000000LL);
+		CHECK_EQ(u.hdr.flags, 0);
+		CHECK_EQ(u.hdr.bad_fields, 0);
+	}
+	/* TradeMoney 1050001e-7 has more decimals than the ABI's 5: not exact,
+	 * so the field is flagged and reads 0; the record is still delivered */
+	DEC_OK(t, "C0 19 81 | 85 | 08 9A | 07 E8 | F9 00 40 0B 91 | 36 30 30 30 30 B0");
+	if (t->valid) {
+		CHECK_EQ(map(t, 9, &u), TOE_REC_TRADE);
+		CHECK_EQ(u.hdr.flags, TOE_RF_RANGE);
+		CHECK_EQ(u.hdr.bad_fields, TF(TRADE_MONEY));
+		CHECK(u.hdr.present & TF(TRADE_MONEY));
+		CHECK_EQ(u.trade.trade_money, 0);
+		CHECK_EQ(u.trade.trade_price, 10500);
+		CHECK_EQ(u.trade.trade_index, 5);
+	}
 	/* a template that maps to no tick type: out untouched */
 	DEC_OK(t, "C0 87 | 85");
 	if (t->valid) {
@@ -415,6 +444,53 @@ static void test_scales(void)
 		memcpy(&before, &u, sizeof u);
 		CHECK_EQ(fast_tick_map(&t->prog, &t->rec, 9, &u), TOE_REC_NONE);
 		CHECK_MEM(&u, &before, sizeof u);
+	}
+	fv_free(t);
+}
+
+/* Code fields are TOE_FLAG_LEN bytes: "BS" arrives whole; a longer value,
+ * a too-long security id and an index beyond 32 bits are flagged, never cut
+ * silently. */
+static void test_codes(void)
+{
+	static const char *xml = FV_XML(
+		"<template name='Transaction' id='3201'>"
+		"<string name='TradeBSFlag'/>"
+		"<string name='SecurityID'/>"
+		"<int64 name='TradeIndex'/>"
+		"</template>\n");
+	struct fv *t = fv_new(xml);
+	union toe_record u;
+	if (!t)
+		return;
+	/* "BS", "600000", 5 */
+	DEC_OK(t, "C0 19 81 | 42 D3 | 36 30 30 30 30 B0 | 85");
+	if (t->valid) {
+		CHECK_EQ(map(t, 1, &u), TOE_REC_TRADE);
+		chk_code(u.trade.bs_flag, "BS", __LINE__);
+		CHECK_EQ(u.hdr.flags, 0);
+		CHECK_EQ(u.hdr.bad_fields, 0);
+		CHECK_EQ(u.hdr.group, 0);
+		CHECK_EQ(u.hdr.line, 0);
+	}
+	/* exactly TOE_FLAG_LEN characters: whole, no NUL, not flagged */
+	DEC_OK(t, "C0 19 81 | 41 42 43 44 45 46 47 C8 | 36 30 30 30 30 B0 | 85");
+	if (t->valid) {
+		CHECK_EQ(map(t, 1, &u), TOE_REC_TRADE);
+		CHECK_MEM(u.trade.bs_flag, "ABCDEFGH", 8);
+		CHECK_EQ(u.hdr.flags, 0);
+	}
+	/* "ABCDEFGHI", a 16-character id, TradeIndex 3000000000 (beyond int32) */
+	DEC_OK(t, "C0 19 81 | 41 42 43 44 45 46 47 48 C9 | 31 32 33 34 35 36 37 38 39 30 31 32 33 34 35 B6 |"
+		  " 0B 16 41 3C 80");
+	if (t->valid) {
+		CHECK_EQ(map(t, 1, &u), TOE_REC_TRADE);
+		CHECK_EQ(u.hdr.flags, TOE_RF_RANGE);
+		CHECK_EQ(u.hdr.bad_fields, TF(TRADE_BS_FLAG) | TF(SECURITY_ID) | TF(TRADE_INDEX));
+		CHECK_EQ(u.hdr.present, TF(TRADE_BS_FLAG) | TF(SECURITY_ID) | TF(TRADE_INDEX));
+		CHECK_MEM(u.trade.bs_flag, "ABCDEFGH", 8);
+		CHECK_MEM(u.trade.security_id, "123456789012345", 16); /* 15 characters and the NUL */
+		CHECK_EQ(u.trade.trade_index, 0);
 	}
 	fv_free(t);
 }
@@ -428,5 +504,6 @@ int main(void)
 	test_ngts_202();
 	test_l2_3201_5801();
 	test_scales();
+	test_codes();
 	return test_done("fast_sse");
 }

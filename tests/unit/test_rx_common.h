@@ -365,6 +365,9 @@ static inline void tr_entry(struct tr_rx *t, const struct rx_out *o)
 	switch (o->kind) {
 	case RX_OUT_RESET:
 		CHECK_EQ(o->tick.hdr.type, TOE_REC_RESET);
+		/* the record says why: SYN or mid-stream join, as the mirror TOE saw it */
+		CHECK_EQ(o->tick.reset.reason, o->reason);
+		CHECK(o->reason == TOE_RESET_SYN || o->reason == TOE_RESET_JOIN);
 		/* a new stream: what is checked is the stream since its last RESET */
 		s->resets++;
 		s->reset_reason = o->reason;

@@ -141,10 +141,10 @@ static void test_continuity(void)
 			if (tr->trade_sell_no > max_order_no)
 				max_order_no = tr->trade_sell_no;
 			if (t < 9300000) {
-				ok &= tr->bs_flag == 'N';
+				ok &= tr->bs_flag[0] == 'N';
 				nflag++;
 			} else {
-				ok &= tr->bs_flag == 'B' || tr->bs_flag == 'S';
+				ok &= tr->bs_flag[0] == 'B' || tr->bs_flag[0] == 'S';
 			}
 			ok &= tr->data_status >= 0 && ((r.hdr.present & BIT(TOE_TF_DATA_STATUS)) || !tr->data_status);
 		} else {
@@ -159,12 +159,12 @@ static void test_continuity(void)
 			ok &= idx == ++order_idx[chan < 1 || chan > 3 ? 0 : chan];
 			ok &= o->order_price > 0 && o->order_price % 10 == 0;
 			ok &= o->balance > 0 && o->balance % 100000 == 0;
-			ok &= o->bs_flag == 'B' || o->bs_flag == 'S';
-			if (o->order_type == 'A') {
+			ok &= o->bs_flag[0] == 'B' || o->bs_flag[0] == 'S';
+			if (o->order_type[0] == 'A') {
 				ok &= o->order_no > max_order_no; /* new orders get new numbers */
 				max_order_no = o->order_no;
 			} else {
-				ok &= o->order_type == 'D' && o->order_no > 0 && o->order_no <= max_order_no;
+				ok &= o->order_type[0] == 'D' && o->order_no > 0 && o->order_no <= max_order_no;
 				deletes++;
 			}
 		}
@@ -203,7 +203,7 @@ static void test_continuity(void)
 	CHECK_EQ(sse_gen_init(g, &cfg), 0);
 	nflag = 0;
 	for (int i = 0; i < 2000; i++)
-		if (sse_gen_next(g, &r) == TOE_REC_TRADE && r.trade.bs_flag == 'N')
+		if (sse_gen_next(g, &r) == TOE_REC_TRADE && r.trade.bs_flag[0] == 'N')
 			nflag++;
 	CHECK(nflag > 0);
 	free(g);
@@ -235,7 +235,7 @@ static void test_rec_from_tick(void)
 	t.trade.trade_money = 307500000; /* 3075.00000 */
 	t.trade.trade_buy_no = 5;
 	t.trade.trade_sell_no = 6;
-	t.trade.bs_flag = 'S';
+	t.trade.bs_flag[0] = 'S';
 	t.trade.biz_index = 99;
 	t.hdr.present = BIT(TOE_TF_TRADE_INDEX) | BIT(TOE_TF_TRADE_CHANNEL) | BIT(TOE_TF_SECURITY_ID) |
 			BIT(TOE_TF_TRADE_TIME) | BIT(TOE_TF_TRADE_PRICE) | BIT(TOE_TF_TRADE_QTY) |

@@ -159,9 +159,9 @@ static void fill_trade(struct sse_gen *g, struct sse_sec *s, struct toe_trade *t
 	t->trade_buy_no = s->last_buy;
 	t->trade_sell_no = s->last_sell;
 	if (g->time < 9300000)
-		t->bs_flag = 'N'; /* call auction */
+		t->bs_flag[0] = 'N'; /* call auction */
 	else
-		t->bs_flag = t->trade_buy_no > t->trade_sell_no ? 'B' : 'S';
+		t->bs_flag[0] = t->trade_buy_no > t->trade_sell_no ? 'B' : 'S';
 	memcpy(t->security_id, s->id, 6);
 	t->hdr.present = BIT(TOE_TF_SECURITY_ID) | BIT(TOE_TF_BIZ_INDEX) | BIT(TOE_TF_TRADE_INDEX) |
 			 BIT(TOE_TF_TRADE_CHANNEL) | BIT(TOE_TF_TRADE_TIME) |
@@ -179,9 +179,9 @@ static void fill_order(struct sse_gen *g, struct sse_sec *s, struct toe_order *o
 	o->order_time = g->time;
 	if (s->last_order && rnd(&g->rng, 10) == 0) {
 		/* cancel the security's latest order */
-		o->order_type = 'D';
+		o->order_type[0] = 'D';
 		o->order_no = s->last_order;
-		o->bs_flag = (char)s->side;
+		o->bs_flag[0] = (char)s->side;
 		o->order_price = s->price;
 		o->balance = lot_qty(g);
 		if (s->last_buy == s->last_order)
@@ -190,17 +190,17 @@ static void fill_order(struct sse_gen *g, struct sse_sec *s, struct toe_order *o
 			s->last_sell = 0;
 		s->last_order = 0;
 	} else {
-		o->order_type = 'A';
+		o->order_type[0] = 'A';
 		o->order_no = ++g->order_no;
-		o->bs_flag = rnd(&g->rng, 2) ? 'B' : 'S';
+		o->bs_flag[0] = rnd(&g->rng, 2) ? 'B' : 'S';
 		o->order_price = walk_price(g, s);
 		o->balance = lot_qty(g);
-		if (o->bs_flag == 'B')
+		if (o->bs_flag[0] == 'B')
 			s->last_buy = o->order_no;
 		else
 			s->last_sell = o->order_no;
 		s->last_order = o->order_no;
-		s->side = (uint8_t)o->bs_flag;
+		s->side = (uint8_t)o->bs_flag[0];
 	}
 	memcpy(o->security_id, s->id, 6);
 	o->hdr.present = BIT(TOE_TF_SECURITY_ID) | BIT(TOE_TF_BIZ_INDEX) | BIT(TOE_TF_ORDER_INDEX) |
@@ -256,7 +256,7 @@ static int tick_field(const union toe_record *t, int f, int64_t *num, const char
 	const struct toe_order *o = &t->order;
 	int trade = t->hdr.type == TOE_REC_TRADE, order = t->hdr.type == TOE_REC_ORDER;
 	const char *id = NULL;
-	char c = 0;
+	const char *c = NULL;
 	int is_char = 0;
 
 	switch (f) {
@@ -296,11 +296,14 @@ static int tick_field(const union toe_record *t, int f, int64_t *num, const char
 		return 0;
 	}
 	if (is_char) {
-		*num = (unsigned char)c;
-		chr[0] = c;
-		chr[1] = 0;
-		*str = chr;
-		*slen = c ? 1 : 0;
+		/* a code field: NUL-padded, TOE_FLAG_LEN at most; as a number, its first character */
+		uint32_t n = 0;
+		while (n < TOE_FLAG_LEN && c[n])
+			n++;
+		(void)chr;
+		*num = (unsigned char)c[0];
+		*str = c;
+		*slen = n;
 		return 2;
 	}
 	uint32_t n = 0;

@@ -1,6 +1,6 @@
 /* toe/tick.h - the fixed-size records that reach strategies (public ABI).
  *
- * Every record is 128 bytes (two cache lines) and starts with the same 32-byte
+ * Every record is 128 bytes (two cache lines) and starts with the same 40-byte
  * header. Decoded SSE Level-2 ticks (template 3201 trades, 5801 orders) and
  * stream events (gaps) share one ring, so a strategy sees data and loss in
  * order. Prices and amounts are scaled integers with the fixed scales below,
@@ -9,13 +9,20 @@
  *
  * This header is shared by the kernels (hardware and software), the daemon and
  * libtoeclient; changing a layout means bumping TOE_ABI_VERSION.
+ *
+ * ABI 2 (from 1): the header gained flags, group, line and bad_fields (40
+ * bytes); prices are 64-bit (SSE prices are N13(3)); the one-character
+ * fields became TOE_FLAG_LEN-byte strings (TradeBSFlag "BS" no longer
+ * arrives as 'B'); reset records say why (struct toe_reset); gap records
+ * name lost sequence ranges (TOE_GAP_SEQUENCE, TOE_GAP_MSG_SEQ).
  */
 #ifndef TOE_TICK_H
 #define TOE_TICK_H
 
 #include <stdint.h>
+#include "toe/decode_err.h"
 
-#define TOE_ABI_VERSION 1
+#define TOE_ABI_VERSION 2
 #define TOE_RECORD_SIZE 128
 
 /* Fixed scales of the scaled-integer fields (number of decimal places). */
@@ -28,7 +35,7 @@ enum toe_rec_type {
 	TOE_REC_TRADE = 1, /* SSE 3201 tick-by-tick trade */
 	TOE_REC_ORDER = 2, /* SSE 5801 tick-by-tick order */
 	TOE_REC_GAP = 3,   /* bytes of a stream were lost; see struct toe_gap */
-	TOE_REC_RESET = 4, /* a stream (re)started: new connection, dictionary reset */
+	TOE_REC_RESET = 4, /* a stream or a sequence (re)started; see struct toe_reset */
 };
 
 /* Tick fields. A record's `present` mask has bit (1u << TOE_TF_x) set when
@@ -59,6 +66,14 @@ enum toe_tick_field {
 };
 
 #define TOE_SECURITY_ID_LEN 16
+#define TOE_FLAG_LEN 8 /* the code fields (BS flags, order type): SSE sends at most C8 there */
+
+/* toe_rec_hdr.flags */
+#define TOE_RF_RANGE 0x0001u /* a value did not fit its field: hdr.bad_fields says which; an integer
+				 field then reads 0, a string field holds its first bytes */
+#define TOE_RF_WARN 0x0002u  /* decoded despite a reportable FAST error (an overlong encoding) */
+#define TOE_RF_LATE 0x0004u  /* filled a hole of its channel's sequence (another line was late):
+				 records with higher sequences of that channel came before it */
 
 /* Which clock took hdr.rx_ns (always CLOCK_REALTIME ns): bits 29..31 of
  * hdr.present, above every enum toe_tick_field bit; read them with
@@ -77,13 +92,20 @@ enum toe_rx_clock {
 
 struct toe_rec_hdr {
 	uint16_t type;    /* enum toe_rec_type */
-	uint16_t stream;  /* feed/connection index within the daemon */
+	uint16_t stream;  /* feed/connection index within the daemon that carried it */
 	uint32_t present; /* bit per enum toe_tick_field; bits 29..31: enum toe_rx_clock */
 	uint64_t msg_seq; /* STEP MsgSeqNum of the carrying message (0: raw FAST) */
 	uint64_t seq;     /* per-ring sequence number: a jump means records were dropped */
 	uint64_t rx_ns;   /* arrival time, CLOCK_REALTIME ns (0 when unknown); which clock: toe_rx_clock() */
+	uint16_t flags;   /* TOE_RF_* */
+	uint8_t group;    /* sequence/arbitration group that delivered it, from 1 (0: tracking off) */
+	uint8_t line;     /* the line of that group that carried it, from 0 (0 when group is 0) */
+	uint32_t bad_fields; /* TOE_RF_RANGE: bit per enum toe_tick_field whose value did not fit */
 };
 
+/* The code fields (bs_flag, order_type) hold the characters as sent,
+ * NUL-padded; a value of exactly TOE_FLAG_LEN characters has no NUL, a longer
+ * one is cut to TOE_FLAG_LEN and flagged (TOE_RF_RANGE). */
 struct toe_trade {
 	struct toe_rec_hdr hdr;
 	int64_t trade_qty;   /* TOE_QTY_DECIMALS */
@@ -91,14 +113,13 @@ struct toe_trade {
 	int64_t trade_buy_no;
 	int64_t trade_sell_no;
 	int64_t biz_index;
+	int64_t trade_price; /* TOE_PRICE_DECIMALS */
 	int32_t data_status;
 	int32_t trade_index;
 	int32_t trade_channel;
 	int32_t trade_time;  /* HHMMSScc as sent */
-	int32_t trade_price; /* TOE_PRICE_DECIMALS */
 	char security_id[TOE_SECURITY_ID_LEN]; /* NUL-padded */
-	char bs_flag;                          /* 'B', 'S', 'N' or 0 */
-	uint8_t pad[19];
+	char bs_flag[TOE_FLAG_LEN];            /* "B", "S", "N" or "" */
 };
 
 struct toe_order {
@@ -106,34 +127,66 @@ struct toe_order {
 	int64_t order_no;
 	int64_t balance; /* TOE_QTY_DECIMALS */
 	int64_t biz_index;
+	int64_t order_price; /* TOE_PRICE_DECIMALS */
 	int32_t data_status;
 	int32_t order_index;
 	int32_t order_channel;
 	int32_t order_time;
-	int32_t order_price; /* TOE_PRICE_DECIMALS */
 	char security_id[TOE_SECURITY_ID_LEN];
-	char order_type; /* 'A' add, 'D' delete, ... as sent */
-	char bs_flag;
-	uint8_t pad[34];
+	char order_type[TOE_FLAG_LEN]; /* "A" add, "D" delete, ... as sent */
+	char bs_flag[TOE_FLAG_LEN];    /* "B", "S" or "" */
+	uint8_t pad[8];
 };
 
 enum toe_gap_reason {
 	TOE_GAP_TIMEOUT = 1,  /* a hole was not filled in time */
 	TOE_GAP_WINDOW = 2,   /* a hole blocked a full reassembly window */
-	TOE_GAP_DECODE = 3,   /* bytes skipped because of a framing/decoding error */
+	TOE_GAP_DECODE = 3,   /* bytes skipped because of a framing/decoding error; detail: enum toe_decode_err
+				 (toe/decode_err.h) */
 	TOE_GAP_OVERFLOW = 4, /* records lost inside the pipeline (queue full) */
 	TOE_GAP_ACKED = 5,    /* the receiver acknowledged bytes the mirror never showed */
 	TOE_GAP_CLOSED = 6,   /* the connection ended (reset, idle) with bytes never seen */
+	TOE_GAP_SEQUENCE = 7, /* channel `channel` is missing sequence numbers [first, last] (SSE: BizIndex);
+				 with A/B arbitration: every line of the group missed them */
+	TOE_GAP_MSG_SEQ = 8,  /* the stream's STEP MsgSeqNum jumped: messages [first, last] never arrived on
+				 this line (with arbitration another line may still have carried their records) */
 };
 
+/* TOE_GAP_SEQUENCE / TOE_GAP_MSG_SEQ leave offset and length 0; the byte
+ * reasons leave first, last and channel 0. */
 struct toe_gap {
 	struct toe_rec_hdr hdr;
 	uint64_t offset; /* byte offset of the lost range in the stream */
 	uint64_t length; /* bytes lost (0 when unknown) */
 	uint32_t reason; /* enum toe_gap_reason */
-	uint32_t detail; /* reason-specific: decoder error code for TOE_GAP_DECODE */
-	uint64_t records; /* records lost when known (TOE_GAP_OVERFLOW), else 0 */
-	uint8_t pad[64];
+	uint32_t detail; /* reason-specific: enum toe_decode_err for TOE_GAP_DECODE */
+	uint64_t records; /* records lost when known (TOE_GAP_OVERFLOW, TOE_GAP_SEQUENCE), else 0 */
+	uint64_t first;   /* TOE_GAP_SEQUENCE, TOE_GAP_MSG_SEQ: first missing sequence number */
+	uint64_t last;    /* ... and the last one (inclusive) */
+	uint32_t channel; /* TOE_GAP_SEQUENCE: the channel (SSE: TradeChannel / OrderChannel) */
+	uint32_t pad0;
+	uint8_t pad[32];
+};
+
+enum toe_reset_reason {
+	TOE_RESET_SYN = 1,        /* a new TCP connection from its SYN: the stream starts at its first byte */
+	TOE_RESET_JOIN = 2,       /* a connection already running when first seen (mid-stream join): decoding
+				     starts at the next message, what came before is unknown */
+	TOE_RESET_RESTART = 3,    /* a sequence went back to 1 (a new logon, a new trading day): channel
+				     `channel`'s sequence, or with channel TOE_CHANNEL_NONE the stream's
+				     MsgSeqNum; `last` is the sequence seen before; not a gap */
+	TOE_RESET_ARB_SWITCH = 4, /* a line of an arbitration group stopped (closed, reset, timed out): the
+				     group carries on with its other lines; hdr.line is the line that stopped */
+};
+
+#define TOE_CHANNEL_NONE 0xffffffffu
+
+struct toe_reset {
+	struct toe_rec_hdr hdr;
+	uint32_t reason;  /* enum toe_reset_reason */
+	uint32_t channel; /* TOE_RESET_RESTART: the channel, TOE_CHANNEL_NONE for MsgSeqNum; else 0 */
+	uint64_t last;    /* TOE_RESET_RESTART: the last sequence number before the restart */
+	uint8_t pad[72];
 };
 
 union toe_record {
@@ -141,6 +194,7 @@ union toe_record {
 	struct toe_trade trade;
 	struct toe_order order;
 	struct toe_gap gap;
+	struct toe_reset reset;
 	uint8_t bytes[TOE_RECORD_SIZE];
 };
 
@@ -149,10 +203,11 @@ union toe_record {
 #else
 #define TOE_STATIC_ASSERT _Static_assert
 #endif
-TOE_STATIC_ASSERT(sizeof(struct toe_rec_hdr) == 32, "toe_rec_hdr is 32 bytes");
+TOE_STATIC_ASSERT(sizeof(struct toe_rec_hdr) == 40, "toe_rec_hdr is 40 bytes");
 TOE_STATIC_ASSERT(sizeof(struct toe_trade) == TOE_RECORD_SIZE, "toe_trade is 128 bytes");
 TOE_STATIC_ASSERT(sizeof(struct toe_order) == TOE_RECORD_SIZE, "toe_order is 128 bytes");
 TOE_STATIC_ASSERT(sizeof(struct toe_gap) == TOE_RECORD_SIZE, "toe_gap is 128 bytes");
+TOE_STATIC_ASSERT(sizeof(struct toe_reset) == TOE_RECORD_SIZE, "toe_reset is 128 bytes");
 TOE_STATIC_ASSERT(sizeof(union toe_record) == TOE_RECORD_SIZE, "toe_record is 128 bytes");
 TOE_STATIC_ASSERT(TOE_TF_COUNT <= TOE_CLK_SHIFT, "present's field bits stay below the clock bits");
 

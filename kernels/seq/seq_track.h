@@ -1,0 +1,292 @@
+/* seq_track.h - per-channel sequence tracking and A/B line arbitration (synthesisable subset).
+ *
+ * Exchanges number their records per channel (SSE: BizIndex, contiguous per
+ * TradeChannel/OrderChannel across templates 3201 and 5801). This block
+ * turns "which bytes were lost" into "which records were lost", and lets two
+ * or more lines carrying the same channels fill each other's holes.
+ *
+ * A group is a set of lines (streams: TCP connections, UDP ports) that carry
+ * the same channels. A group of one line is plain sequence tracking. For
+ * each decoded record with a key (channel, sequence), seq_check() says:
+ *
+ *   SEQ_DELIVER  the first copy of (channel, sequence): publish it. With
+ *                *late set it filled a hole: records with higher sequences
+ *                of its channel went out before it (TOE_RF_LATE).
+ *   SEQ_DUP      already delivered (or declared lost): drop it, counted.
+ *   SEQ_STALE    from a line still sending the numbering that preceded a
+ *                restart of its channel: drop it, counted.
+ *
+ * and queues events (struct seq_ev) to publish before the record:
+ *
+ *   SEQ_EV_GAP      channel `chan` misses [first, last]. With one line, as
+ *                   soon as the sequence jumps. With several lines a jump
+ *                   opens a hole; a hole still open after wait_ns (no line
+ *                   delivered it) becomes the gap, from seq_check() on its
+ *                   channel or from seq_poll().
+ *   SEQ_EV_RESTART  channel `chan` went back to 1 (a new logon, a new day):
+ *                   `last` was its sequence before. Holes still open are
+ *                   declared first. Not a loss: the channel starts again.
+ *
+ * Choices, and why:
+ * - First copy wins, delivered at once: arbitration adds no latency to the
+ *   line that is ahead, the usual case. The price is that a record filling
+ *   a hole arrives after higher ones (flagged); holding records back would
+ *   need a record buffer per channel and add the other line's delay to
+ *   every hole.
+ * - The first record of a channel is accepted as its start (a mid-stream
+ *   join); lower sequences arriving within wait_ns of it (another line that
+ *   started earlier) are delivered too and the range between becomes a
+ *   hole; later ones are counted as before_start and dropped.
+ * - A restart is a 1 as a line's first record on a channel after a new
+ *   session of that line (seq_line_session: a new logon, a new connection)
+ *   while the channel was beyond 2; any other 1 is a copy or a reordered
+ *   record. It gives the channel a new epoch. A line that has not restarted yet still sends the old
+ *   numbering: its records are stale, not new, until it sends 1 itself.
+ * - Per line and channel, the line's own next sequence is kept, so each
+ *   line's losses are counted (missed) whether or not another line covered
+ *   them, and wins and lost races are counted per line.
+ *
+ * MsgSeqNum (per connection, struct seq_msg): jumps are named ranges,
+ * repeats are counted, a 1 after anything beyond 2 is a restart (new logon).
+ *
+ * Keys: struct seq_keys says, per template index of the compiled program,
+ * which instructions hold the channel and the sequence; seq_keys_resolve()
+ * fills it from FAST field ids (FIX tags) once, when the templates are
+ * loaded, so the record path compares instruction numbers only.
+ *
+ * Memory: the caller owns everything; no heap, no libc, loops bounded by
+ * the maxima below.
+ */
+#ifndef SEQ_TRACK_H
+#define SEQ_TRACK_H
+
+#include <stdint.h>
+#include "fast/fast_prog.h"
+#include "fast/fast_decode.h"
+
+#define SEQ_MAX_LINES 4        /* lines in one group */
+#define SEQ_MAX_CHANNELS 64    /* channels tracked per group */
+#define SEQ_HASH_SIZE 128      /* channel lookup table (power of two, >= 2 * SEQ_MAX_CHANNELS) */
+#define SEQ_MAX_HOLES 16       /* open holes per channel (multi-line groups) */
+#define SEQ_QUEUE 32           /* pending events (>= SEQ_MAX_HOLES + 2: one seq_check's worst case) */
+#define SEQ_MAX_FIELDS 16      /* entries of a key configuration */
+#define SEQ_DIRECT 256         /* channel numbers below this are found by direct index */
+#define SEQ_DEFAULT_WAIT_NS 1000000ull /* 1 ms */
+
+#define SEQ_NO_INSTR 0xffffu
+
+/* SSE: TradeChannel (10115) / OrderChannel (10148) with BizIndex (10196). */
+#define SEQ_SSE_TRADE_CHANNEL 10115u
+#define SEQ_SSE_ORDER_CHANNEL 10148u
+#define SEQ_SSE_BIZ_INDEX 10196u
+
+enum seq_verdict { SEQ_DELIVER = 0, SEQ_DUP = 1, SEQ_STALE = 2 }; /* seq_check's fast path relies on 0 and 1 */
+enum seq_ev_kind { SEQ_EV_NONE = 0, SEQ_EV_GAP = 1, SEQ_EV_RESTART = 2 };
+
+/* One key rule: in template `tid` (0: every template having both fields),
+ * the field with id chan_fid is the channel and seq_fid the sequence. */
+struct seq_field_cfg {
+	uint32_t tid;
+	uint32_t chan_fid;
+	uint32_t seq_fid;
+};
+
+/* Resolved rules: instruction indexes per template index, SEQ_NO_INSTR when
+ * untracked; and where in a record's values they were last found (a hint:
+ * template-level values keep their place unless a sequence before them
+ * changes length). */
+struct seq_keys {
+	uint16_t chan[FAST_MAX_TEMPLATES];
+	uint16_t seq[FAST_MAX_TEMPLATES];
+	uint16_t vchan[FAST_MAX_TEMPLATES];
+	uint16_t vseq[FAST_MAX_TEMPLATES];
+};
+
+struct seq_ev {
+	uint8_t kind;  /* enum seq_ev_kind */
+	uint8_t line;  /* the line whose record revealed it (a GAP from a timeout: 0, every line missed it) */
+	uint8_t group; /* seq_group.id of the group */
+	uint8_t pad;
+	uint32_t chan;
+	uint64_t first; /* GAP: first missing; RESTART: 1 */
+	uint64_t last;  /* GAP: last missing (inclusive); RESTART: the sequence before the restart */
+};
+
+struct seq_queue {
+	uint32_t head, tail; /* events [tail, head) pending, indexes mod SEQ_QUEUE */
+	struct seq_ev ev[SEQ_QUEUE];
+};
+
+struct seq_hole {
+	uint64_t first, last; /* missing [first, last] */
+	uint64_t since;       /* when it opened (ns) */
+};
+
+/* Per line of a group. */
+#define SEQ_LINE_STATS(X)                                                                 \
+	X(won)         /* keyed records the line delivered (the first copy) */            \
+	X(filled)      /* of the won, those that filled another line's hole (late) */     \
+	X(dups)        /* lost the race: another line (or an earlier copy) delivered it;  \
+			  won + dups + stale = the keyed records the line carried */          \
+	X(stale)       /* old numbering after a restart of the channel */                 \
+	X(jumps)       /* times the line's own sequence jumped (it lost records) */       \
+	X(missed)      /* sequence numbers the line never carried (covered or not) */
+
+/* Per group (all channels); records delivered and copies dropped are the
+ * sums of the lines' won and dups (seq_group_sum). */
+#define SEQ_GROUP_STATS(X)                                                                \
+	X(stale)        /* dropped: pre-restart numbering */                              \
+	X(before_start) /* dropped (in the lines' dups): below the channel's first record, after the join wait */ \
+	X(late)         /* delivered after higher sequences (hole filled) */              \
+	X(holes)        /* holes opened (multi-line) */                                   \
+	X(gaps)         /* gap events: ranges no line delivered */                        \
+	X(missing)      /* sequence numbers in them */                                    \
+	X(hole_overflow) /* holes declared early because a channel had SEQ_MAX_HOLES open */ \
+	X(restarts)                                                                       \
+	X(untracked)    /* records of channels beyond SEQ_MAX_CHANNELS: delivered unchecked */ \
+	X(queue_full)   /* timeouts postponed because the event queue was full (retried) */
+
+#define SEQ_STAT_FIELD(name) uint64_t name;
+struct seq_line_stats { SEQ_LINE_STATS(SEQ_STAT_FIELD) };
+struct seq_group_stats { SEQ_GROUP_STATS(SEQ_STAT_FIELD) };
+
+struct seq_chan {
+	/* hot: what the fast path of seq_check reads */
+	uint64_t next;        /* one past the highest delivered (0: nothing yet) */
+	uint64_t low;         /* lowest sequence delivered since the start / restart */
+	uint64_t line_next[SEQ_MAX_LINES]; /* each line's own next expected */
+	uint64_t hole_min;    /* lowest sequence in a hole (UINT64_MAX: none) */
+	uint64_t hole_due;    /* when the oldest hole expires (UINT64_MAX: none) */
+	uint8_t nholes;
+	uint8_t line_ok;      /* bit per line seen, on the channel's epoch and its session: the fast path's */
+	uint8_t epoch;        /* restarts seen, mod 256 */
+	uint8_t line_seen;    /* bit per line that carried the channel */
+	uint32_t id;          /* channel number */
+	uint64_t delivered, dups; /* per-channel counters (toectl) */
+	/* cold */
+	uint8_t line_epoch[SEQ_MAX_LINES];
+	uint8_t line_sess[SEQ_MAX_LINES];  /* the line's session when it last carried the channel */
+	uint64_t start_ns;    /* when the first record (or the restart) came */
+	uint64_t gaps, missing, late, restarts;
+	struct seq_hole hole[SEQ_MAX_HOLES]; /* oldest first */
+};
+
+struct seq_group {
+	uint32_t id;      /* the caller's number for it, copied into its events */
+	uint32_t nlines;  /* 1: plain tracking (gaps at once); more: arbitration */
+	uint32_t nchan;
+	uint32_t pad;
+	uint64_t wait_ns;
+	uint8_t direct[SEQ_DIRECT];  /* channel index + 1 of channel numbers below SEQ_DIRECT, 0 none */
+	uint8_t sess[SEQ_MAX_LINES]; /* session generation of each line */
+	struct seq_group_stats st;
+	struct seq_line_stats line[SEQ_MAX_LINES];
+	uint8_t hash[SEQ_HASH_SIZE]; /* channel index + 1, 0 empty (numbers from SEQ_DIRECT up) */
+	struct seq_chan chan[SEQ_MAX_CHANNELS];
+};
+
+/* Per connection: STEP MsgSeqNum. */
+struct seq_msg {
+	uint64_t next;     /* next expected, 0 before the first message */
+	uint64_t messages; /* messages checked (with a MsgSeqNum) */
+	uint64_t jumps, missing, repeats, restarts;
+};
+
+enum seq_msg_result { SEQ_MSG_OK = 0, SEQ_MSG_JUMP = 1, SEQ_MSG_REPEAT = 2, SEQ_MSG_RESTART = 3 };
+
+/* ---- keys ---- */
+
+/* The SSE rules (both channels with BizIndex, every template) into f[0..2); returns 2. */
+uint32_t seq_fields_sse(struct seq_field_cfg *f);
+
+/* Resolve rules f[0..nf) against program p. Returns the number of templates
+ * with a key (0: nothing would be tracked). */
+uint32_t seq_keys_resolve(struct seq_keys *k, const struct fast_prog *p, const struct seq_field_cfg *f,
+			  uint32_t nf);
+
+/* The key of a decoded record: 1 with *chan, *seq set, 0 when its template
+ * has no key or the record left a key field absent. */
+int seq_key(struct seq_keys *k, const struct fast_rec *r, uint32_t *chan, uint64_t *seq);
+
+/* ---- groups ---- */
+
+void seq_group_init(struct seq_group *g, uint32_t id, uint32_t nlines, uint64_t wait_ns);
+void seq_queue_init(struct seq_queue *q);
+
+/* Record (chan, seq) carried by `line` at time now (ns). Returns enum
+ * seq_verdict; *late is set when a delivered record filled a hole. Events
+ * it causes are appended to q (the caller drains q before the next call,
+ * so it has room for SEQ_MAX_HOLES + 2). seq_check is the fast path (the
+ * next record of a settled line, or its copy below every hole, while no
+ * hole is due) and falls back on seq_check_slow for everything else; both give the same
+ * result for every input. */
+int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
+		   uint64_t now, int *late);
+
+static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan,
+			    uint64_t seq, uint64_t now, int *late)
+{
+	uint32_t ci = chan < SEQ_DIRECT ? g->direct[chan] : 0;
+	if (ci != 0 && line < g->nlines) {
+		struct seq_chan *c = &g->chan[ci - 1];
+		if (((c->line_ok >> line) & 1u) && seq == c->line_next[line] && now < c->hole_due) {
+			/* the next record, or a copy below every hole (everything in
+			 * [low, hole_min) went out already): decided without a branch,
+			 * since on A/B lines which one comes is a coin toss */
+			uint64_t nx = c->next;
+			uint32_t is_new = seq == nx;
+			uint32_t is_dup = is_new ^ 1u;
+			/* in [low, next] and (below every hole, or the next): holes lie below next */
+			uint32_t ok = (uint32_t)(seq <= nx) & (uint32_t)(seq >= c->low) &
+				      ((uint32_t)(seq < c->hole_min) | is_new);
+			if (ok) {
+				c->line_next[line] = seq + 1;
+				c->next = nx + is_new;
+				c->delivered += is_new;
+				c->dups += is_dup;
+				g->line[line].won += is_new;
+				g->line[line].dups += is_dup;
+				*late = 0;
+				return (int)is_dup; /* SEQ_DELIVER 0, SEQ_DUP 1 */
+			}
+		}
+	}
+	return seq_check_slow(g, q, line, chan, seq, now, late);
+}
+
+/* Totals over the lines: keyed records checked, delivered, copies dropped. */
+void seq_group_sum(const struct seq_group *g, uint64_t *records, uint64_t *delivered, uint64_t *dups);
+
+/* Line `line` started a new session (a logon, a new connection): its next
+ * 1 on a channel is a restart of that channel's numbering. */
+void seq_line_session(struct seq_group *g, uint32_t line);
+
+/* Holes whose wait ran out by `now` become gap events, oldest first, as
+ * long as q has room. Returns 1 when holes are left that have expired but
+ * did not fit (call again after draining q), else 0. */
+int seq_poll(struct seq_group *g, struct seq_queue *q, uint64_t now);
+
+/* Events pending in q. */
+static inline uint32_t seq_queue_len(const struct seq_queue *q)
+{
+	return q->head - q->tail;
+}
+
+/* The next pending event: 1 with *ev filled, 0 when none. */
+int seq_queue_pop(struct seq_queue *q, struct seq_ev *ev);
+
+/* ---- MsgSeqNum ---- */
+
+void seq_msg_init(struct seq_msg *m);
+
+/* Message number s (0: the message had none, not checked). JUMP: [*first,
+ * *last] never came; RESTART: *last is the number before the 1. */
+int seq_msg_check(struct seq_msg *m, uint64_t s, uint64_t *first, uint64_t *last);
+
+/* Counter tables for tools (static names, declaration order; return the table size). */
+uint32_t seq_group_stats_table(const struct seq_group_stats *s, const char **names, uint64_t *values,
+			       uint32_t cap);
+uint32_t seq_line_stats_table(const struct seq_line_stats *s, const char **names, uint64_t *values,
+			      uint32_t cap);
+
+#endif

@@ -1,0 +1,454 @@
+/* test_rx_seq.c - sequence tracking and A/B arbitration inside the receive pipeline (RX_CFG_SEQ).
+ *
+ * STEP messages are encoded here from tick records whose channel and
+ * BizIndex the test chooses (sse_encode_msg), and handed to rx_pipe as the
+ * mirror TOE's events (rx_init_decode + rx_event: OPEN, DATA, CLOSE), so
+ * each TCP connection is one line. Expected entries come from the test's
+ * own bookkeeping of what each line carried:
+ *   - one line: a BizIndex jump is a TOE_GAP_SEQUENCE entry naming channel
+ *     and range before the record; a repeated message's records are dropped
+ *     (counted); a heartbeat between messages is no MsgSeqNum jump; a real
+ *     MsgSeqNum jump is a TOE_GAP_MSG_SEQ entry; after a new logon (MsgSeqNum
+ *     1) a RESET RESTART for the MsgSeqNum, then one for the channel going
+ *     back to 1 - neither is a gap;
+ *   - two lines in group 2 (hdr.group 2), each missing its own messages,
+ *     the second lagging: every record delivered exactly once if a line
+ *     carried it, with the line that carried it first; a gap exactly for
+ *     each run both lost, after the wait (rx_poll); then the first line
+ *     closes (RESET ARB_SWITCH) and the second carries on alone, nothing lost.
+ */
+#include "test_rx_common.h"
+#include "fast/host/fast_encode.h"
+#include "fast/host/step_frame.h"
+
+#define US 1000ull
+
+static struct fast_enc enc;
+
+/* A STEP message of n records of `type` on channel ch with BizIndex biz[0..n). */
+static int make_msg(uint8_t *out, size_t cap, uint64_t msgseq, int type, uint32_t ch, const uint64_t *biz,
+		    uint32_t n)
+{
+	union toe_record r[16];
+	uint32_t k;
+	memset(r, 0, sizeof r);
+	for (k = 0; k < n && k < 16; k++) {
+		r[k].hdr.type = (uint16_t)type;
+		if (type == TOE_REC_TRADE) {
+			r[k].trade.trade_channel = (int32_t)ch;
+			r[k].trade.trade_index = (int32_t)biz[k];
+			r[k].trade.biz_index = (int64_t)biz[k];
+			memcpy(r[k].trade.security_id, "600000", 6);
+			r[k].hdr.present = (1u << TOE_TF_TRADE_CHANNEL) | (1u << TOE_TF_TRADE_INDEX) |
+					   (1u << TOE_TF_BIZ_INDEX) | (1u << TOE_TF_SECURITY_ID);
+		} else {
+			r[k].order.order_channel = (int32_t)ch;
+			r[k].order.order_index = (int32_t)biz[k];
+			r[k].order.biz_index = (int64_t)biz[k];
+			memcpy(r[k].order.security_id, "600519", 6);
+			r[k].hdr.present = (1u << TOE_TF_ORDER_CHANNEL) | (1u << TOE_TF_ORDER_INDEX) |
+					   (1u << TOE_TF_BIZ_INDEX) | (1u << TOE_TF_SECURITY_ID);
+		}
+	}
+	return sse_encode_msg(&tr_prog, &enc, r, n, msgseq, out, cap, NULL);
+}
+
+/* A message without FAST data (a heartbeat or a logon). */
+static int make_hb(uint8_t *out, size_t cap, uint64_t msgseq, const char *type)
+{
+	struct step_hdr h = {type, "SSE", "VDE", msgseq, "20261201-09:30:00.000"};
+	return step_frame(&h, NULL, 0, out, cap);
+}
+
+struct got {
+	struct rx_out o[512];
+	uint32_t n;
+};
+
+static struct rx_pipe *pipe_;
+static struct fast_stream *fs_;
+static uint64_t off_[4];
+
+static void drain_into(struct got *g)
+{
+	struct rx_out o;
+	while (rx_drain(pipe_, &o)) {
+		if (o.kind == RX_OUT_RECORD || o.kind == RX_OUT_GAP || o.kind == RX_OUT_RESET) {
+			CHECK(g->n < 512);
+			if (g->n < 512)
+				g->o[g->n++] = o;
+		}
+	}
+}
+
+static void ev_open(uint16_t conn, uint16_t flow, uint64_t ts, struct got *g)
+{
+	struct mtoe_event e = {MTOE_EV_OPEN, MTOE_OPEN_SYN, conn, flow, 0, 0, 0, NULL};
+	off_[conn] = 0;
+	CHECK_EQ(rx_event(pipe_, &e, ts), 1);
+	drain_into(g);
+}
+
+static void ev_close(uint16_t conn, uint16_t flow, uint64_t ts, struct got *g)
+{
+	struct mtoe_event e = {MTOE_EV_CLOSE, MTOE_CLOSE_FIN, conn, flow, 0, off_[conn], 0, NULL};
+	CHECK_EQ(rx_event(pipe_, &e, ts), 1);
+	drain_into(g);
+}
+
+static void ev_data(uint16_t conn, uint16_t flow, const uint8_t *d, int len, uint64_t ts, struct got *g)
+{
+	struct mtoe_event e = {MTOE_EV_DATA, 0, conn, flow, 0, off_[conn], (uint64_t)len, d};
+	CHECK(len > 0);
+	if (len <= 0)
+		return;
+	CHECK_EQ(rx_event(pipe_, &e, ts), 1);
+	off_[conn] += (uint64_t)len;
+	drain_into(g);
+}
+
+static void setup(struct rx_cfg *cfg)
+{
+	rx_cfg_default(cfg);
+	cfg->mtoe.max_conns = 4;
+	cfg->mtoe.nflows = 2;
+	cfg->flags = RX_CFG_SEQ;
+	if (!pipe_)
+		pipe_ = calloc(1, sizeof *pipe_);
+	if (!fs_)
+		fs_ = calloc(RX_NSTREAMS(cfg), sizeof *fs_);
+}
+
+static uint64_t biz_of(const struct rx_out *o)
+{
+	return o->tick.hdr.type == TOE_REC_TRADE ? (uint64_t)o->tick.trade.biz_index : (uint64_t)o->tick.order.biz_index;
+}
+
+static uint32_t chan_of(const struct rx_out *o)
+{
+	return o->tick.hdr.type == TOE_REC_TRADE ? (uint32_t)o->tick.trade.trade_channel
+						 : (uint32_t)o->tick.order.order_channel;
+}
+
+/* ---- one line ------------------------------------------------------------ */
+
+static void test_one_line(void)
+{
+	static struct got g;
+	static uint8_t b[4096];
+	struct rx_cfg cfg;
+	uint64_t biz[4];
+	int n;
+	uint32_t i;
+	setup(&cfg);
+	CHECK_EQ(rx_init_decode(pipe_, &cfg, &tr_prog, fs_, RX_NSTREAMS(&cfg)), RX_OK);
+	g.n = 0;
+	ev_open(0, 0, 1, &g);
+	CHECK_EQ(g.n, 1);
+	CHECK_EQ(g.o[0].kind, RX_OUT_RESET);
+	CHECK_EQ(g.o[0].tick.reset.reason, TOE_RESET_SYN);
+	CHECK_EQ(g.o[0].tick.hdr.group, 1);
+
+	biz[0] = 1, biz[1] = 2, biz[2] = 3;
+	ev_data(0, 0, b, make_msg(b, sizeof b, 1, TOE_REC_TRADE, 1, biz, 3), 2, &g);
+	ev_data(0, 0, b, make_hb(b, sizeof b, 2, "UA1201"), 3, &g); /* a heartbeat takes MsgSeqNum 2 */
+	biz[0] = 4;
+	ev_data(0, 0, b, make_msg(b, sizeof b, 3, TOE_REC_ORDER, 1, biz, 1), 4, &g); /* 5801 shares BizIndex */
+	CHECK_EQ(g.n, 5);
+	for (i = 1; i < 5; i++) {
+		CHECK_EQ(g.o[i].kind, RX_OUT_RECORD);
+		CHECK_EQ(biz_of(&g.o[i]), i);
+		CHECK_EQ(chan_of(&g.o[i]), 1);
+		CHECK_EQ(g.o[i].tick.hdr.group, 1);
+		CHECK_EQ(g.o[i].tick.hdr.line, 0);
+		CHECK_EQ(g.o[i].tick.hdr.flags, 0);
+	}
+	/* BizIndex 4 -> 7: the gap names channel 1, 5..6, before record 7 */
+	biz[0] = 7, biz[1] = 8;
+	n = make_msg(b, sizeof b, 4, TOE_REC_TRADE, 1, biz, 2);
+	ev_data(0, 0, b, n, 5, &g);
+	CHECK_EQ(g.n, 8);
+	CHECK_EQ(g.o[5].kind, RX_OUT_GAP);
+	CHECK_EQ(g.o[5].tick.gap.reason, TOE_GAP_SEQUENCE);
+	CHECK_EQ(g.o[5].tick.gap.channel, 1);
+	CHECK_EQ(g.o[5].tick.gap.first, 5);
+	CHECK_EQ(g.o[5].tick.gap.last, 6);
+	CHECK_EQ(g.o[5].tick.gap.records, 2);
+	CHECK_EQ(g.o[5].tick.hdr.group, 1);
+	CHECK_EQ(biz_of(&g.o[6]), 7);
+	CHECK_EQ(biz_of(&g.o[7]), 8);
+	/* the same message again: no entry at all (MsgSeqNum repeat, BizIndex copies) */
+	ev_data(0, 0, b, n, 6, &g);
+	CHECK_EQ(g.n, 8);
+	CHECK_EQ(pipe_->st.seq_dups, 2);
+	CHECK_EQ(pipe_->st.msg_repeats, 1);
+	/* MsgSeqNum 4 -> 7: messages 5..6 never came; channel 2 starts (no BizIndex gap) */
+	biz[0] = 1;
+	ev_data(0, 0, b, make_msg(b, sizeof b, 7, TOE_REC_TRADE, 2, biz, 1), 7, &g);
+	CHECK_EQ(g.n, 10);
+	CHECK_EQ(g.o[8].kind, RX_OUT_GAP);
+	CHECK_EQ(g.o[8].tick.gap.reason, TOE_GAP_MSG_SEQ);
+	CHECK_EQ(g.o[8].tick.gap.first, 5);
+	CHECK_EQ(g.o[8].tick.gap.last, 6);
+	CHECK_EQ(g.o[8].tick.hdr.msg_seq, 7);
+	CHECK_EQ(chan_of(&g.o[9]), 2);
+	CHECK_EQ(biz_of(&g.o[9]), 1);
+	biz[0] = 9;
+	ev_data(0, 0, b, make_msg(b, sizeof b, 8, TOE_REC_ORDER, 1, biz, 1), 8, &g);
+	CHECK_EQ(g.n, 11);
+	CHECK_EQ(biz_of(&g.o[10]), 9);
+
+	/* a new logon: MsgSeqNum 1 again, then channel 1 from BizIndex 1 */
+	ev_data(0, 0, b, make_hb(b, sizeof b, 1, "A"), 9, &g);
+	CHECK_EQ(g.n, 12);
+	CHECK_EQ(g.o[11].kind, RX_OUT_RESET);
+	CHECK_EQ(g.o[11].tick.reset.reason, TOE_RESET_RESTART);
+	CHECK_EQ(g.o[11].tick.reset.channel, TOE_CHANNEL_NONE);
+	CHECK_EQ(g.o[11].tick.reset.last, 8);
+	biz[0] = 1, biz[1] = 2;
+	ev_data(0, 0, b, make_msg(b, sizeof b, 2, TOE_REC_TRADE, 1, biz, 2), 10, &g);
+	CHECK_EQ(g.n, 15);
+	CHECK_EQ(g.o[12].kind, RX_OUT_RESET);
+	CHECK_EQ(g.o[12].tick.reset.reason, TOE_RESET_RESTART);
+	CHECK_EQ(g.o[12].tick.reset.channel, 1);
+	CHECK_EQ(g.o[12].tick.reset.last, 9);
+	CHECK_EQ(biz_of(&g.o[13]), 1);
+	CHECK_EQ(biz_of(&g.o[14]), 2);
+
+	CHECK_EQ(pipe_->st.seq_gaps, 1);
+	CHECK_EQ(pipe_->st.seq_missing, 2);
+	CHECK_EQ(pipe_->st.msg_jumps, 1);
+	CHECK_EQ(pipe_->st.msg_missing, 2);
+	CHECK_EQ(pipe_->st.msg_restarts, 1);
+	CHECK_EQ(pipe_->st.seq_restarts, 1);
+	CHECK_EQ(pipe_->st.seq_unkeyed, 0);
+	CHECK_EQ(pipe_->sst[0].msg_jumps, 1);
+	CHECK_EQ(pipe_->sst[0].msg_repeats, 1);
+	CHECK_EQ(pipe_->grp[0].nlines, 1);
+	CHECK_EQ(pipe_->st.undrained, 0);
+	/* nothing pending */
+	rx_poll(pipe_, 100 * TR_MS);
+	drain_into(&g);
+	CHECK_EQ(g.n, 15);
+}
+
+/* ---- two lines ----------------------------------------------------------- */
+
+#define NMSG 300
+#define MAXB 400
+
+struct tmsg {
+	int type;
+	uint32_t ch, n;
+	uint64_t biz[4];
+};
+
+static struct tmsg tm[NMSG + 40];
+static uint8_t carried[3][MAXB * 2]; /* [ch][biz] lines that carried it (bits) */
+static uint8_t seen[3][MAXB * 2];
+static uint8_t first_line[3][MAXB * 2];
+static uint8_t gapped[3][MAXB * 2];
+
+static int lost_on(uint32_t line, uint32_t i)
+{
+	/* each line its own losses; both lose i = 3 (mod 77), 3 of them in a row at 150..152 */
+	if (line == 0)
+		return i % 7 == 3 || (i >= 150 && i <= 152);
+	return i % 11 == 3 || (i >= 150 && i <= 152);
+}
+
+static void test_two_lines(void)
+{
+	static struct got g;
+	static uint8_t b[4096];
+	struct rx_cfg cfg;
+	uint64_t next[3] = {0, 1, 1}, t = 0;
+	uint32_t maxdel[3] = {0, 0, 0};
+	uint32_t i, k, ch, s;
+	uint32_t msgs = NMSG + 40;
+	uint32_t rng = 7;
+	setup(&cfg);
+	cfg.seq.ngroups = 2;
+	cfg.seq.flow_group[0] = 1;
+	cfg.seq.flow_group[1] = 1;
+	cfg.seq.flow_line[0] = 0;
+	cfg.seq.flow_line[1] = 1;
+	CHECK_EQ(rx_init_decode(pipe_, &cfg, &tr_prog, fs_, RX_NSTREAMS(&cfg)), RX_OK);
+	CHECK_EQ(pipe_->grp[1].nlines, 2);
+	memset(carried, 0, sizeof carried);
+	memset(seen, 0, sizeof seen);
+	memset(gapped, 0, sizeof gapped);
+	memset(first_line, 0xff, sizeof first_line);
+	/* the exchange's messages: channels 1 and 2, 1..4 records, trades or orders */
+	for (i = 0; i < msgs; i++) {
+		rng = rng * 1103515245u + 12345u;
+		tm[i].ch = 1 + (rng >> 16) % 2;
+		if (i == msgs - 1)
+			tm[i].ch = tm[msgs - 3].ch; /* reveals line 1's last loss (below) */
+		tm[i].type = (rng >> 20) & 1 ? TOE_REC_TRADE : TOE_REC_ORDER;
+		tm[i].n = 1 + (rng >> 24) % 4;
+		for (k = 0; k < tm[i].n; k++)
+			tm[i].biz[k] = next[tm[i].ch]++;
+	}
+	g.n = 0;
+	ev_open(0, 0, t, &g);
+	ev_open(1, 1, t, &g);
+	CHECK_EQ(g.n, 2);
+	CHECK_EQ(g.o[0].tick.hdr.group, 2);
+	CHECK_EQ(g.o[1].tick.hdr.line, 1);
+	/* line 0 sends message i at step i, line 1 at step i + 2 (it lags);
+	 * line 0 closes after NMSG messages, line 1 carries the rest alone */
+	for (i = 0; i < msgs + 2; i++) {
+		uint32_t L;
+		for (L = 0; L < 2; L++) {
+			uint32_t m = L == 0 ? i : i - 2;
+			int n;
+			if (L == 1 && i < 2)
+				continue;
+			if (m >= msgs || (L == 0 && m >= NMSG))
+				continue;
+			t += 10 * US;
+			if (lost_on(L, m) && m < NMSG)
+				continue;
+			/* alone, line 1 loses one more: only the timer (rx_poll) can declare it */
+			if (L == 1 && m == msgs - 3)
+				continue;
+			n = make_msg(b, sizeof b, m + 1, tm[m].type, tm[m].ch, tm[m].biz, tm[m].n);
+			for (k = 0; k < tm[m].n; k++)
+				carried[tm[m].ch][tm[m].biz[k]] |= (uint8_t)(1u << L);
+			g.n = 0;
+			ev_data((uint16_t)L, (uint16_t)L, b, n, t, &g);
+			for (k = 0; k < g.n; k++) {
+				const struct rx_out *o = &g.o[k];
+				CHECK_EQ(o->tick.hdr.group, 2);
+				if (o->kind == RX_OUT_RECORD) {
+					ch = chan_of(o);
+					s = (uint32_t)biz_of(o);
+					CHECK(ch >= 1 && ch <= 2 && s < MAXB * 2);
+					if (ch < 1 || ch > 2 || s >= MAXB * 2)
+						continue;
+					seen[ch][s]++;
+					first_line[ch][s] = o->tick.hdr.line;
+					CHECK_EQ(o->tick.hdr.line, L);
+					CHECK_EQ(o->stream, L);
+					/* while line 0 runs, a record only line 1 carried filled its hole */
+					/* late: a higher BizIndex of its channel went out before it */
+					CHECK_EQ(!!(o->tick.hdr.flags & TOE_RF_LATE), s < maxdel[ch]);
+					if (s > maxdel[ch])
+						maxdel[ch] = s;
+				} else if (o->kind == RX_OUT_GAP && o->tick.gap.reason == TOE_GAP_SEQUENCE) {
+					uint64_t x;
+					for (x = o->tick.gap.first; x <= o->tick.gap.last && x < MAXB * 2; x++)
+						gapped[o->tick.gap.channel % 3][x]++;
+				} else if (o->kind == RX_OUT_GAP) {
+					CHECK_EQ(o->tick.gap.reason, TOE_GAP_MSG_SEQ);
+					CHECK_EQ(o->tick.hdr.line, L);
+				} else {
+					CHECK(0); /* no reset while both lines run */
+				}
+			}
+		}
+		if (i == NMSG) {
+			/* line 0 goes away: clients of the group see it */
+			g.n = 0;
+			ev_close(0, 0, t, &g);
+			CHECK_EQ(g.n, 1);
+			CHECK_EQ(g.o[0].kind, RX_OUT_RESET);
+			CHECK_EQ(g.o[0].tick.reset.reason, TOE_RESET_ARB_SWITCH);
+			CHECK_EQ(g.o[0].tick.hdr.group, 2);
+			CHECK_EQ(g.o[0].tick.hdr.line, 0);
+		}
+		if (i % 8 == 0) {
+			g.n = 0;
+			rx_poll(pipe_, t);
+			drain_into(&g);
+			for (k = 0; k < g.n; k++) {
+				CHECK_EQ(g.o[k].kind, RX_OUT_GAP);
+				CHECK_EQ(g.o[k].tick.gap.reason, TOE_GAP_SEQUENCE);
+				uint64_t x;
+				for (x = g.o[k].tick.gap.first; x <= g.o[k].tick.gap.last && x < MAXB * 2; x++)
+					gapped[g.o[k].tick.gap.channel % 3][x]++;
+			}
+		}
+	}
+	/* the end: every hole has waited its 1 ms */
+	g.n = 0;
+	rx_poll(pipe_, t + 2 * TR_MS);
+	drain_into(&g);
+	CHECK_EQ(g.n, 1);
+	for (k = 0; k < g.n; k++) {
+		uint64_t x;
+		CHECK_EQ(g.o[k].tick.gap.reason, TOE_GAP_SEQUENCE);
+		for (x = g.o[k].tick.gap.first; x <= g.o[k].tick.gap.last && x < MAXB * 2; x++)
+			gapped[g.o[k].tick.gap.channel % 3][x]++;
+	}
+	uint32_t wrong_once = 0, wrong_gap = 0, wrong_line = 0, both = 0;
+	for (ch = 1; ch <= 2; ch++) {
+		for (s = 1; s < next[ch]; s++) {
+			uint8_t c = carried[ch][s];
+			if (seen[ch][s] != (c ? 1 : 0))
+				wrong_once++;
+			if (gapped[ch][s] != (c ? 0 : 1)) {
+				if (wrong_gap++ < 10)
+					fprintf(stderr, "channel %u BizIndex %u: carried by 0x%x, in %u gaps\n", ch, s, c,
+						gapped[ch][s]);
+			}
+			/* line 0 is ahead: it wins whatever it carried */
+			if (c && first_line[ch][s] != ((c & 1) ? 0 : 1))
+				wrong_line++;
+			both += !c;
+		}
+	}
+	CHECK_EQ(wrong_once, 0);
+	CHECK_EQ(wrong_gap, 0);
+	CHECK_EQ(wrong_line, 0);
+	CHECK(both > 0); /* the scenario does lose records on both lines */
+	CHECK_EQ(pipe_->st.seq_missing, both);
+	CHECK(pipe_->st.seq_dups > 0);
+	CHECK(pipe_->st.seq_late > 0);
+	CHECK_EQ(pipe_->st.line_downs, 1);
+	CHECK(pipe_->grp[1].line[0].won > 0 && pipe_->grp[1].line[1].won > 0);
+	uint64_t rec, del, dups;
+	seq_group_sum(&pipe_->grp[1], &rec, &del, &dups);
+	CHECK_EQ(pipe_->grp[1].line[0].won + pipe_->grp[1].line[1].won, del);
+	CHECK_EQ(dups, pipe_->st.seq_dups);
+	CHECK_EQ(rec, pipe_->st.seq_records);
+	CHECK(pipe_->grp[1].line[0].missed > 0 && pipe_->grp[1].line[1].missed > 0);
+	/* each line's MsgSeqNum jumps: one per run of messages it missed */
+	CHECK(pipe_->sst[0].msg_jumps > 0 && pipe_->sst[1].msg_jumps > 0);
+	seq_group_sum(&pipe_->grp[0], &rec, &del, &dups);
+	CHECK_EQ(rec, 0); /* group 1 unused */
+	CHECK_EQ(pipe_->st.undrained, 0);
+}
+
+/* A configuration naming a group beyond ngroups is refused. */
+static void test_bad_cfg(void)
+{
+	struct rx_cfg cfg;
+	setup(&cfg);
+	cfg.seq.flow_group[1] = 1; /* ngroups is 1 */
+	CHECK_EQ(rx_init_decode(pipe_, &cfg, &tr_prog, fs_, RX_NSTREAMS(&cfg)), RX_ERR_SEQ);
+	setup(&cfg);
+	cfg.seq.flow_line[0] = SEQ_MAX_LINES;
+	CHECK_EQ(rx_init_decode(pipe_, &cfg, &tr_prog, fs_, RX_NSTREAMS(&cfg)), RX_ERR_SEQ);
+	setup(&cfg);
+	cfg.seq.ngroups = RX_MAX_GROUPS + 1;
+	CHECK_EQ(rx_init_decode(pipe_, &cfg, &tr_prog, fs_, RX_NSTREAMS(&cfg)), RX_ERR_SEQ);
+	/* flows beyond nflows are not looked at */
+	setup(&cfg);
+	cfg.seq.flow_group[5] = 9;
+	CHECK_EQ(rx_init_decode(pipe_, &cfg, &tr_prog, fs_, RX_NSTREAMS(&cfg)), RX_OK);
+}
+
+int main(void)
+{
+	if (tr_load() != 0)
+		return test_skip("rx_seq", "run from the repository root (" TR_TEMPLATES " not found)");
+	fast_enc_init(&enc, &tr_prog);
+	test_one_line();
+	test_two_lines();
+	test_bad_cfg();
+	free(pipe_);
+	free(fs_);
+	return test_done("rx_seq");
+}

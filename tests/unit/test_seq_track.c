@@ -1,0 +1,554 @@
+/* test_seq_track.c - per-channel sequence tracking and A/B arbitration (kernels/seq), block level.
+ *
+ * The expected results are computed from the test's own model of what each
+ * line carried (sets of (channel, sequence)), never from the block:
+ *   - one line: jumps are gaps at once naming the range, repeats are
+ *     dropped, a channel back to 1 is a restart (not a gap, not a repeat);
+ *   - MsgSeqNum: jumps, repeats, restart after a new logon;
+ *   - two lines with their own losses, copies and reorders: every record
+ *     delivered exactly once when at least one line carried it, a gap
+ *     exactly for each run both lines lost, naming it;
+ *   - one line dying mid-stream: nothing lost, no gap;
+ *   - restarts across two lines: the lagging line's old numbering is stale;
+ *   - more holes than a channel holds: the oldest is declared early, counted;
+ *   - keys resolved from the SSE template file (3201/5801 tracked, the
+ *     2.02 set without BizIndex not).
+ */
+#include <stdlib.h>
+
+#include "test.h"
+#include "seq/seq_track.h"
+#include "fast/host/fast_compile.h"
+
+#define US 1000ull
+#define MS 1000000ull
+
+struct evs {
+	struct seq_ev ev[4096];
+	uint32_t n;
+};
+
+static void drain(struct seq_queue *q, struct evs *e)
+{
+	struct seq_ev x;
+	while (seq_queue_pop(q, &x)) {
+		CHECK(e->n < 4096);
+		if (e->n < 4096)
+			e->ev[e->n++] = x;
+	}
+}
+
+static int check(struct seq_group *g, struct seq_queue *q, struct evs *e, uint32_t line, uint32_t ch,
+		 uint64_t s, uint64_t now, int *late)
+{
+	int l = 0;
+	int v = seq_check(g, q, line, ch, s, now, &l);
+	drain(q, e);
+	if (late)
+		*late = l;
+	return v;
+}
+
+/* ---- one line ------------------------------------------------------------ */
+
+static void test_one_line(void)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	static struct evs e;
+	int late;
+	seq_group_init(&g, 3, 1, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	/* channel 4 from 100 (a join: no gap before its first record) */
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 100, 1, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 101, 2, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 0);
+	/* BizIndex jump 101 -> 105: gap 102..104 at once, before the record is used */
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 105, 3, &late), SEQ_DELIVER);
+	CHECK_EQ(late, 0);
+	CHECK_EQ(e.n, 1);
+	CHECK_EQ(e.ev[0].kind, SEQ_EV_GAP);
+	CHECK_EQ(e.ev[0].chan, 4);
+	CHECK_EQ(e.ev[0].first, 102);
+	CHECK_EQ(e.ev[0].last, 104);
+	CHECK_EQ(e.ev[0].group, 3);
+	/* a late 103 on the only line: already declared lost, dropped */
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 103, 4, NULL), SEQ_DUP);
+	/* repeats */
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 105, 5, NULL), SEQ_DUP);
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 100, 6, NULL), SEQ_DUP);
+	/* another channel is independent: its 1 is its start */
+	CHECK_EQ(check(&g, &q, &e, 0, 7, 1, 7, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 7, 2, 8, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 106, 9, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 1);
+	/* a 1 without a new session: a copy */
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 1, 10, NULL), SEQ_DUP);
+	/* restart: channel 4 back to 1 after a new logon: a restart event, no gap, delivered */
+	seq_line_session(&g, 0);
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 1, 10, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 2);
+	CHECK_EQ(e.ev[1].kind, SEQ_EV_RESTART);
+	CHECK_EQ(e.ev[1].chan, 4);
+	CHECK_EQ(e.ev[1].last, 106);
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 2, 11, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 3, 12, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 2, 13, NULL), SEQ_DUP);
+	CHECK_EQ(e.n, 2);
+	/* a 1 right after 1 is a repeat, not a restart */
+	CHECK_EQ(check(&g, &q, &e, 0, 9, 1, 14, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 9, 1, 15, NULL), SEQ_DUP);
+	CHECK_EQ(e.n, 2);
+	uint64_t rec, del, dups;
+	seq_group_sum(&g, &rec, &del, &dups);
+	CHECK_EQ(rec, 16);
+	CHECK_EQ(del, 10);
+	CHECK_EQ(dups, 6);
+	CHECK_EQ(g.st.gaps, 1);
+	CHECK_EQ(g.st.missing, 3);
+	CHECK_EQ(g.st.restarts, 1);
+	CHECK_EQ(g.line[0].jumps, 1);
+	CHECK_EQ(g.line[0].missed, 3);
+	CHECK_EQ(g.nchan, 3);
+	CHECK_EQ(g.chan[0].dups + g.chan[1].dups + g.chan[2].dups, 6);
+}
+
+/* More channels than the table: delivered unchecked, counted. */
+static void test_channel_table(void)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	static struct evs e;
+	uint32_t c;
+	seq_group_init(&g, 0, 1, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	for (c = 0; c < SEQ_MAX_CHANNELS + 5; c++)
+		CHECK_EQ(check(&g, &q, &e, 0, 1000 + c * 7, 1, c, NULL), SEQ_DELIVER);
+	CHECK_EQ(g.nchan, SEQ_MAX_CHANNELS);
+	CHECK_EQ(g.st.untracked, 5);
+	/* the tracked ones still catch repeats, whatever the hash order */
+	for (c = 0; c < SEQ_MAX_CHANNELS; c++)
+		CHECK_EQ(check(&g, &q, &e, 0, 1000 + c * 7, 1, 100 + c, NULL), SEQ_DUP);
+	CHECK_EQ(e.n, 0);
+}
+
+/* ---- MsgSeqNum ----------------------------------------------------------- */
+
+static void test_msg_seq(void)
+{
+	struct seq_msg m;
+	uint64_t a = 0, b = 0;
+	seq_msg_init(&m);
+	CHECK_EQ(seq_msg_check(&m, 0, &a, &b), SEQ_MSG_OK); /* no MsgSeqNum: not counted */
+	CHECK_EQ(m.messages, 0);
+	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_REPEAT); /* a repeated logon message, not a restart */
+	seq_msg_init(&m);
+	CHECK_EQ(seq_msg_check(&m, 7, &a, &b), SEQ_MSG_OK); /* first seen: a join */
+	CHECK_EQ(seq_msg_check(&m, 8, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 12, &a, &b), SEQ_MSG_JUMP);
+	CHECK_EQ(a, 9);
+	CHECK_EQ(b, 11);
+	CHECK_EQ(seq_msg_check(&m, 12, &a, &b), SEQ_MSG_REPEAT);
+	CHECK_EQ(seq_msg_check(&m, 10, &a, &b), SEQ_MSG_REPEAT);
+	CHECK_EQ(seq_msg_check(&m, 13, &a, &b), SEQ_MSG_OK);
+	/* a new logon: back to 1 */
+	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_RESTART);
+	CHECK_EQ(b, 13);
+	CHECK_EQ(seq_msg_check(&m, 2, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 4, &a, &b), SEQ_MSG_JUMP);
+	CHECK_EQ(a, 3);
+	CHECK_EQ(b, 3);
+	CHECK_EQ(m.messages, 9);
+	CHECK_EQ(m.jumps, 2);
+	CHECK_EQ(m.missing, 4);
+	CHECK_EQ(m.repeats, 2);
+	CHECK_EQ(m.restarts, 1);
+}
+
+/* ---- two lines ----------------------------------------------------------- */
+
+#define NCH 3
+#define NSEQ 6000 /* per channel */
+
+struct arrival {
+	uint64_t t;
+	uint32_t line, ch;
+	uint64_t seq;
+};
+
+static uint64_t rng_state;
+static uint32_t rnd(uint32_t n)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)((rng_state >> 33) % n);
+}
+
+static int arr_cmp(const void *a, const void *b)
+{
+	const struct arrival *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static uint8_t carried[2][NCH][NSEQ + 2]; /* copies line L carried of (ch, seq) */
+static uint8_t delivered[NCH][NSEQ + 2];
+static uint8_t in_gap[NCH][NSEQ + 2];
+static struct arrival arr[2 * NCH * NSEQ * 2 + 16];
+static struct evs ev;
+
+/* Line L's schedule: record (ch, s) is due at base = (s * NCH + ch) us; each
+ * line adds its own delay (line 1 lags by 100..300 us, jitter makes local
+ * reorders), drops bursts, and sends some records twice. dead_at: line
+ * dead_line sends nothing from that sequence on (0: never dies); the other
+ * line then loses nothing from shortly before. */
+static uint32_t make_arrivals(uint64_t seed, uint32_t dead_line, uint32_t dead_at, int lossy)
+{
+	uint32_t n = 0, L, ch, s;
+	uint32_t keeper = dead_at ? 1 - dead_line : 0;
+	rng_state = seed;
+	memset(carried, 0, sizeof carried);
+	for (L = 0; L < 2; L++) {
+		for (ch = 0; ch < NCH; ch++) {
+			uint32_t burst = 0;
+			uint64_t drift = L ? 200 : 10; /* us: line 1 lags 100..300 us, line 0 0..20 */
+			for (s = 1; s <= NSEQ; s++) {
+				uint64_t base = ((uint64_t)s * NCH + ch) * US;
+				uint64_t delay;
+				/* the delay drifts by at most 1 us per record (spacing 3 us):
+				 * in order, except an occasional record 5 us late (a reorder) */
+				drift = drift + rnd(3) - 1;
+				if (drift < (L ? 100u : 0u))
+					drift = L ? 100 : 0;
+				if (drift > (L ? 300u : 20u))
+					drift = L ? 300 : 20;
+				delay = drift * US;
+				if (rnd(100) == 0)
+					delay += 5 * US;
+				if (dead_at && L == dead_line && s >= dead_at)
+					break;
+				/* the keeper always carries each channel's first and last
+				 * record: a range nobody saw before the first or after the
+				 * last is invisible to any receiver */
+				if (lossy && !(L == keeper && (s == 1 || s == NSEQ || (dead_at && s + 50 >= dead_at)))) {
+					if (burst) {
+						burst--;
+						continue;
+					}
+					if (rnd(1000) < 15) {
+						burst = rnd(12); /* this one and up to 11 more */
+						continue;
+					}
+				}
+				arr[n++] = (struct arrival){base + delay, L, ch, s};
+				carried[L][ch][s]++;
+				if (lossy && rnd(100) == 0) { /* a copy on the same line, a bit later */
+					arr[n++] = (struct arrival){base + delay + rnd(50) * US, L, ch, s};
+					carried[L][ch][s]++;
+				}
+			}
+		}
+	}
+	qsort(arr, n, sizeof arr[0], arr_cmp);
+	return n;
+}
+
+/* Run the arrivals through a two-line group and check every rule. */
+static void run_two_lines(uint64_t seed, uint32_t dead_line, uint32_t dead_at, int lossy)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	uint32_t n = make_arrivals(seed, dead_line, dead_at, lossy), i, ch, s;
+	uint64_t now = 0, late = 0, dups_expected = 0, missing = 0, runs = 0;
+	seq_group_init(&g, 0, 2, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	ev.n = 0;
+	memset(delivered, 0, sizeof delivered);
+	memset(in_gap, 0, sizeof in_gap);
+	for (i = 0; i < n; i++) {
+		int l = 0, v;
+		now = arr[i].t;
+		if (i % 64 == 0) { /* the pipeline's timer */
+			seq_poll(&g, &q, now);
+			drain(&q, &ev);
+		}
+		v = check(&g, &q, &ev, arr[i].line, arr[i].ch, arr[i].seq, now, &l);
+		if (v == SEQ_DELIVER) {
+			delivered[arr[i].ch][arr[i].seq]++;
+			late += l;
+		}
+	}
+	/* the end: every hole has waited long enough */
+	seq_poll(&g, &q, now + 2 * MS);
+	drain(&q, &ev);
+	for (i = 0; i < ev.n; i++) {
+		CHECK_EQ(ev.ev[i].kind, SEQ_EV_GAP);
+		CHECK(ev.ev[i].chan < NCH);
+		CHECK(ev.ev[i].first >= 1 && ev.ev[i].first <= ev.ev[i].last && ev.ev[i].last <= NSEQ);
+		if (ev.ev[i].chan >= NCH || ev.ev[i].last > NSEQ || ev.ev[i].first > ev.ev[i].last)
+			continue;
+		for (s = (uint32_t)ev.ev[i].first; s <= ev.ev[i].last; s++)
+			in_gap[ev.ev[i].chan][s]++;
+	}
+	/* exactly once whenever a line carried it; a gap exactly when none did */
+	uint32_t wrong_once = 0, wrong_gap = 0;
+	for (ch = 0; ch < NCH; ch++) {
+		int in_run = 0;
+		for (s = 1; s <= NSEQ; s++) {
+			uint32_t c = carried[0][ch][s] + carried[1][ch][s];
+			if (c)
+				dups_expected += c - 1;
+			if (delivered[ch][s] != (c ? 1 : 0))
+				wrong_once++;
+			if (in_gap[ch][s] != (c ? 0 : 1))
+				wrong_gap++;
+			if (!c)
+				missing++;
+			if (!c && !in_run)
+				runs++;
+			in_run = !c;
+		}
+	}
+	CHECK_EQ(wrong_once, 0);
+	CHECK_EQ(wrong_gap, 0);
+	/* one gap per run both lines lost: no run reported in pieces */
+	CHECK_EQ(ev.n, runs);
+	CHECK_EQ(g.st.gaps, runs);
+	CHECK_EQ(g.st.missing, missing);
+	uint64_t rec, del, dups;
+	seq_group_sum(&g, &rec, &del, &dups);
+	CHECK_EQ(dups, dups_expected);
+	CHECK_EQ(g.st.late, late);
+	CHECK_EQ(g.st.hole_overflow, 0);
+	CHECK_EQ(g.st.queue_full, 0);
+	CHECK_EQ(del, (uint64_t)NCH * NSEQ - missing);
+	/* per line: wins add up, and each line's record count is what it carried */
+	CHECK_EQ(g.line[0].won + g.line[1].won, del);
+	CHECK_EQ(g.line[0].dups + g.line[1].dups, dups);
+	uint64_t c0 = 0, c1 = 0;
+	for (ch = 0; ch < NCH; ch++)
+		for (s = 1; s <= NSEQ; s++) {
+			c0 += carried[0][ch][s];
+			c1 += carried[1][ch][s];
+		}
+	CHECK_EQ(g.line[0].won + g.line[0].dups + g.line[0].stale, c0);
+	CHECK_EQ(g.line[1].won + g.line[1].dups + g.line[1].stale, c1);
+	CHECK_EQ(rec, c0 + c1);
+	if (lossy) {
+		CHECK(runs > 0);          /* the seeds do make both lose something */
+		CHECK(g.line[1].won > 0); /* and the lagging line fills holes */
+		CHECK(g.line[1].filled > 0);
+		CHECK(g.line[0].missed > 0 && g.line[1].missed > 0);
+	}
+	if (!lossy && !dead_at) {
+		/* clean lines: the leader wins everything, every copy of the other is dropped */
+		CHECK_EQ(g.line[0].won, (uint64_t)NCH * NSEQ);
+		CHECK_EQ(g.line[1].dups, (uint64_t)NCH * NSEQ);
+	}
+}
+
+static void test_two_lines(void)
+{
+	run_two_lines(1, 0, 0, 1);
+	run_two_lines(2, 0, 0, 1);
+	run_two_lines(3, 0, 0, 1);
+	run_two_lines(4, 0, 0, 0);
+}
+
+/* One line dies mid-stream: the other carries on, nothing it carried is
+ * lost; gaps only for what both lost before. */
+static void test_line_dies(void)
+{
+	uint32_t i;
+	run_two_lines(5, 0, NSEQ / 2, 0); /* the leader dies, clean lines: no gap at all */
+	CHECK_EQ(ev.n, 0);
+	run_two_lines(6, 1, NSEQ / 2, 0);
+	CHECK_EQ(ev.n, 0);
+	run_two_lines(7, 0, NSEQ / 2, 1); /* lossy before: gaps only where both lost, all before the death */
+	for (i = 0; i < ev.n; i++)
+		CHECK(ev.ev[i].last < NSEQ / 2);
+	run_two_lines(8, 1, NSEQ / 3, 1);
+	for (i = 0; i < ev.n; i++)
+		CHECK(ev.ev[i].last < NSEQ / 3);
+}
+
+/* Both lines restart their channel's numbering, one after the other. */
+static void test_restart_two_lines(void)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	static struct evs e;
+	uint64_t t = 0;
+	uint32_t s;
+	seq_group_init(&g, 0, 2, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	for (s = 1; s <= 50; s++) {
+		CHECK_EQ(check(&g, &q, &e, 0, 1, s, t += US, NULL), SEQ_DELIVER);
+		CHECK_EQ(check(&g, &q, &e, 1, 1, s, t += US, NULL), SEQ_DUP);
+	}
+	/* line 0 restarts first; line 1 still sends 51..53 of the old numbering */
+	seq_line_session(&g, 0);
+	seq_line_session(&g, 1); /* line 1 logs on again too, but its numbering lags */
+	CHECK_EQ(check(&g, &q, &e, 0, 1, 1, t += US, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 1);
+	CHECK_EQ(e.ev[0].kind, SEQ_EV_RESTART);
+	CHECK_EQ(e.ev[0].last, 50);
+	CHECK_EQ(e.ev[0].line, 0);
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 51, t += US, NULL), SEQ_STALE);
+	CHECK_EQ(check(&g, &q, &e, 0, 1, 2, t += US, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 52, t += US, NULL), SEQ_STALE);
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 53, t += US, NULL), SEQ_STALE);
+	/* line 1 restarts too: its new numbering is copies of what line 0 delivered */
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 1, t += US, NULL), SEQ_DUP);
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 2, t += US, NULL), SEQ_DUP);
+	/* and it can win again */
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 3, t += US, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 1, 3, t += US, NULL), SEQ_DUP);
+	CHECK_EQ(e.n, 1); /* one restart, no gap */
+	CHECK_EQ(g.st.stale, 3);
+	CHECK_EQ(g.st.restarts, 1);
+	CHECK_EQ(g.line[1].stale, 3);
+}
+
+/* A join: line 1 started earlier than line 0; within the wait its lower
+ * records are delivered and the range between becomes a hole. */
+static void test_join_below_start(void)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	static struct evs e;
+	int late;
+	seq_group_init(&g, 0, 2, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	CHECK_EQ(check(&g, &q, &e, 0, 2, 100, 10 * US, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 1, 2, 97, 20 * US, NULL), SEQ_DELIVER);   /* below the start, in time */
+	CHECK_EQ(check(&g, &q, &e, 1, 2, 98, 21 * US, &late), SEQ_DELIVER);  /* fills 98..99 */
+	CHECK_EQ(late, 1);
+	CHECK_EQ(check(&g, &q, &e, 1, 2, 100, 22 * US, NULL), SEQ_DUP);
+	/* 99 never comes: a gap after the wait */
+	seq_poll(&g, &q, 22 * US + SEQ_DEFAULT_WAIT_NS);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 1);
+	CHECK_EQ(e.ev[0].first, 99);
+	CHECK_EQ(e.ev[0].last, 99);
+	/* long after the start, lower numbers are not news */
+	CHECK_EQ(check(&g, &q, &e, 1, 2, 50, 5 * MS, NULL), SEQ_DUP);
+	CHECK_EQ(g.st.before_start, 1);
+}
+
+/* The wait: a hole is a gap only after wait_ns, and not when filled in time. */
+static void test_wait(void)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	static struct evs e;
+	uint64_t w = 3 * MS;
+	seq_group_init(&g, 0, 2, w);
+	seq_queue_init(&q);
+	e.n = 0;
+	CHECK_EQ(check(&g, &q, &e, 0, 1, 1, 0, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 1, 5, 1 * MS, NULL), SEQ_DELIVER); /* hole 2..4 */
+	CHECK_EQ(g.chan[0].nholes, 1);
+	CHECK_EQ(seq_poll(&g, &q, 1 * MS + w - 1), 0);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 0);
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 3, 2 * MS, NULL), SEQ_DELIVER); /* splits it: 2, 4 */
+	CHECK_EQ(g.chan[0].nholes, 2);
+	/* a record of the channel after the wait declares what is left, oldest first */
+	CHECK_EQ(check(&g, &q, &e, 0, 1, 6, 1 * MS + w, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 2);
+	CHECK_EQ(e.ev[0].first, 2);
+	CHECK_EQ(e.ev[0].last, 2);
+	CHECK_EQ(e.ev[1].first, 4);
+	CHECK_EQ(e.ev[1].last, 4);
+	CHECK_EQ(g.chan[0].nholes, 0);
+	/* too late now */
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 4, 1 * MS + w + 1, NULL), SEQ_DUP);
+}
+
+/* More holes than a channel keeps: the oldest becomes a gap early, counted. */
+static void test_hole_overflow(void)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	static struct evs e;
+	uint32_t k;
+	seq_group_init(&g, 0, 2, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	CHECK_EQ(check(&g, &q, &e, 0, 1, 1, 0, NULL), SEQ_DELIVER);
+	for (k = 1; k <= SEQ_MAX_HOLES + 2; k++)
+		CHECK_EQ(check(&g, &q, &e, 0, 1, 1 + 2 * k, k, NULL), SEQ_DELIVER); /* holes 2, 4, 6, ... */
+	CHECK_EQ(g.st.hole_overflow, 2);
+	CHECK_EQ(e.n, 2);
+	CHECK_EQ(e.ev[0].first, 2);
+	CHECK_EQ(e.ev[1].first, 4);
+	/* the ones still open can be filled */
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 6, 100, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 4, 101, NULL), SEQ_DUP);
+}
+
+/* ---- keys from the template file ---------------------------------------- */
+
+static void test_keys(void)
+{
+	static struct fast_prog prog;
+	static struct fast_names names;
+	static struct seq_keys k;
+	struct seq_field_cfg f[SEQ_MAX_FIELDS];
+	char err[256];
+	uint32_t nf = seq_fields_sse(f), j;
+	if (fast_compile_file("conf/templates/sse-l2-3201-5801.xml", &prog, &names, err, sizeof err)) {
+		fprintf(stderr, "%s\n", err);
+		CHECK(0);
+		return;
+	}
+	CHECK_EQ(seq_keys_resolve(&k, &prog, f, nf), 2);
+	for (j = 0; j < prog.ntpl; j++) {
+		const struct fast_tpl *t = &prog.tpl[j];
+		CHECK(k.chan[j] != SEQ_NO_INSTR && k.seq[j] != SEQ_NO_INSTR);
+		if (k.chan[j] == SEQ_NO_INSTR || k.seq[j] == SEQ_NO_INSTR)
+			continue;
+		CHECK_EQ(prog.instr[k.chan[j]].fid, t->id == 3201 ? SEQ_SSE_TRADE_CHANNEL : SEQ_SSE_ORDER_CHANNEL);
+		CHECK_EQ(prog.instr[k.seq[j]].fid, SEQ_SSE_BIZ_INDEX);
+		CHECK(k.chan[j] >= t->first && k.chan[j] < t->end);
+		CHECK(k.seq[j] >= t->first && k.seq[j] < t->end);
+	}
+	/* a rule for one template only */
+	f[0].tid = 5801;
+	f[0].chan_fid = SEQ_SSE_ORDER_CHANNEL;
+	f[0].seq_fid = SEQ_SSE_BIZ_INDEX;
+	CHECK_EQ(seq_keys_resolve(&k, &prog, f, 1), 1);
+	/* the 2.02 set has no BizIndex: nothing to track */
+	nf = seq_fields_sse(f);
+	if (fast_compile_file("conf/templates/sse-ngts-2.02-3201.xml", &prog, &names, err, sizeof err)) {
+		fprintf(stderr, "%s\n", err);
+		CHECK(0);
+		return;
+	}
+	CHECK_EQ(seq_keys_resolve(&k, &prog, f, nf), 0);
+}
+
+int main(void)
+{
+	FILE *f = fopen("conf/templates/sse-l2-3201-5801.xml", "r");
+	if (!f)
+		return test_skip("seq_track", "run from the repository root (conf/templates/ not found)");
+	fclose(f);
+	test_one_line();
+	test_channel_table();
+	test_msg_seq();
+	test_two_lines();
+	test_line_dies();
+	test_restart_two_lines();
+	test_join_below_start();
+	test_wait();
+	test_hole_overflow();
+	test_keys();
+	return test_done("seq_track");
+}
