@@ -32,13 +32,8 @@
 # Exit 0 done, 77 skipped (no root / namespaces / XDP / tcpreplay), 1 a setup failure.
 # Takes about 70 s.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-cd "$root" || exit 1
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) ;; *) BUILD=$root/$BUILD ;; esac
+. "$(dirname "$0")/../integration/lib_script.sh"
 TEMPLATES=$root/conf/templates/sse-l2-3201-5801.xml
-PY=/usr/bin/python3
 TOED=${TOED:-$BUILD/bin/toed}
 TOECTL=$BUILD/bin/toectl
 STEER=$BUILD/bpf/toe_steer.bpf.o
@@ -46,30 +41,16 @@ RECORDS=${BURST_RECORDS:-20000}
 LOOPS=${BURST_LOOPS:-10}
 MSS_LIST=${BURST_MSS:-1408 120}
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
-for t in ip tc ethtool tcpreplay taskset; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
-done
-[ -x "$PY" ] || skip "$PY is not installed"
+script_needs_root
+script_needs_tools ip tc ethtool tcpreplay taskset
+script_needs_python
 [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || skip "needs 2 CPUs"
 make -s BUILD="$BUILD" "$BUILD/itest/mkpcap" "$BUILD/itest/tick_client" >/dev/null 2>&1
-for f in "$TOED" "$TOECTL" "$STEER" "$BUILD/bin/toe-fastgen" "$BUILD/itest/mkpcap" "$BUILD/itest/tick_client"; do
-	[ -e "$f" ] || skip "$f is not built (make first)"
-done
+script_needs_built "$TOED" "$TOECTL" "$STEER" "$BUILD/bin/toe-fastgen" "$BUILD/itest/mkpcap" "$BUILD/itest/tick_client"
 
-. "$root/tests/integration/lib_netns.sh"
-WORK=$(mktemp -d /tmp/toe-bench-burst.XXXXXX) || exit 1
-chmod 755 "$WORK"
 TOED_PID=
-# shellcheck disable=SC2317 # called by the trap
-cleanup() {
-	[ -n "$TOED_PID" ] && kill "$TOED_PID" 2>/dev/null && wait "$TOED_PID" 2>/dev/null
-	netns_cleanup
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+script_workdir toe-bench-burst
+chmod 755 "$WORK"
 fail() {
 	echo "FAILED: $*"
 	[ -f "$WORK/toed.log" ] && tail -n 10 "$WORK/toed.log"
@@ -78,9 +59,8 @@ fail() {
 
 NS_A=toebu-a-$$
 NS_B=toebu-b-$$
-netns_add "$NS_A" "$NS_B" || skip "$NETNS_WHY"
-netns_veth "$NS_A" va "$NS_B" vb
-case $? in 0) ;; 77) skip "$NETNS_WHY" ;; *) fail "$NETNS_WHY" ;; esac
+script_netns netns_add "$NS_A" "$NS_B"
+script_netns netns_veth "$NS_A" va "$NS_B" vb
 
 # ---- the captures: LOOPS connections of the same feed ----------------------------
 "$BUILD/bin/toe-fastgen" --templates "$TEMPLATES" --records "$RECORDS" --seed 7 --framing step --per-msg 4 \

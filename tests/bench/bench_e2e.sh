@@ -45,14 +45,9 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-cd "$root" || exit 1
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) ;; *) BUILD=$root/$BUILD ;; esac
+. "$(dirname "$0")/../integration/lib_script.sh"
 OUT=$BUILD/bench
 TEMPLATES=$root/conf/templates/sse-l2-3201-5801.xml
-PY=/usr/bin/python3
 TOED=${TOED:-$BUILD/bin/toed}
 TOECTL=$BUILD/bin/toectl
 FEEDSIM=$BUILD/bin/toe-feedsim
@@ -66,47 +61,22 @@ RATES=${E2E_RATES:-50000 100000 200000 400000 800000}
 MILLION=${E2E_MILLION:-1000000}
 DP_PRIO=${E2E_DP_PRIORITY:-0}
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
-for t in ip tc ethtool timeout; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
-done
-[ -x "$PY" ] || skip "$PY is not installed"
+script_needs_root
+script_needs_tools ip tc ethtool timeout
+script_needs_python
 [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || skip "needs 2 CPUs (a busy-polling data plane and a strategy)"
-for f in "$TOED" "$TOECTL" "$FEEDSIM" "$SOCKRX" "$VERIFY" "$STEER" "$FLOOR"; do
-	[ -e "$f" ] || skip "$f is not built (make first)"
-done
+script_needs_built "$TOED" "$TOECTL" "$FEEDSIM" "$SOCKRX" "$VERIFY" "$STEER" "$FLOOR"
 
-. "$root/tests/integration/lib_netns.sh"
 mkdir -p "$OUT"
-WORK=$(mktemp -d /tmp/toe-bench-e2e.XXXXXX) || exit 1
+script_workdir toe-bench-e2e
 chmod 755 "$WORK"
-pids=""
-# shellcheck disable=SC2317 # called by the trap
-cleanup() {
-	for p in $pids $TOED_PID; do
-		kill "$p" 2>/dev/null
-	done
-	for p in $pids $TOED_PID; do
-		wait "$p" 2>/dev/null
-	done
-	netns_cleanup
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 fail() {
 	echo "FAILED: $*"
 	[ -f "$WORK/toed.log" ] && tail -n 10 "$WORK/toed.log"
 	exit 1
 }
 
-netns_topology toeb$$ 10.30.0
-case $? in
-0) ;;
-77) skip "$NETNS_WHY" ;;
-*) fail "$NETNS_WHY" ;;
-esac
+script_netns netns_topology toeb$$ 10.30.0
 EX_IP=10.30.0.1
 . "$root/tests/integration/lib_e2e.sh"
 

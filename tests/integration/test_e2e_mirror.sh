@@ -46,15 +46,10 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-cd "$root" || exit 1
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) ;; *) BUILD=$root/$BUILD ;; esac
+. "$(dirname "$0")/lib_script.sh"
 TEMPLATES=$root/conf/templates/sse-l2-3201-5801.xml
 RECORDS=${TOE_E2E_RECORDS:-100000}
 RATE=${TOE_E2E_RATE:-50000}
-PY=/usr/bin/python3
 TOED=${TOED:-$BUILD/bin/toed}
 TOECTL=$BUILD/bin/toectl
 FEEDSIM=$BUILD/bin/toe-feedsim
@@ -63,12 +58,9 @@ VERIFY=$BUILD/bin/toe-verify
 STEER=$BUILD/bpf/toe_steer.bpf.o
 LOSSY=$BUILD/bpf/lossy_tc.bpf.o
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
-for t in ip tc ethtool timeout; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
-done
-[ -x "$PY" ] || skip "$PY is not installed"
+script_needs_root
+script_needs_tools ip tc ethtool timeout
+script_needs_python
 need="$TOED $TOECTL $FEEDSIM $SOCKRX $VERIFY $STEER $LOSSY"
 missing=
 for f in $need; do
@@ -77,28 +69,10 @@ done
 # shellcheck disable=SC2086
 [ -z "$missing" ] || make -s BUILD="$BUILD" $missing >/dev/null 2>&1 || skip "cannot build:$missing"
 
-. "$here/lib_netns.sh"
-WORK=$(mktemp -d /tmp/toe-e2e.XXXXXX) || exit 1
+# shellcheck disable=SC2034 # read by script_cleanup (lib_script.sh)
+SCRIPT_KEEP=${TOE_E2E_KEEP:-}
+script_workdir toe-e2e
 chmod 755 "$WORK"
-pids=""
-
-# shellcheck disable=SC2317 # called by the trap
-cleanup() {
-	for p in $pids $TOED_PID; do
-		kill "$p" 2>/dev/null
-	done
-	for p in $pids $TOED_PID; do
-		wait "$p" 2>/dev/null
-	done
-	netns_cleanup
-	if [ -n "${TOE_E2E_KEEP:-}" ]; then
-		echo "kept: $WORK"
-	else
-		rm -rf "$WORK"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
 fail() {
 	echo "FAIL: $*"
@@ -109,12 +83,7 @@ fail() {
 	exit 1
 }
 
-netns_topology toee$$ 10.20.0
-case $? in
-0) ;;
-77) skip "$NETNS_WHY" ;;
-*) fail "$NETNS_WHY" ;;
-esac
+script_netns netns_topology toee$$ 10.20.0
 EX_IP=10.20.0.1
 
 . "$here/lib_e2e.sh"

@@ -22,49 +22,20 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-cd "$root" || exit 1
-. "$here/lib_netns.sh"
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) ;; *) BUILD=$root/$BUILD ;; esac
+. "$(dirname "$0")/lib_script.sh"
 TEMPLATES=conf/templates/sse-l2-3201-5801.xml
 FEEDSIM=$BUILD/bin/toe-feedsim
 SOCKRX=$BUILD/bin/toe-sockrx
 FASTGEN=$BUILD/bin/toe-fastgen
-PY=/usr/bin/python3
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
-for t in ip timeout cmp; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
-done
-for b in "$FEEDSIM" "$SOCKRX" "$FASTGEN"; do
-	[ -x "$b" ] || skip "$b is not built (make first)"
-done
+script_needs_root
+script_needs_tools ip timeout cmp
+script_needs_built "$FEEDSIM" "$SOCKRX" "$FASTGEN"
 
 P=toefs$$
 NS_EX=${P}ex
 NS_VE=${P}ve
-WORK=$(mktemp -d /tmp/toe-feedsim.XXXXXX) || exit 1
-pids=""
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	for p in $pids; do
-		wait "$p" 2>/dev/null
-	done
-	netns_cleanup
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+script_workdir toe-feedsim
 
 # ---- usage and runtime errors (no network needed) ---------------------------
 expect_rc() { # rc command...
@@ -85,9 +56,8 @@ expect_rc 1 "$FEEDSIM" --templates /nonexistent.xml --udp 127.0.0.1:9
 expect_rc 1 "$SOCKRX" --templates /nonexistent.xml --udp 127.0.0.1:9
 
 # ---- namespaces and the link (tests/integration/lib_netns.sh) -------------
-netns_add "$NS_EX" "$NS_VE" || skip "$NETNS_WHY"
-netns_veth "$NS_EX" ex0 "$NS_VE" ve0
-case $? in 0) ;; 77) skip "$NETNS_WHY" ;; *) fail "$NETNS_WHY" ;; esac
+script_netns netns_add "$NS_EX" "$NS_VE"
+script_netns netns_veth "$NS_EX" ex0 "$NS_VE" ve0
 ip -n "$NS_EX" addr add 10.77.0.1/24 dev ex0
 ip -n "$NS_VE" addr add 10.77.0.2/24 dev ve0
 ex() { ip netns exec "$NS_EX" "$@"; }

@@ -19,55 +19,19 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-cd "$root" || exit 1
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) ;; *) BUILD=$root/$BUILD ;; esac
+. "$(dirname "$0")/lib_script.sh"
 TEMPLATES=conf/templates/sse-l2-3201-5801.xml
-PY=/usr/bin/python3
 PORT=9011
 TAIL=20000
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
-for t in ip tc ethtool tcpdump clang gcc timeout; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
-done
-[ -x "$PY" ] || skip "$PY is not installed"
-[ -f /usr/include/bpf/bpf_helpers.h ] || skip "libbpf-dev (bpf/bpf_helpers.h) is not installed"
-for b in toe-fastgen toe-pcapdump; do
-	[ -x "$BUILD/bin/$b" ] || skip "$BUILD/bin/$b is not built (make first)"
-done
+script_needs_root
+script_needs_tools ip tc ethtool tcpdump clang gcc timeout
+script_needs_python
+script_needs_bpf_headers
+script_needs_built "$BUILD/bin/toe-fastgen" "$BUILD/bin/toe-pcapdump"
+script_workdir toe-tail
 
-. "$here/lib_netns.sh"
-WORK=$(mktemp -d /tmp/toe-tail.XXXXXX) || exit 1
-pids=""
-
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	for p in $pids; do
-		wait "$p" 2>/dev/null
-	done
-	netns_cleanup
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-
-netns_topology toet$$ 10.10.1
-case $? in
-0) ;;
-77) skip "$NETNS_WHY" ;;
-*) fail "$NETNS_WHY" ;;
-esac
+script_netns netns_topology toet$$ 10.10.1
 ve() { ip netns exec "$NS_VE" "$@"; }
 
 "$BUILD/bin/toe-fastgen" --templates "$TEMPLATES" --records 4000 --seed 47 --per-msg 4 \
