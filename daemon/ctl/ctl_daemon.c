@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -150,6 +152,58 @@ static void release_hugepages(struct toed *t)
 			 t->huge_after - t->huge_before, now);
 }
 
+/* With --user, toed cannot write vm.nr_hugepages at exit (the file is root's). A keeper
+ * process forked before the privileges go stays root, holds nothing but the read end of a
+ * pipe toed keeps open, ignores the stop signals, and gives the pages back once toed is
+ * gone however it ended (its end of the pipe closes even on kill -9). */
+static void keep_hugepages_for_exit(struct toed *t, const char *user)
+{
+	if (t->huge_after <= t->huge_before || !user || !*user || geteuid() != 0)
+		return;
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		log_warn("huge pages: no keeper (%s): the %lu pages toed reserved stay reserved after it stops",
+			 strerror(errno), t->huge_after - t->huge_before);
+		return;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		log_warn("huge pages: no keeper (%s): the %lu pages toed reserved stay reserved after it stops",
+			 strerror(errno), t->huge_after - t->huge_before);
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid == 0) {
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		prctl(PR_SET_NAME, "toed-hugepages", 0, 0, 0);
+		if (p[0] != 3 && dup2(p[0], 3) < 0)
+			_exit(1);
+		syscall(SYS_close_range, 4u, ~0u, 0u);
+		char b;
+		ssize_t n;
+		while ((n = read(3, &b, 1)) != 0)
+			if (n < 0 && errno != EINTR)
+				break;
+		unsigned long now = 0;
+		int e = shm_release_hugepages(t->huge_before, t->huge_after, &now);
+		if (e == 0)
+			fprintf(stderr, "toed: gave back the %lu huge pages it reserved (vm.nr_hugepages %lu)\n",
+				t->huge_after - t->huge_before, now);
+		else if (e != -EBUSY)
+			fprintf(stderr, "toed: could not give back the %lu huge pages it reserved: %s\n",
+				t->huge_after - t->huge_before, strerror(-e));
+		_exit(e < 0 && e != -EBUSY);
+	}
+	close(p[0]);
+	t->huge_keeper_fd = p[1]; /* open until toed exits */
+	log_info("huge pages: keeper pid %d gives back the %lu pages at exit (toed runs as %s)", (int)pid,
+		 t->huge_after - t->huge_before, user);
+	t->huge_after = t->huge_before; /* toed itself no longer can */
+}
+
 /* toectl's requests, answered from the control loop (ctl_config.on_admin). */
 static int on_admin(void *arg, const struct ctl_peer *peer, uint32_t cmd, uint32_t flags, char **text, size_t *len)
 {
@@ -280,6 +334,7 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 	}
 	t->opt = *opt;
 	t->ready_fd = -1;
+	t->huge_keeper_fd = -1;
 	t->lock_fd = -1;
 	t->sig_fd = t->timer_fd = -1;
 	t->cfg = malloc(sizeof *t->cfg);
@@ -404,6 +459,7 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 	uint64_t keep = TOED_CAP(23) /* CAP_SYS_NICE: [dataplane] priority is live */;
 	if (t->cfg->device.backend == TOED_BACKEND_SW && t->cfg->source.type == TOED_SRC_AF_XDP)
 		keep |= TOED_CAP(12); /* CAP_NET_ADMIN: detach the XDP program at exit */
+	keep_hugepages_for_exit(t, opt->user);
 	toed_priv_drop(opt->user, keep);
 	if (toed_dp_start(&t->dp) < 0) {
 		log_err("data plane thread: %s", strerror(errno));
@@ -441,6 +497,8 @@ out:
 	} /* else a hung data plane may still touch them: leave them to the exit */
 	toed_loop_fini(t);
 	release_hugepages(t);
+	if (t->huge_keeper_fd >= 0)
+		close(t->huge_keeper_fd); /* the keeper gives the pages back now */
 	toed_notify_fini(&t->notify);
 	if (t->ready_fd >= 0)
 		close(t->ready_fd);

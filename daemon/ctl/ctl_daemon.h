@@ -72,6 +72,7 @@ struct toed {
 	uint64_t start_mono_ns;
 	unsigned long huge_before; /* vm.nr_hugepages before toed raised it, and after: given back at exit */
 	unsigned long huge_after;
+	int huge_keeper_fd;        /* --user: the pipe the keeper process waits on (-1: none) */
 	uint64_t reloads;         /* applied */
 	uint64_t reload_errors;   /* refused (bad file) */
 	char last_reload[512];    /* one line about the last reload */

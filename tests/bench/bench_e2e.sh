@@ -126,7 +126,8 @@ floor_run lat0 9300
 e2e_start_toed af_xdp "[dataplane]
 cpu = 1
 priority = $DP_PRIO
-busy_poll = yes" || skip "AF_XDP cannot be attached here: $(grep -m1 -i 'error' "$WORK/toed.log")"
+busy_poll = yes
+trace = no" || skip "AF_XDP cannot be attached here: $(grep -m1 -i 'error' "$WORK/toed.log")"
 echo "placement: toed data plane busy-polling on CPU 1 (AF_XDP native, copy mode); busy-polling readers on CPU 0;"
 echo "           toe-feedsim and sleeping readers not pinned; machine: $(nproc) CPUs, $(uname -r)"
 
@@ -179,10 +180,20 @@ lat_run() {
 }
 
 lat_run lat1 9301 --busy-poll --cpu 0 --label e2e-toed-xdp-busypoll -- --label e2e-sockrx-recv
-# run 2, the deployment for 2 CPUs: the client's CPU share and the daemon's futex wakes per record
+# run 2, the deployment for 2 CPUs: the client's CPU share, the daemon's futex wakes per record,
+# and ([dataplane] trace, switched on for this run alone) each record's time inside toed
 "$TOECTL" -s "$SOCK" stats --json >"$WORK/lat2.s0.json" || fail "toectl stats"
+sed -i "s/^trace = .*/trace = yes/" "$WORK/toed.conf"
+"$TOECTL" -s "$SOCK" reload >"$WORK/reload.out" 2>&1 || fail "toectl reload: $(cat "$WORK/reload.out")"
 lat_run lat2 9302 --label e2e-toed-xdp-wait -- --label e2e-sockrx-recv-run2
+sleep 0.2 # the data plane's snapshot, every 100 ms
 "$TOECTL" -s "$SOCK" stats --json >"$WORK/lat2.s1.json" || fail "toectl stats"
+"$TOECTL" -s "$SOCK" latency >"$WORK/lat2.trace" || fail "toectl latency"
+echo "lat2: inside toed ([dataplane] trace, toectl latency):"
+sed 's/^/    /' "$WORK/lat2.trace"
+"$TOECTL" -s "$SOCK" latency --json | "$PY" -c 'import json,sys; d=json.load(sys.stdin); v=d["arrival_to_visible"]; print("RESULT " + json.dumps({"name":"e2e-toed-inside-arrival-to-visible","unit":"ns","n":v["records"],"p50":v["p50_ns"],"p90":v["p90_ns"],"p99":v["p99_ns"],"p999":v["p999_ns"],"max":v["max_ns"]}, separators=(",",":")))' || fail "toectl latency --json"
+sed -i "s/^trace = .*/trace = no/" "$WORK/toed.conf"
+"$TOECTL" -s "$SOCK" reload >"$WORK/reload.out" 2>&1 || fail "toectl reload: $(cat "$WORK/reload.out")"
 "$PY" - "$WORK/lat2.s0.json" "$WORK/lat2.s1.json" "$WORK/lat2.verify.out" <<'EOF' || fail "run 2 costs"
 import json, re, sys
 def wakeups(path):

@@ -48,5 +48,37 @@ stop_toed TERM
 [ "$(cat "$NR")" -eq "$want" ] || fail "toed changed vm.nr_hugepages it did not raise: $(cat "$NR"), not $want"
 say "a count toed did not raise is left alone"
 
+# with --user toed cannot write the sysctl itself: its keeper process (still root) gives the pages
+# back once toed is gone, also after kill -9
+if id nobody >/dev/null 2>&1; then
+	echo "$before" >"$NR"
+	for how in TERM KILL; do
+		: >"$TMP/toed.log"
+		chmod 755 "$TMP"
+		start_notify
+		start_toed "$TMP/toed.conf" --user nobody
+		wait_for "$TMP/notify.log" 'READY=1' 10 || fail "toed --user nobody did not get ready: $(tail -n 5 "$TMP/toed.log")"
+		during=$(cat "$NR")
+		[ "$during" -gt "$before" ] || fail "toed --user nobody did not raise vm.nr_hugepages ($during)"
+		grep -q "keeper pid" "$TMP/toed.log" || fail "no huge-page keeper with --user: $(tail -n 5 "$TMP/toed.log")"
+		if [ $how = KILL ]; then
+			kill -KILL "$TOED_PID"
+			wait "$TOED_PID" 2>/dev/null
+			TOED_PID=
+		else
+			stop_toed TERM
+		fi
+		_i=0
+		while [ "$(cat "$NR")" -ne "$before" ] && [ $_i -lt 40 ]; do
+			sleep 0.05
+			_i=$((_i + 1))
+		done
+		[ "$(cat "$NR")" -eq "$before" ] || fail "--user nobody, SIG$how: vm.nr_hugepages stays $(cat "$NR"), not $before"
+		say "--user nobody, SIG$how: the keeper gave back $((during - before)) pages"
+	done
+else
+	say "no user nobody here: the --user case is not checked"
+fi
+
 echo "PASS: toed gives back exactly the huge pages it reserved"
 exit 0
