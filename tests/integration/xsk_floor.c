@@ -133,7 +133,9 @@ int main(int argc, char **argv)
 	struct xsk_umem *umem;
 	struct xsk_ring_prod fq;
 	struct xsk_ring_cons cq, rx;
-	struct xsk_umem_config ucfg = {.fill_size = FRAMES, .comp_size = 64, .frame_size = FRAME_SIZE};
+	/* the fill ring has room for twice the frames: the kernel publishes what it took from it
+	 * lazily, so a ring only as big as the UMEM can look full while frames wait to go back */
+	struct xsk_umem_config ucfg = {.fill_size = 2 * FRAMES, .comp_size = 64, .frame_size = FRAME_SIZE};
 	int r = xsk_umem__create(&umem, area, area_len, &fq, &cq, &ucfg);
 	if (r) {
 		printf("SKIP: xsk_floor: UMEM: %s\n", strerror(-r));
