@@ -776,8 +776,7 @@ static void sw_loop(struct dp_run *r)
 					break;
 			}
 			for (int i = 0; i < n; i++)
-				frame_in(r, &f[i]);
-			flush_batch(r);
+				frame_in(r, &f[i]); /* publishes each frame's records itself */
 			src_rx_release(dp->src);
 			n = 0;
 			continue;
