@@ -1,0 +1,467 @@
+/* fastx_body.h - the specialised decoder body, included once per instruction set.
+ *
+ * Included by fastx_decode.c with FX_NAME (suffix), FX_TARGET (target
+ * attribute), FX_MASK (stop bits of 64 bytes) and FX_GATHER (eight 7-bit
+ * groups of a byte-reversed word into one integer) defined; undefines them.
+ *
+ * The window: c->m holds the stop bits of b[wb .. wb+64) (zero past the
+ * input), computed in one SIMD pass; a field's length is a count of
+ * trailing zeros from its position. A field whose stop bit is not in the
+ * window refills it at the field; a field that does not end within 64
+ * bytes or within the input goes to the exact reader.
+ */
+
+static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_refill)(struct fx *c)
+{
+	c->wb = c->pos;
+	if (LIKELY(c->len - c->pos >= 64)) {
+		c->m = FX_MASK(c->b + c->pos);
+	} else {
+		uint8_t t[64];
+		memset(t, 0, sizeof t);
+		memcpy(t, c->b + c->pos, c->len - c->pos);
+		c->m = FX_MASK(t);
+	}
+}
+
+/* Bytes up to and including the next stop bit, 0 when not in reach. */
+static FX_TARGET inline __attribute__((always_inline)) uint32_t FX_NAME(x_span)(struct fx *c)
+{
+	uint32_t k = c->pos - c->wb;
+	uint64_t mm = k < 64 ? c->m >> k : 0;
+	if (UNLIKELY(mm == 0)) {
+		if (c->pos == c->wb || c->wb + 64 >= c->len)
+			return 0;
+		FX_NAME(x_refill)(c);
+		mm = c->m;
+		if (mm == 0)
+			return 0;
+	}
+	return (uint32_t)__builtin_ctzll(mm) + 1;
+}
+
+/* The n (1..8) bytes at pos as one integer of 7n bits. */
+static FX_TARGET inline __attribute__((always_inline)) uint64_t FX_NAME(x_bits)(const struct fx *c, uint32_t n)
+{
+	uint64_t w = __builtin_bswap64(x_ld8s(c, c->pos)) >> (64 - 8 * n);
+	return FX_GATHER(w);
+}
+
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap)(struct fx *c)
+{
+	uint32_t n = FX_NAME(x_span)(c);
+	if (UNLIKELY(n == 0 || n > 8))
+		return x_pmap_exact(c);
+	if (n > 1 && c->b[c->pos + n - 1] == 0x80)
+		c->warn |= 1u << FAST_E_OVERLONG_PMAP;
+	c->pm = FX_NAME(x_bits)(c, n) << (64 - 7 * n);
+	c->pmlo = 0;
+	c->pos += n;
+	return FAST_OK;
+}
+
+/* read_int of the reference: integer of wire type `type`, nullable or not. */
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct fx *c, uint32_t type,
+									 uint32_t nullable, int64_t *out,
+									 uint32_t *present)
+{
+	const uint32_t is_signed = type == XT_I32 || type == XT_I64;
+	const uint32_t maxfast = (type == XT_I32 || type == XT_U32) ? 4 : 8;
+	uint32_t n = FX_NAME(x_span)(c);
+	uint64_t v;
+	uint8_t b0;
+	if (UNLIKELY(n == 0 || n > maxfast))
+		return x_int_exact(c, type, nullable, out, present);
+	v = FX_NAME(x_bits)(c, n);
+	b0 = c->b[c->pos];
+	if (is_signed && (b0 & 0x40))
+		v |= ~(uint64_t)0 << (7 * n);
+	if (UNLIKELY(n > 1 && (b0 == 0x00 || b0 == 0x7f))) {
+		uint8_t b1 = c->b[c->pos + 1];
+		if ((b0 == 0x00 && (!is_signed || !(b1 & 0x40))) || (b0 == 0x7f && is_signed && (b1 & 0x40)))
+			c->warn |= 1u << FAST_E_OVERLONG_INT;
+	}
+	c->pos += n;
+	*present = 1;
+	if (nullable && (int64_t)v >= 0) {
+		if (v == 0) {
+			*present = 0;
+			*out = 0;
+			return FAST_OK;
+		}
+		v--;
+	}
+	*out = (int64_t)v;
+	return FAST_OK;
+}
+
+/* An ASCII string into sb[] (clean 7-bit bytes; sb has room for 64 + 8). */
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii)(struct fx *c, uint32_t nullable,
+									   uint8_t *sb, uint32_t *len,
+									   uint32_t *present)
+{
+	uint32_t n = FX_NAME(x_span)(c), i;
+	if (UNLIKELY(n == 0 || n > FAST_MAX_STR || c->len - c->pos < 2 || c->b[c->pos] == 0x00 ||
+		     c->b[c->pos] == 0x80))
+		return x_ascii_exact(c, nullable, sb, len, present);
+	for (i = 0; i < n; i += 8) {
+		uint64_t w = x_ld8s(c, c->pos + i) & 0x7f7f7f7f7f7f7f7fULL;
+		memcpy(sb + i, &w, 8);
+	}
+	c->pos += n;
+	*len = n;
+	*present = 1;
+	return FAST_OK;
+}
+
+/* Low n bytes of a word (n may exceed 8). */
+static inline uint64_t FX_NAME(x_lowbytes)(uint64_t w, uint32_t n)
+{
+	return n >= 8 ? w : w & ((1ull << (8 * n)) - 1);
+}
+
+static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_dict_str)(struct fast_dict_entry *e,
+									       uint32_t gen, const uint8_t *s,
+									       uint32_t n)
+{
+	uint32_t i;
+	e->gen = gen;
+	e->state = FAST_DICT_ASSIGNED;
+	e->len = (uint8_t)n;
+	if (s == e->s)
+		return;
+	for (i = 0; i < n; i += 8)
+		memcpy(e->s + i, s + i, 8);
+}
+
+int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len,
+				 uint64_t seq, uint32_t *used)
+{
+	const struct fastx_prog *xp = x->xp;
+	const struct fastx_tpl *xt;
+	const struct fastx_op *o, *oe;
+	struct fast_dict_entry *te = &d->dict[FAST_DICT_TEMPLATE_ID];
+	const uint32_t gen = d->gen;
+	struct fx c;
+	union toe_record tk;
+	uint8_t sb[FAST_MAX_STR + 16];
+	int64_t tid;
+	uint32_t present, pres = 0, range = 0, e;
+	int err, t;
+
+	c.b = b;
+	c.len = len;
+	c.pos = 0;
+	c.warn = 0;
+	c.pmlo = 0;
+	FX_NAME(x_refill)(&c);
+
+	err = FX_NAME(x_pmap)(&c);
+	if (UNLIKELY(err))
+		goto fail;
+	if (c.pm >> 63) {
+		err = FX_NAME(x_int)(&c, XT_U32, 0, &tid, &present);
+		if (UNLIKELY(err))
+			goto fail;
+		t = fastx_find(xp, (uint32_t)tid);
+		if (UNLIKELY(t >= 0 && !xp->tpl[t].ok))
+			return fastx_fallback(x, d, b, len, seq, used); /* nothing changed yet */
+		te->gen = gen;
+		te->state = FAST_DICT_ASSIGNED;
+		te->i = tid;
+		te->exp = 0;
+	} else if (te->gen == gen && te->state == FAST_DICT_ASSIGNED) {
+		tid = te->i;
+		t = fastx_find(xp, (uint32_t)tid);
+		if (UNLIKELY(t >= 0 && !xp->tpl[t].ok))
+			return fastx_fallback(x, d, b, len, seq, used);
+	} else {
+		err = FAST_E_MANDATORY_UNDEF;
+		goto fail;
+	}
+	x->tid = (uint32_t)tid;
+	x->used_fallback = 0;
+	if (UNLIKELY(t < 0)) {
+		err = FAST_E_UNKNOWN_TEMPLATE;
+		goto fail;
+	}
+	x->tpl = (uint16_t)t;
+	xt = &xp->tpl[t];
+	memset(&tk, 0, sizeof tk);
+
+	o = &xp->ops[xt->first];
+	oe = o + xt->nops;
+	for (; o < oe; o++) {
+		struct fast_dict_entry *de;
+		int64_t v = 0;
+		const uint8_t *sv = sb;
+		uint32_t sn = 0, st;
+		switch (o->code) {
+		case XO_INT_NONE:
+			err = FX_NAME(x_int)(&c, o->type, o->opt, &v, &present);
+			if (UNLIKELY(err))
+				goto fail;
+			break;
+		case XO_INT_CONST:
+			present = o->opt ? (c.pm & o->pmask) != 0 : 1;
+			v = o->init;
+			break;
+		case XO_INT_DEFAULT:
+			if (c.pm & o->pmask) {
+				err = FX_NAME(x_int)(&c, o->type, o->opt, &v, &present);
+				if (UNLIKELY(err))
+					goto fail;
+			} else if (o->has_init) {
+				present = 1;
+				v = o->init;
+			} else {
+				present = 0;
+				if (UNLIKELY(!o->opt)) {
+					err = FAST_E_MANDATORY_UNDEF;
+					goto fail;
+				}
+			}
+			break;
+		case XO_INT_COPY:
+		case XO_INT_INCR:
+			de = &d->dict[o->dict];
+			if (c.pm & o->pmask) {
+				err = FX_NAME(x_int)(&c, o->type, o->opt, &v, &present);
+				if (UNLIKELY(err))
+					goto fail;
+				de->gen = gen;
+				if (present) {
+					de->state = FAST_DICT_ASSIGNED;
+					de->i = v;
+					de->exp = 0;
+				} else {
+					de->state = FAST_DICT_EMPTY;
+				}
+				break;
+			}
+			st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
+			if (LIKELY(st == FAST_DICT_ASSIGNED)) {
+				v = o->code == XO_INT_INCR ? x_incr(o->type, de->i) : de->i;
+				de->i = v;
+				present = 1;
+			} else if (st == FAST_DICT_UNDEF && o->has_init) {
+				v = o->init;
+				present = 1;
+				de->gen = gen;
+				de->state = FAST_DICT_ASSIGNED;
+				de->i = v;
+				de->exp = 0;
+			} else {
+				present = 0;
+				if (st == FAST_DICT_UNDEF) {
+					if (!o->opt) {
+						err = FAST_E_MANDATORY_UNDEF;
+						goto fail;
+					}
+					de->gen = gen;
+					de->state = FAST_DICT_EMPTY;
+				} else if (!o->opt) {
+					err = FAST_E_MANDATORY_EMPTY;
+					goto fail;
+				}
+			}
+			break;
+		case XO_INT_DELTA: {
+			int64_t delta, base;
+			de = &d->dict[o->dict];
+			err = FX_NAME(x_int)(&c, XT_I64, o->opt, &delta, &present);
+			if (UNLIKELY(err))
+				goto fail;
+			if (!present)
+				break;
+			st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
+			if (st == FAST_DICT_ASSIGNED) {
+				base = de->i;
+			} else if (st == FAST_DICT_EMPTY) {
+				err = FAST_E_MANDATORY_EMPTY;
+				goto fail;
+			} else {
+				base = o->has_init ? o->init : 0;
+			}
+			if (o->type == XT_U64) {
+				uint64_t r = (uint64_t)base + (uint64_t)delta;
+				if (delta >= 0 ? r < (uint64_t)base : r > (uint64_t)base) {
+					err = FAST_E_RANGE;
+					goto fail;
+				}
+				v = (int64_t)r;
+			} else {
+				if (__builtin_add_overflow(base, delta, &v) ||
+				    (o->type == XT_I32 && (v < -2147483648LL || v > 2147483647LL)) ||
+				    (o->type == XT_U32 && (v < 0 || v > 4294967295LL))) {
+					err = FAST_E_RANGE;
+					goto fail;
+				}
+			}
+			de->gen = gen;
+			de->state = FAST_DICT_ASSIGNED;
+			de->i = v;
+			de->exp = 0;
+			break;
+		}
+		case XO_STR_NONE:
+			err = FX_NAME(x_ascii)(&c, o->opt, sb, &sn, &present);
+			if (UNLIKELY(err))
+				goto fail;
+			break;
+		case XO_STR_CONST:
+			present = o->opt ? (c.pm & o->pmask) != 0 : 1;
+			if (o->tbit) {
+				memcpy(sb, xp->p->pool + o->ioff, o->ilen);
+				sn = o->ilen;
+			}
+			break;
+		case XO_STR_DEFAULT:
+			if (c.pm & o->pmask) {
+				err = FX_NAME(x_ascii)(&c, o->opt, sb, &sn, &present);
+				if (UNLIKELY(err))
+					goto fail;
+			} else if (o->has_init) {
+				present = 1;
+				memcpy(sb, xp->p->pool + o->ioff, o->ilen);
+				sn = o->ilen;
+			} else {
+				present = 0;
+				if (UNLIKELY(!o->opt)) {
+					err = FAST_E_MANDATORY_UNDEF;
+					goto fail;
+				}
+			}
+			break;
+		case XO_STR_COPY:
+			de = &d->dict[o->dict];
+			if (c.pm & o->pmask) {
+				err = FX_NAME(x_ascii)(&c, o->opt, sb, &sn, &present);
+				if (UNLIKELY(err))
+					goto fail;
+				if (present) {
+					FX_NAME(x_dict_str)(de, gen, sb, sn);
+				} else {
+					de->gen = gen;
+					de->state = FAST_DICT_EMPTY;
+				}
+				break;
+			}
+			st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
+			if (LIKELY(st == FAST_DICT_ASSIGNED)) {
+				sv = de->s;
+				sn = de->len;
+				present = 1;
+			} else if (st == FAST_DICT_UNDEF && o->has_init) {
+				memcpy(sb, xp->p->pool + o->ioff, o->ilen);
+				sn = o->ilen;
+				present = 1;
+				FX_NAME(x_dict_str)(de, gen, sb, sn);
+			} else {
+				present = 0;
+				if (st == FAST_DICT_UNDEF) {
+					if (!o->opt) {
+						err = FAST_E_MANDATORY_UNDEF;
+						goto fail;
+					}
+					de->gen = gen;
+					de->state = FAST_DICT_EMPTY;
+				} else if (!o->opt) {
+					err = FAST_E_MANDATORY_EMPTY;
+					goto fail;
+				}
+			}
+			break;
+		default:
+			break;
+		}
+		if (!present || !o->tbit)
+			continue;
+		/* the tick record: fast_tick_map's rules, decided at load time */
+		pres |= o->tbit;
+		switch (o->tw) {
+		case XW_I32:
+			if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
+				range = 1;
+				break;
+			}
+			if (UNLIKELY(v < -2147483648LL || v > 2147483647LL)) {
+				range = 1;
+				break;
+			}
+			{
+				int32_t w = (int32_t)v;
+				memcpy(tk.bytes + o->toff, &w, 4);
+			}
+			break;
+		case XW_I64:
+			if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
+				range = 1;
+				break;
+			}
+			memcpy(tk.bytes + o->toff, &v, 8);
+			break;
+		case XW_CHAR:
+			tk.bytes[o->toff] = sn > 0 ? sv[0] : 0;
+			break;
+		case XW_SID:
+			if (UNLIKELY(sn >= TOE_SECURITY_ID_LEN)) {
+				range = 1;
+				break;
+			}
+			{
+				uint64_t w0, w1;
+				memcpy(&w0, sv, 8);
+				memcpy(&w1, sv + 8, 8);
+				w0 = FX_NAME(x_lowbytes)(w0, sn);
+				w1 = sn > 8 ? FX_NAME(x_lowbytes)(w1, sn - 8) : 0;
+				memcpy(tk.bytes + o->toff, &w0, 8);
+				memcpy(tk.bytes + o->toff + 8, &w1, 8);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if (UNLIKELY(((c.pm & ~xt->used) | c.pmlo) != 0)) {
+		err = FAST_E_PMAP_EXTRA;
+		goto fail;
+	}
+	*used = c.pos;
+	x->warn = c.warn;
+	if (UNLIKELY(c.warn)) {
+		for (e = 0; e < FAST_ERR_COUNT; e++)
+			if (c.warn & (1u << e))
+				d->errors[e]++;
+	}
+	d->records++;
+	x->fast++;
+	if (xt->kind == TOE_REC_NONE) {
+		x->tick_type = TOE_REC_NONE;
+	} else if (UNLIKELY(range)) {
+		x->tick_type = -FAST_E_RANGE;
+	} else {
+		tk.hdr.type = xt->kind;
+		tk.hdr.present = pres;
+		tk.hdr.msg_seq = seq;
+		x->tick = tk;
+		x->tick_type = xt->kind;
+	}
+	return FAST_OK;
+
+fail:
+	*used = c.pos;
+	x->warn = c.warn;
+	if (c.warn) {
+		for (e = 0; e < FAST_ERR_COUNT; e++)
+			if (c.warn & (1u << e))
+				d->errors[e]++;
+	}
+	d->errors[err < FAST_ERR_COUNT ? err : 0]++;
+	return err;
+}
+
+#undef FX_NAME
+#undef FX_TARGET
+#undef FX_MASK
+#undef FX_GATHER
