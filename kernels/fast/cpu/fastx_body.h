@@ -47,11 +47,48 @@ static FX_TARGET inline __attribute__((always_inline)) uint64_t FX_NAME(x_bits)(
 	return FX_GATHER(w);
 }
 
+/* The exact readers get a copy of the cursor, so that the cursor's address
+ * never escapes and the compiler keeps it in registers on the common path. */
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap_slow)(struct fx *c)
+{
+	struct fx t = *c;
+	int e = x_pmap_exact(&t);
+	*c = t;
+	return e;
+}
+
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int_slow)(struct fx *c, uint32_t type,
+									      uint32_t nullable, int64_t *out,
+									      uint32_t *present)
+{
+	struct fx t = *c;
+	int64_t v = 0;
+	uint32_t p = 0;
+	int e = x_int_exact(&t, type, nullable, &v, &p);
+	*c = t;
+	*out = v;
+	*present = p;
+	return e;
+}
+
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii_slow)(struct fx *c, uint32_t nullable,
+										uint8_t *dst, uint32_t *len,
+										uint32_t *present)
+{
+	struct fx t = *c;
+	uint32_t l = 0, p = 0;
+	int e = x_ascii_exact(&t, nullable, dst, &l, &p);
+	*c = t;
+	*len = l;
+	*present = p;
+	return e;
+}
+
 static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap)(struct fx *c)
 {
 	uint32_t n = FX_NAME(x_span)(c);
 	if (UNLIKELY(n == 0 || n > 8))
-		return x_pmap_exact(c);
+		return FX_NAME(x_pmap_slow)(c);
 	if (n > 1 && c->b[c->pos + n - 1] == 0x80)
 		c->warn |= 1u << FAST_E_OVERLONG_PMAP;
 	c->pm = FX_NAME(x_bits)(c, n) << (64 - 7 * n);
@@ -71,7 +108,7 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct
 	uint64_t v;
 	uint8_t b0;
 	if (UNLIKELY(n == 0 || n > maxfast))
-		return x_int_exact(c, type, nullable, out, present);
+		return FX_NAME(x_int_slow)(c, type, nullable, out, present);
 	v = FX_NAME(x_bits)(c, n);
 	b0 = c->b[c->pos];
 	if (is_signed && (b0 & 0x40))
@@ -103,7 +140,7 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii)(stru
 	uint32_t n = FX_NAME(x_span)(c), i;
 	if (UNLIKELY(n == 0 || n > FAST_MAX_STR || c->len - c->pos < 2 || c->b[c->pos] == 0x00 ||
 		     c->b[c->pos] == 0x80))
-		return x_ascii_exact(c, nullable, sb, len, present);
+		return FX_NAME(x_ascii_slow)(c, nullable, sb, len, present);
 	for (i = 0; i < n; i += 8) {
 		uint64_t w = x_ld8s(c, c->pos + i) & 0x7f7f7f7f7f7f7f7fULL;
 		memcpy(sb + i, &w, 8);
@@ -134,6 +171,188 @@ static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_dict_str)(
 		memcpy(e->s + i, s + i, 8);
 }
 
+/* One integer field; op, type and opt are constants in each dispatch case. */
+static FX_TARGET inline __attribute__((always_inline)) int
+FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, const uint32_t gen, const uint32_t op,
+		const uint32_t type, const uint32_t opt, int64_t *vp, uint32_t *pp)
+{
+	struct fast_dict_entry *de;
+	uint32_t st;
+	int err;
+	switch (op) {
+	case XO_INT_NONE:
+		return FX_NAME(x_int)(c, type, opt, vp, pp);
+	case XO_INT_CONST:
+		*pp = opt ? (c->pm & o->pmask) != 0 : 1;
+		*vp = o->init;
+		return FAST_OK;
+	case XO_INT_DEFAULT:
+		if (c->pm & o->pmask)
+			return FX_NAME(x_int)(c, type, opt, vp, pp);
+		if (o->has_init) {
+			*pp = 1;
+			*vp = o->init;
+			return FAST_OK;
+		}
+		*pp = 0;
+		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
+	case XO_INT_COPY:
+	case XO_INT_INCR:
+		de = &d->dict[o->dict];
+		if (c->pm & o->pmask) {
+			err = FX_NAME(x_int)(c, type, opt, vp, pp);
+			if (UNLIKELY(err))
+				return err;
+			de->gen = gen;
+			if (!opt || *pp) {
+				de->state = FAST_DICT_ASSIGNED;
+				de->i = *vp;
+				de->exp = 0;
+			} else {
+				de->state = FAST_DICT_EMPTY;
+			}
+			return FAST_OK;
+		}
+		st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
+		if (LIKELY(st == FAST_DICT_ASSIGNED)) {
+			int64_t v = op == XO_INT_INCR ? x_incr(type, de->i) : de->i;
+			de->i = v;
+			*vp = v;
+			*pp = 1;
+			return FAST_OK;
+		}
+		if (st == FAST_DICT_UNDEF && o->has_init) {
+			*vp = o->init;
+			*pp = 1;
+			de->gen = gen;
+			de->state = FAST_DICT_ASSIGNED;
+			de->i = o->init;
+			de->exp = 0;
+			return FAST_OK;
+		}
+		*pp = 0;
+		if (st == FAST_DICT_UNDEF) {
+			if (!opt)
+				return FAST_E_MANDATORY_UNDEF;
+			de->gen = gen;
+			de->state = FAST_DICT_EMPTY;
+			return FAST_OK;
+		}
+		return opt ? FAST_OK : FAST_E_MANDATORY_EMPTY;
+	default: { /* XO_INT_DELTA */
+		int64_t delta, base, v;
+		de = &d->dict[o->dict];
+		err = FX_NAME(x_int)(c, XT_I64, opt, &delta, pp);
+		if (UNLIKELY(err) || !*pp)
+			return err;
+		st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
+		if (st == FAST_DICT_ASSIGNED)
+			base = de->i;
+		else if (st == FAST_DICT_EMPTY)
+			return FAST_E_MANDATORY_EMPTY;
+		else
+			base = o->has_init ? o->init : 0;
+		if (type == XT_U64) {
+			uint64_t r = (uint64_t)base + (uint64_t)delta;
+			if (delta >= 0 ? r < (uint64_t)base : r > (uint64_t)base)
+				return FAST_E_RANGE;
+			v = (int64_t)r;
+		} else if (__builtin_add_overflow(base, delta, &v) ||
+			   (type == XT_I32 && (v < -2147483648LL || v > 2147483647LL)) ||
+			   (type == XT_U32 && (v < 0 || v > 4294967295LL))) {
+			return FAST_E_RANGE;
+		}
+		de->gen = gen;
+		de->state = FAST_DICT_ASSIGNED;
+		de->i = v;
+		de->exp = 0;
+		*vp = v;
+		return FAST_OK;
+	}
+	}
+}
+
+/* One ASCII field into (*svp, *snp): sb, or the dictionary entry's bytes. */
+static FX_TARGET inline __attribute__((always_inline)) int
+FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, const uint32_t gen,
+		const struct fast_prog *p, const uint32_t op, const uint32_t opt, uint8_t *sb, const uint8_t **svp,
+		uint32_t *snp, uint32_t *pp)
+{
+	struct fast_dict_entry *de;
+	uint32_t st;
+	int err;
+	switch (op) {
+	case XO_STR_NONE:
+		return FX_NAME(x_ascii)(c, opt, sb, snp, pp);
+	case XO_STR_CONST:
+		*pp = opt ? (c->pm & o->pmask) != 0 : 1;
+		if (o->tbit) {
+			memcpy(sb, p->pool + o->ioff, o->ilen);
+			*snp = o->ilen;
+		}
+		return FAST_OK;
+	case XO_STR_DEFAULT:
+		if (c->pm & o->pmask)
+			return FX_NAME(x_ascii)(c, opt, sb, snp, pp);
+		if (o->has_init) {
+			*pp = 1;
+			memcpy(sb, p->pool + o->ioff, o->ilen);
+			*snp = o->ilen;
+			return FAST_OK;
+		}
+		*pp = 0;
+		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
+	default: /* XO_STR_COPY */
+		de = &d->dict[o->dict];
+		if (c->pm & o->pmask) {
+			err = FX_NAME(x_ascii)(c, opt, sb, snp, pp);
+			if (UNLIKELY(err))
+				return err;
+			if (*pp) {
+				FX_NAME(x_dict_str)(de, gen, sb, *snp);
+			} else {
+				de->gen = gen;
+				de->state = FAST_DICT_EMPTY;
+			}
+			return FAST_OK;
+		}
+		st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
+		if (LIKELY(st == FAST_DICT_ASSIGNED)) {
+			*svp = de->s;
+			*snp = de->len;
+			*pp = 1;
+			return FAST_OK;
+		}
+		if (st == FAST_DICT_UNDEF && o->has_init) {
+			memcpy(sb, p->pool + o->ioff, o->ilen);
+			*snp = o->ilen;
+			*pp = 1;
+			FX_NAME(x_dict_str)(de, gen, sb, o->ilen);
+			return FAST_OK;
+		}
+		*pp = 0;
+		if (st == FAST_DICT_UNDEF) {
+			if (!opt)
+				return FAST_E_MANDATORY_UNDEF;
+			de->gen = gen;
+			de->state = FAST_DICT_EMPTY;
+			return FAST_OK;
+		}
+		return opt ? FAST_OK : FAST_E_MANDATORY_EMPTY;
+	}
+}
+
+#define FX_CI(op, ty, opt)                                                                              \
+	case XCODE_INT(op, ty, opt):                                                                    \
+		err = FX_NAME(x_fint)(&c, o, d, gen, op, ty, opt, &v, &present);                        \
+		break;
+#define FX_CT(op, ty) FX_CI(op, ty, 0) FX_CI(op, ty, 1)
+#define FX_CO(op) FX_CT(op, XT_I32) FX_CT(op, XT_U32) FX_CT(op, XT_I64) FX_CT(op, XT_U64)
+#define FX_CS(op, opt)                                                                                  \
+	case XCODE_STR(op, opt):                                                                        \
+		err = FX_NAME(x_fstr)(&c, o, d, gen, xp->p, op, opt, sb, &sv, &sn, &present);           \
+		break;
+
 int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len,
 				 uint64_t seq, uint32_t *used)
 {
@@ -143,7 +362,7 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 	struct fast_dict_entry *te = &d->dict[FAST_DICT_TEMPLATE_ID];
 	const uint32_t gen = d->gen;
 	struct fx c;
-	union toe_record tk;
+	union toe_record *tk = &x->tick;
 	uint8_t sb[FAST_MAX_STR + 16];
 	int64_t tid;
 	uint32_t present, pres = 0, range = 0, e;
@@ -187,194 +406,36 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 	}
 	x->tpl = (uint16_t)t;
 	xt = &xp->tpl[t];
-	memset(&tk, 0, sizeof tk);
+	memset(tk, 0, sizeof *tk);
 
 	o = &xp->ops[xt->first];
 	oe = o + xt->nops;
 	for (; o < oe; o++) {
-		struct fast_dict_entry *de;
 		int64_t v = 0;
 		const uint8_t *sv = sb;
-		uint32_t sn = 0, st;
+		uint32_t sn = 0;
 		switch (o->code) {
-		case XO_INT_NONE:
-			err = FX_NAME(x_int)(&c, o->type, o->opt, &v, &present);
-			if (UNLIKELY(err))
-				goto fail;
-			break;
-		case XO_INT_CONST:
-			present = o->opt ? (c.pm & o->pmask) != 0 : 1;
-			v = o->init;
-			break;
-		case XO_INT_DEFAULT:
-			if (c.pm & o->pmask) {
-				err = FX_NAME(x_int)(&c, o->type, o->opt, &v, &present);
-				if (UNLIKELY(err))
-					goto fail;
-			} else if (o->has_init) {
-				present = 1;
-				v = o->init;
-			} else {
-				present = 0;
-				if (UNLIKELY(!o->opt)) {
-					err = FAST_E_MANDATORY_UNDEF;
-					goto fail;
-				}
-			}
-			break;
-		case XO_INT_COPY:
-		case XO_INT_INCR:
-			de = &d->dict[o->dict];
-			if (c.pm & o->pmask) {
-				err = FX_NAME(x_int)(&c, o->type, o->opt, &v, &present);
-				if (UNLIKELY(err))
-					goto fail;
-				de->gen = gen;
-				if (present) {
-					de->state = FAST_DICT_ASSIGNED;
-					de->i = v;
-					de->exp = 0;
-				} else {
-					de->state = FAST_DICT_EMPTY;
-				}
-				break;
-			}
-			st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
-			if (LIKELY(st == FAST_DICT_ASSIGNED)) {
-				v = o->code == XO_INT_INCR ? x_incr(o->type, de->i) : de->i;
-				de->i = v;
-				present = 1;
-			} else if (st == FAST_DICT_UNDEF && o->has_init) {
-				v = o->init;
-				present = 1;
-				de->gen = gen;
-				de->state = FAST_DICT_ASSIGNED;
-				de->i = v;
-				de->exp = 0;
-			} else {
-				present = 0;
-				if (st == FAST_DICT_UNDEF) {
-					if (!o->opt) {
-						err = FAST_E_MANDATORY_UNDEF;
-						goto fail;
-					}
-					de->gen = gen;
-					de->state = FAST_DICT_EMPTY;
-				} else if (!o->opt) {
-					err = FAST_E_MANDATORY_EMPTY;
-					goto fail;
-				}
-			}
-			break;
-		case XO_INT_DELTA: {
-			int64_t delta, base;
-			de = &d->dict[o->dict];
-			err = FX_NAME(x_int)(&c, XT_I64, o->opt, &delta, &present);
-			if (UNLIKELY(err))
-				goto fail;
-			if (!present)
-				break;
-			st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
-			if (st == FAST_DICT_ASSIGNED) {
-				base = de->i;
-			} else if (st == FAST_DICT_EMPTY) {
-				err = FAST_E_MANDATORY_EMPTY;
-				goto fail;
-			} else {
-				base = o->has_init ? o->init : 0;
-			}
-			if (o->type == XT_U64) {
-				uint64_t r = (uint64_t)base + (uint64_t)delta;
-				if (delta >= 0 ? r < (uint64_t)base : r > (uint64_t)base) {
-					err = FAST_E_RANGE;
-					goto fail;
-				}
-				v = (int64_t)r;
-			} else {
-				if (__builtin_add_overflow(base, delta, &v) ||
-				    (o->type == XT_I32 && (v < -2147483648LL || v > 2147483647LL)) ||
-				    (o->type == XT_U32 && (v < 0 || v > 4294967295LL))) {
-					err = FAST_E_RANGE;
-					goto fail;
-				}
-			}
-			de->gen = gen;
-			de->state = FAST_DICT_ASSIGNED;
-			de->i = v;
-			de->exp = 0;
-			break;
-		}
-		case XO_STR_NONE:
-			err = FX_NAME(x_ascii)(&c, o->opt, sb, &sn, &present);
-			if (UNLIKELY(err))
-				goto fail;
-			break;
-		case XO_STR_CONST:
-			present = o->opt ? (c.pm & o->pmask) != 0 : 1;
-			if (o->tbit) {
-				memcpy(sb, xp->p->pool + o->ioff, o->ilen);
-				sn = o->ilen;
-			}
-			break;
-		case XO_STR_DEFAULT:
-			if (c.pm & o->pmask) {
-				err = FX_NAME(x_ascii)(&c, o->opt, sb, &sn, &present);
-				if (UNLIKELY(err))
-					goto fail;
-			} else if (o->has_init) {
-				present = 1;
-				memcpy(sb, xp->p->pool + o->ioff, o->ilen);
-				sn = o->ilen;
-			} else {
-				present = 0;
-				if (UNLIKELY(!o->opt)) {
-					err = FAST_E_MANDATORY_UNDEF;
-					goto fail;
-				}
-			}
-			break;
-		case XO_STR_COPY:
-			de = &d->dict[o->dict];
-			if (c.pm & o->pmask) {
-				err = FX_NAME(x_ascii)(&c, o->opt, sb, &sn, &present);
-				if (UNLIKELY(err))
-					goto fail;
-				if (present) {
-					FX_NAME(x_dict_str)(de, gen, sb, sn);
-				} else {
-					de->gen = gen;
-					de->state = FAST_DICT_EMPTY;
-				}
-				break;
-			}
-			st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
-			if (LIKELY(st == FAST_DICT_ASSIGNED)) {
-				sv = de->s;
-				sn = de->len;
-				present = 1;
-			} else if (st == FAST_DICT_UNDEF && o->has_init) {
-				memcpy(sb, xp->p->pool + o->ioff, o->ilen);
-				sn = o->ilen;
-				present = 1;
-				FX_NAME(x_dict_str)(de, gen, sb, sn);
-			} else {
-				present = 0;
-				if (st == FAST_DICT_UNDEF) {
-					if (!o->opt) {
-						err = FAST_E_MANDATORY_UNDEF;
-						goto fail;
-					}
-					de->gen = gen;
-					de->state = FAST_DICT_EMPTY;
-				} else if (!o->opt) {
-					err = FAST_E_MANDATORY_EMPTY;
-					goto fail;
-				}
-			}
-			break;
+			FX_CO(XO_INT_NONE)
+			FX_CO(XO_INT_CONST)
+			FX_CO(XO_INT_COPY)
+			FX_CO(XO_INT_DEFAULT)
+			FX_CO(XO_INT_INCR)
+			FX_CO(XO_INT_DELTA)
+			FX_CS(XO_STR_NONE, 0)
+			FX_CS(XO_STR_NONE, 1)
+			FX_CS(XO_STR_CONST, 0)
+			FX_CS(XO_STR_CONST, 1)
+			FX_CS(XO_STR_COPY, 0)
+			FX_CS(XO_STR_COPY, 1)
+			FX_CS(XO_STR_DEFAULT, 0)
+			FX_CS(XO_STR_DEFAULT, 1)
 		default:
+			err = FAST_OK;
+			present = 0;
 			break;
 		}
+		if (UNLIKELY(err))
+			goto fail;
 		if (!present || !o->tbit)
 			continue;
 		/* the tick record: fast_tick_map's rules, decided at load time */
@@ -391,7 +452,7 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 			}
 			{
 				int32_t w = (int32_t)v;
-				memcpy(tk.bytes + o->toff, &w, 4);
+				memcpy(tk->bytes + o->toff, &w, 4);
 			}
 			break;
 		case XW_I64:
@@ -399,10 +460,10 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 				range = 1;
 				break;
 			}
-			memcpy(tk.bytes + o->toff, &v, 8);
+			memcpy(tk->bytes + o->toff, &v, 8);
 			break;
 		case XW_CHAR:
-			tk.bytes[o->toff] = sn > 0 ? sv[0] : 0;
+			tk->bytes[o->toff] = sn > 0 ? sv[0] : 0;
 			break;
 		case XW_SID:
 			if (UNLIKELY(sn >= TOE_SECURITY_ID_LEN)) {
@@ -415,8 +476,8 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 				memcpy(&w1, sv + 8, 8);
 				w0 = FX_NAME(x_lowbytes)(w0, sn);
 				w1 = sn > 8 ? FX_NAME(x_lowbytes)(w1, sn - 8) : 0;
-				memcpy(tk.bytes + o->toff, &w0, 8);
-				memcpy(tk.bytes + o->toff + 8, &w1, 8);
+				memcpy(tk->bytes + o->toff, &w0, 8);
+				memcpy(tk->bytes + o->toff + 8, &w1, 8);
 			}
 			break;
 		default:
@@ -441,10 +502,9 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 	} else if (UNLIKELY(range)) {
 		x->tick_type = -FAST_E_RANGE;
 	} else {
-		tk.hdr.type = xt->kind;
-		tk.hdr.present = pres;
-		tk.hdr.msg_seq = seq;
-		x->tick = tk;
+		tk->hdr.type = xt->kind;
+		tk->hdr.present = pres;
+		tk->hdr.msg_seq = seq;
 		x->tick_type = xt->kind;
 	}
 	return FAST_OK;
@@ -452,6 +512,7 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 fail:
 	*used = c.pos;
 	x->warn = c.warn;
+	x->tick_type = TOE_REC_NONE;
 	if (c.warn) {
 		for (e = 0; e < FAST_ERR_COUNT; e++)
 			if (c.warn & (1u << e))
@@ -461,6 +522,10 @@ fail:
 	return err;
 }
 
+#undef FX_CI
+#undef FX_CT
+#undef FX_CO
+#undef FX_CS
 #undef FX_NAME
 #undef FX_TARGET
 #undef FX_MASK

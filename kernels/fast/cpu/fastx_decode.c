@@ -279,19 +279,19 @@ static inline uint64_t x_mask_swar(const uint8_t *p)
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2"))) static inline uint64_t x_mask_avx2(const uint8_t *p)
+__attribute__((target("avx2"), always_inline)) static inline uint64_t x_mask_avx2(const uint8_t *p)
 {
 	__m256i a = _mm256_loadu_si256((const __m256i *)p);
 	__m256i b = _mm256_loadu_si256((const __m256i *)(p + 32));
 	return (uint64_t)(uint32_t)_mm256_movemask_epi8(a) | ((uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32);
 }
 
-__attribute__((target("avx512f,avx512bw"))) static inline uint64_t x_mask_avx512(const uint8_t *p)
+__attribute__((target("avx512f,avx512bw"), always_inline)) static inline uint64_t x_mask_avx512(const uint8_t *p)
 {
 	return (uint64_t)_mm512_movepi8_mask(_mm512_loadu_si512((const void *)p));
 }
 
-__attribute__((target("bmi2"))) static inline uint64_t x_gather_pext(uint64_t w)
+__attribute__((target("bmi2"), always_inline)) static inline uint64_t x_gather_pext(uint64_t w)
 {
 	return _pext_u64(w, 0x7f7f7f7f7f7f7f7fULL);
 }

@@ -34,8 +34,13 @@ enum { XT_I32 = 0, XT_U32, XT_I64, XT_U64 };
 /* Tick destinations. */
 enum { XW_NONE = 0, XW_I32, XW_I64, XW_CHAR, XW_SID };
 
+/* The dispatch code: integers (op, type, nullability) -> 0..47, ASCII
+ * strings (op, nullability) -> 48..55; each its own specialised case. */
+#define XCODE_INT(op, type, opt) ((op) * 8 + (type) * 2 + (opt))
+#define XCODE_STR(op, opt) (48 + ((op) - XO_STR_NONE) * 2 + (opt))
+
 struct fastx_op {
-	uint8_t code;     /* XO_* */
+	uint8_t code;     /* XCODE_* */
 	uint8_t opt;      /* nullable (presence="optional") */
 	uint8_t type;     /* XT_* (ints) */
 	uint8_t has_init;
@@ -50,6 +55,8 @@ struct fastx_op {
 	uint16_t ilen;
 	uint64_t pmask;   /* presence-map bit (left-aligned word), 0 when none */
 	int64_t init;     /* integer initial value */
+	uint8_t op;       /* XO_* */
+	uint8_t pad[7];
 };
 
 struct fastx_tpl {

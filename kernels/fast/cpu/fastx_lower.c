@@ -96,21 +96,21 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 			static const uint8_t types[] = {0, XT_I32, XT_U32, XT_I64, XT_U64};
 			o->type = types[in->kind];
 			switch (in->op) {
-			case FAST_OP_NONE: o->code = XO_INT_NONE; break;
-			case FAST_OP_CONST: o->code = XO_INT_CONST; break;
-			case FAST_OP_COPY: o->code = XO_INT_COPY; break;
-			case FAST_OP_DEFAULT: o->code = XO_INT_DEFAULT; break;
-			case FAST_OP_INCR: o->code = XO_INT_INCR; break;
-			case FAST_OP_DELTA: o->code = XO_INT_DELTA; break;
+			case FAST_OP_NONE: o->op = XO_INT_NONE; break;
+			case FAST_OP_CONST: o->op = XO_INT_CONST; break;
+			case FAST_OP_COPY: o->op = XO_INT_COPY; break;
+			case FAST_OP_DEFAULT: o->op = XO_INT_DEFAULT; break;
+			case FAST_OP_INCR: o->op = XO_INT_INCR; break;
+			case FAST_OP_DELTA: o->op = XO_INT_DELTA; break;
 			default: return fail(xt, "operator not specialised for integers", pc);
 			}
 		} else {
 			uint32_t n = k->len;
 			switch (in->op) {
-			case FAST_OP_NONE: o->code = XO_STR_NONE; break;
-			case FAST_OP_CONST: o->code = XO_STR_CONST; break;
-			case FAST_OP_COPY: o->code = XO_STR_COPY; break;
-			case FAST_OP_DEFAULT: o->code = XO_STR_DEFAULT; break;
+			case FAST_OP_NONE: o->op = XO_STR_NONE; break;
+			case FAST_OP_CONST: o->op = XO_STR_CONST; break;
+			case FAST_OP_COPY: o->op = XO_STR_COPY; break;
+			case FAST_OP_DEFAULT: o->op = XO_STR_DEFAULT; break;
 			default: return fail(xt, "string delta/tail", pc);
 			}
 			/* the reference's init_str(): bounded by FAST_MAX_STR and the pool */
@@ -123,6 +123,7 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 			if (++nstr > 63)
 				return fail(xt, "more strings than the reference's string buffer", pc);
 		}
+		o->code = (uint8_t)(is_int ? XCODE_INT(o->op, o->type, o->opt) : XCODE_STR(o->op, o->opt));
 		/* a presence bit: copy, default, increment (tail), optional constant */
 		if (in->op == FAST_OP_COPY || in->op == FAST_OP_DEFAULT || in->op == FAST_OP_INCR ||
 		    (in->op == FAST_OP_CONST && o->opt)) {
