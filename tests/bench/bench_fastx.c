@@ -12,7 +12,7 @@
  * Variants run interleaved REPS times in one process on one core: the
  * reference (fast_dec_record + fast_tick_map), the reference without the
  * tick mapping, and the fast decoder at every instruction-set level this CPU
- * has. Times are the thread's CPU time (see cpu_now_s). Best and median in ns/record and MB/s of FAST input; ratios against
+ * has. Times are the thread's CPU time (bench_cpu_s: the machines are shared, wall time would count other processes' slices). Best and median in ns/record and MB/s of FAST input; ratios against
  * the reference of the same run. BENCH_RECORDS, BENCH_REPS override the
  * size; BENCH_ONLY=name runs one variant (for callgrind: instructions per
  * record = difference of two runs with different BENCH_RECORDS).
@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
 #include "fast/fast_stream.h"
@@ -129,16 +128,6 @@ static uint64_t run_step(int fast)
 	return n;
 }
 
-/* Thread CPU time: the machines are shared (load averages of 5-10 on 2
- * CPUs are common), and wall time would count the slices other processes
- * take; CPU time still carries their cache disturbance. */
-static double cpu_now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static uint64_t run(int v)
 {
 	switch (v) {
@@ -233,9 +222,9 @@ int main(void)
 		for (int v = 0; v < V_N; v++) {
 			if (!on[v])
 				continue;
-			double t0 = cpu_now_s();
+			double t0 = bench_cpu_s();
 			uint64_t n = run(v);
-			tv[v][r] = cpu_now_s() - t0;
+			tv[v][r] = bench_cpu_s() - t0;
 			if (n != RECORDS) {
 				fprintf(stderr, "bench_fastx: %s decoded %lu of %u records\n", vname[v], (unsigned long)n,
 					RECORDS);
