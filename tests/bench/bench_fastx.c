@@ -28,7 +28,7 @@
 #include "fast/fast_tick.h"
 #include "fast/cpu/fastx.h"
 #include "fast/host/fast_compile.h"
-#include "fast/host/sse_gen.h"
+#include "feed/sse_gen.h"
 #include "fast/host/step_frame.h"
 
 #define REPS_DEFAULT 5
