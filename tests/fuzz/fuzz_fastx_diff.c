@@ -4,7 +4,9 @@
  * fast_stream_next) and the specialised host decoder (fastx_record,
  * fastx_stream_next) on separate state; any difference in records (tick
  * record bytes, tick type, warnings), error codes, error offsets, consumed
- * bytes, counters or dictionary contents aborts.
+ * bytes, counters or dictionary contents aborts; in STEP framing also the
+ * deframer's messages and counters (fastx_step.c frames whole messages in
+ * bulk, the reference byte by byte or word by word).
  *
  * Input: byte 0 bits 0-1 the program (0 the SSE set, 1 the all-features
  * template of fuzz_common.h, mostly the fallback, 2-3 tests/lib/fastx_tpl.h,
@@ -173,6 +175,11 @@ static void run_stream(const struct fast_prog *p, int which, int framing, int re
 				int tr = fast_tick_map(p, &sr.rec, sr.msg_seq, &t);
 				if (sr.rec.warn != x.warn)
 					FAIL("stream record: warn %x vs %x", sr.rec.warn, x.warn);
+				if (framing == FAST_FRAMING_STEP &&
+				    (strcmp(sr.step.msg.msgtype, sx.step.msg.msgtype) != 0 ||
+				     sr.step.msg.len != sx.step.msg.len || sr.step.msg.offset != sx.step.msg.offset))
+					FAIL("stream record: STEP message %s/%u vs %s/%u", sr.step.msg.msgtype, sr.step.msg.len,
+					     sx.step.msg.msgtype, sx.step.msg.len);
 				cmp_tick(tr, &t, "stream");
 			}
 			if (sr.msg_seq != sx.msg_seq || sr.data_offset != sx.data_offset || sr.data_pos != sx.data_pos ||

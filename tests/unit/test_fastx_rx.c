@@ -126,6 +126,7 @@ static void run(int isa, const uint8_t *feed, size_t len)
 	CHECK(ref.p.st.gaps_decode > 0);
 	CHECK(ref.p.st.records > NREC / 2);
 	CHECK(xd.fast > NREC / 2);
+	CHECK(xd.step_bulk > 0);
 	CHECK_EQ(xd.fallback, 0);
 	fastx_prog_free(xp);
 }
