@@ -174,22 +174,23 @@ static void print_tick(const struct rx_out *o)
 	printf("{\"stream\":%u,\"msg_seq\":%" PRIu64 ",", o->stream, o->msg_seq);
 	if (o->tick_type == TOE_REC_TRADE) {
 		const struct toe_trade *r = &t->trade;
-		printf("\"tick\":\"trade\",\"present\":%u,\"security_id\":\"%.*s\",\"data_status\":%d,"
-		       "\"trade_index\":%d,\"trade_channel\":%d,\"trade_time\":%d,\"trade_price\":%d,"
-		       "\"trade_qty\":%" PRId64 ",\"trade_money\":%" PRId64 ",\"trade_buy_no\":%" PRId64
-		       ",\"trade_sell_no\":%" PRId64 ",\"bs_flag\":%d,\"biz_index\":%" PRId64 "}\n",
-		       r->hdr.present, TOE_SECURITY_ID_LEN, r->security_id, r->data_status, r->trade_index,
-		       r->trade_channel, r->trade_time, r->trade_price, r->trade_qty, r->trade_money, r->trade_buy_no,
-		       r->trade_sell_no, r->bs_flag, r->biz_index);
+		printf("\"tick\":\"trade\",\"present\":%u,\"flags\":%u,\"bad_fields\":%u,\"security_id\":\"%.*s\","
+		       "\"data_status\":%d,\"trade_index\":%d,\"trade_channel\":%d,\"trade_time\":%d,"
+		       "\"trade_price\":%" PRId64 ",\"trade_qty\":%" PRId64 ",\"trade_money\":%" PRId64
+		       ",\"trade_buy_no\":%" PRId64 ",\"trade_sell_no\":%" PRId64 ",\"bs_flag\":\"%.*s\","
+		       "\"biz_index\":%" PRId64 "}\n",
+		       r->hdr.present, r->hdr.flags, r->hdr.bad_fields, TOE_SECURITY_ID_LEN, r->security_id,
+		       r->data_status, r->trade_index, r->trade_channel, r->trade_time, r->trade_price, r->trade_qty,
+		       r->trade_money, r->trade_buy_no, r->trade_sell_no, TOE_FLAG_LEN, r->bs_flag, r->biz_index);
 	} else if (o->tick_type == TOE_REC_ORDER) {
 		const struct toe_order *r = &t->order;
-		printf("\"tick\":\"order\",\"present\":%u,\"security_id\":\"%.*s\",\"data_status\":%d,"
-		       "\"order_index\":%d,\"order_channel\":%d,\"order_time\":%d,\"order_type\":%d,"
-		       "\"order_no\":%" PRId64 ",\"order_price\":%d,\"balance\":%" PRId64
-		       ",\"bs_flag\":%d,\"biz_index\":%" PRId64 "}\n",
-		       r->hdr.present, TOE_SECURITY_ID_LEN, r->security_id, r->data_status, r->order_index,
-		       r->order_channel, r->order_time, r->order_type, r->order_no, r->order_price, r->balance,
-		       r->bs_flag, r->biz_index);
+		printf("\"tick\":\"order\",\"present\":%u,\"flags\":%u,\"bad_fields\":%u,\"security_id\":\"%.*s\","
+		       "\"data_status\":%d,\"order_index\":%d,\"order_channel\":%d,\"order_time\":%d,"
+		       "\"order_type\":\"%.*s\",\"order_no\":%" PRId64 ",\"order_price\":%" PRId64
+		       ",\"balance\":%" PRId64 ",\"bs_flag\":\"%.*s\",\"biz_index\":%" PRId64 "}\n",
+		       r->hdr.present, r->hdr.flags, r->hdr.bad_fields, TOE_SECURITY_ID_LEN, r->security_id,
+		       r->data_status, r->order_index, r->order_channel, r->order_time, TOE_FLAG_LEN, r->order_type,
+		       r->order_no, r->order_price, r->balance, TOE_FLAG_LEN, r->bs_flag, r->biz_index);
 	} else {
 		printf("\"tick\":null,\"tick_type\":%d}\n", o->tick_type);
 	}

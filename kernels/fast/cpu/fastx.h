@@ -73,7 +73,7 @@ struct fastx_dec {
 	struct fast_rec *scratch;  /* the fallback's value array (caller memory) */
 	/* results of the last fastx_record / FS_RECORD */
 	union toe_record tick;     /* valid when tick_type > 0 */
-	int32_t tick_type;         /* fast_tick_map's result: TOE_REC_*, 0 unmapped, -FAST_E_RANGE */
+	int32_t tick_type;         /* fast_tick_map's result: TOE_REC_*, 0 unmapped (range: hdr.flags) */
 	uint32_t warn;             /* reportable errors of the record (fast_rec.warn) */
 	uint32_t tid;
 	uint16_t tpl;

@@ -365,7 +365,7 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 	union toe_record *tk = &x->tick;
 	uint8_t sb[FAST_MAX_STR + 16];
 	int64_t tid;
-	uint32_t present, pres = 0, range = 0, e;
+	uint32_t present, pres = 0, bad = 0, e;
 	int err, t;
 
 	c.b = b;
@@ -438,16 +438,19 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 			goto fail;
 		if (!present || !o->tbit)
 			continue;
-		/* the tick record: fast_tick_map's rules, decided at load time */
+		/* the tick record: fast_tick_map's rules (ABI 2), decided at load
+		 * time. A value that does not fit sets its bit in bad (the field
+		 * keeps what it held, 0; a string its first bytes); the record is
+		 * still delivered. */
 		pres |= o->tbit;
 		switch (o->tw) {
 		case XW_I32:
 			if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
-				range = 1;
+				bad |= o->tbit;
 				break;
 			}
 			if (UNLIKELY(v < -2147483648LL || v > 2147483647LL)) {
-				range = 1;
+				bad |= o->tbit;
 				break;
 			}
 			{
@@ -457,29 +460,38 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 			break;
 		case XW_I64:
 			if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
-				range = 1;
+				bad |= o->tbit;
 				break;
 			}
 			memcpy(tk->bytes + o->toff, &v, 8);
 			break;
-		case XW_CHAR:
-			tk->bytes[o->toff] = sn > 0 ? sv[0] : 0;
+		case XW_CHAR: {
+			/* TOE_FLAG_LEN bytes, NUL-padded; longer codes are cut and flagged */
+			uint64_t w;
+			_Static_assert(TOE_FLAG_LEN == 8, "a code field is one 64-bit word");
+			memcpy(&w, sv, 8);
+			w = FX_NAME(x_lowbytes)(w, sn);
+			memcpy(tk->bytes + o->toff, &w, 8);
+			if (UNLIKELY(sn > TOE_FLAG_LEN))
+				bad |= o->tbit;
 			break;
-		case XW_SID:
-			if (UNLIKELY(sn >= TOE_SECURITY_ID_LEN)) {
-				range = 1;
-				break;
+		}
+		case XW_SID: {
+			/* at most LEN-1 characters (the id stays NUL-terminated); longer ids are cut and flagged */
+			uint64_t w0, w1;
+			uint32_t n = sn;
+			if (UNLIKELY(n >= TOE_SECURITY_ID_LEN)) {
+				n = TOE_SECURITY_ID_LEN - 1;
+				bad |= o->tbit;
 			}
-			{
-				uint64_t w0, w1;
-				memcpy(&w0, sv, 8);
-				memcpy(&w1, sv + 8, 8);
-				w0 = FX_NAME(x_lowbytes)(w0, sn);
-				w1 = sn > 8 ? FX_NAME(x_lowbytes)(w1, sn - 8) : 0;
-				memcpy(tk->bytes + o->toff, &w0, 8);
-				memcpy(tk->bytes + o->toff + 8, &w1, 8);
-			}
+			memcpy(&w0, sv, 8);
+			memcpy(&w1, sv + 8, 8);
+			w0 = FX_NAME(x_lowbytes)(w0, n);
+			w1 = n > 8 ? FX_NAME(x_lowbytes)(w1, n - 8) : 0;
+			memcpy(tk->bytes + o->toff, &w0, 8);
+			memcpy(tk->bytes + o->toff + 8, &w1, 8);
 			break;
+		}
 		default:
 			break;
 		}
@@ -499,12 +511,12 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 	x->fast++;
 	if (xt->kind == TOE_REC_NONE) {
 		x->tick_type = TOE_REC_NONE;
-	} else if (UNLIKELY(range)) {
-		x->tick_type = -FAST_E_RANGE;
 	} else {
 		tk->hdr.type = xt->kind;
 		tk->hdr.present = pres;
 		tk->hdr.msg_seq = seq;
+		tk->hdr.bad_fields = bad;
+		tk->hdr.flags = (uint16_t)((bad ? TOE_RF_RANGE : 0) | (c.warn ? TOE_RF_WARN : 0));
 		x->tick_type = xt->kind;
 	}
 	return FAST_OK;

@@ -32,7 +32,7 @@ enum {
 enum { XT_I32 = 0, XT_U32, XT_I64, XT_U64 };
 
 /* Tick destinations. */
-enum { XW_NONE = 0, XW_I32, XW_I64, XW_CHAR, XW_SID };
+enum { XW_NONE = 0, XW_I32, XW_I64, XW_CHAR /* TOE_FLAG_LEN-byte code */, XW_SID };
 
 /* The dispatch code: integers (op, type, nullability) -> 0..47, ASCII
  * strings (op, nullability) -> 48..55; each its own specialised case. */

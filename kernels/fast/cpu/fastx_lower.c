@@ -25,7 +25,8 @@ static int fail(struct fastx_tpl *t, const char *why, uint32_t pc)
 	return -1;
 }
 
-/* Where tick field tf goes in a record of kind `kind`, and how. */
+/* Where tick field tf goes in a record of kind `kind`, and how (ABI 2: prices
+ * are 64-bit, the code fields TOE_FLAG_LEN-byte strings). */
 static int tick_dest(uint32_t tf, uint32_t kind, uint16_t *off, uint8_t *tw)
 {
 	int trade = kind == TOE_REC_TRADE;
@@ -48,7 +49,7 @@ static int tick_dest(uint32_t tf, uint32_t kind, uint16_t *off, uint8_t *tw)
 	case TOE_TF_TRADE_INDEX: *off = offsetof(struct toe_trade, trade_index); *tw = XW_I32; return 0;
 	case TOE_TF_TRADE_CHANNEL: *off = offsetof(struct toe_trade, trade_channel); *tw = XW_I32; return 0;
 	case TOE_TF_TRADE_TIME: *off = offsetof(struct toe_trade, trade_time); *tw = XW_I32; return 0;
-	case TOE_TF_TRADE_PRICE: *off = offsetof(struct toe_trade, trade_price); *tw = XW_I32; return 0;
+	case TOE_TF_TRADE_PRICE: *off = offsetof(struct toe_trade, trade_price); *tw = XW_I64; return 0;
 	case TOE_TF_TRADE_QTY: *off = offsetof(struct toe_trade, trade_qty); *tw = XW_I64; return 0;
 	case TOE_TF_TRADE_MONEY: *off = offsetof(struct toe_trade, trade_money); *tw = XW_I64; return 0;
 	case TOE_TF_TRADE_BUY_NO: *off = offsetof(struct toe_trade, trade_buy_no); *tw = XW_I64; return 0;
@@ -56,7 +57,7 @@ static int tick_dest(uint32_t tf, uint32_t kind, uint16_t *off, uint8_t *tw)
 	case TOE_TF_ORDER_INDEX: *off = offsetof(struct toe_order, order_index); *tw = XW_I32; return 0;
 	case TOE_TF_ORDER_CHANNEL: *off = offsetof(struct toe_order, order_channel); *tw = XW_I32; return 0;
 	case TOE_TF_ORDER_TIME: *off = offsetof(struct toe_order, order_time); *tw = XW_I32; return 0;
-	case TOE_TF_ORDER_PRICE: *off = offsetof(struct toe_order, order_price); *tw = XW_I32; return 0;
+	case TOE_TF_ORDER_PRICE: *off = offsetof(struct toe_order, order_price); *tw = XW_I64; return 0;
 	case TOE_TF_ORDER_NO: *off = offsetof(struct toe_order, order_no); *tw = XW_I64; return 0;
 	case TOE_TF_BALANCE: *off = offsetof(struct toe_order, balance); *tw = XW_I64; return 0;
 	default: return -1;

@@ -46,6 +46,8 @@ int fastx_stream_next(struct fastx_dec *x, struct fast_stream *fs)
 			fs->data_offset = fs->step.msg.offset;
 			fs->msg_seq = fs->step.msg.seq;
 			fast_dec_reset(&fs->dec);
+			if (fs->msg_events)
+				return FS_MESSAGE; /* its records follow at the next calls */
 		} else if (st == STEP_ERROR) {
 			fs->err = fs->step.err;
 			fs->err_offset = fs->step.err_offset;
