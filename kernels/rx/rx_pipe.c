@@ -481,7 +481,10 @@ static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 	struct rx_stream_stats *ss = &p->sst[sid];
 	uint32_t it;
 #ifdef TOE_CPU_DECODER
-	const int fx = p->fastx != 0 && !(p->cfg.flags & RX_CFG_NO_TICK);
+	/* Not with RX_CFG_SEQ yet: seq_key() reads the (channel, sequence) key
+	 * from the value array, which the fast path does not build; sequence
+	 * tracking decodes with the reference until fastx carries the key. */
+	const int fx = p->fastx != 0 && !(p->cfg.flags & (RX_CFG_NO_TICK | RX_CFG_SEQ));
 #endif
 	for (it = 0; it < RX_STREAM_ITERS; it++) {
 		int ev;
