@@ -10,6 +10,7 @@
 # Sources are found by folder, so a new file needs no Makefile change:
 #   kernels/<block>/*.c        synthesisable core       -> libtoecore.a
 #   kernels/<block>/host/*.c   host-only helpers        -> libtoecore.a
+#   kernels/<block>/cpu/*.c    host-only CPU fast paths -> libtoecore.a
 #   client-lib/src/*.c         libtoeclient (.a and .so, exports toe_* only)
 #   client-lib/examples/*.c    example programs linked with libtoeclient
 #   daemon/<room>/*.c          daemon modules -> libtoed.a (base, conf, src, card, dp, ctl);
@@ -37,7 +38,9 @@ FUZZ_SECONDS ?= 300
 WARN     := -Wall -Wextra -Werror
 CSTD     := -std=c11
 INCLUDES := -Iclient-lib/include -Ikernels -Idaemon -Itools -Itests/lib
-DEFS      = -D_GNU_SOURCE -DTOED_DATADIR=\"$(PREFIX)/share/toed\" -DTOED_LIBDIR=\"$(PREFIX)/lib/toed\"
+# TOE_CPU_DECODER: host builds may hand records to the CPU fast decoder (kernels/fast/cpu/,
+# the guarded seam in kernels/rx/rx_pipe.c); the card build never defines it.
+DEFS      = -D_GNU_SOURCE -DTOE_CPU_DECODER -DTOED_DATADIR=\"$(PREFIX)/share/toed\" -DTOED_LIBDIR=\"$(PREFIX)/lib/toed\"
 DEPFLAGS  = -MMD -MP
 RELFLAGS := -O2 -g
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -61,7 +64,7 @@ LIBS       = $(PKG_LIBS) $(XRT_LIBS) -lm
 CFLAGS_REL = $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) $(RELFLAGS) $(DEPFLAGS)
 CFLAGS_SAN = $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) $(SANFLAGS) $(DEPFLAGS)
 
-CORE_SRC  := $(wildcard kernels/*/*.c) $(wildcard kernels/*/host/*.c)
+CORE_SRC  := $(wildcard kernels/*/*.c) $(wildcard kernels/*/host/*.c) $(wildcard kernels/*/cpu/*.c)
 CLIB_SRC  := $(wildcard client-lib/src/*.c)
 DLIB_SRC  := $(filter-out daemon/main/%,$(wildcard daemon/*/*.c))
 DMAIN_SRC := $(wildcard daemon/main/*.c)
@@ -254,7 +257,7 @@ $(BUILD)/fuzz/fuzz_config: FUZZ_DSRC = $(wildcard daemon/conf/*.c)
 $(BUILD)/fuzz/fuzz_config: $(wildcard daemon/conf/*.c daemon/conf/*.h daemon/base/*.h)
 $(BUILD)/fuzz/fuzz_ctl: FUZZ_DSRC = daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c
 $(BUILD)/fuzz/fuzz_ctl: daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c $(wildcard daemon/ctl/ctl_proto.h daemon/dp/dp_pub.h daemon/dp/dp_shm.h)
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) | $(DEPS_OK)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h tests/lib/*.h kernels/*/*.h kernels/*/*/*.h) $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

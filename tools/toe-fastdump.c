@@ -1,10 +1,18 @@
 /* toe-fastdump - decode a FAST stream (raw or STEP-framed) and print JSON records.
  *
- *   toe-fastdump --templates FILE.xml [--framing raw|step] [--reset-every N] [--stats] [FILE|-]
+ *   toe-fastdump --templates FILE.xml [--framing raw|step] [--reset-every N] [--stats]
+ *                [--decoder auto|fast|reference] [FILE|-]
  *
  * One JSON object per record on stdout; errors on stderr with their byte
  * offset; exit status 1 when any error (reportable ones included) occurred,
- * 2 on a usage error. --stats prints counts and the decode rate instead.
+ * 2 on a usage error. --stats prints counts, the decoder used, the time to
+ * read the input and the decode-only time and rate instead.
+ *
+ * Decoders: "reference" is the card's interpreter (every field, as JSON);
+ * "fast" the CPU decoder of kernels/fast/cpu/, which decodes straight into
+ * tick records (same records, errors and counters; no per-field values, so
+ * it only runs with --stats); "auto" picks fast with --stats and the
+ * reference when records are printed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +23,7 @@
 #include <time.h>
 
 #include "fast/fast_stream.h"
+#include "fast/cpu/fastx.h"
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_json.h"
 #include "feed/feed_gen.h"
@@ -25,6 +34,7 @@ struct opts {
 	int step;
 	uint64_t reset_every;
 	int stats;
+	int decoder; /* enum fastx_choice */
 };
 
 static void usage(FILE *f)
@@ -35,7 +45,9 @@ static void usage(FILE *f)
 		   "  --framing raw     one continuous FAST stream (default)\n"
 		   "  --framing step    SSE STEP messages; dictionary reset per message\n"
 		   "  --reset-every N   raw framing: reset the dictionary every N records\n"
-		   "  --stats           print counts and decode rate instead of records\n");
+		   "  --stats           print counts, decoder and decode-only rate instead of records\n"
+		   "  --decoder D       auto (default: fast with --stats, else reference), fast (the CPU\n"
+		   "                    decoder, tick records only: needs --stats) or reference\n");
 }
 
 /* Read a whole file (or stdin) into memory. */
@@ -87,10 +99,10 @@ struct tally {
 	uint64_t records;
 };
 
-static void report_warnings(const struct fast_rec *r, uint64_t off)
+static void report_warnings(uint32_t warn, uint64_t off)
 {
 	for (int e = 1; e < FAST_ERR_COUNT; e++)
-		if (r->warn & (1u << e))
+		if (warn & (1u << e))
 			fprintf(stderr, "toe-fastdump: offset %" PRIu64 ": %s (reportable; record delivered)\n", off,
 				fast_err_name(e));
 }
@@ -114,11 +126,11 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{"templates", required_argument, 0, 't'}, {"framing", required_argument, 0, 'f'},
 		{"reset-every", required_argument, 0, 'r'}, {"stats", no_argument, 0, 's'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"decoder", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	struct opts o = {.input = "-"};
 	int c;
-	while ((c = getopt_long(argc, argv, "t:f:r:sh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:f:r:d:sh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 't': o.templates = optarg; break;
 		case 'f':
@@ -142,6 +154,14 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 's': o.stats = 1; break;
+		case 'd':
+			o.decoder = fastx_choice_parse(optarg);
+			if (o.decoder < 0) {
+				fprintf(stderr, "toe-fastdump: --decoder must be auto, fast or reference, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -160,8 +180,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "toe-fastdump: %s\n", err);
 		return 1;
 	}
+	int fast = o.decoder == FASTX_FAST || (o.decoder == FASTX_AUTO && o.stats);
+	if (fast && !o.stats) {
+		fprintf(stderr, "toe-fastdump: --decoder fast decodes into tick records only; printing every field "
+				"needs the reference (use --stats, or --decoder reference/auto)\n");
+		return 2;
+	}
+	struct fastx_prog *xp = NULL;
+	static struct fastx_dec xd;
+	if (fast) {
+		xp = fastx_prog_new(&prog);
+		if (!xp) {
+			fprintf(stderr, "toe-fastdump: out of memory\n");
+			return 1;
+		}
+	}
 	size_t len;
+	double tr0 = now_s();
 	uint8_t *buf = slurp(o.input, &len);
+	double read_secs = now_s() - tr0;
 	if (!buf) {
 		fprintf(stderr, "toe-fastdump: %s: %s\n", o.input, strerror(errno ? errno : EIO));
 		return 1;
@@ -178,11 +215,14 @@ int main(int argc, char **argv)
 		static struct fast_rec rec;
 		size_t off = 0;
 		fast_dec_init(&dec, &prog);
+		if (fast)
+			fastx_dec_init(&xd, xp, &rec);
 		while (off < len) {
 			uint32_t used, n = len - off > UINT32_MAX ? UINT32_MAX : (uint32_t)(len - off);
 			if (o.reset_every && t.records && t.records % o.reset_every == 0)
 				fast_dec_reset(&dec);
-			int e = fast_dec_record(&dec, buf + off, n, &used, &rec);
+			int e = fast ? fastx_record(&xd, &dec, buf + off, n, 0, &used)
+				     : fast_dec_record(&dec, buf + off, n, &used, &rec);
 			if (e != FAST_OK) {
 				/* a raw stream has no message boundary to resume at */
 				fprintf(stderr, "toe-fastdump: offset %zu (record at %zu): %s; raw stream cannot "
@@ -190,12 +230,13 @@ int main(int argc, char **argv)
 				failed = 1;
 				break;
 			}
-			if (rec.warn) {
-				report_warnings(&rec, off);
+			uint32_t warn = fast ? xd.warn : rec.warn;
+			if (warn) {
+				report_warnings(warn, off);
 				failed = 1;
 			}
 			t.records++;
-			t.per_tpl[rec.tpl]++;
+			t.per_tpl[fast ? xd.tpl : rec.tpl]++;
 			if (!o.stats) {
 				fast_json_record(stdout, &prog, &names, &rec, NULL);
 				putchar('\n');
@@ -207,11 +248,13 @@ int main(int argc, char **argv)
 		static struct fast_stream fs;
 		size_t off = 0;
 		fast_stream_init(&fs, &prog, FAST_FRAMING_STEP);
+		if (fast)
+			fastx_dec_init(&xd, xp, &fs.rec);
 		while (off < len) {
 			uint32_t n = len - off > (1u << 20) ? (1u << 20) : (uint32_t)(len - off);
 			int ev;
 			fast_stream_feed(&fs, buf + off, n);
-			while ((ev = fast_stream_next(&fs)) != FS_NONE) {
+			while ((ev = fast ? fastx_stream_next(&xd, &fs) : fast_stream_next(&fs)) != FS_NONE) {
 				if (ev == FS_ERROR) {
 					fprintf(stderr, "toe-fastdump: offset %" PRIu64 ": %s", fs.err_offset,
 						fast_err_name(fs.err));
@@ -222,12 +265,13 @@ int main(int argc, char **argv)
 					failed = 1;
 					continue;
 				}
-				if (fs.rec.warn) {
-					report_warnings(&fs.rec, fs.data_offset);
+				uint32_t warn = fast ? xd.warn : fs.rec.warn;
+				if (warn) {
+					report_warnings(warn, fs.data_offset);
 					failed = 1;
 				}
 				t.records++;
-				t.per_tpl[fs.rec.tpl]++;
+				t.per_tpl[fast ? xd.tpl : fs.rec.tpl]++;
 				if (!o.stats)
 					feed_json_line(stdout, &prog, &names, &fs.rec, fs.msg_seq);
 			}
@@ -243,9 +287,24 @@ int main(int argc, char **argv)
 		errors = t.errors;
 	}
 	double secs = now_s() - t0;
-	if (o.stats)
+	if (o.stats) {
 		print_stats(&prog, &names, &t, errors, len, secs);
+		if (fast) {
+			printf("decoder fast isa %s pext %s templates_specialised %u templates_fallback %u "
+			       "records_fast %" PRIu64 " records_fallback %" PRIu64 "\n",
+			       fastx_isa_name(fastx_isa_get()), fastx_pext_get() ? "on" : "off",
+			       fastx_prog_specialised(xp), fastx_prog_fallback(xp), xd.fast, xd.fallback);
+			for (uint32_t k = 0; k < prog.ntpl; k++)
+				if (fastx_prog_why(xp, k)[0])
+					printf("fallback template %u %s: %s\n", prog.tpl[k].id, names.tpl[k],
+					       fastx_prog_why(xp, k));
+		} else {
+			printf("decoder reference\n");
+		}
+		printf("time read %.6f s decode %.6f s (decode only: input in memory, no output)\n", read_secs, secs);
+	}
 	fflush(stdout);
+	fastx_prog_free(xp);
 	free(buf);
 	return failed ? 1 : 0;
 }

@@ -2,7 +2,8 @@
  *
  *   toe-pcapdump --templates FILE.xml [--feed IP:PORT ...] [--flow SRC:SPORT-DST:DPORT ...]
  *                [--udp PORT[:step|:raw] ...] [--verify-checksums|--no-verify-checksums]
- *                [--window BYTES] [--conns N] [--gap-timeout MS] FILE.pcap
+ *                [--window BYTES] [--conns N] [--gap-timeout MS]
+ *                [--decoder auto|fast|reference] FILE.pcap
  *
  * Runs every frame of a pcap file (libpcap offline; Ethernet or Linux cooked
  * captures) through kernels/rx/rx_pipe (net_rx, the mirror TOE, the UDP
@@ -12,6 +13,12 @@
  *     "stream":N before "msg_seq";
  *   {"event":"gap","stream":N,"offset":O,"length":L,"reason":"timeout|window|decode|acked|closed"[,"detail":"<fast_err>"]}
  *   {"event":"reset","stream":N,"reason":"syn|join"}
+ * With --decoder fast (the CPU decoder of kernels/fast/cpu/, which decodes
+ * straight into tick records and keeps no per-field values) records print
+ * as their tick record instead:
+ *   {"stream":N,"msg_seq":S,"tick":"trade|order","present":MASK,"security_id":"..",...}
+ * (records of templates it hands to the reference print as above). auto and
+ * reference use the reference decoder, whose output is every field.
  * The mirror TOE's timers run on the capture's timestamps (rx_poll after
  * every frame, and once at the end with +infinity so holes still open become
  * gaps). Every non-zero counter is printed by name on stderr at the end
@@ -39,6 +46,7 @@
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_json.h"
 #include "rx/rx_pipe.h"
+#include "fast/cpu/fastx.h"
 
 #define PROG "toe-pcapdump"
 
@@ -47,7 +55,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: " PROG " --templates FILE.xml [--feed IP:PORT ...] [--flow SRC:SPORT-DST:DPORT ...]\n"
 		"                    [--udp PORT[:step|:raw] ...] [--verify-checksums|--no-verify-checksums]\n"
-		"                    [--window BYTES] [--conns N] [--gap-timeout MS] FILE.pcap\n"
+		"                    [--window BYTES] [--conns N] [--gap-timeout MS] [--decoder D] FILE.pcap\n"
 		"  --templates FILE   FAST template file (XML) read at start-up\n"
 		"  --feed IP:PORT     follow TCP connections from this exchange endpoint (IP or port may be 0: any)\n"
 		"  --flow S:SP-D:DP   follow the TCP connection exchange S:SP -> vendor D:DP\n"
@@ -58,6 +66,8 @@ static void usage(FILE *f)
 		"  --window BYTES     reassembly window per connection, a power of two (default %u)\n"
 		"  --conns N          concurrent TCP connections, 1..%d (default %d)\n"
 		"  --gap-timeout MS   a hole unfilled this long (capture time) is a gap (default %llu; 0: never)\n"
+		"  --decoder D        reference or auto (records with every field, default) or fast (the CPU\n"
+		"                     decoder: records printed as their tick records)\n"
 		"At least one --feed, --flow or --udp is needed.\n",
 		MTOE_DEFAULT_WINDOW, MTOE_MAX_CONNS, MTOE_DEFAULT_CONNS,
 		(unsigned long long)(MTOE_DEFAULT_GAP_NS / 1000000ull));
@@ -157,12 +167,45 @@ static void print_counters(const struct rx_pipe *p, const struct fast_stream *fs
 	}
 }
 
+/* A record the fast decoder produced: its tick record (no per-field values exist). */
+static void print_tick(const struct rx_out *o)
+{
+	const union toe_record *t = &o->tick;
+	printf("{\"stream\":%u,\"msg_seq\":%" PRIu64 ",", o->stream, o->msg_seq);
+	if (o->tick_type == TOE_REC_TRADE) {
+		const struct toe_trade *r = &t->trade;
+		printf("\"tick\":\"trade\",\"present\":%u,\"flags\":%u,\"bad_fields\":%u,\"security_id\":\"%.*s\","
+		       "\"data_status\":%d,\"trade_index\":%d,\"trade_channel\":%d,\"trade_time\":%d,"
+		       "\"trade_price\":%" PRId64 ",\"trade_qty\":%" PRId64 ",\"trade_money\":%" PRId64
+		       ",\"trade_buy_no\":%" PRId64 ",\"trade_sell_no\":%" PRId64 ",\"bs_flag\":\"%.*s\","
+		       "\"biz_index\":%" PRId64 "}\n",
+		       r->hdr.present, r->hdr.flags, r->hdr.bad_fields, TOE_SECURITY_ID_LEN, r->security_id,
+		       r->data_status, r->trade_index, r->trade_channel, r->trade_time, r->trade_price, r->trade_qty,
+		       r->trade_money, r->trade_buy_no, r->trade_sell_no, TOE_FLAG_LEN, r->bs_flag, r->biz_index);
+	} else if (o->tick_type == TOE_REC_ORDER) {
+		const struct toe_order *r = &t->order;
+		printf("\"tick\":\"order\",\"present\":%u,\"flags\":%u,\"bad_fields\":%u,\"security_id\":\"%.*s\","
+		       "\"data_status\":%d,\"order_index\":%d,\"order_channel\":%d,\"order_time\":%d,"
+		       "\"order_type\":\"%.*s\",\"order_no\":%" PRId64 ",\"order_price\":%" PRId64
+		       ",\"balance\":%" PRId64 ",\"bs_flag\":\"%.*s\",\"biz_index\":%" PRId64 "}\n",
+		       r->hdr.present, r->hdr.flags, r->hdr.bad_fields, TOE_SECURITY_ID_LEN, r->security_id,
+		       r->data_status, r->order_index, r->order_channel, r->order_time, TOE_FLAG_LEN, r->order_type,
+		       r->order_no, r->order_price, r->balance, TOE_FLAG_LEN, r->bs_flag, r->biz_index);
+	} else {
+		printf("\"tick\":null,\"tick_type\":%d}\n", o->tick_type);
+	}
+}
+
 static void print_entry(const struct rx_pipe *p, const struct fast_prog *prog, const struct fast_names *names,
 			const struct rx_out *o)
 {
 	switch (o->kind) {
 	case RX_OUT_RECORD: {
 		char extra[64];
+		if (!o->rec) {
+			print_tick(o);
+			break;
+		}
 		if (o->rec->warn)
 			for (int e = 1; e < FAST_ERR_COUNT; e++)
 				if (o->rec->warn & (1u << e))
@@ -206,16 +249,18 @@ int main(int argc, char **argv)
 		{"no-checksum", no_argument, 0, 'n'},     {"no-verify-checksums", no_argument, 0, 'n'},
 		{"verify-checksums", no_argument, 0, 'V'}, {"window", required_argument, 0, 'w'},
 		{"conns", required_argument, 0, 'c'},     {"gap-timeout", required_argument, 0, 'g'},
-		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+		{"decoder", required_argument, 0, 'd'},   {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0},
 	};
 	static struct rx_cfg cfg;
+	int decoder = FASTX_AUTO;
 	const char *templates = NULL;
 	uint64_t v;
 	int c;
 
 	rx_cfg_default(&cfg);
 	cfg.net.flags &= ~(NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM); /* Wireshark's default: see the top */
-	while ((c = getopt_long(argc, argv, "t:f:F:u:nVw:c:g:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:f:F:u:nVw:c:g:d:h", lopts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
 		case 't': templates = optarg; break;
@@ -296,6 +341,13 @@ int main(int argc, char **argv)
 			else
 				cfg.mtoe.gap_timeout_ns = v * 1000000ull;
 			break;
+		case 'd':
+			decoder = fastx_choice_parse(optarg);
+			if (decoder < 0) {
+				fprintf(stderr, PROG ": --decoder must be auto, fast or reference, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -353,6 +405,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": bad configuration (rx_init %d)\n", rc);
 		return 2;
 	}
+	/* records print with every field: only an explicit --decoder fast trades them for tick records */
+	struct fastx_prog *xp = NULL;
+	static struct fastx_dec xd;
+	if (decoder == FASTX_FAST) {
+		xp = fastx_prog_new(&prog);
+		if (!xp) {
+			fprintf(stderr, PROG ": out of memory\n");
+			return 1;
+		}
+		fastx_dec_init(&xd, xp, &fs[0].rec);
+		p->fastx = &xd;
+	}
 	static char obuf[1 << 16];
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 
@@ -406,6 +470,10 @@ int main(int argc, char **argv)
 			"to transmit offload (not filled in): decode it with --no-verify-checksums\n",
 			bad, l4, bad == l4 ? " (all of them)" : "");
 	print_counters(p, fs);
+	if (xp)
+		fprintf(stderr, PROG ": decoder fast (%s): %" PRIu64 " records fast, %" PRIu64 " by the reference\n",
+			fastx_isa_name(fastx_isa_get()), xd.fast, xd.fallback);
+	fastx_prog_free(xp);
 	pcap_close(pc);
 	free(p);
 	free(fs);

@@ -36,6 +36,9 @@ static const struct ename e_proto[] = { { "tcp", TOED_PROTO_TCP }, { "udp", TOED
 static const struct ename e_framing[] = {
 	{ "step", TOED_FRAMING_STEP }, { "raw", TOED_FRAMING_RAW }, { "datagram", TOED_FRAMING_RAW }, { NULL, 0 }
 };
+static const struct ename e_decoder[] = {
+	{ "auto", TOED_DECODER_AUTO }, { "fast", TOED_DECODER_FAST }, { "reference", TOED_DECODER_REFERENCE }, { NULL, 0 }
+};
 static const struct ename e_level[] = {
 	{ "error", TOED_LOG_ERROR }, { "warning", TOED_LOG_WARNING }, { "notice", TOED_LOG_NOTICE },
 	{ "info", TOED_LOG_INFO },   { "debug", TOED_LOG_DEBUG },     { NULL, 0 }
@@ -110,6 +113,7 @@ const struct key conf_keys[] = {
 	{ S_FAST, T_BOOL, TOED_K_FAST_SEQUENCE_CHECK, 0, "sequence_check", CF(fast.sequence_check), .def = "no" },
 	{ S_FAST, T_UINT, TOED_K_FAST_ARBITRATION_WAIT_US, 0, "arbitration_wait_us", CF(fast.arbitration_wait_us), 0,
 	  1000000, .above = "above 1000000 (one second)", .def = "1000" },
+	{ S_FAST, T_ENUM, TOED_K_FAST_DECODER, F_LIVE, "decoder", CF(fast.decoder), .names = e_decoder, .def = "auto" },
 
 	{ S_SHM, T_HUGEPAGES, TOED_K_SHM_HUGEPAGES, 0, "hugepages", CF(shm.hugepages), 0, 65536,
 	  .above = "above 65536 (128 GB of 2 MB pages)", .def = "auto" },

@@ -102,6 +102,8 @@ enum toed_role { TOED_ROLE_MIRROR = 0, TOED_ROLE_TCP = 1, TOED_ROLE_UDP = 2 };
 enum toed_proto { TOED_PROTO_TCP = 0, TOED_PROTO_UDP = 1 };
 /* Same values as enum fast_framing (fast/fast_stream.h). */
 enum toed_framing { TOED_FRAMING_STEP = 0, TOED_FRAMING_RAW = 1 };
+/* [fast] decoder: the software backend's FAST decoder (kernels/fast/cpu/fastx.h enum fastx_choice). */
+enum toed_decoder { TOED_DECODER_AUTO = 0, TOED_DECODER_FAST = 1, TOED_DECODER_REFERENCE = 2 };
 enum toed_hugepages { TOED_HUGE_AUTO = 0, TOED_HUGE_OFF = 1, TOED_HUGE_COUNT = 2 };
 
 /* An endpoint: 0 in ip or port means "any". */
@@ -176,6 +178,7 @@ struct toed_config {
 		uint32_t framing;                 /* enum toed_framing: UDP feeds' default */
 		uint32_t sequence_check;          /* per-channel sequence tracking and arbitration (RX_CFG_SEQ) */
 		uint32_t arbitration_wait_us;     /* how long a hole waits for another line of its group */
+		uint32_t decoder;                 /* enum toed_decoder (software backend; live) */
 		uint32_t have_prog;               /* prog holds the compiled templates */
 		struct fast_prog prog;            /* compiled at load: the file checked is the file used */
 	} fast;
@@ -270,6 +273,7 @@ enum toed_key {
 	TOED_K_TCP_IDLE_TIMEOUT_S,
 	TOED_K_UDP_PORTS,
 	TOED_K_FAST_TEMPLATES, TOED_K_FAST_FRAMING, TOED_K_FAST_SEQUENCE_CHECK, TOED_K_FAST_ARBITRATION_WAIT_US,
+	TOED_K_FAST_DECODER,
 	TOED_K_SHM_HUGEPAGES, TOED_K_SHM_RING_SIZE, TOED_K_SHM_MAX_CLIENTS, TOED_K_SHM_MAX_CLIENTS_PER_UID,
 	TOED_K_SHM_HANDSHAKE_TIMEOUT_MS, TOED_K_SHM_RING_MEMORY_MB, TOED_K_SHM_RING_MEMORY_PER_UID_MB, TOED_K_SHM_SOCKET,
 	TOED_K_SHM_SOCKET_GROUP, TOED_K_SHM_SOCKET_MODE,

@@ -155,6 +155,7 @@ void dp_setup_live(struct toed_dp_live *l, const struct toed_config *cfg)
 	l->priority = cfg->dataplane.priority;
 	l->busy_poll = cfg->dataplane.busy_poll;
 	l->trace = cfg->dataplane.trace;
+	l->decoder = cfg->fast.decoder;
 	switch (cfg->source.pcap_pace) {
 	case TOED_PACE_FAST: l->pace = 0; break;
 	case TOED_PACE_FACTOR: l->pace = cfg->source.pcap_speed; break;

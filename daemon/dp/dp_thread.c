@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "fast/cpu/fastx.h"
 #include "dp/dp_setup.h"
 #include "card/card_xclbin.h"
 
@@ -169,6 +170,14 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 		snprintf(err, errlen, "data plane: the receive pipeline refused the configuration (rx_init %d)", r);
 		return -1;
 	}
+	/* the CPU fast decoder ([fast] decoder, switched live in take_live) */
+	dp->fastx_prog = fastx_prog_new(dp->prog);
+	dp->fastx = calloc(1, sizeof *dp->fastx);
+	if (!dp->fastx_prog || !dp->fastx) {
+		snprintf(err, errlen, "data plane: out of memory (fast decoder)");
+		return -1;
+	}
+	fastx_dec_init(dp->fastx, dp->fastx_prog, &dp->fs[0].rec);
 	return 0;
 }
 
@@ -415,6 +424,15 @@ static void apply_sched(const struct toed_dp_live *old, const struct toed_dp_liv
 	}
 }
 
+/* [fast] decoder: auto and fast hand the streams to the CPU fast decoder
+ * (the same records, errors and gaps as the reference; the daemon only
+ * publishes tick records), reference to the card's interpreter. */
+static void use_decoder(struct toed_dp *dp, uint32_t decoder)
+{
+	if (dp->pipe)
+		dp->pipe->fastx = decoder == TOED_DECODER_REFERENCE ? NULL : dp->fastx;
+}
+
 static void take_live(struct dp_run *r, int first)
 {
 	struct toed_dp *dp = r->dp;
@@ -448,6 +466,10 @@ static void take_live(struct dp_run *r, int first)
 	dp->pipe->cfg.mtoe.idle_timeout_ns = l.idle_timeout_ns;
 	dp->rxcfg.mtoe.gap_timeout_ns = l.gap_timeout_ns; /* for the pipeline of the next play */
 	dp->rxcfg.mtoe.idle_timeout_ns = l.idle_timeout_ns;
+	use_decoder(dp, l.decoder);
+	if (first || l.decoder != r->live.decoder)
+		log_info("data plane: FAST decoder %s (%s)", l.decoder == TOED_DECODER_REFERENCE ? "reference" : "fast",
+			 fastx_isa_name(fastx_isa_get()));
 	r->live = l;
 }
 
@@ -626,6 +648,7 @@ static void new_play(struct dp_run *r)
 	int e = rx_init(p, &dp->rxcfg, dp->prog, dp->fs, RX_NSTREAMS(&dp->rxcfg), dp->mbuf, dp->mbuf_len);
 	if (e != RX_OK)
 		log_err("data plane: new pipeline for the next play: rx_init %d", e);
+	use_decoder(dp, r->live.decoder);
 	r->last_poll_ts = 0;
 }
 
@@ -1002,6 +1025,8 @@ void toed_dp_destroy(struct toed_dp *dp)
 	dp->xrt = NULL;
 	free(dp->pipe);
 	free(dp->fs);
+	fastx_prog_free(dp->fastx_prog);
+	free(dp->fastx);
 	free(dp->mbuf);
 	free(dp->snap);
 	free(dp->work);

@@ -93,6 +93,7 @@ struct toed_dp_live {
 	uint32_t priority;    /* 0: SCHED_OTHER */
 	uint32_t busy_poll;
 	uint32_t trace;       /* latency by stage into dp_trace histograms */
+	uint32_t decoder;     /* enum toed_decoder: reference, or the CPU fast decoder (auto, fast) */
 	double pace;          /* pcap: 0 as fast as possible, 1 recorded, else a factor */
 	uint32_t loops;       /* pcap: plays, 0 = forever */
 	uint64_t gap_timeout_ns;
@@ -174,6 +175,8 @@ struct toed_dp {
 	/* memory of the pipeline */
 	struct rx_pipe *pipe;
 	struct fast_stream *fs;
+	struct fastx_prog *fastx_prog; /* the templates lowered for the CPU fast decoder ([fast] decoder) */
+	struct fastx_dec *fastx;
 	uint8_t *mbuf;
 	uint64_t mbuf_len;
 	/* shared */

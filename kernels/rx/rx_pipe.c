@@ -13,9 +13,24 @@
  * call touches the mirror TOE or the listen table, so the card's fast_top,
  * which receives events and datagrams from other kernels, synthesises only
  * the decoder half.
+ *
+ * The CPU decoder seam. On the card this file is synthesised as written:
+ * stream_next() pulls records from fast_stream_next (the reference decoder)
+ * and maps them with fast_tick_map. Host builds define TOE_CPU_DECODER (the
+ * Makefile's DEFS; the card build and test_hw_csim.sh do not), which adds
+ * one guarded branch in stream_next(): when the caller set p->fastx, the
+ * stream's events come from fastx_stream_next (kernels/fast/cpu/, host only)
+ * on the same struct fast_stream, with the tick record already built. The
+ * events, offsets, counters and gap rules are those of the reference (the
+ * same fast_stream fields, fuzz_fastx_diff checks it), so everything else
+ * in this file is shared. No function pointer: a compile-time guard and a
+ * data pointer the card never sets.
  */
 #include "rx_pipe.h"
 #include "fast/fast_tick.h"
+#ifdef TOE_CPU_DECODER
+#include "fast/cpu/fastx.h"
+#endif
 
 _Static_assert((int)MTOE_OPEN_SYN == (int)TOE_RESET_SYN, "open reasons are reset reasons");
 _Static_assert((int)MTOE_OPEN_JOIN == (int)TOE_RESET_JOIN, "open reasons are reset reasons");
@@ -90,6 +105,7 @@ static void init_common(struct rx_pipe *p, const struct rx_cfg *cfg, const struc
 	uint32_t i;
 	p->cfg = *cfg;
 	p->prog = prog;
+	p->fastx = 0;
 	p->fs = fs;
 	p->nstreams = 0;
 	p->verdict = NET_RX_DROP;
@@ -464,8 +480,21 @@ static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 	struct fast_stream *fs = &p->fs[sid];
 	struct rx_stream_stats *ss = &p->sst[sid];
 	uint32_t it;
+#ifdef TOE_CPU_DECODER
+	/* Not with RX_CFG_SEQ yet: seq_key() reads the (channel, sequence) key
+	 * from the value array, which the fast path does not build; sequence
+	 * tracking decodes with the reference until fastx carries the key. */
+	const int fx = p->fastx != 0 && !(p->cfg.flags & (RX_CFG_NO_TICK | RX_CFG_SEQ));
+#endif
 	for (it = 0; it < RX_STREAM_ITERS; it++) {
-		int ev = fast_stream_next(fs);
+		int ev;
+#ifdef TOE_CPU_DECODER
+		if (fx) {
+			p->fastx->scratch = &fs->rec; /* the fallback's value array */
+			ev = fastx_stream_next(p->fastx, fs);
+		} else
+#endif
+			ev = fast_stream_next(fs);
 		if (ev == FS_MESSAGE) {
 			if (msg_check(p, sid, out))
 				return 1;
@@ -473,12 +502,24 @@ static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 		}
 		if (ev == FS_RECORD) {
 			int t = TOE_REC_NONE;
+			uint32_t warn = fs->rec.warn;
 			out_clear(out, RX_OUT_RECORD, sid, p->now);
 			out->msg_seq = fs->msg_seq;
 			out->offset = fs->data_offset;
 			out->rec = &fs->rec;
-			if (!(p->cfg.flags & RX_CFG_NO_TICK)) {
+#ifdef TOE_CPU_DECODER
+			if (fx) {
+				t = p->fastx->tick_type;
+				warn = p->fastx->warn;
+				if (!p->fastx->used_fallback)
+					out->rec = 0;
+				if (t > 0)
+					out->tick = p->fastx->tick;
+			} else
+#endif
+			if (!(p->cfg.flags & RX_CFG_NO_TICK))
 				t = fast_tick_map(p->prog, &fs->rec, fs->msg_seq, &out->tick);
+			if (!(p->cfg.flags & RX_CFG_NO_TICK)) {
 				if (t > 0) {
 					out->tick.hdr.stream = (uint16_t)sid;
 					out->tick.hdr.seq = 0;
@@ -493,7 +534,7 @@ static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 				}
 			}
 			out->tick_type = t;
-			if (fs->rec.warn) {
+			if (warn) {
 				p->st.warnings++;
 				ss->warnings++;
 			}

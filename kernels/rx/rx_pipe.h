@@ -183,7 +183,8 @@ struct rx_out {
 	uint64_t msg_seq;           /* RECORD: STEP MsgSeqNum (0 in DATAGRAM framing) */
 	uint64_t offset;            /* RECORD: stream offset of the carrying message; DATA: of data[0] */
 	uint64_t len;               /* DATA: bytes */
-	const struct fast_rec *rec; /* RECORD: the stream's decoder output, overwritten by the next rx_next */
+	const struct fast_rec *rec; /* RECORD: the stream's decoder output, overwritten by the next rx_next;
+				       0 when p->fastx decoded it (the tick only: no value array) */
 	const uint8_t *data;        /* DATA */
 	union toe_record tick;      /* RECORD: the mapped tick (hdr.stream, hdr.msg_seq, hdr.rx_ns set);
 				       GAP: struct toe_gap; RESET: struct toe_reset (reason) */
@@ -259,9 +260,17 @@ struct rx_out {
 struct rx_stats { RX_STATS(RX_STAT_FIELD) };
 struct rx_stream_stats { RX_STREAM_STATS(RX_STAT_FIELD) };
 
+struct fastx_dec; /* host only: kernels/fast/cpu/fastx.h */
+
 struct rx_pipe {
 	struct rx_cfg cfg;
 	const struct fast_prog *prog;
+	/* Host builds (TOE_CPU_DECODER defined, as the Makefile does): when set
+	 * (after rx_init / rx_init_decode, which clear it), records are decoded
+	 * by the specialised CPU decoder straight into tick records; the card
+	 * build and the C-simulation compile without the macro and never look
+	 * at it. See "The CPU decoder seam" in rx_pipe.c. */
+	struct fastx_dec *fastx;
 	struct fast_stream *fs;  /* caller's array, RX_NSTREAMS(cfg) entries */
 	uint32_t nstreams;
 	struct net_stats net;

@@ -19,6 +19,10 @@
 /* CLOCK_MONOTONIC in seconds. */
 double bench_now_s(void);
 
+/* The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID): on
+ * the shared machines wall time also counts other processes' slices. */
+double bench_cpu_s(void);
+
 /* Sort n timings in ascending order. */
 void bench_sort(double *t, int n);
 

@@ -8,6 +8,14 @@
  * decoded record, d->errors[code] by one per error (and per reportable
  * warning), r->warn carries exactly the expected warning bits.
  *
+ * Every vector also runs through the specialised host decoder
+ * (kernels/fast/cpu/fastx.h) from the same dictionary state, on the portable
+ * scalar path and on the widest SIMD path this CPU has (with and without
+ * pext): return code, consumed bytes, warnings, counters, dictionary and the
+ * tick record (fast_tick_map of the reference's values) must all be the
+ * reference's (fv_fastx_same). Templates the fast path is not specialised
+ * for must be counted as fallbacks.
+ *
  * Hex strings are parsed by test_hex(): any non-hex character (space, '|')
  * separates bytes, so vectors are written field by field with '|' between.
  */
@@ -24,6 +32,8 @@
 #include "fast/fast_err.h"
 #include "fast/fast_prog.h"
 #include "fast/host/fast_compile.h"
+#include "fast/fast_tick.h"
+#include "fast/cpu/fastx.h"
 
 #define FV_NS11 "http://www.fixprotocol.org/ns/fast/td/1.1"
 #define FV_XML(body) \
@@ -48,6 +58,11 @@ struct fv {
 	uint32_t mlen, mpos;
 	uint32_t moff[FV_MAX_MSG_RECS + 1];
 	int mnrec, mi;
+	/* the fast decoder's twin of dec, run on a copy of dec before each vector */
+	struct fastx_prog *xp;
+	struct fast_dec xpre, xdec;
+	struct fast_rec xscratch;
+	uint64_t fx_fast, fx_fallback; /* records each way, all levels */
 };
 
 static inline void fv_fail(struct fv *t, int line, const char *fmt, long long a, long long b)
@@ -90,6 +105,7 @@ static inline struct fv *fv_new_at(const char *xml, int line)
 		return NULL;
 	}
 	fast_dec_init(&t->dec, &t->prog);
+	t->xp = fastx_prog_new(&t->prog);
 	return t;
 }
 #define fv_new(xml) fv_new_at((xml), __LINE__)
@@ -110,6 +126,7 @@ static inline struct fv *fv_file_at(const char *path, int line)
 		return NULL;
 	}
 	fast_dec_init(&t->dec, &t->prog);
+	t->xp = fastx_prog_new(&t->prog);
 	return t;
 }
 #define fv_file(path) fv_file_at((path), __LINE__)
@@ -117,6 +134,11 @@ static inline struct fv *fv_file_at(const char *path, int line)
 static inline void fv_free(struct fv *t)
 {
 	if (t) {
+		/* a program the fast path fully takes never needs the reference */
+		test_checks++;
+		if (t->xp && fastx_prog_fallback(t->xp) == 0 && t->fx_fallback != 0)
+			fv_fail(t, 0, "fast decoder fell back %lld times on a specialised program", (long long)t->fx_fallback, 0);
+		fastx_prog_free(t->xp);
 		free(t->mbuf);
 		free(t);
 	}
@@ -144,6 +166,58 @@ static inline void fv_sane(struct fv *t, int line)
 			t->prog.tpl[r->tpl].first);
 }
 
+/* Run buf[0..n) through the fast decoder from t->xpre (the dictionary before
+ * the reference's call) on each instruction-set level and compare with the
+ * reference's outcome (rc, t->used, t->rec, t->dec). */
+static inline void fv_fastx_same(struct fv *t, const uint8_t *buf, uint32_t n, int rc, int line)
+{
+	int levels[3] = {FASTX_ISA_SCALAR, fastx_isa_max(), fastx_isa_max()};
+	int pexts[3] = {0, 0, fastx_isa_max() > FASTX_ISA_SCALAR && fastx_pext_fast()};
+	union toe_record tick;
+	int tr = TOE_REC_NONE;
+	if (!t->xp)
+		return;
+	if (rc == FAST_OK)
+		tr = fast_tick_map(&t->prog, &t->rec, 5, &tick);
+	for (int l = 0; l < 3; l++) {
+		struct fastx_dec x;
+		uint32_t used = 0xFFFFFFFFu;
+		int xr;
+		if (l == 2 && !pexts[2])
+			continue;
+		memcpy(&t->xdec, &t->xpre, sizeof t->xdec);
+		fastx_dec_init(&x, t->xp, &t->xscratch);
+		xr = fastx_record_isa(levels[l], pexts[l], &x, &t->xdec, buf, n, 5, &used);
+		t->fx_fast += x.fast;
+		t->fx_fallback += x.fallback;
+		test_checks++;
+		if (xr != rc || used != t->used) {
+			fv_fail(t, line, "fast decoder at level %lld returned %lld", levels[l], xr);
+			fv_note(t, line, "used %lld, reference %lld", used, t->used);
+			continue;
+		}
+		if (rc == FAST_OK && (x.warn != t->rec.warn || x.tick_type != tr ||
+				      (tr > 0 && memcmp(&x.tick, &tick, sizeof tick) != 0))) {
+			fv_fail(t, line, "fast decoder: warn 0x%llx / tick type %lld differ", x.warn, x.tick_type);
+			continue;
+		}
+		if (t->xdec.records != t->dec.records || memcmp(t->xdec.errors, t->dec.errors, sizeof t->dec.errors)) {
+			fv_fail(t, line, "fast decoder: counters differ (records %lld vs %lld)", (long long)t->xdec.records,
+				(long long)t->dec.records);
+			continue;
+		}
+		for (uint32_t k = 0; k < t->prog.ndict && k < FAST_MAX_DICT; k++) {
+			const struct fast_dict_entry *a = &t->dec.dict[k], *b = &t->xdec.dict[k];
+			uint32_t sa = a->gen == t->dec.gen ? a->state : 0, sb = b->gen == t->xdec.gen ? b->state : 0;
+			if (sa != sb || (sa == FAST_DICT_ASSIGNED && (a->i != b->i || a->exp != b->exp ||
+								     a->len != b->len || memcmp(a->s, b->s, a->len)))) {
+				fv_fail(t, line, "fast decoder: dictionary slot %lld differs (state %lld)", k, sb);
+				break;
+			}
+		}
+	}
+}
+
 /* Decode buf[0..n) (exactly n bytes on the heap) and check the outcome:
  * expect == FAST_OK: returns OK, consumes all n bytes, r->warn == wmask,
  * records +1, errors[] +1 for each warning bit and unchanged otherwise;
@@ -165,7 +239,9 @@ static inline int fv_run_buf(struct fv *t, const uint8_t *src, uint32_t n, int e
 	memset(&t->rec, 0xEE, sizeof t->rec);
 	t->used = 0xFFFFFFFFu;
 	t->len = n;
+	memcpy(&t->xpre, &t->dec, sizeof t->xpre);
 	rc = fast_dec_record(&t->dec, buf, n, &t->used, &t->rec);
+	fv_fastx_same(t, buf, n, rc, line);
 	free(blk);
 	test_checks++;
 	if (rc != expect) {
@@ -311,7 +387,9 @@ static inline int fv_msg_next(struct fv *t, int expect, uint32_t wmask, int line
 	want = t->moff[i + 1] - t->moff[i];
 	memcpy(before, t->dec.errors, sizeof before);
 	memset(&t->rec, 0xEE, sizeof t->rec);
+	memcpy(&t->xpre, &t->dec, sizeof t->xpre);
 	rc = fast_dec_record(&t->dec, t->mbuf + t->mpos, t->mlen - t->mpos, &t->used, &t->rec);
+	fv_fastx_same(t, t->mbuf + t->mpos, t->mlen - t->mpos, rc, line);
 	test_checks++;
 	if (rc != expect) {
 		fv_fail(t, line, "fast_dec_record returned %lld, expected %lld", rc, expect);

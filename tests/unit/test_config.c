@@ -226,8 +226,9 @@ static void test_default_examples(void)
 		o += sprintf(o, "%s\n", uncomment ? line + 1 : line);
 		uncommented += uncomment;
 	}
-	/* 42 keys in fixed sections (4 of them [source] xsk_*); interface is set, not commented; 6 examples are not defaults */
-	CHECK_EQ(uncommented, 35);
+	/* 43 keys in fixed sections (4 of them [source] xsk_*, 1 [fast] decoder); interface is set, not commented;
+	 * 6 examples are not defaults */
+	CHECK_EQ(uncommented, 36);
 	/* the copy lives in the temporary directory: give it the relative template path */
 	char tdir[PATH_MAX + 16], tcopy[PATH_MAX + 64];
 	tmp_path(tdir, sizeof tdir, "templates");
@@ -1091,6 +1092,7 @@ static void test_key_table(void)
 		{ TOED_K_FAST_FRAMING, "fast", "framing", 0 },
 		{ TOED_K_FAST_SEQUENCE_CHECK, "fast", "sequence_check", 0 },
 		{ TOED_K_FAST_ARBITRATION_WAIT_US, "fast", "arbitration_wait_us", 0 },
+		{ TOED_K_FAST_DECODER, "fast", "decoder", 1 },
 		{ TOED_K_SHM_HUGEPAGES, "shm", "hugepages", 0 },
 		{ TOED_K_SHM_RING_SIZE, "shm", "ring_size", 0 },
 		{ TOED_K_SHM_MAX_CLIENTS, "shm", "max_clients", 0 },

@@ -1,0 +1,116 @@
+/* fastx.h - the specialised host FAST decoder (CPU only, never synthesised).
+ *
+ * The reference decoder (kernels/fast/fast_decode.c) interprets the template
+ * program field by field into a value array that fast_tick.c then maps by
+ * tick field. It is the card's decoder and the oracle. This one is for the
+ * software backend: at template load fastx_prog_new() lowers every template
+ * into a straight-line list of field operations whose operator, nullability,
+ * presence-map bit, dictionary slot and destination inside union toe_record
+ * are resolved ahead of time, so a record decodes straight into its tick
+ * record. Stop bits are found 64 bytes at a time with SIMD movemask (or a
+ * SWAR word test in the portable scalar path) and 7-bit groups gathered with
+ * BMI2 pext where that is fast, else with three mask-and-shift steps; the
+ * instruction set is chosen at run time (fastx_isa_*).
+ *
+ * Identity with the reference: fastx keeps its dictionary in the reference's
+ * own struct fast_dec (same entries, generation counter, error and record
+ * counters), and whatever it was not specialised for (sequences, groups,
+ * byte vectors, decimals, string delta/tail, more than 64 presence bits...)
+ * it hands, per template, to fast_dec_record + fast_tick_map on that same
+ * state (counted in fastx_dec.fallback). So records, error codes, error
+ * offsets, consumed bytes, warnings and counters are those of the reference;
+ * tests/fuzz/fuzz_fastx_diff.c checks it.
+ *
+ * Host-only: heap, function-level target attributes and intrinsics are fine
+ * here; the files directly in kernels/fast/ stay the synthesisable subset.
+ */
+#ifndef FASTX_H
+#define FASTX_H
+
+#include <stdint.h>
+#include "toe/tick.h"
+#include "fast/fast_decode.h"
+#include "fast/fast_stream.h"
+
+/* Instruction-set levels, lowest first. */
+enum fastx_isa {
+	FASTX_ISA_SCALAR = 0, /* portable C: SWAR stop bits, mask-and-shift gather */
+	FASTX_ISA_AVX2 = 1,   /* 2 x 32-byte movemask */
+	FASTX_ISA_AVX512 = 2, /* 1 x 64-byte mask compare (AVX-512BW) */
+	FASTX_ISA_COUNT
+};
+
+/* The level picked at first use: the widest the CPU has, unless the
+ * environment variable TOE_FASTX_ISA=scalar|avx2|avx512 asks for a lower one
+ * (tests force each level through fastx_isa_set instead). pext is used with
+ * AVX2/AVX-512 when the CPU has BMI2 and it is not microcoded (AMD before
+ * Zen 3, family < 0x19); TOE_FASTX_PEXT=0 turns it off. */
+int fastx_isa_get(void);
+int fastx_isa_max(void);          /* widest level this CPU runs */
+int fastx_isa_set(int level);     /* 0, or -1 when the CPU lacks it */
+int fastx_pext_get(void);         /* 1 when pext is in use */
+int fastx_pext_set(int on);       /* 0, or -1 when the CPU has no BMI2 */
+int fastx_pext_fast(void);        /* whether this CPU's pext is fast */
+const char *fastx_isa_name(int level);
+
+struct fastx_prog; /* the lowered program (fastx_lower.c) */
+
+/* Lower prog (kept by the caller, must outlive the result). Returns NULL
+ * only when out of memory; templates that cannot be specialised are marked
+ * for the fallback, never refused. */
+struct fastx_prog *fastx_prog_new(const struct fast_prog *prog);
+void fastx_prog_free(struct fastx_prog *xp);
+/* Templates specialised / left to the reference. */
+uint32_t fastx_prog_specialised(const struct fastx_prog *xp);
+uint32_t fastx_prog_fallback(const struct fastx_prog *xp);
+/* Why template index t falls back ("" when specialised). */
+const char *fastx_prog_why(const struct fastx_prog *xp, uint32_t t);
+
+/* One decoder's results and counters. The dictionary lives in the
+ * reference's struct fast_dec given to each call. */
+struct fastx_dec {
+	const struct fastx_prog *xp;
+	struct fast_rec *scratch;  /* the fallback's value array (caller memory) */
+	/* results of the last fastx_record / FS_RECORD */
+	union toe_record tick;     /* valid when tick_type > 0 */
+	int32_t tick_type;         /* fast_tick_map's result: TOE_REC_*, 0 unmapped (range: hdr.flags) */
+	uint32_t warn;             /* reportable errors of the record (fast_rec.warn) */
+	uint32_t tid;
+	uint16_t tpl;
+	uint8_t used_fallback;     /* the last record went through the reference */
+	uint8_t pad;
+	/* counters */
+	uint64_t fast;             /* records decoded by the specialised path */
+	uint64_t fallback;         /* records handed to the reference */
+	uint64_t step_bulk;        /* STEP messages framed by the bulk path */
+	uint64_t step_machine;     /* step_feed calls left to the reference state machine */
+};
+
+void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fast_rec *scratch);
+
+/* fast_dec_record + fast_tick_map(msg_seq) in one: same return value, same
+ * *used, same effects on d (dictionary, errors[], records). On FAST_OK,
+ * x->tick_type/tick/warn/tid/tpl hold the record. */
+int fastx_record(struct fastx_dec *x, struct fast_dec *d, const uint8_t *buf, uint32_t len, uint64_t msg_seq,
+		 uint32_t *used);
+
+/* The same at an explicit instruction-set level (tests, benchmarks). */
+int fastx_record_isa(int isa, int pext, struct fastx_dec *x, struct fast_dec *d, const uint8_t *buf, uint32_t len,
+		     uint64_t msg_seq, uint32_t *used);
+
+/* fast_stream_next with fastx_record in place of fast_dec_record +
+ * fast_tick_map, and whole STEP messages framed in bulk (fastx_step.c):
+ * the same events and fast_stream fields; on FS_RECORD the record is in x
+ * (fs->rec only when x->used_fallback). x->scratch may be &fs->rec. */
+int fastx_stream_next(struct fastx_dec *x, struct fast_stream *fs);
+
+/* step_feed with whole messages found in bulk (fastx_step.c): the same
+ * results, counters and state; msg.data may point into p instead of body[]. */
+uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status);
+
+/* Decoder choice of the tools and the daemon. */
+enum fastx_choice { FASTX_AUTO = 0, FASTX_FAST = 1, FASTX_REFERENCE = 2 };
+int fastx_choice_parse(const char *s); /* enum fastx_choice, -1 when unknown */
+const char *fastx_choice_name(int c);
+
+#endif

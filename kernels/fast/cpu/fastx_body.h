@@ -1,0 +1,544 @@
+/* fastx_body.h - the specialised decoder body, included once per instruction set.
+ *
+ * Included by fastx_decode.c with FX_NAME (suffix), FX_TARGET (target
+ * attribute), FX_MASK (stop bits of 64 bytes) and FX_GATHER (eight 7-bit
+ * groups of a byte-reversed word into one integer) defined; undefines them.
+ *
+ * The window: c->m holds the stop bits of b[wb .. wb+64) (zero past the
+ * input), computed in one SIMD pass; a field's length is a count of
+ * trailing zeros from its position. A field whose stop bit is not in the
+ * window refills it at the field; a field that does not end within 64
+ * bytes or within the input goes to the exact reader.
+ */
+
+static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_refill)(struct fx *c)
+{
+	c->wb = c->pos;
+	if (LIKELY(c->len - c->pos >= 64)) {
+		c->m = FX_MASK(c->b + c->pos);
+	} else {
+		uint8_t t[64];
+		memset(t, 0, sizeof t);
+		memcpy(t, c->b + c->pos, c->len - c->pos);
+		c->m = FX_MASK(t);
+	}
+}
+
+/* Bytes up to and including the next stop bit, 0 when not in reach. */
+static FX_TARGET inline __attribute__((always_inline)) uint32_t FX_NAME(x_span)(struct fx *c)
+{
+	uint32_t k = c->pos - c->wb;
+	uint64_t mm = k < 64 ? c->m >> k : 0;
+	if (UNLIKELY(mm == 0)) {
+		if (c->pos == c->wb || c->wb + 64 >= c->len)
+			return 0;
+		FX_NAME(x_refill)(c);
+		mm = c->m;
+		if (mm == 0)
+			return 0;
+	}
+	return (uint32_t)__builtin_ctzll(mm) + 1;
+}
+
+/* The n (1..8) bytes at pos as one integer of 7n bits. */
+static FX_TARGET inline __attribute__((always_inline)) uint64_t FX_NAME(x_bits)(const struct fx *c, uint32_t n)
+{
+	uint64_t w = __builtin_bswap64(x_ld8s(c, c->pos)) >> (64 - 8 * n);
+	return FX_GATHER(w);
+}
+
+/* The exact readers get a copy of the cursor, so that the cursor's address
+ * never escapes and the compiler keeps it in registers on the common path. */
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap_slow)(struct fx *c)
+{
+	struct fx t = *c;
+	int e = x_pmap_exact(&t);
+	*c = t;
+	return e;
+}
+
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int_slow)(struct fx *c, uint32_t type,
+									      uint32_t nullable, int64_t *out,
+									      uint32_t *present)
+{
+	struct fx t = *c;
+	int64_t v = 0;
+	uint32_t p = 0;
+	int e = x_int_exact(&t, type, nullable, &v, &p);
+	*c = t;
+	*out = v;
+	*present = p;
+	return e;
+}
+
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii_slow)(struct fx *c, uint32_t nullable,
+										uint8_t *dst, uint32_t *len,
+										uint32_t *present)
+{
+	struct fx t = *c;
+	uint32_t l = 0, p = 0;
+	int e = x_ascii_exact(&t, nullable, dst, &l, &p);
+	*c = t;
+	*len = l;
+	*present = p;
+	return e;
+}
+
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap)(struct fx *c)
+{
+	uint32_t n = FX_NAME(x_span)(c);
+	if (UNLIKELY(n == 0 || n > 8))
+		return FX_NAME(x_pmap_slow)(c);
+	if (n > 1 && c->b[c->pos + n - 1] == 0x80)
+		c->warn |= 1u << FAST_E_OVERLONG_PMAP;
+	c->pm = FX_NAME(x_bits)(c, n) << (64 - 7 * n);
+	c->pmlo = 0;
+	c->pos += n;
+	return FAST_OK;
+}
+
+/* read_int of the reference: integer of wire type `type`, nullable or not. */
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct fx *c, uint32_t type,
+									 uint32_t nullable, int64_t *out,
+									 uint32_t *present)
+{
+	const uint32_t is_signed = type == XT_I32 || type == XT_I64;
+	const uint32_t maxfast = (type == XT_I32 || type == XT_U32) ? 4 : 8;
+	uint32_t n = FX_NAME(x_span)(c);
+	uint64_t v;
+	uint8_t b0;
+	if (UNLIKELY(n == 0 || n > maxfast))
+		return FX_NAME(x_int_slow)(c, type, nullable, out, present);
+	v = FX_NAME(x_bits)(c, n);
+	b0 = c->b[c->pos];
+	if (is_signed && (b0 & 0x40))
+		v |= ~(uint64_t)0 << (7 * n);
+	if (UNLIKELY(n > 1 && (b0 == 0x00 || b0 == 0x7f))) {
+		uint8_t b1 = c->b[c->pos + 1];
+		if ((b0 == 0x00 && (!is_signed || !(b1 & 0x40))) || (b0 == 0x7f && is_signed && (b1 & 0x40)))
+			c->warn |= 1u << FAST_E_OVERLONG_INT;
+	}
+	c->pos += n;
+	*present = 1;
+	if (nullable && (int64_t)v >= 0) {
+		if (v == 0) {
+			*present = 0;
+			*out = 0;
+			return FAST_OK;
+		}
+		v--;
+	}
+	*out = (int64_t)v;
+	return FAST_OK;
+}
+
+/* An ASCII string into sb[] (clean 7-bit bytes; sb has room for 64 + 8). */
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii)(struct fx *c, uint32_t nullable,
+									   uint8_t *sb, uint32_t *len,
+									   uint32_t *present)
+{
+	uint32_t n = FX_NAME(x_span)(c), i;
+	if (UNLIKELY(n == 0 || n > FAST_MAX_STR || c->len - c->pos < 2 || c->b[c->pos] == 0x00 ||
+		     c->b[c->pos] == 0x80))
+		return FX_NAME(x_ascii_slow)(c, nullable, sb, len, present);
+	for (i = 0; i < n; i += 8) {
+		uint64_t w = x_ld8s(c, c->pos + i) & 0x7f7f7f7f7f7f7f7fULL;
+		memcpy(sb + i, &w, 8);
+	}
+	c->pos += n;
+	*len = n;
+	*present = 1;
+	return FAST_OK;
+}
+
+/* Low n bytes of a word (n may exceed 8). */
+static inline uint64_t FX_NAME(x_lowbytes)(uint64_t w, uint32_t n)
+{
+	return n >= 8 ? w : w & ((1ull << (8 * n)) - 1);
+}
+
+static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_dict_str)(struct fast_dict_entry *e,
+									       uint32_t gen, const uint8_t *s,
+									       uint32_t n)
+{
+	uint32_t i;
+	e->gen = gen;
+	e->state = FAST_DICT_ASSIGNED;
+	e->len = (uint8_t)n;
+	if (s == e->s)
+		return;
+	for (i = 0; i < n; i += 8)
+		memcpy(e->s + i, s + i, 8);
+}
+
+/* One integer field; op, type and opt are constants in each dispatch case. */
+static FX_TARGET inline __attribute__((always_inline)) int
+FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, const uint32_t gen, const uint32_t op,
+		const uint32_t type, const uint32_t opt, int64_t *vp, uint32_t *pp)
+{
+	struct fast_dict_entry *de;
+	uint32_t st;
+	int err;
+	switch (op) {
+	case XO_INT_NONE:
+		return FX_NAME(x_int)(c, type, opt, vp, pp);
+	case XO_INT_CONST:
+		*pp = opt ? (c->pm & o->pmask) != 0 : 1;
+		*vp = o->init;
+		return FAST_OK;
+	case XO_INT_DEFAULT:
+		if (c->pm & o->pmask)
+			return FX_NAME(x_int)(c, type, opt, vp, pp);
+		if (o->has_init) {
+			*pp = 1;
+			*vp = o->init;
+			return FAST_OK;
+		}
+		*pp = 0;
+		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
+	case XO_INT_COPY:
+	case XO_INT_INCR:
+		de = &d->dict[o->dict];
+		if (c->pm & o->pmask) {
+			err = FX_NAME(x_int)(c, type, opt, vp, pp);
+			if (UNLIKELY(err))
+				return err;
+			de->gen = gen;
+			if (!opt || *pp) {
+				de->state = FAST_DICT_ASSIGNED;
+				de->i = *vp;
+				de->exp = 0;
+			} else {
+				de->state = FAST_DICT_EMPTY;
+			}
+			return FAST_OK;
+		}
+		st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
+		if (LIKELY(st == FAST_DICT_ASSIGNED)) {
+			int64_t v = op == XO_INT_INCR ? x_incr(type, de->i) : de->i;
+			de->i = v;
+			*vp = v;
+			*pp = 1;
+			return FAST_OK;
+		}
+		if (st == FAST_DICT_UNDEF && o->has_init) {
+			*vp = o->init;
+			*pp = 1;
+			de->gen = gen;
+			de->state = FAST_DICT_ASSIGNED;
+			de->i = o->init;
+			de->exp = 0;
+			return FAST_OK;
+		}
+		*pp = 0;
+		if (st == FAST_DICT_UNDEF) {
+			if (!opt)
+				return FAST_E_MANDATORY_UNDEF;
+			de->gen = gen;
+			de->state = FAST_DICT_EMPTY;
+			return FAST_OK;
+		}
+		return opt ? FAST_OK : FAST_E_MANDATORY_EMPTY;
+	default: { /* XO_INT_DELTA */
+		int64_t delta, base, v;
+		de = &d->dict[o->dict];
+		err = FX_NAME(x_int)(c, XT_I64, opt, &delta, pp);
+		if (UNLIKELY(err) || !*pp)
+			return err;
+		st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
+		if (st == FAST_DICT_ASSIGNED)
+			base = de->i;
+		else if (st == FAST_DICT_EMPTY)
+			return FAST_E_MANDATORY_EMPTY;
+		else
+			base = o->has_init ? o->init : 0;
+		if (type == XT_U64) {
+			uint64_t r = (uint64_t)base + (uint64_t)delta;
+			if (delta >= 0 ? r < (uint64_t)base : r > (uint64_t)base)
+				return FAST_E_RANGE;
+			v = (int64_t)r;
+		} else if (__builtin_add_overflow(base, delta, &v) ||
+			   (type == XT_I32 && (v < -2147483648LL || v > 2147483647LL)) ||
+			   (type == XT_U32 && (v < 0 || v > 4294967295LL))) {
+			return FAST_E_RANGE;
+		}
+		de->gen = gen;
+		de->state = FAST_DICT_ASSIGNED;
+		de->i = v;
+		de->exp = 0;
+		*vp = v;
+		return FAST_OK;
+	}
+	}
+}
+
+/* One ASCII field into (*svp, *snp): sb, or the dictionary entry's bytes. */
+static FX_TARGET inline __attribute__((always_inline)) int
+FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, const uint32_t gen,
+		const struct fast_prog *p, const uint32_t op, const uint32_t opt, uint8_t *sb, const uint8_t **svp,
+		uint32_t *snp, uint32_t *pp)
+{
+	struct fast_dict_entry *de;
+	uint32_t st;
+	int err;
+	switch (op) {
+	case XO_STR_NONE:
+		return FX_NAME(x_ascii)(c, opt, sb, snp, pp);
+	case XO_STR_CONST:
+		*pp = opt ? (c->pm & o->pmask) != 0 : 1;
+		if (o->tbit) {
+			memcpy(sb, p->pool + o->ioff, o->ilen);
+			*snp = o->ilen;
+		}
+		return FAST_OK;
+	case XO_STR_DEFAULT:
+		if (c->pm & o->pmask)
+			return FX_NAME(x_ascii)(c, opt, sb, snp, pp);
+		if (o->has_init) {
+			*pp = 1;
+			memcpy(sb, p->pool + o->ioff, o->ilen);
+			*snp = o->ilen;
+			return FAST_OK;
+		}
+		*pp = 0;
+		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
+	default: /* XO_STR_COPY */
+		de = &d->dict[o->dict];
+		if (c->pm & o->pmask) {
+			err = FX_NAME(x_ascii)(c, opt, sb, snp, pp);
+			if (UNLIKELY(err))
+				return err;
+			if (*pp) {
+				FX_NAME(x_dict_str)(de, gen, sb, *snp);
+			} else {
+				de->gen = gen;
+				de->state = FAST_DICT_EMPTY;
+			}
+			return FAST_OK;
+		}
+		st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
+		if (LIKELY(st == FAST_DICT_ASSIGNED)) {
+			*svp = de->s;
+			*snp = de->len;
+			*pp = 1;
+			return FAST_OK;
+		}
+		if (st == FAST_DICT_UNDEF && o->has_init) {
+			memcpy(sb, p->pool + o->ioff, o->ilen);
+			*snp = o->ilen;
+			*pp = 1;
+			FX_NAME(x_dict_str)(de, gen, sb, o->ilen);
+			return FAST_OK;
+		}
+		*pp = 0;
+		if (st == FAST_DICT_UNDEF) {
+			if (!opt)
+				return FAST_E_MANDATORY_UNDEF;
+			de->gen = gen;
+			de->state = FAST_DICT_EMPTY;
+			return FAST_OK;
+		}
+		return opt ? FAST_OK : FAST_E_MANDATORY_EMPTY;
+	}
+}
+
+#define FX_CI(op, ty, opt)                                                                              \
+	case XCODE_INT(op, ty, opt):                                                                    \
+		err = FX_NAME(x_fint)(&c, o, d, gen, op, ty, opt, &v, &present);                        \
+		break;
+#define FX_CT(op, ty) FX_CI(op, ty, 0) FX_CI(op, ty, 1)
+#define FX_CO(op) FX_CT(op, XT_I32) FX_CT(op, XT_U32) FX_CT(op, XT_I64) FX_CT(op, XT_U64)
+#define FX_CS(op, opt)                                                                                  \
+	case XCODE_STR(op, opt):                                                                        \
+		err = FX_NAME(x_fstr)(&c, o, d, gen, xp->p, op, opt, sb, &sv, &sn, &present);           \
+		break;
+
+int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len,
+				 uint64_t seq, uint32_t *used)
+{
+	const struct fastx_prog *xp = x->xp;
+	const struct fastx_tpl *xt;
+	const struct fastx_op *o, *oe;
+	struct fast_dict_entry *te = &d->dict[FAST_DICT_TEMPLATE_ID];
+	const uint32_t gen = d->gen;
+	struct fx c;
+	union toe_record *tk = &x->tick;
+	uint8_t sb[FAST_MAX_STR + 16];
+	int64_t tid;
+	uint32_t present, pres = 0, bad = 0, e;
+	int err, t;
+
+	c.b = b;
+	c.len = len;
+	c.pos = 0;
+	c.warn = 0;
+	c.pmlo = 0;
+	FX_NAME(x_refill)(&c);
+
+	err = FX_NAME(x_pmap)(&c);
+	if (UNLIKELY(err))
+		goto fail;
+	if (c.pm >> 63) {
+		err = FX_NAME(x_int)(&c, XT_U32, 0, &tid, &present);
+		if (UNLIKELY(err))
+			goto fail;
+		t = fastx_find(xp, (uint32_t)tid);
+		if (UNLIKELY(t >= 0 && !xp->tpl[t].ok))
+			return fastx_fallback(x, d, b, len, seq, used); /* nothing changed yet */
+		te->gen = gen;
+		te->state = FAST_DICT_ASSIGNED;
+		te->i = tid;
+		te->exp = 0;
+	} else if (te->gen == gen && te->state == FAST_DICT_ASSIGNED) {
+		tid = te->i;
+		t = fastx_find(xp, (uint32_t)tid);
+		if (UNLIKELY(t >= 0 && !xp->tpl[t].ok))
+			return fastx_fallback(x, d, b, len, seq, used);
+	} else {
+		err = FAST_E_MANDATORY_UNDEF;
+		goto fail;
+	}
+	x->tid = (uint32_t)tid;
+	x->used_fallback = 0;
+	if (UNLIKELY(t < 0)) {
+		err = FAST_E_UNKNOWN_TEMPLATE;
+		goto fail;
+	}
+	x->tpl = (uint16_t)t;
+	xt = &xp->tpl[t];
+	memset(tk, 0, sizeof *tk);
+
+	o = &xp->ops[xt->first];
+	oe = o + xt->nops;
+	for (; o < oe; o++) {
+		int64_t v = 0;
+		const uint8_t *sv = sb;
+		uint32_t sn = 0;
+		switch (o->code) {
+			FX_CO(XO_INT_NONE)
+			FX_CO(XO_INT_CONST)
+			FX_CO(XO_INT_COPY)
+			FX_CO(XO_INT_DEFAULT)
+			FX_CO(XO_INT_INCR)
+			FX_CO(XO_INT_DELTA)
+			FX_CS(XO_STR_NONE, 0)
+			FX_CS(XO_STR_NONE, 1)
+			FX_CS(XO_STR_CONST, 0)
+			FX_CS(XO_STR_CONST, 1)
+			FX_CS(XO_STR_COPY, 0)
+			FX_CS(XO_STR_COPY, 1)
+			FX_CS(XO_STR_DEFAULT, 0)
+			FX_CS(XO_STR_DEFAULT, 1)
+		default:
+			err = FAST_OK;
+			present = 0;
+			break;
+		}
+		if (UNLIKELY(err))
+			goto fail;
+		if (!present || !o->tbit)
+			continue;
+		/* the tick record: fast_tick_map's rules (ABI 2), decided at load
+		 * time. A value that does not fit sets its bit in bad (the field
+		 * keeps what it held, 0; a string its first bytes); the record is
+		 * still delivered. */
+		pres |= o->tbit;
+		switch (o->tw) {
+		case XW_I32:
+			if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
+				bad |= o->tbit;
+				break;
+			}
+			if (UNLIKELY(v < -2147483648LL || v > 2147483647LL)) {
+				bad |= o->tbit;
+				break;
+			}
+			{
+				int32_t w = (int32_t)v;
+				memcpy(tk->bytes + o->toff, &w, 4);
+			}
+			break;
+		case XW_I64:
+			if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
+				bad |= o->tbit;
+				break;
+			}
+			memcpy(tk->bytes + o->toff, &v, 8);
+			break;
+		case XW_CHAR: {
+			/* TOE_FLAG_LEN bytes, NUL-padded; longer codes are cut and flagged */
+			uint64_t w;
+			_Static_assert(TOE_FLAG_LEN == 8, "a code field is one 64-bit word");
+			memcpy(&w, sv, 8);
+			w = FX_NAME(x_lowbytes)(w, sn);
+			memcpy(tk->bytes + o->toff, &w, 8);
+			if (UNLIKELY(sn > TOE_FLAG_LEN))
+				bad |= o->tbit;
+			break;
+		}
+		case XW_SID: {
+			/* at most LEN-1 characters (the id stays NUL-terminated); longer ids are cut and flagged */
+			uint64_t w0, w1;
+			uint32_t n = sn;
+			if (UNLIKELY(n >= TOE_SECURITY_ID_LEN)) {
+				n = TOE_SECURITY_ID_LEN - 1;
+				bad |= o->tbit;
+			}
+			memcpy(&w0, sv, 8);
+			memcpy(&w1, sv + 8, 8);
+			w0 = FX_NAME(x_lowbytes)(w0, n);
+			w1 = n > 8 ? FX_NAME(x_lowbytes)(w1, n - 8) : 0;
+			memcpy(tk->bytes + o->toff, &w0, 8);
+			memcpy(tk->bytes + o->toff + 8, &w1, 8);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	if (UNLIKELY(((c.pm & ~xt->used) | c.pmlo) != 0)) {
+		err = FAST_E_PMAP_EXTRA;
+		goto fail;
+	}
+	*used = c.pos;
+	x->warn = c.warn;
+	if (UNLIKELY(c.warn)) {
+		for (e = 0; e < FAST_ERR_COUNT; e++)
+			if (c.warn & (1u << e))
+				d->errors[e]++;
+	}
+	d->records++;
+	x->fast++;
+	if (xt->kind == TOE_REC_NONE) {
+		x->tick_type = TOE_REC_NONE;
+	} else {
+		tk->hdr.type = xt->kind;
+		tk->hdr.present = pres;
+		tk->hdr.msg_seq = seq;
+		tk->hdr.bad_fields = bad;
+		tk->hdr.flags = (uint16_t)((bad ? TOE_RF_RANGE : 0) | (c.warn ? TOE_RF_WARN : 0));
+		x->tick_type = xt->kind;
+	}
+	return FAST_OK;
+
+fail:
+	*used = c.pos;
+	x->warn = c.warn;
+	x->tick_type = TOE_REC_NONE;
+	if (c.warn) {
+		for (e = 0; e < FAST_ERR_COUNT; e++)
+			if (c.warn & (1u << e))
+				d->errors[e]++;
+	}
+	d->errors[err < FAST_ERR_COUNT ? err : 0]++;
+	return err;
+}
+
+#undef FX_CI
+#undef FX_CT
+#undef FX_CO
+#undef FX_CS
+#undef FX_NAME
+#undef FX_TARGET
+#undef FX_MASK
+#undef FX_GATHER

@@ -1,0 +1,400 @@
+/* fastx_decode.c - the specialised record decoder, one copy per instruction set (host only).
+ *
+ * The decoder body lives in fastx_body.h and is included once per level
+ * with its own __attribute__((target)) (scalar; AVX2 with and without pext;
+ * AVX-512BW with and without pext), so no global -mavx flag is needed and
+ * every copy is bit-exact with the others: only how the 64-bit stop-bit
+ * window is computed and how 7-bit groups are gathered differ.
+ *
+ * What the common path does not take (integers longer than 4 / 8 bytes,
+ * special string forms, presence maps longer than 8 bytes, fields that run
+ * past the end of the input) goes to the exact readers below, which follow
+ * the reference's read_int_exact / read_ascii_slow / read_pmap step by step
+ * (same values, same warnings, same error and same cursor on error), so the
+ * two decoders cannot disagree on the edge cases the vectors and the
+ * differential fuzzer (tests/fuzz/fuzz_fastx_diff.c) probe.
+ */
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "fastx_int.h"
+#include "fast/fast_tick.h"
+
+/* Decoder state of one record. */
+struct fx {
+	const uint8_t *b;
+	uint32_t len, pos;
+	uint32_t wb;   /* the window: stop bits of b[wb .. wb+64), zero past len */
+	uint32_t warn;
+	uint64_t m;
+	uint64_t pm;   /* presence map, next bits left-aligned; bit 63 = template id */
+	uint64_t pmlo; /* presence bits beyond the first 64 (a long map): all extra */
+};
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- exact readers (the reference's rules, for everything uncommon) ---- */
+
+__attribute__((noinline)) static int x_pmap_exact(struct fx *c)
+{
+	const uint8_t *b = c->b + c->pos;
+	const uint32_t avail = c->len - c->pos;
+	uint64_t hi = 0, lo = 0;
+	uint32_t i, shift;
+	for (i = 0; i < FAST_MAX_PMAP_BYTES; i++) {
+		uint8_t ch;
+		if (i >= avail) {
+			c->pos = c->len;
+			return FAST_E_TRUNCATED;
+		}
+		ch = b[i];
+		hi = (hi << 7) | (lo >> 57);
+		lo = (lo << 7) | (ch & 0x7f);
+		if (ch & 0x80)
+			break;
+	}
+	if (i == FAST_MAX_PMAP_BYTES) {
+		c->pos += FAST_MAX_PMAP_BYTES;
+		return FAST_E_PMAP_TOO_LONG;
+	}
+	if (i > 0 && b[i] == 0x80)
+		c->warn |= 1u << FAST_E_OVERLONG_PMAP;
+	c->pos += i + 1;
+	shift = 128 - 7 * (i + 1);
+	if (shift >= 64) {
+		hi = lo << (shift - 64);
+		lo = 0;
+	} else {
+		hi = (hi << shift) | (lo >> (64 - shift));
+		lo <<= shift;
+	}
+	c->pm = hi;
+	c->pmlo = lo;
+	return FAST_OK;
+}
+
+__attribute__((noinline)) static int x_int_exact(struct fx *c, uint32_t type, uint32_t nullable, int64_t *out,
+						 uint32_t *present)
+{
+	const uint32_t maxb = (type == XT_I32 || type == XT_U32) ? 5 : 10;
+	const uint32_t is_signed = (type == XT_I32 || type == XT_I64);
+	uint64_t lo = 0;
+	uint32_t hi = 0, neg = 0, i, n = 0;
+	uint8_t first = 0, second = 0;
+
+	for (i = 0; i < 10; i++) {
+		uint8_t b;
+		if (i >= maxb)
+			return FAST_E_NO_STOP_BIT;
+		if (c->pos >= c->len)
+			return FAST_E_TRUNCATED;
+		b = c->b[c->pos++];
+		if (i == 0) {
+			first = b;
+			if (is_signed && (b & 0x40)) {
+				neg = 1;
+				lo = ~(uint64_t)0;
+				hi = 0xffffffffu;
+			}
+		} else if (i == 1) {
+			second = b;
+		}
+		hi = (hi << 7) | (uint32_t)(lo >> 57);
+		lo = (lo << 7) | (b & 0x7f);
+		n = i + 1;
+		if (b & 0x80)
+			break;
+	}
+	if (n == 0 || !(c->b[c->pos - 1] & 0x80))
+		return FAST_E_NO_STOP_BIT;
+	if (n > 1) {
+		if (is_signed ? ((first == 0x00 && !(second & 0x40)) || (first == 0x7f && (second & 0x40)))
+			      : first == 0x00)
+			c->warn |= 1u << FAST_E_OVERLONG_INT;
+	}
+	if (nullable && !neg) {
+		if (hi == 0 && lo == 0) {
+			*present = 0;
+			*out = 0;
+			return FAST_OK;
+		}
+		if (lo == 0)
+			hi--;
+		lo--;
+	}
+	*present = 1;
+	if (neg) {
+		if (hi != 0xffffffffu || !(lo >> 63))
+			return FAST_E_RANGE;
+		if (type == XT_I32 && (int64_t)lo < -2147483648LL)
+			return FAST_E_RANGE;
+	} else {
+		if (hi != 0)
+			return FAST_E_RANGE;
+		if (type == XT_I64 && (lo >> 63))
+			return FAST_E_RANGE;
+		if (type == XT_I32 && lo > 2147483647ULL)
+			return FAST_E_RANGE;
+		if (type == XT_U32 && lo > 4294967295ULL)
+			return FAST_E_RANGE;
+	}
+	*out = (int64_t)lo;
+	return FAST_OK;
+}
+
+/* dst gets the clean (7-bit) bytes. */
+__attribute__((noinline)) static int x_ascii_exact(struct fx *c, uint32_t nullable, uint8_t *dst, uint32_t *len,
+						   uint32_t *present)
+{
+	uint8_t t[FAST_MAX_STR + 2];
+	uint32_t i, n = 0, skip = 0, stop = 0;
+	for (i = 0; i < FAST_MAX_STR + 2; i++) {
+		uint8_t b;
+		if (c->pos >= c->len)
+			return FAST_E_TRUNCATED;
+		b = c->b[c->pos++];
+		t[i] = b;
+		n = i + 1;
+		if (b & 0x80) {
+			stop = 1;
+			break;
+		}
+	}
+	if (!stop)
+		return FAST_E_STR_TOO_LONG;
+	*present = 1;
+	*len = 0;
+	if (t[0] == 0x80) {
+		if (nullable)
+			*present = 0;
+		return FAST_OK;
+	}
+	if (t[0] == 0x00) {
+		if (n == 2 && t[1] == 0x80) {
+			if (!nullable) {
+				dst[0] = 0;
+				*len = 1;
+			}
+			return FAST_OK;
+		}
+		if (nullable && n == 3 && t[1] == 0x00 && t[2] == 0x80) {
+			dst[0] = 0;
+			*len = 1;
+			return FAST_OK;
+		}
+		c->warn |= 1u << FAST_E_OVERLONG_STR;
+		skip = 1;
+	}
+	if (n - skip > FAST_MAX_STR)
+		return FAST_E_STR_TOO_LONG;
+	for (i = 0; i + skip < n; i++)
+		dst[i] = t[i + skip] & 0x7f;
+	*len = n - skip;
+	return FAST_OK;
+}
+
+/* ---- arithmetic shared by every copy (the reference's rules) ---- */
+
+static const int64_t x_pow10[19] = {
+	1LL, 10LL, 100LL, 1000LL, 10000LL, 100000LL, 1000000LL, 10000000LL, 100000000LL,
+	1000000000LL, 10000000000LL, 100000000000LL, 1000000000000LL, 10000000000000LL,
+	100000000000000LL, 1000000000000000LL, 10000000000000000LL, 100000000000000000LL,
+	1000000000000000000LL,
+};
+
+/* fast_tick.c's rescale(): v * 10^-src as dst decimals, exactly; -1 when not. */
+__attribute__((noinline)) static int x_rescale(int64_t v, int32_t src_dec, int32_t dst_dec, int64_t *out)
+{
+	int32_t d = dst_dec - src_dec;
+	if (d == 0) {
+		*out = v;
+		return 0;
+	}
+	if (d > 0) {
+		if (d > 18 || __builtin_mul_overflow(v, x_pow10[d], out))
+			return -1;
+		return 0;
+	}
+	if (-d > 18) {
+		if (v != 0)
+			return -1;
+		*out = 0;
+		return 0;
+	}
+	if (v % x_pow10[-d] != 0)
+		return -1;
+	*out = v / x_pow10[-d];
+	return 0;
+}
+
+static inline int64_t x_incr(uint32_t type, int64_t v)
+{
+	switch (type) {
+	case XT_I32: return v == 2147483647LL ? -2147483648LL : v + 1;
+	case XT_U32: return v == 4294967295LL ? 0 : v + 1;
+	default: return (int64_t)((uint64_t)v + 1);
+	}
+}
+
+static inline uint64_t x_ld8(const uint8_t *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
+}
+
+/* 8 bytes at b[pos], zero past len (the last record of a buffer). */
+static inline uint64_t x_ld8s(const struct fx *c, uint32_t pos)
+{
+	uint64_t w = 0;
+	if (LIKELY(pos + 8 <= c->len))
+		return x_ld8(c->b + pos);
+	if (pos < c->len)
+		memcpy(&w, c->b + pos, c->len - pos);
+	return w;
+}
+
+/* The portable gather of eight 7-bit groups (group 0 in the low byte). */
+static inline uint64_t x_gather_swar(uint64_t w)
+{
+	w = (w & 0x007f007f007f007fULL) | ((w & 0x7f007f007f007f00ULL) >> 1);
+	w = (w & 0x00003fff00003fffULL) | ((w & 0x3fff00003fff0000ULL) >> 2);
+	return (w & 0x000000000fffffffULL) | ((w & 0x0fffffff00000000ULL) >> 4);
+}
+
+/* Stop bits of 64 bytes, portable: the high bit of each byte gathered with
+ * one multiply per 8 bytes. */
+static inline uint64_t x_mask_swar(const uint8_t *p)
+{
+	uint64_t m = 0;
+	uint32_t i;
+	for (i = 0; i < 8; i++) {
+		uint64_t w = (x_ld8(p + 8 * i) & 0x8080808080808080ULL) >> 7;
+		m |= ((w * 0x0102040810204080ULL) >> 56) << (8 * i);
+	}
+	return m;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"), always_inline)) static inline uint64_t x_mask_avx2(const uint8_t *p)
+{
+	__m256i a = _mm256_loadu_si256((const __m256i *)p);
+	__m256i b = _mm256_loadu_si256((const __m256i *)(p + 32));
+	return (uint64_t)(uint32_t)_mm256_movemask_epi8(a) | ((uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32);
+}
+
+__attribute__((target("avx512f,avx512bw"), always_inline)) static inline uint64_t x_mask_avx512(const uint8_t *p)
+{
+	return (uint64_t)_mm512_movepi8_mask(_mm512_loadu_si512((const void *)p));
+}
+
+__attribute__((target("bmi2"), always_inline)) static inline uint64_t x_gather_pext(uint64_t w)
+{
+	return _pext_u64(w, 0x7f7f7f7f7f7f7f7fULL);
+}
+#endif
+
+/* ---- the fallback: the reference itself ---- */
+
+int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		   uint32_t *used)
+{
+	int err = fast_dec_record(d, b, len, used, x->scratch);
+	x->used_fallback = 1;
+	x->fallback++;
+	x->warn = x->scratch->warn;
+	x->tid = x->scratch->tid;
+	x->tpl = x->scratch->tpl;
+	x->tick_type = TOE_REC_NONE;
+	if (err != FAST_OK)
+		return err;
+	x->tick_type = fast_tick_map(d->prog, x->scratch, seq, &x->tick);
+	return FAST_OK;
+}
+
+/* ---- one copy of the body per instruction set ---- */
+
+#define FX_NAME(n) n##_scalar
+#define FX_TARGET
+#define FX_MASK(p) x_mask_swar(p)
+#define FX_GATHER(w) x_gather_swar(w)
+#include "fastx_body.h"
+
+#if defined(__x86_64__)
+#define FX_NAME(n) n##_avx2
+#define FX_TARGET __attribute__((target("avx2")))
+#define FX_MASK(p) x_mask_avx2(p)
+#define FX_GATHER(w) x_gather_swar(w)
+#include "fastx_body.h"
+
+#define FX_NAME(n) n##_avx2_pext
+#define FX_TARGET __attribute__((target("avx2,bmi2")))
+#define FX_MASK(p) x_mask_avx2(p)
+#define FX_GATHER(w) x_gather_pext(w)
+#include "fastx_body.h"
+
+#define FX_NAME(n) n##_avx512
+#define FX_TARGET __attribute__((target("avx2,avx512f,avx512bw")))
+#define FX_MASK(p) x_mask_avx512(p)
+#define FX_GATHER(w) x_gather_swar(w)
+#include "fastx_body.h"
+
+#define FX_NAME(n) n##_avx512_pext
+#define FX_TARGET __attribute__((target("avx2,avx512f,avx512bw,bmi2")))
+#define FX_MASK(p) x_mask_avx512(p)
+#define FX_GATHER(w) x_gather_pext(w)
+#include "fastx_body.h"
+#else
+/* other architectures: every level is the portable one */
+int fastx_rec_avx2(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		   uint32_t *used)
+{
+	return fastx_rec_scalar(x, d, b, len, seq, used);
+}
+int fastx_rec_avx2_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+			uint32_t *used)
+{
+	return fastx_rec_scalar(x, d, b, len, seq, used);
+}
+int fastx_rec_avx512(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		     uint32_t *used)
+{
+	return fastx_rec_scalar(x, d, b, len, seq, used);
+}
+int fastx_rec_avx512_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+			  uint32_t *used)
+{
+	return fastx_rec_scalar(x, d, b, len, seq, used);
+}
+#endif
+
+void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fast_rec *scratch)
+{
+	memset(x, 0, sizeof *x);
+	x->xp = xp;
+	x->scratch = scratch;
+}
+
+int fastx_record_isa(int isa, int pext, struct fastx_dec *x, struct fast_dec *d, const uint8_t *buf, uint32_t len,
+		     uint64_t msg_seq, uint32_t *used)
+{
+	switch (isa) {
+	case FASTX_ISA_AVX512:
+		return pext ? fastx_rec_avx512_pext(x, d, buf, len, msg_seq, used)
+			    : fastx_rec_avx512(x, d, buf, len, msg_seq, used);
+	case FASTX_ISA_AVX2:
+		return pext ? fastx_rec_avx2_pext(x, d, buf, len, msg_seq, used)
+			    : fastx_rec_avx2(x, d, buf, len, msg_seq, used);
+	default:
+		return fastx_rec_scalar(x, d, buf, len, msg_seq, used);
+	}
+}
+
+int fastx_record(struct fastx_dec *x, struct fast_dec *d, const uint8_t *buf, uint32_t len, uint64_t msg_seq,
+		 uint32_t *used)
+{
+	return fastx_record_isa(fastx_isa_get(), fastx_pext_get(), x, d, buf, len, msg_seq, used);
+}

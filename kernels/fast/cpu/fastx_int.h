@@ -1,0 +1,111 @@
+/* fastx_int.h - the lowered program shared by fastx_lower.c and the decoders (private).
+ *
+ * A template becomes ops[first .. first+nops): one op per field instruction,
+ * in document order, with everything the interpreter looks up per field
+ * (kind, operator, nullability, presence bit, slot, initial value, tick
+ * destination and rescaling) already decided. The presence map is read into
+ * a left-aligned 64-bit word, so an op's bit is a ready mask (pmask).
+ */
+#ifndef FASTX_INT_H
+#define FASTX_INT_H
+
+#include <stdint.h>
+#include "fast/fast_prog.h"
+#include "fastx.h"
+
+/* Op codes: field class x operator (nullability is op->opt). */
+enum {
+	XO_INT_NONE = 0,
+	XO_INT_CONST,
+	XO_INT_COPY,
+	XO_INT_DEFAULT,
+	XO_INT_INCR,
+	XO_INT_DELTA,
+	XO_STR_NONE,
+	XO_STR_CONST,
+	XO_STR_COPY,
+	XO_STR_DEFAULT,
+	XO_COUNT
+};
+
+/* Integer wire types, as the reference's int_type(). */
+enum { XT_I32 = 0, XT_U32, XT_I64, XT_U64 };
+
+/* Tick destinations. */
+enum { XW_NONE = 0, XW_I32, XW_I64, XW_CHAR /* TOE_FLAG_LEN-byte code */, XW_SID };
+
+/* The dispatch code: integers (op, type, nullability) -> 0..47, ASCII
+ * strings (op, nullability) -> 48..55; each its own specialised case. */
+#define XCODE_INT(op, type, opt) ((op) * 8 + (type) * 2 + (opt))
+#define XCODE_STR(op, opt) (48 + ((op) - XO_STR_NONE) * 2 + (opt))
+
+struct fastx_op {
+	uint8_t code;     /* XCODE_* */
+	uint8_t opt;      /* nullable (presence="optional") */
+	uint8_t type;     /* XT_* (ints) */
+	uint8_t has_init;
+	uint8_t tw;       /* XW_*: how the value lands in the tick record */
+	uint8_t rescale;  /* integer needs rescale(v, src_dec, dst_dec) */
+	int8_t src_dec;
+	int8_t dst_dec;
+	uint16_t dict;    /* slot (copy/increment/delta) */
+	uint16_t toff;    /* byte offset in union toe_record */
+	uint32_t tbit;    /* 1u << tick field, 0 when none */
+	uint16_t ioff;    /* string initial value: pool[ioff .. ioff+ilen) */
+	uint16_t ilen;
+	uint64_t pmask;   /* presence-map bit (left-aligned word), 0 when none */
+	int64_t init;     /* integer initial value */
+	uint8_t op;       /* XO_* */
+	uint8_t pad[7];
+};
+
+struct fastx_tpl {
+	uint8_t ok;        /* specialised; else the reference decodes it */
+	uint8_t kind;      /* TOE_REC_TRADE/ORDER, else TOE_REC_NONE (no tick writes) */
+	uint16_t nops;
+	uint32_t first;    /* into fastx_prog.ops */
+	uint64_t used;     /* presence bits the template uses, template id's included */
+	char why[96];      /* fallback reason */
+};
+
+#define FASTX_HASH 256 /* template id lookup: open addressing, > 2 x FAST_MAX_TEMPLATES */
+
+struct fastx_prog {
+	const struct fast_prog *p;
+	uint32_t nops, nspec, nfall;
+	struct fastx_tpl tpl[FAST_MAX_TEMPLATES];
+	int16_t hash[FASTX_HASH]; /* template index + 1, 0 empty */
+	uint32_t hkey[FASTX_HASH];
+	struct fastx_op ops[FAST_MAX_INSTR];
+};
+
+static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
+{
+	uint32_t h = (tid * 2654435761u) >> 24, i;
+	for (i = 0; i < FASTX_HASH; i++) {
+		uint32_t k = (h + i) & (FASTX_HASH - 1);
+		if (xp->hash[k] == 0)
+			return -1;
+		if (xp->hkey[k] == tid)
+			return xp->hash[k] - 1;
+	}
+	return -1;
+}
+
+/* The decoders of each instruction set (fastx_decode.c). */
+int fastx_rec_scalar(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		     uint32_t *used);
+int fastx_rec_avx2(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		   uint32_t *used);
+int fastx_rec_avx2_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+			uint32_t *used);
+int fastx_rec_avx512(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		     uint32_t *used);
+int fastx_rec_avx512_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+			  uint32_t *used);
+
+/* The reference for one record (fallback): fast_dec_record + fast_tick_map. */
+int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		   uint32_t *used);
+
+#endif

@@ -1,0 +1,262 @@
+/* bench_fastx.c - the specialised host decoder beside the reference, one core, from memory.
+ *
+ * A deterministic 1,000,000-record mixed 3201/5801 SSE feed (sse_gen, the
+ * project's encoder) with a dictionary reset every 10 records is decoded
+ * into tick records from memory:
+ *   raw:  the FAST records back to back, both decoders resetting at every
+ *         10th record as the encoder did;
+ *   step: each 10 records framed as one STEP message (step_frame; 35= is a
+ *         label only), fed in 1408-byte chunks (TCP segments), framed,
+ *         decoded and mapped (fast_stream_next + fast_tick_map, or
+ *         fastx_stream_next).
+ * Variants run interleaved REPS times in one process on one core: the
+ * reference (fast_dec_record + fast_tick_map), the reference without the
+ * tick mapping, and the fast decoder at every instruction-set level this CPU
+ * has. Times are the thread's CPU time (bench_cpu_s: the machines are shared, wall time would count other processes' slices). Best and median in ns/record and MB/s of FAST input; ratios against
+ * the reference of the same run. BENCH_RECORDS, BENCH_REPS override the
+ * size; BENCH_ONLY=name runs one variant (for callgrind: instructions per
+ * record = difference of two runs with different BENCH_RECORDS).
+ * Targets (issue 11): raw decode into ticks <= 20 ns/record, STEP + decode
+ * + ticks <= 30 ns/record.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "fast/fast_stream.h"
+#include "fast/fast_tick.h"
+#include "fast/cpu/fastx.h"
+#include "fast/host/fast_compile.h"
+#include "feed/sse_gen.h"
+#include "fast/host/step_frame.h"
+
+#define REPS_DEFAULT 5
+#define CHUNK 1408
+#define PER_MSG 10
+
+static struct fast_prog prog;
+static struct fast_names names;
+static struct fast_dec dec;
+static struct fast_rec rec;
+static struct fast_stream fs;
+static struct fastx_prog *xp;
+static struct fastx_dec xd;
+static volatile uint64_t sink;
+static uint32_t RECORDS = 1000000u;
+static int REPS = REPS_DEFAULT;
+
+static uint8_t *raw, *step;
+static size_t raw_len, step_len;
+static uint32_t *bounds; /* raw: offset of each message, then raw_len */
+static uint32_t nmsg;
+
+enum { V_REF_RAW, V_REF_RAW_NOTICK, V_FX_RAW_SCALAR, V_FX_RAW_AVX2, V_FX_RAW_AVX512, V_REF_STEP, V_FX_STEP, V_N };
+static const char *vname[V_N] = {"ref_raw_tick",   "ref_raw_decode_only", "fastx_raw_scalar", "fastx_raw_avx2",
+				 "fastx_raw_avx512", "ref_step_tick",       "fastx_step_tick"};
+
+static uint64_t run_ref_raw(int map)
+{
+	uint64_t n = 0, acc = 0;
+	union toe_record t;
+	fast_dec_init(&dec, &prog);
+	for (uint32_t m = 0; m < nmsg; m++) {
+		uint32_t off = bounds[m], end = bounds[m + 1];
+		fast_dec_reset(&dec);
+		while (off < end) {
+			uint32_t used;
+			if (fast_dec_record(&dec, raw + off, end - off, &used, &rec) != FAST_OK)
+				return 0;
+			if (map && fast_tick_map(&prog, &rec, 0, &t) > 0)
+				acc += t.hdr.present;
+			off += used;
+			n++;
+		}
+	}
+	sink = acc;
+	return n;
+}
+
+static uint64_t run_fx_raw(int isa)
+{
+	uint64_t n = 0, acc = 0;
+	int pext = isa > FASTX_ISA_SCALAR && fastx_pext_fast();
+	fast_dec_init(&dec, &prog);
+	fastx_dec_init(&xd, xp, &rec);
+	for (uint32_t m = 0; m < nmsg; m++) {
+		uint32_t off = bounds[m], end = bounds[m + 1];
+		fast_dec_reset(&dec);
+		while (off < end) {
+			uint32_t used;
+			if (fastx_record_isa(isa, pext, &xd, &dec, raw + off, end - off, 0, &used) != FAST_OK)
+				return 0;
+			acc += xd.tick.hdr.present;
+			off += used;
+			n++;
+		}
+	}
+	sink = acc;
+	return n;
+}
+
+static uint64_t run_step(int fast)
+{
+	size_t off = 0;
+	uint64_t n = 0, acc = 0;
+	union toe_record t;
+	fast_stream_init(&fs, &prog, FAST_FRAMING_STEP);
+	fastx_dec_init(&xd, xp, &fs.rec);
+	while (off < step_len) {
+		uint32_t c = step_len - off < CHUNK ? (uint32_t)(step_len - off) : CHUNK;
+		int ev;
+		fast_stream_feed(&fs, step + off, c);
+		for (;;) {
+			ev = fast ? fastx_stream_next(&xd, &fs) : fast_stream_next(&fs);
+			if (ev == FS_NONE)
+				break;
+			if (ev != FS_RECORD)
+				return 0;
+			if (fast)
+				acc += xd.tick.hdr.present;
+			else if (fast_tick_map(&prog, &fs.rec, fs.msg_seq, &t) > 0)
+				acc += t.hdr.present;
+			n++;
+		}
+		off += c;
+	}
+	sink = acc;
+	return n;
+}
+
+static uint64_t run(int v)
+{
+	switch (v) {
+	case V_REF_RAW: return run_ref_raw(1);
+	case V_REF_RAW_NOTICK: return run_ref_raw(0);
+	case V_FX_RAW_SCALAR: return run_fx_raw(FASTX_ISA_SCALAR);
+	case V_FX_RAW_AVX2: return run_fx_raw(FASTX_ISA_AVX2);
+	case V_FX_RAW_AVX512: return run_fx_raw(FASTX_ISA_AVX512);
+	case V_REF_STEP: return run_step(0);
+	default: return run_step(1);
+	}
+}
+
+static int build_input(void)
+{
+	struct sse_gen_cfg cfg;
+	static struct sse_gen gen;
+	static struct fast_enc enc;
+	size_t cap = (size_t)RECORDS * 160 + 4096;
+	uint32_t maxmsg = RECORDS / PER_MSG + 2;
+	sse_gen_default(&cfg);
+	raw = malloc(cap);
+	step = malloc(cap);
+	bounds = malloc(sizeof *bounds * (maxmsg + 1));
+	if (!raw || !step || !bounds || sse_gen_init(&gen, &cfg) != 0)
+		return -1;
+	fast_enc_init(&enc, &prog);
+	for (uint32_t i = 0; i < RECORDS; i++) {
+		union toe_record t;
+		int n;
+		if (i % PER_MSG == 0) {
+			/* a new message: both sides reset the dictionary */
+			fast_enc_reset(&enc);
+			if (nmsg > 0) {
+				struct step_hdr h = {"UA5801", "SSE", "VDE", nmsg, "20261129-09:30:00.000"};
+				int m = step_frame(&h, raw + bounds[nmsg - 1], (uint32_t)(raw_len - bounds[nmsg - 1]),
+						   step + step_len, cap - step_len);
+				if (m < 0)
+					return -1;
+				step_len += (size_t)m;
+			}
+			bounds[nmsg++] = (uint32_t)raw_len;
+		}
+		sse_gen_next(&gen, &t);
+		n = sse_encode_raw(&prog, &enc, &t, raw + raw_len, cap - raw_len, NULL);
+		if (n < 0)
+			return -1;
+		raw_len += (size_t)n;
+	}
+	{
+		struct step_hdr h = {"UA5801", "SSE", "VDE", nmsg, "20261129-09:30:00.000"};
+		int m = step_frame(&h, raw + bounds[nmsg - 1], (uint32_t)(raw_len - bounds[nmsg - 1]), step + step_len,
+				   cap - step_len);
+		if (m < 0)
+			return -1;
+		step_len += (size_t)m;
+	}
+	bounds[nmsg] = (uint32_t)raw_len;
+	return 0;
+}
+
+int main(void)
+{
+	char err[256];
+	const char *only = getenv("BENCH_ONLY");
+	int maxisa = fastx_isa_max();
+	double tv[V_N][BENCH_MAX_REPS];
+	int on[V_N];
+	if (bench_env(&RECORDS, &REPS))
+		return 1;
+	if (fast_compile_file("conf/templates/sse-l2-3201-5801.xml", &prog, &names, err, sizeof err) != 0) {
+		fprintf(stderr, "bench_fastx: %s\n", err);
+		return 1;
+	}
+	xp = fastx_prog_new(&prog);
+	if (!xp || build_input() != 0) {
+		fprintf(stderr, "bench_fastx: cannot build the input\n");
+		return 1;
+	}
+	printf("input: %u records in %u STEP messages (%.2f records/message, dictionary reset per message); raw FAST "
+	       "%zu bytes (%.1f B/record); STEP %zu bytes\n",
+	       RECORDS, nmsg, (double)RECORDS / nmsg, raw_len, (double)raw_len / RECORDS, step_len);
+	printf("cpu: widest level %s, pext %s; templates specialised %u, fallback %u\n", fastx_isa_name(maxisa),
+	       fastx_pext_fast() ? "fast (used)" : "absent or slow (not used)", fastx_prog_specialised(xp),
+	       fastx_prog_fallback(xp));
+	for (int v = 0; v < V_N; v++) {
+		on[v] = !only || !strcmp(only, vname[v]);
+		if ((v == V_FX_RAW_AVX2 && maxisa < FASTX_ISA_AVX2) || (v == V_FX_RAW_AVX512 && maxisa < FASTX_ISA_AVX512))
+			on[v] = 0;
+	}
+	for (int r = 0; r < REPS; r++) {
+		for (int v = 0; v < V_N; v++) {
+			if (!on[v])
+				continue;
+			double t0 = bench_cpu_s();
+			uint64_t n = run(v);
+			tv[v][r] = bench_cpu_s() - t0;
+			if (n != RECORDS) {
+				fprintf(stderr, "bench_fastx: %s decoded %lu of %u records\n", vname[v], (unsigned long)n,
+					RECORDS);
+				return 1;
+			}
+		}
+	}
+	printf("%-22s %12s %12s %12s %12s\n", "variant", "ns/rec best", "ns/rec p50", "MB/s p50", "x ref p50");
+	for (int v = 0; v < V_N; v++) {
+		if (!on[v])
+			continue;
+		bench_sort(tv[v], REPS);
+	}
+	for (int v = 0; v < V_N; v++) {
+		if (!on[v])
+			continue;
+		double best = tv[v][0], med = tv[v][REPS / 2];
+		int ref = v >= V_REF_STEP ? V_REF_STEP : V_REF_RAW;
+		double ratio = on[ref] ? tv[ref][REPS / 2] / med : 0;
+		size_t bytes = raw_len;
+		printf("%-22s %12.1f %12.1f %12.1f %12.2f\n", vname[v], best * 1e9 / RECORDS, med * 1e9 / RECORDS,
+		       bytes / med / 1e6, ratio);
+		printf("RESULT {\"bench\":\"fastx\",\"variant\":\"%s\",\"records\":%u,\"fast_bytes\":%zu,"
+		       "\"ns_per_record_best\":%.2f,\"ns_per_record_p50\":%.2f,\"speedup_vs_reference_p50\":%.2f,"
+		       "\"target_ns_per_record\":%d}\n",
+		       vname[v], RECORDS, bytes, best * 1e9 / RECORDS, med * 1e9 / RECORDS, ratio,
+		       v >= V_REF_STEP ? 30 : 20);
+	}
+	printf("targets: raw decode into ticks <= 20 ns/record, STEP + decode + ticks <= 30 ns/record\n");
+	fastx_prog_free(xp);
+	free(raw);
+	free(step);
+	free(bounds);
+	return 0;
+}

@@ -1,0 +1,240 @@
+/* fuzz_fastx_diff.c - differential libFuzzer target: the fast decoder against the reference.
+ *
+ * The same bytes go through the reference (fast_dec_record + fast_tick_map,
+ * fast_stream_next) and the specialised host decoder (fastx_record,
+ * fastx_stream_next) on separate state; any difference in records (tick
+ * record bytes, tick type, warnings), error codes, error offsets, consumed
+ * bytes, counters or dictionary contents aborts; in STEP framing also the
+ * deframer's messages and counters (fastx_step.c frames whole messages in
+ * bulk, the reference byte by byte or word by word).
+ *
+ * Input: byte 0 bits 0-1 the program (0 the SSE set, 1 the all-features
+ * template of fuzz_common.h, mostly the fallback, 2-3 tests/lib/fastx_tpl.h,
+ * all specialised); bit 2 STEP (else raw records); bit 3 the widest
+ * instruction set (else scalar), bit 4 pext when the CPU has BMI2; bit 5
+ * repairs STEP BodyLength/CheckSum so mutated messages reach the decoder;
+ * bit 6 datagram framing (each chunk one raw FAST message). Bytes 1..4 are a
+ * pattern: raw mode, per record: bit 7 resets the dictionary, bits 5-6 both
+ * set truncate the record's input to bits 0-4 bytes; stream mode, per
+ * chunk: size = byte + 1, bit 7 with byte 0 bit 7 restarts the stream.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fast/fast_stream.h"
+#include "fast/fast_tick.h"
+#include "fast/cpu/fastx.h"
+#include "fastx_tpl.h"
+
+#define FUZZ_NAME "fuzz_fastx_diff"
+#define FUZZ_FAST_PROGS
+#include "fuzz_common.h"
+
+static struct fast_prog spec_prog;
+static struct fastx_prog *xps[3];
+static struct fast_dec dr, dx;
+static struct fast_rec rec, scratch;
+static struct fast_stream sr, sx;
+static struct fastx_dec x;
+
+static const struct fast_prog *prog_of(int which)
+{
+	return which == 0 ? &progs[0] : which == 1 ? &progs[1] : &spec_prog;
+}
+
+static void setup(void)
+{
+	static struct fast_names nm;
+	char err[256];
+	if (xps[0])
+		return;
+	if (fast_compile_buffer(fastx_spec_xml, sizeof fastx_spec_xml - 1, "fastx-spec", &spec_prog, &nm, err,
+				sizeof err) != 0)
+		FAIL("cannot compile fastx_tpl.h: %s", err);
+	for (int i = 0; i < 3; i++) {
+		xps[i] = fastx_prog_new(prog_of(i));
+		if (!xps[i])
+			FAIL("fastx_prog_new");
+	}
+	if (fastx_prog_fallback(xps[2]) != 0)
+		FAIL("fastx_tpl.h templates fall back: %s", fastx_prog_why(xps[2], 0));
+	if (fastx_prog_fallback(xps[0]) != 0)
+		FAIL("the SSE templates fall back: %s", fastx_prog_why(xps[0], 0));
+}
+
+static void cmp_dec(const struct fast_prog *p, const struct fast_dec *a, const struct fast_dec *b, const char *where)
+{
+	if (a->records != b->records)
+		FAIL("%s: records %llu vs %llu", where, (unsigned long long)a->records, (unsigned long long)b->records);
+	for (int e = 0; e < FAST_ERR_COUNT; e++)
+		if (a->errors[e] != b->errors[e])
+			FAIL("%s: errors[%d] %llu vs %llu", where, e, (unsigned long long)a->errors[e],
+			     (unsigned long long)b->errors[e]);
+	if (a->gen != b->gen)
+		FAIL("%s: generation %u vs %u", where, a->gen, b->gen);
+	for (uint32_t k = 0; k < p->ndict && k < FAST_MAX_DICT; k++) {
+		const struct fast_dict_entry *u = &a->dict[k], *v = &b->dict[k];
+		uint32_t su = u->gen == a->gen ? u->state : 0, sv = v->gen == b->gen ? v->state : 0;
+		if (su != sv)
+			FAIL("%s: slot %u state %u vs %u", where, k, su, sv);
+		if (su == FAST_DICT_ASSIGNED &&
+		    (u->i != v->i || u->exp != v->exp || u->len != v->len || memcmp(u->s, v->s, u->len) != 0))
+			FAIL("%s: slot %u value differs (%lld/%d/%u vs %lld/%d/%u)", where, k, (long long)u->i, u->exp,
+			     u->len, (long long)v->i, v->exp, v->len);
+	}
+}
+
+static void cmp_tick(int tr, const union toe_record *t, const char *where)
+{
+	if (tr != x.tick_type)
+		FAIL("%s: tick type %d vs %d", where, tr, x.tick_type);
+	if (tr > 0 && memcmp(t, &x.tick, sizeof *t) != 0) {
+		for (int i = 0; i < TOE_RECORD_SIZE; i++)
+			if (t->bytes[i] != x.tick.bytes[i])
+				FAIL("%s: tick byte %d: %02x vs %02x", where, i, t->bytes[i], x.tick.bytes[i]);
+	}
+}
+
+static void run_raw(const struct fast_prog *p, int which, int isa, int pext, const uint8_t *pat, const uint8_t *in,
+		    size_t inlen)
+{
+	size_t off = 0;
+	uint32_t k = 0;
+	fast_dec_init(&dr, p);
+	fast_dec_init(&dx, p);
+	fastx_dec_init(&x, xps[which], &scratch);
+	while (off < inlen) {
+		uint8_t ctl = pat[k++ % 4];
+		uint32_t n = (uint32_t)(inlen - off), ur = 0, ux = 0;
+		union toe_record t;
+		int er, ex, tr = TOE_REC_NONE;
+		if (ctl & 0x80) {
+			fast_dec_reset(&dr);
+			fast_dec_reset(&dx);
+		}
+		if ((ctl & 0x60) == 0x60 && n > (ctl & 0x1fu))
+			n = ctl & 0x1fu;
+		/* an exact-size copy: ASan sees any read past the record's input */
+		uint8_t *buf = malloc(n ? n : 1);
+		memcpy(buf, in + off, n);
+		er = fast_dec_record(&dr, buf, n, &ur, &rec);
+		if (er == FAST_OK)
+			tr = fast_tick_map(p, &rec, 77, &t);
+		ex = fastx_record_isa(isa, pext, &x, &dx, buf, n, 77, &ux);
+		free(buf);
+		if (er != ex)
+			FAIL("raw record at %zu: error %d vs %d", off, er, ex);
+		if (ur != ux)
+			FAIL("raw record at %zu (error %d): used %u vs %u", off, er, ur, ux);
+		if (er == FAST_OK) {
+			if (rec.warn != x.warn)
+				FAIL("raw record at %zu: warn %x vs %x", off, rec.warn, x.warn);
+			if (rec.tpl != x.tpl || rec.tid != x.tid)
+				FAIL("raw record at %zu: template %u/%u vs %u/%u", off, rec.tpl, rec.tid, x.tpl, x.tid);
+			cmp_tick(tr, &t, "raw");
+		}
+		cmp_dec(p, &dr, &dx, "raw");
+		off += er == FAST_OK ? ur : (ur ? ur : 1);
+	}
+}
+
+static void run_stream(const struct fast_prog *p, int which, int framing, int restarts, const uint8_t *pat,
+		       const uint8_t *in, size_t inlen)
+{
+	size_t at = 0;
+	uint64_t fed = 0;
+	int k = 0;
+	fast_stream_init(&sr, p, framing);
+	fast_stream_init(&sx, p, framing);
+	fastx_dec_init(&x, xps[which], &sx.rec);
+	while (at < inlen) {
+		uint32_t c = pat[k % 4] + 1u, calls;
+		if (c > inlen - at)
+			c = (uint32_t)(inlen - at);
+		if (restarts && (pat[k % 4] & 0x80)) {
+			fast_stream_restart(&sr, fed);
+			fast_stream_restart(&sx, fed);
+		}
+		k++;
+		fast_stream_feed(&sr, in + at, c);
+		fast_stream_feed(&sx, in + at, c);
+		fed += c;
+		for (calls = 0;; calls++) {
+			int a, b;
+			if (calls > 2 * c + 2 * sizeof sr.step.body + 16)
+				FAIL("no progress");
+			a = fast_stream_next(&sr);
+			b = fastx_stream_next(&x, &sx);
+			if (a != b)
+				FAIL("stream event %d vs %d at chunk %d", a, b, k);
+			if (a == FS_NONE)
+				break;
+			if (a == FS_RECORD) {
+				union toe_record t;
+				int tr = fast_tick_map(p, &sr.rec, sr.msg_seq, &t);
+				if (sr.rec.warn != x.warn)
+					FAIL("stream record: warn %x vs %x", sr.rec.warn, x.warn);
+				if (framing == FAST_FRAMING_STEP &&
+				    (strcmp(sr.step.msg.msgtype, sx.step.msg.msgtype) != 0 ||
+				     sr.step.msg.len != sx.step.msg.len || sr.step.msg.offset != sx.step.msg.offset))
+					FAIL("stream record: STEP message %s/%u vs %s/%u", sr.step.msg.msgtype, sr.step.msg.len,
+					     sx.step.msg.msgtype, sx.step.msg.len);
+				cmp_tick(tr, &t, "stream");
+			}
+			if (sr.msg_seq != sx.msg_seq || sr.data_offset != sx.data_offset || sr.data_pos != sx.data_pos ||
+			    sr.data_len != sx.data_len)
+				FAIL("stream message state differs (seq %llu/%llu, offset %llu/%llu, pos %u/%u)",
+				     (unsigned long long)sr.msg_seq, (unsigned long long)sx.msg_seq,
+				     (unsigned long long)sr.data_offset, (unsigned long long)sx.data_offset, sr.data_pos,
+				     sx.data_pos);
+			if (a == FS_ERROR &&
+			    (sr.err != sx.err || sr.err_offset != sx.err_offset || sr.err_skipped != sx.err_skipped ||
+			     sr.step.msg_start != sx.step.msg_start || sr.step.msg.len != sx.step.msg.len))
+				FAIL("stream error %d at %llu (+%llu) vs %d at %llu (+%llu)", sr.err,
+				     (unsigned long long)sr.err_offset, (unsigned long long)sr.err_skipped, sx.err,
+				     (unsigned long long)sx.err_offset, (unsigned long long)sx.err_skipped);
+		}
+		at += c;
+	}
+	cmp_dec(p, &sr.dec, &sx.dec, "stream");
+	if (sr.messages != sx.messages || sr.records != sx.records || sr.step.messages != sx.step.messages ||
+	    sr.step.bytes != sx.step.bytes || sr.step.skipped != sx.step.skipped || sr.step.no_data != sx.step.no_data ||
+	    step_pending(&sr.step) != step_pending(&sx.step) || sr.step.msg_start != sx.step.msg_start)
+		FAIL("stream counters differ");
+	for (int e = 0; e < FAST_ERR_COUNT; e++)
+		if (sr.step.errors[e] != sx.step.errors[e])
+			FAIL("step errors[%d] %llu vs %llu", e, (unsigned long long)sr.step.errors[e],
+			     (unsigned long long)sx.step.errors[e]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t fixed[1 << 18];
+	const uint8_t *in;
+	size_t inlen, hdr = 5;
+	int which, isa, pext;
+
+	if (size < hdr || size > sizeof fixed)
+		return 0;
+	setup();
+	which = (data[0] & 3) > 2 ? 2 : data[0] & 3;
+	isa = (data[0] & 8) ? fastx_isa_max() : FASTX_ISA_SCALAR;
+	pext = (data[0] & 16) && isa > FASTX_ISA_SCALAR && __builtin_cpu_supports("bmi2");
+	fastx_isa_set(isa);
+	fastx_pext_set(pext);
+	in = data + hdr;
+	inlen = size - hdr;
+	if (data[0] & 32) {
+		memcpy(fixed, in, inlen);
+		fuzz_step_repair(fixed, inlen, 1);
+		in = fixed;
+	}
+	if (data[0] & 64)
+		run_stream(prog_of(which), which, FAST_FRAMING_DATAGRAM, 0, data + 1, in, inlen);
+	else if (data[0] & 4)
+		run_stream(prog_of(which), which, FAST_FRAMING_STEP, data[0] & 128, data + 1, in, inlen);
+	else
+		run_raw(prog_of(which), which, isa, pext, data + 1, in, inlen);
+	return 0;
+}
