@@ -249,19 +249,28 @@ $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(REL_TLIB) $(REL_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(RELFLAGS) $< $(call TEST_LINK,$(BUILD)/lib) -o $@
 
-# libFuzzer targets are built by clang straight from the sources: the core, the feed code, the test
-# helpers (not the fake card: it needs the daemon), and the daemon sources a target names in FUZZ_DSRC
-# (a target-specific variable).
-FUZZ_TLIB := $(filter-out tests/lib/card_%.c,$(TLIB_SRC))
-$(BUILD)/fuzz/fuzz_config: FUZZ_DSRC = $(wildcard daemon/conf/*.c)
-$(BUILD)/fuzz/fuzz_config: $(wildcard daemon/conf/*.c daemon/conf/*.h daemon/base/*.h)
-$(BUILD)/fuzz/fuzz_ctl: FUZZ_DSRC = daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c
-$(BUILD)/fuzz/fuzz_ctl: daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c $(wildcard daemon/ctl/ctl_proto.h daemon/dp/dp_pub.h daemon/dp/dp_shm.h)
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h tests/lib/*.h kernels/*/*.h kernels/*/*/*.h) $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) | $(DEPS_OK)
+# libFuzzer targets: clang compiles the core, the feed code and the test helpers (not the fake card: it
+# needs the daemon) once into $(BUILD)/fuzzobj/ with coverage instrumentation (fuzzer-no-link), archives
+# them, and each target links the archive plus the daemon sources it names in FUZZ_DSRC (a
+# target-specific variable). Compiling every source per target cost minutes of each CI run.
+FUZZ_TLIB  := $(filter-out tests/lib/card_%.c,$(TLIB_SRC))
+FUZZFLAGS  = $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g -fsanitize=address,undefined \
+	     -fno-sanitize-recover=all $(DEPFLAGS)
+FUZZ_LIB   := $(BUILD)/fuzzobj/libtoefuzz.a
+$(BUILD)/fuzzobj/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
-	$(FUZZCC) $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) -O1 -g \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		$< $(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB) $(FUZZ_DSRC) $(LIBS) -o $@
+	$(FUZZCC) $(FUZZFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_LIB): $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(CORE_SRC) $(FEED_SRC) $(FUZZ_TLIB))
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_config: FUZZ_DSRC = $(wildcard daemon/conf/*.c)
+$(BUILD)/fuzz/fuzz_ctl: FUZZ_DSRC = daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c
+$(BUILD)/fuzz/%: $(BUILD)/fuzzobj/tests/fuzz/%.o $(FUZZ_LIB) | $(DEPS_OK)
+	@mkdir -p $(@D)
+	$(FUZZCC) -fsanitize=fuzzer,address,undefined $< $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(FUZZ_DSRC)) \
+		$(FUZZ_LIB) $(LIBS) -o $@
+$(BUILD)/fuzz/fuzz_config: $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(wildcard daemon/conf/*.c))
+$(BUILD)/fuzz/fuzz_ctl: $(patsubst %.c,$(BUILD)/fuzzobj/%.o,daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c)
 
 # seed-corpus generators (tests/tools/test_fuzz_corpus.sh checks the committed corpora against them)
 $(BUILD)/fuzz-gen/%: $(BUILD)/obj/tests/fuzz/%.o $(REL_TLIB) $(REL_LIBS)
