@@ -88,6 +88,7 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 			return -1;
 		}
 		f->feed = flow_feed[k];
+		snprintf(f->name, sizeof f->name, "%s", fd->name);
 		f->stream = k;
 		f->raddr = fd->exchange.ip;
 		f->rport = (uint16_t)fd->exchange.port;
@@ -215,6 +216,8 @@ static void conn_down(struct dp_tcp *t, struct rx_pipe *p, struct dp_tcp_feed *f
 {
 	uint8_t reason = ev->type == GTOE_EV_RESET ? MTOE_CLOSE_RST : MTOE_CLOSE_FIN;
 	int was_up = f->phase == DP_TCP_UP;
+	gtoe_info(t->g, f->conn, &f->last);
+	f->last.state = GTOE_CLOSED;
 	gtoe_release(t->g, f->conn);
 	f->conn = -1;
 	f->phase = DP_TCP_WAIT;
@@ -235,7 +238,7 @@ static void conn_down(struct dp_tcp *t, struct rx_pipe *p, struct dp_tcp_feed *f
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	f->next_try_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + f->backoff_ns;
-	log_info("data plane: feed %u: connection to %u.%u.%u.%u:%u %s%s; again in %llu ms", f->feed,
+	log_info("data plane: feed %s: connection to %u.%u.%u.%u:%u %s%s; again in %llu ms", f->name,
 		 f->raddr >> 24, (f->raddr >> 16) & 255, (f->raddr >> 8) & 255, f->raddr & 255, f->rport,
 		 ev->type == GTOE_EV_RESET ? "reset by the peer" : ev->type == GTOE_EV_ERROR ? "failed" : "closed",
 		 ev->type != GTOE_EV_ERROR ? ""
@@ -283,7 +286,7 @@ int dp_tcp_pump(struct dp_tcp *t, struct rx_pipe *p, uint64_t ts_ns)
 			f->offset = 0;
 			f->ups++;
 			t->st.established++;
-			log_info("data plane: feed %u: connected to %u.%u.%u.%u:%u", f->feed, f->raddr >> 24,
+			log_info("data plane: feed %s: connected to %u.%u.%u.%u:%u", f->name, f->raddr >> 24,
 				 (f->raddr >> 16) & 255, (f->raddr >> 8) & 255, f->raddr & 255, f->rport);
 			if (t->hooks.on_open)
 				t->hooks.on_open(t->hooks.arg, t, (uint32_t)(f - t->f));
@@ -340,8 +343,8 @@ void dp_tcp_tick(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
 			f->phase = DP_TCP_WAIT;
 			f->backoff_ns = DP_TCP_BACKOFF_MAX_NS;
 			f->next_try_ns = now_ns + f->backoff_ns;
-			log_warn("data plane: feed %u: the TCP endpoint refused a connection (%d): again in %llu ms",
-				 f->feed, c, (unsigned long long)(f->backoff_ns / 1000000ull));
+			log_warn("data plane: feed %s: the TCP endpoint refused a connection (%d): again in %llu ms",
+				 f->name, c, (unsigned long long)(f->backoff_ns / 1000000ull));
 			continue;
 		}
 		f->conn = c;

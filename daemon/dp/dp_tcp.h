@@ -80,6 +80,7 @@ struct dp_tcp_stats {
 
 /* One TCP feed of the port: its connection and reconnect state. */
 struct dp_tcp_feed {
+	char name[TOED_NAME_MAX]; /* the feed's, for the log */
 	uint32_t feed;        /* index in the configuration's feeds */
 	uint32_t stream;      /* the pipeline's TCP stream (the feed's mirror flow index) */
 	uint32_t raddr;
@@ -92,6 +93,7 @@ struct dp_tcp_feed {
 	uint64_t attempts, ups, downs;
 	uint32_t last_down;   /* gtoe event type that ended the last connection (0 none) */
 	uint32_t last_reason; /* its reason (GTOE_ERR_*) */
+	struct gtoe_info last; /* the last connection's report, taken as it ended */
 };
 
 struct dp_tcp;

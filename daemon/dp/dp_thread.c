@@ -544,7 +544,7 @@ static void snapshot_pipe(struct dp_run *r, struct toed_dp_snapshot *w)
 			d->ups = f->ups;
 			d->downs = f->downs;
 			d->offset = f->offset;
-			memset(&d->info, 0, sizeof d->info);
+			d->info = f->last; /* no connection now: the last one's report */
 			d->lport = f->lport;
 			if (f->conn >= 0 && tc->g) {
 				gtoe_info(tc->g, f->conn, &d->info);

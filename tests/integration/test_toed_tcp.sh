@@ -1,0 +1,220 @@
+#!/bin/sh
+# test_toed_tcp.sh - role = tcp: toed holds the exchange connection itself (general TOE), answers ARP and ping.
+#
+# Two network namespaces joined by a veth (tests/integration/lib_netns.sh):
+#
+#   exchange ex0 10.31.0.1/24 <-- veth --> tt0 (no host address): toed, [port] role = tcp, ip 10.31.0.5
+#     toe-feedsim --listen (Linux TCP)
+#
+# 10.31.0.5 belongs to toed alone: the host stack of toed's namespace has no
+# address on tt0, so it neither answers nor resets anything; the XDP program
+# steers the connection's frames and the ARP and ICMP for 10.31.0.5 to toed.
+# Offloads are off on both veth ends (checksums computed in software).
+#
+# Per source (AF_XDP native copy mode, then AF_PACKET):
+#   - toed starts before the exchange listens: its connection attempts are
+#     refused (RST from Linux) and retried with backoff;
+#   - toe-verify subscribes, toe-feedsim starts listening: toed connects,
+#     receives the feed; every record must be exactly the simulator's truth;
+#   - ping and arping (when installed) from the exchange get answers from
+#     10.31.0.5 (toed's counters show the replies);
+#   - toectl stats shows the connection (state, RTT, window, counters) and
+#     the source's tx counters; the reconnects after refusals are counted;
+#   - a lossy run: lossy_tc.bpf.o drops and duplicates 3% of the exchange's
+#     data segments: toed's SACK/ACKs make Linux retransmit, every record is
+#     still exact.
+#
+# TOE_TCP_RECORDS (default 20000) records per run at TOE_TCP_RATE/s (20000).
+# Needs root, ip, tc, ethtool, python3; exits 77 (SKIP) without them; the
+# AF_XDP run skips alone where XDP cannot be attached. Run it under
+# flock /tmp/toed-itest.lock. Takes about 30 s.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+
+. "$(dirname "$0")/lib_script.sh"
+TEMPLATES=$root/conf/templates/sse-l2-3201-5801.xml
+RECORDS=${TOE_TCP_RECORDS:-20000}
+RATE=${TOE_TCP_RATE:-20000}
+TOED=${TOED:-$BUILD/bin/toed}
+TOECTL=$BUILD/bin/toectl
+FEEDSIM=$BUILD/bin/toe-feedsim
+VERIFY=$BUILD/bin/toe-verify
+STEER=$BUILD/bpf/toe_steer.bpf.o
+LOSSY=$BUILD/bpf/lossy_tc.bpf.o
+
+script_needs_root
+script_needs_tools ip tc ethtool timeout
+script_needs_python
+need="$TOED $TOECTL $FEEDSIM $VERIFY $STEER $LOSSY"
+missing=
+for f in $need; do
+	[ -e "$f" ] || missing="$missing $f"
+done
+# shellcheck disable=SC2086
+[ -z "$missing" ] || make -s BUILD="$BUILD" $missing >/dev/null 2>&1 || skip "cannot build:$missing"
+
+# shellcheck disable=SC2034 # read by script_cleanup (lib_script.sh)
+SCRIPT_KEEP=${TOE_TCP_KEEP:-}
+script_workdir toe-tcp
+chmod 755 "$WORK"
+
+fail() {
+	echo "FAIL: $*"
+	if [ -f "$WORK/toed.log" ]; then
+		echo "--- toed log (last 30 lines):"
+		tail -n 30 "$WORK/toed.log"
+	fi
+	exit 1
+}
+say() { echo "== $*"; }
+
+NS_EX=toetex$$
+NS_MI=toettd$$ # toed's namespace (lib_e2e.sh's name for it)
+script_netns netns_add "$NS_EX" "$NS_MI"
+script_netns netns_veth "$NS_EX" ex0 "$NS_MI" tt0
+ip -n "$NS_EX" addr add 10.31.0.1/24 dev ex0 || fail "cannot address ex0"
+script_netns netns_clsact "$NS_EX" ex0
+EX_IP=10.31.0.1
+TOED_IP=10.31.0.5
+
+. "$here/lib_e2e.sh"
+
+start_toed() { # TYPE PORT
+	{
+		echo "[source]"
+		echo "type = $1"
+		echo "interface = tt0"
+		[ "$1" = af_xdp ] && echo "xdp_mode = native"
+		cat <<EOF
+
+[port]
+role = tcp
+ip = $TOED_IP
+netmask = 24
+
+[feed.sse]
+exchange = $EX_IP:$2
+
+[tcp]
+connections = 4
+window = 256K
+
+[fast]
+templates = $TEMPLATES
+
+[shm]
+hugepages = off
+socket = $SOCK
+
+[log]
+target = stderr
+level = info
+EOF
+	} >"$WORK/toed.conf"
+	: >"$WORK/toed.log"
+	ip netns exec "$NS_MI" "$TOED" -c "$WORK/toed.conf" --foreground --bpf-object "$STEER" \
+		>>"$WORK/toed.log" 2>&1 &
+	TOED_PID=$!
+	if ! wait_for "$WORK/toed.log" 'notice: ready' 15; then
+		if ! kill -0 "$TOED_PID" 2>/dev/null; then
+			wait "$TOED_PID"
+			TOED_PID=
+			return 2
+		fi
+		fail "$1: toed did not become ready"
+	fi
+	return 0
+}
+
+# feed NAME SEED MODE(exact|lossy): one feed through toed's own connection (to $port)
+feed() {
+	name=$1 seed=$2 mode=$3
+	w=$WORK/$name
+	"$VERIFY" --templates "$TEMPLATES" --socket "$SOCK" --expect "$RECORDS" --seed "$seed" --idle-ms 3000 \
+		--timeout 90 --label "$name" --ready "$w.ready" >"$w.out" 2>"$w.err" &
+	p_v=$!
+	pids="$pids $p_v"
+	_i=0
+	while [ ! -e "$w.ready" ] && [ $_i -lt 200 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	[ -e "$w.ready" ] || fail "$name: toe-verify did not subscribe: $(cat "$w.err")"
+	[ "$mode" = lossy ] && { script_netns netns_impair "$NS_EX" ex0 "$LOSSY"; }
+	ip netns exec "$NS_EX" timeout 90 "$FEEDSIM" --templates "$TEMPLATES" --listen "$EX_IP:$port" \
+		--records "$RECORDS" --seed "$seed" --rate "$RATE" --truth "$w.truth" --wait-ms 30000 \
+		2>"$w.feedsim.err" &
+	p_fs=$!
+	pids="$pids $p_fs"
+	wait "$p_fs" || fail "$name: toe-feedsim failed: $(cat "$w.feedsim.err")"
+	[ "$mode" = lossy ] && netns_impair_off "$NS_EX" ex0
+	wait "$p_v"
+	rc=$?
+	[ $rc -eq 0 ] || { cat "$w.out"; head -n 20 "$w.err"; fail "$name: toe-verify exited $rc"; }
+	for k in wrong out_of_order not_in_truth unexplained dropped gaps; do
+		[ "$(vget "$w.out" $k)" = 0 ] || fail "$name: $k = $(vget "$w.out" $k): $(cat "$w.out")"
+	done
+	[ "$(vget "$w.out" matched)" = "$RECORDS" ] || fail "$name: matched $(vget "$w.out" matched) of $RECORDS"
+	say "$name: $RECORDS of $RECORDS records exact through toed's own connection"
+}
+
+# run TYPE: a daemon on source TYPE; feeds, ping, arping, toectl
+run() {
+	type=$1
+	port=$2
+	start_toed "$type" "$port"
+	r=$?
+	if [ $r = 2 ]; then
+		say "SKIP $type: toed could not start here: $(tail -n 3 "$WORK/toed.log")"
+		return 0
+	fi
+	# nobody listens yet: Linux refuses, toed retries
+	wait_for "$WORK/toed.log" "connection to $EX_IP:$port .*again in" 10 ||
+		fail "$type: no refused connection attempt logged"
+	feed "$type-clean" 11 exact
+	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$type.s1.json" || fail "$type: toectl stats --json"
+	"$TOECTL" -s "$SOCK" stats >"$WORK/$type.s1.txt" || fail "$type: toectl stats"
+	grep -q 'tcp connection' "$WORK/$type.s1.txt" || fail "$type: toectl stats shows no tcp connection: $(cat "$WORK/$type.s1.txt")"
+	c0="d['tcp_connections'][0]"
+	[ "$(jget "$WORK/$type.s1.json" "$c0['feed']")" = sse ] || fail "$type: toectl: the connection's feed"
+	[ "$(jget "$WORK/$type.s1.json" "$c0['ups']")" -ge 1 ] || fail "$type: toectl: never established"
+	[ "$(jget "$WORK/$type.s1.json" "$c0['attempts']")" -ge 2 ] || fail "$type: toectl: no reconnect counted"
+	[ "$(jget "$WORK/$type.s1.json" "d['source']['tx_frames']")" -gt 0 ] || fail "$type: no frame sent"
+	[ "$(jget "$WORK/$type.s1.json" "d['source']['tx_refused']")" = 0 ] || fail "$type: tx_refused"
+	[ "$(jget "$WORK/$type.s1.json" "d['tcp']['bytes_in']")" -gt 0 ] || fail "$type: no bytes in"
+
+	# ping and arping from the exchange
+	if command -v ping >/dev/null 2>&1; then
+		ip netns exec "$NS_EX" ping -c 3 -i 0.2 -W 2 "$TOED_IP" >"$WORK/$type.ping" 2>&1 ||
+			fail "$type: ping $TOED_IP: $(cat "$WORK/$type.ping")"
+		grep -q ' 0% packet loss' "$WORK/$type.ping" || fail "$type: ping lost packets: $(cat "$WORK/$type.ping")"
+		say "$type: ping $TOED_IP answered ($(grep -o 'rtt.*' "$WORK/$type.ping"))"
+	else
+		say "$type: ping not installed (mk/deps.sh installs iputils-ping): not tried"
+	fi
+	if command -v arping >/dev/null 2>&1; then
+		ip netns exec "$NS_EX" arping -c 2 -w 3 -I ex0 "$TOED_IP" >"$WORK/$type.arping" 2>&1 ||
+			fail "$type: arping $TOED_IP: $(cat "$WORK/$type.arping")"
+		grep -qi 'reply\|bytes from' "$WORK/$type.arping" || fail "$type: arping: no reply: $(cat "$WORK/$type.arping")"
+		say "$type: arping $TOED_IP answered"
+	else
+		say "$type: arping not installed (mk/deps.sh installs iputils-arping): not tried"
+	fi
+	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$type.s2.json" || fail "$type: toectl stats --json"
+	[ "$(jget "$WORK/$type.s2.json" "d['tcp']['arp_replies']")" -ge 1 ] || fail "$type: no ARP reply counted"
+	command -v ping >/dev/null 2>&1 &&
+		{ [ "$(jget "$WORK/$type.s2.json" "d['tcp']['icmp_replies']")" -ge 3 ] || fail "$type: ICMP replies not counted"; }
+
+	# loss and duplication on the exchange's data segments: Linux retransmits, toed's stream stays exact
+	feed "$type-lossy" 12 lossy
+	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$type.s3.json" || fail "$type: toectl stats --json"
+	ooo=$(jget "$WORK/$type.s3.json" "$c0['out_of_order'] + $c0['dup_segs']")
+	say "$type: lossy link: $ooo segments out of order or duplicated, repaired"
+	e2e_stop_toed
+}
+
+# the feeds' ports differ per run: the exchange may still hold the previous one's connection in TIME-WAIT
+run af_xdp 7101
+run af_packet 7201
+echo "PASS: toed's own TCP connection (role = tcp), ARP and ICMP answers"
+exit 0
