@@ -23,6 +23,9 @@
 #   - a lossy run: lossy_tc.bpf.o drops and duplicates 3% of the exchange's
 #     data segments: toed's SACK/ACKs make Linux retransmit, every record is
 #     still exact.
+# Then a peer behind a gateway (AF_PACKET): toed's port 10.33.0.5/24 with
+# gateway 10.33.0.254 (a router namespace) reaches the exchange at 10.34.0.1:
+# every record exact, ping through the router answered.
 #
 # TOE_TCP_RECORDS (default 20000) records per run at TOE_TCP_RATE/s (20000).
 # Needs root, ip, tc, ethtool, python3; exits 77 (SKIP) without them; the
@@ -79,11 +82,12 @@ TOED_IP=10.31.0.5
 
 . "$here/lib_e2e.sh"
 
-start_toed() { # TYPE PORT
+IFACE=tt0 GW=
+start_toed() { # TYPE PORT (on $IFACE, address $TOED_IP, gateway $GW, exchange $EX_IP)
 	{
 		echo "[source]"
 		echo "type = $1"
-		echo "interface = tt0"
+		echo "interface = $IFACE"
 		[ "$1" = af_xdp ] && echo "xdp_mode = native"
 		cat <<EOF
 
@@ -91,6 +95,7 @@ start_toed() { # TYPE PORT
 role = tcp
 ip = $TOED_IP
 netmask = 24
+${GW:+gateway = $GW}
 
 [feed.sse]
 exchange = $EX_IP:$2
@@ -216,5 +221,25 @@ run() {
 # the feeds' ports differ per run: the exchange may still hold the previous one's connection in TIME-WAIT
 run af_xdp 7101
 run af_packet 7201
+
+# a peer behind a gateway: toed (10.33.0.5/24, gateway 10.33.0.254) -> router -> exchange 10.34.0.1
+NS_GW=toetgw$$
+script_netns netns_add "$NS_GW"
+script_netns netns_veth "$NS_MI" tg0 "$NS_GW" gw1
+script_netns netns_veth "$NS_GW" gw0 "$NS_EX" ex1
+ip -n "$NS_GW" addr add 10.33.0.254/24 dev gw1 && ip -n "$NS_GW" addr add 10.34.0.254/24 dev gw0 &&
+	ip -n "$NS_EX" addr add 10.34.0.1/24 dev ex1 && ip -n "$NS_EX" route add 10.33.0.0/24 via 10.34.0.254 &&
+	ip netns exec "$NS_GW" sysctl -qw net.ipv4.ip_forward=1 || fail "cannot set up the routed path"
+IFACE=tg0 GW=10.33.0.254 TOED_IP=10.33.0.5 EX_IP=10.34.0.1
+port=7301
+start_toed af_packet $port || fail "gateway: toed did not start"
+feed gateway 13 exact
+ip netns exec "$NS_EX" ping -c 2 -i 0.2 -W 2 "$TOED_IP" >"$WORK/gw.ping" 2>&1 ||
+	fail "gateway: ping $TOED_IP through the router: $(cat "$WORK/gw.ping")"
+"$TOECTL" -s "$SOCK" stats --json >"$WORK/gw.json" || fail "gateway: toectl stats --json"
+# toed asked ARP for its next hop (the gateway: the exchange is off its subnet)
+[ "$(jget "$WORK/gw.json" "d['tcp']['arp_requests']")" -ge 1 ] || fail "gateway: no ARP request"
+say "gateway: the exchange 10.34.0.1 reached through 10.33.0.254, ping answered through the router"
+e2e_stop_toed
 echo "PASS: toed's own TCP connection (role = tcp), ARP and ICMP answers"
 exit 0
