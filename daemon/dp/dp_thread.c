@@ -272,6 +272,14 @@ void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l)
 	__atomic_add_fetch(&dp->live_gen, 1, __ATOMIC_RELEASE);
 }
 
+int toed_dp_set_tcp_hooks(struct toed_dp *dp, const struct dp_tcp_hooks *h)
+{
+	if (!dp->tcp || !dp->tcp->g || dp->started)
+		return -1;
+	dp->tcp->hooks = *h;
+	return 0;
+}
+
 uint32_t toed_dp_state(const struct toed_dp *dp)
 {
 	return __atomic_load_n(&dp->state, __ATOMIC_ACQUIRE);

@@ -232,6 +232,11 @@ void toed_dp_destroy(struct toed_dp *dp);
 
 void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l);
 
+/* The session seam of a role = tcp port (dp_tcp.h, struct dp_tcp_hooks):
+ * install the hooks after toed_dp_prepare and before toed_dp_start (they run
+ * in the data-plane thread). 0, or -1 when the port holds no connections. */
+int toed_dp_set_tcp_hooks(struct toed_dp *dp, const struct dp_tcp_hooks *h);
+
 uint32_t toed_dp_state(const struct toed_dp *dp);
 /* 1 once toed_dp_stop asked the thread to stop. */
 int toed_dp_stopping(const struct toed_dp *dp);
