@@ -14,7 +14,10 @@
  *   - the exchange's SYN-ACK makes the connection ESTABLISHED: the pipeline
  *     gets an OPEN (a RESET record), the ACK goes out; data in order goes to
  *     the decoder's stream (bytes_in); the exchange's RST ends it (a CLOSE)
- *     and a reconnect is scheduled after the backoff.
+ *     and a reconnect is scheduled after the backoff;
+ *   - the session seam: the hooks see the open, the in-order bytes, the ticks
+ *     and the close; dp_tcp_send puts bytes on the connection (a data
+ *     segment carrying them), and refuses while it is not up.
  */
 #include "test.h"
 
@@ -211,8 +214,35 @@ static void test_arp_icmp(void)
 	rig_down(&r);
 }
 
+/* the session seam: what the hooks saw */
+struct seen {
+	uint32_t opens, closes, ticks, bytes;
+};
+static void h_open(void *arg, struct dp_tcp *t, uint32_t feed)
+{
+	(void)t;
+	CHECK_EQ(feed, 0);
+	((struct seen *)arg)->opens++;
+}
+static void h_close(void *arg, struct dp_tcp *t, uint32_t feed)
+{
+	(void)t, (void)feed;
+	((struct seen *)arg)->closes++;
+}
+static void h_bytes(void *arg, struct dp_tcp *t, uint32_t feed, const uint8_t *data, uint32_t len)
+{
+	(void)t, (void)feed, (void)data;
+	((struct seen *)arg)->bytes += len;
+}
+static void h_tick(void *arg, struct dp_tcp *t, uint64_t now)
+{
+	(void)t, (void)now;
+	((struct seen *)arg)->ticks++;
+}
+
 static void test_connect(void)
 {
+	struct seen seen = { 0, 0, 0, 0 };
 	struct rig r;
 	struct pb_spec s;
 	uint8_t f[512];
@@ -222,6 +252,8 @@ static void test_connect(void)
 	if (rig_up(&r) < 0)
 		return;
 	CHECK_EQ(r.t->nfeeds, 1);
+	r.t->hooks = (struct dp_tcp_hooks){ &seen, h_open, h_close, h_bytes, h_tick };
+	CHECK_EQ(dp_tcp_send(r.t, 0, (const uint8_t *)"x", 1), -1); /* not up yet */
 	/* the first tick asks for the gateway's MAC: the exchange is off the subnet */
 	dp_tcp_tick(r.t, r.pipe, now);
 	dp_tcp_flush(r.t, r.pipe, now);
@@ -295,6 +327,21 @@ static void test_connect(void)
 	CHECK_EQ(r.t->st.bytes_in, 100);
 	CHECK_EQ(r.t->f[0].offset, 100);
 	CHECK_EQ(r.pipe->sst[0].bytes, 100);
+	CHECK_EQ(seen.opens, 1);
+	CHECK_EQ(seen.bytes, 100);
+	CHECK(seen.ticks >= 2);
+	/* bytes out on the connection (a logon, a heartbeat): a data segment to the exchange */
+	static const char logon[] = "8=STEP.1.0.0\x01" "35=A\x01";
+	uint32_t before = r.src.n;
+	CHECK_EQ(dp_tcp_send(r.t, 0, (const uint8_t *)logon, sizeof logon - 1), (int32_t)(sizeof logon - 1));
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK(r.src.n > before);
+	if (r.src.n > before) {
+		const uint8_t *p = r.src.frame[r.src.n - 1];
+		uint32_t doff = (uint32_t)(p[34 + 12] >> 4) * 4;
+		CHECK_EQ(be16(p + 14 + 2) - 20 - doff, sizeof logon - 1);
+		CHECK_MEM(p + 34 + doff, logon, sizeof logon - 1);
+	}
 	/* RST: the connection ends, the stream closes, a reconnect is due after the backoff */
 	s.seq = 5101;
 	s.tcp_flags = 0x04;
@@ -306,6 +353,7 @@ static void test_connect(void)
 	CHECK_EQ(r.t->st.closes, 1);
 	CHECK_EQ(r.pipe->sst[0].closes, 1);
 	CHECK_EQ(r.t->f[0].backoff_ns, DP_TCP_BACKOFF_MIN_NS);
+	CHECK_EQ(seen.closes, 1);
 	rig_down(&r);
 }
 
