@@ -152,8 +152,10 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 		return card_check(dp, cfg, err, errlen);
 	}
 
-	if (cfg->port[0].enabled && cfg->port[0].role != TOED_ROLE_MIRROR) {
-		/* a port with its own address: ARP, ICMP and (role = tcp) toed's own connections */
+	if (cfg->port[0].enabled && (cfg->port[0].role == TOED_ROLE_TCP ||
+				     (cfg->port[0].role == TOED_ROLE_UDP && cfg->source.type != TOED_SRC_PCAP))) {
+		/* a port with its own address: ARP, ICMP and (role = tcp) toed's own connections; a
+		 * replayed udp port only decodes (a replay cannot answer), a tcp port needs a live source */
 		dp->tcp = calloc(1, sizeof *dp->tcp);
 		if (!dp->tcp) {
 			snprintf(err, errlen, "data plane: out of memory");

@@ -701,6 +701,8 @@ static void test_ports(void)
 	ERR("[port.1]\n", 0, 1, "[port.1]: the software backend has one port, port 0 (its [source])");
 	CLEAN("[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n", 0);
 	CHECK(g_cfg->port[0].role == TOED_ROLE_TCP);
+	ERR_ANY("[source]\ntype = pcap\npcap_file = /nonexistent.pcap\n[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n",
+		NO_SRC, 5, "[port] role = tcp: a pcap replay cannot send: connections need [source] type = af_xdp or af_packet");
 	ERR("[port.4]\n", 0, 1, "[port.4]: port number above 3 (the card has 4 ports)");
 	ERR("[port.x]\n", 0, 1, "[port.x]: not a port number (port.0 .. port.3)");
 	ERR("[port.01]\n", 0, 1, "[port.01]: not a port number (port.0 .. port.3)");
