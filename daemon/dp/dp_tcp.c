@@ -1,8 +1,11 @@
 /* dp_tcp.c - a port with its own address: ARP, ICMP echo and toed's own TCP connections (see dp_tcp.h). */
 #include "dp/dp_tcp.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +49,28 @@ static int if_mac(const char *ifname, uint8_t mac[6])
 	return 0;
 }
 
+/* The port's address must be toed's alone: a host stack that owns it answers
+ * ARP and ping too and resets toed's connections (with AF_PACKET it sees
+ * every frame; with AF_XDP its own traffic still goes out). Warn, do not refuse:
+ * the address may be on an interface of another namespace's view. */
+static void host_owns(uint32_t ip)
+{
+	struct ifaddrs *ifa, *i;
+	if (getifaddrs(&ifa) < 0)
+		return;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+			continue;
+		if (ntohl(((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr) != ip)
+			continue;
+		log_warn("[port] ip = %u.%u.%u.%u is also the host's, on %s: its stack answers ARP and ping for it and "
+			 "resets toed's connections; give the port an address the host does not own",
+			 ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255, i->ifa_name);
+		break;
+	}
+	freeifaddrs(ifa);
+}
+
 int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg *net, char *err, size_t errlen)
 {
 	const struct toed_port *p = &cfg->port[0];
@@ -74,6 +99,7 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 				 cfg->source.interface, strerror(errno));
 			return -1;
 		}
+	host_owns(p->ip);
 	if (p->role != TOED_ROLE_TCP)
 		return 0;
 
