@@ -5,7 +5,7 @@
 set -eu
 PKGS="gcc g++ make pkg-config clang llvm libclang-rt-14-dev libxml2-dev libpcap-dev \
 libinih-dev libbpf-dev libxdp-dev liburing-dev libsystemd-dev libxrt-dev uuid-dev \
-python3 iproute2 ethtool tcpdump tcpreplay gnuplot-nox"
+python3 iproute2 ethtool tcpdump tcpreplay gnuplot-nox iputils-ping iputils-arping"
 missing=""
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -241,9 +241,14 @@ static void check_ports(struct ctx *x)
 			    "[%s]: the software backend has one port, port 0 (its [source])", label);
 			continue;
 		}
-		if (role_ok && sw && p->role == TOED_ROLE_TCP && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
+		if (role_ok && !sw && p->role == TOED_ROLE_TCP && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
 			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
-				"the software backend follows TCP on a mirror and cannot open connections (use mirror)");
+				"backend = xrt cannot open connections yet: the card's xclbin has no general TOE "
+				"(use backend = sw for toed's own connections, or role = mirror)");
+		if (role_ok && sw && p->role == TOED_ROLE_TCP && c->source.type == TOED_SRC_PCAP &&
+		    kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND) && kok(x, S_SOURCE, 0, TOED_K_SOURCE_TYPE))
+			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
+				"a pcap replay cannot send: connections need [source] type = af_xdp or af_packet");
 		if (role_ok && p->role != TOED_ROLE_MIRROR && ip_ok && !p->ip)
 			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0, "needs an ip");
 		if (role_ok && p->role != TOED_ROLE_MIRROR && !sw && !p->has_mac && kok(x, S_PORT, i, TOED_K_PORT_MAC))

@@ -321,6 +321,81 @@ static const char *conn_state(uint8_t s)
 	return s == MTOE_OPEN ? "open" : s == MTOE_CLOSED ? "closed" : "free";
 }
 
+static const char *gtoe_down_name(uint32_t ev, uint32_t reason)
+{
+	switch (ev) {
+	case 0: return "";
+	case GTOE_EV_CLOSED: return "closed";
+	case GTOE_EV_RESET: return "reset by the peer";
+	case GTOE_EV_ERROR:
+		return reason == GTOE_ERR_REFUSED	? "refused"
+		       : reason == GTOE_ERR_TIMEOUT   ? "timed out"
+		       : reason == GTOE_ERR_KEEPALIVE ? "keepalive unanswered"
+						      : "failed";
+	default: return "?";
+	}
+}
+
+/* A port with an address: its ARP/ICMP/TCP counters and toed's own connections
+ * (role = tcp): TCP state, RTT, retransmissions, windows, SACK. */
+static void report_tcp(struct toed *t, struct out *o, const struct toed_dp_snapshot *s)
+{
+	char a[32], b[32], title[96];
+	begin(o, "tcp", "port (ARP, ICMP, toed's own TCP connections)");
+#define TK(name, desc) kv_u64(o, #name, s->tcp.name);
+	DP_TCP_STATS(TK)
+#undef TK
+	end(o);
+	if (s->ntcp) {
+		begin(o, "gtoe", "general TOE (all connections)");
+#define GG(name) kv_u64(o, #name, s->gtoe.name);
+		GTOE_STATS_FIELDS(GG)
+#undef GG
+		end(o);
+	}
+	begin_array(o, "tcp_connections");
+	for (uint32_t i = 0; i < s->ntcp && i < TOED_MAX_FEEDS; i++) {
+		const struct toed_dp_tcpconn *c = &s->tcp_conn[i];
+		const struct gtoe_info *in = &c->info;
+		const char *feed = c->feed < t->cfg->nfeeds ? t->cfg->feed[c->feed].name : "";
+		snprintf(title, sizeof title, "tcp connection %u (feed %.32s)", i, feed);
+		begin(o, NULL, title);
+		int saved = o->omit_zero;
+		o->omit_zero = 0; /* the connection's state is worth seeing at 0 */
+		kv_str(o, "feed", feed);
+		kv_str(o, "phase", dp_tcp_phase_name(c->phase));
+		kv_str(o, "state", gtoe_state_name(in->state));
+		kv_str(o, "local", ip_str(c->laddr, c->lport, a, sizeof a));
+		kv_str(o, "exchange", ip_str(c->raddr, c->rport, b, sizeof b));
+		kv_u64(o, "attempts", c->attempts);
+		kv_u64(o, "ups", c->ups);
+		kv_u64(o, "downs", c->downs);
+		kv_str(o, "last_down", gtoe_down_name(c->last_down, c->last_reason));
+		kv_u64(o, "stream_offset", c->offset);
+		kv_u64(o, "srtt_us", in->srtt_ns / 1000);
+		kv_u64(o, "rttvar_us", in->rttvar_ns / 1000);
+		kv_u64(o, "rto_ms", in->rto_ns / 1000000);
+		kv_u64(o, "mss", in->mss);
+		kv_bool(o, "sack", in->sack_ok);
+		kv_bool(o, "timestamps", in->ts_ok);
+		kv_u64(o, "snd_wscale", in->snd_ws);
+		kv_u64(o, "rcv_wscale", in->rcv_ws);
+		kv_u64(o, "cwnd", in->cwnd);
+		kv_u64(o, "ssthresh", in->ssthresh);
+		kv_u64(o, "snd_wnd", in->snd_wnd);
+		kv_u64(o, "rcv_wnd", in->rcv_wnd);
+		kv_u64(o, "in_flight", in->in_flight);
+		kv_u64(o, "unsent", in->unsent);
+		kv_u64(o, "readable", in->readable);
+		o->omit_zero = saved;
+#define GC(name) kv_u64(o, #name, in->st.name);
+		GTOE_CONN_STATS_FIELDS(GC)
+#undef GC
+		end(o);
+	}
+	end_array(o);
+}
+
 static void report_stats(struct toed *t, struct out *o, const struct toed_dp_snapshot *s)
 {
 	const char *names[NET_STATS_COUNT + RX_STATS_COUNT + RX_STREAM_STATS_COUNT + 8];
@@ -401,6 +476,9 @@ static void report_stats(struct toed *t, struct out *o, const struct toed_dp_sna
 		end(o);
 	}
 	end_array(o);
+
+	if (s->tcp_on)
+		report_tcp(t, o, s);
 
 	begin_array(o, "streams");
 	for (uint32_t i = 0; i < s->nstreams; i++) {

@@ -202,6 +202,15 @@ void dp_setup_src(const struct toed_config *cfg, const struct rx_cfg *rc, const 
 		if (!dup)
 			feeds[nf++] = (struct src_feed){0, rc->udp[i].port, 17};
 	}
+	/* a port with its own address answers ARP and ICMP for it, and sends */
+	if (cfg->port[0].enabled && cfg->port[0].role != TOED_ROLE_MIRROR && cfg->port[0].ip &&
+	    cfg->source.type != TOED_SRC_PCAP) {
+		sc->tx = 1;
+		if (nf + 2 <= SRC_MAX_FEEDS) {
+			feeds[nf++] = (struct src_feed){cfg->port[0].ip, 0, SRC_PROTO_ICMP};
+			feeds[nf++] = (struct src_feed){cfg->port[0].ip, 0, SRC_PROTO_ARP};
+		}
+	}
 	sc->feeds = feeds;
 	sc->nfeeds = nf;
 	/* pacing and loops are done by the thread (they are live keys) */

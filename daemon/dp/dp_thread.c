@@ -152,6 +152,18 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 		return card_check(dp, cfg, err, errlen);
 	}
 
+	if (cfg->port[0].enabled && (cfg->port[0].role == TOED_ROLE_TCP ||
+				     (cfg->port[0].role == TOED_ROLE_UDP && cfg->source.type != TOED_SRC_PCAP))) {
+		/* a port with its own address: ARP, ICMP and (role = tcp) toed's own connections; a
+		 * replayed udp port only decodes (a replay cannot answer), a tcp port needs a live source */
+		dp->tcp = calloc(1, sizeof *dp->tcp);
+		if (!dp->tcp) {
+			snprintf(err, errlen, "data plane: out of memory");
+			return -1;
+		}
+		if (dp_tcp_init(dp->tcp, cfg, &rc->net, err, errlen) < 0)
+			return -1;
+	}
 	uint32_t nfs = RX_NSTREAMS(rc);
 	dp->mbuf_len = MTOE_BUF_BYTES(rc->mtoe.max_conns, rc->mtoe.window);
 	dp->pipe = calloc(1, sizeof *dp->pipe);
@@ -233,6 +245,8 @@ int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *
 	dp->src_kind = sc.kind;
 	if (src_open(&dp->src, &sc, err, errlen) < 0)
 		return -1;
+	if (dp->tcp)
+		dp->tcp->src = dp->src;
 	if (sc.kind == SRC_PCAP) {
 		char pace[48], plays[32];
 		if (cfg->source.pcap_pace == TOED_PACE_FAST)
@@ -258,6 +272,14 @@ void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l)
 	dp->live = *l;
 	pthread_mutex_unlock(&dp->live_lock);
 	__atomic_add_fetch(&dp->live_gen, 1, __ATOMIC_RELEASE);
+}
+
+int toed_dp_set_tcp_hooks(struct toed_dp *dp, const struct dp_tcp_hooks *h)
+{
+	if (!dp->tcp || !dp->tcp->g || dp->started)
+		return -1;
+	dp->tcp->hooks = *h;
+	return 0;
 }
 
 uint32_t toed_dp_state(const struct toed_dp *dp)
@@ -319,6 +341,7 @@ struct dp_run {
 	uint64_t frames, turns, bursts, waits;
 	uint64_t last_snap;
 	uint64_t last_poll_ts;  /* source time of the last rx_poll */
+	uint64_t last_tcp_tick; /* CLOCK_MONOTONIC of the last dp_tcp_tick */
 	uint32_t clock;         /* enum toe_rx_clock of the time the pipeline runs on now: the frame's, or
 				 * the poll's when a timer runs without one */
 	uint64_t live_since;    /* CLOCK_MONOTONIC when the pipeline went live */
@@ -509,6 +532,35 @@ static void snapshot_pipe(struct dp_run *r, struct toed_dp_snapshot *w)
 		d->dport = c->dport;
 		d->nxt_off = c->nxt_off;
 		d->st = c->st;
+	}
+	if (dp->tcp) {
+		const struct dp_tcp *tc = dp->tcp;
+		w->tcp_on = 1;
+		w->tcp = tc->st;
+		w->ntcp = tc->nfeeds;
+		if (tc->g)
+			w->gtoe = tc->g->st;
+		for (uint32_t i = 0; i < tc->nfeeds; i++) {
+			const struct dp_tcp_feed *f = &tc->f[i];
+			struct toed_dp_tcpconn *d = &w->tcp_conn[i];
+			d->feed = f->feed;
+			d->phase = f->phase;
+			d->laddr = tc->laddr;
+			d->raddr = f->raddr;
+			d->rport = f->rport;
+			d->last_down = f->last_down;
+			d->last_reason = f->last_reason;
+			d->attempts = f->attempts;
+			d->ups = f->ups;
+			d->downs = f->downs;
+			d->offset = f->offset;
+			d->info = f->last; /* no connection now: the last one's report */
+			d->lport = f->lport;
+			if (f->conn >= 0 && tc->g) {
+				gtoe_info(tc->g, f->conn, &d->info);
+				d->lport = tc->g->conn[f->conn].lport;
+			}
+		}
 	}
 	w->seq_on = (p->cfg.flags & RX_CFG_SEQ) != 0;
 	w->seq_groups = w->seq_on ? p->cfg.seq.ngroups : 0;
@@ -730,6 +782,39 @@ static void frame_in(struct dp_run *r, const struct src_frame *f)
 	dp_trace_add(&r->trace, DP_TRACE_VISIBLE, f->ts_ns, visible, n);
 }
 
+/* A port with an address (dp->tcp): the frame to the endpoint, ARP and ICMP
+ * answered, UDP to the listen table; then the connections' in-order bytes
+ * through the pipeline. The mirror path (frame_in) does not pass here. */
+static void frame_in_tcp(struct dp_run *r, const struct src_frame *f, uint64_t now)
+{
+	struct toed_dp *dp = r->dp;
+	r->frames++;
+	r->clock = f->clock;
+	if (toed_record_dp_active(dp->rec))
+		toed_record_dp_frame(dp->rec, f->data, f->len, f->wire_len, f->ts_ns);
+	dp_tcp_frame(dp->tcp, dp->pipe, f->data, f->len, f->ts_ns, f->csum, now);
+	drain(r);
+	while (dp_tcp_pump(dp->tcp, dp->pipe, f->ts_ns))
+		drain(r);
+	flush_batch(r);
+}
+
+/* The endpoint's timers (every ms): retransmissions, reconnects, ARP; what
+ * they produce out to the wire and through the pipeline. */
+static void tcp_turn(struct dp_run *r, uint64_t now)
+{
+	struct toed_dp *dp = r->dp;
+	if (now - r->last_tcp_tick < DP_POLL_NS)
+		return;
+	r->last_tcp_tick = now;
+	dp_tcp_tick(dp->tcp, dp->pipe, now);
+	uint64_t t = real_ns();
+	while (dp_tcp_pump(dp->tcp, dp->pipe, t))
+		drain(r);
+	flush_batch(r);
+	dp_tcp_flush(dp->tcp, dp->pipe, now);
+}
+
 /* The source's notices to the log, each once (a pcap play cut short by a
  * truncated file: libpcap's reason). With endless loops the same file says
  * the same each play: the first is logged, the rest only counted. */
@@ -770,6 +855,8 @@ static void sw_loop(struct dp_run *r)
 		uint64_t now = mono_ns();
 		housekeeping(r, now);
 		turn_hook(r, now);
+		if (dp->tcp)
+			tcp_turn(r, now);
 		if (r->ended) {
 			struct timespec sl = {0, DP_WAIT_MS * 1000000L};
 			nanosleep(&sl, NULL);
@@ -798,8 +885,15 @@ static void sw_loop(struct dp_run *r)
 				if (pace_wait(r, f[0].ts_ns) < 0)
 					break;
 			}
-			for (int i = 0; i < n; i++)
-				frame_in(r, &f[i]); /* publishes each frame's records itself */
+			if (dp->tcp) {
+				uint64_t mono = mono_ns();
+				for (int i = 0; i < n; i++)
+					frame_in_tcp(r, &f[i], mono);
+				dp_tcp_flush(dp->tcp, dp->pipe, mono); /* ACKs and replies of the burst */
+			} else {
+				for (int i = 0; i < n; i++)
+					frame_in(r, &f[i]); /* publishes each frame's records itself */
+			}
 			src_rx_release(dp->src);
 			n = 0;
 			continue;
@@ -1021,6 +1115,9 @@ void toed_dp_destroy(struct toed_dp *dp)
 		return; /* still running: leave its memory alone, the process is about to exit */
 	src_close(dp->src);
 	dp->src = NULL;
+	dp_tcp_free(dp->tcp);
+	free(dp->tcp);
+	dp->tcp = NULL;
 	toe_xrt_close(dp->xrt); /* holds the kernels: the writer stops before its buffers go */
 	dp->xrt = NULL;
 	free(dp->pipe);

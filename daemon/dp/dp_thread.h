@@ -59,6 +59,7 @@
 #include "rx/rx_pipe.h"
 #include "src/src.h"
 #include "dp/dp_record.h"
+#include "dp/dp_tcp.h"
 #include "card/card_backend.h"
 
 struct toed_dp;
@@ -111,6 +112,17 @@ struct toed_dp_conn {
 	struct mtoe_conn_stats st;
 };
 
+/* role = tcp: one of toed's own connections (a TCP feed of the port). */
+struct toed_dp_tcpconn {
+	uint32_t feed;        /* index in the configuration's feeds */
+	uint32_t phase;       /* enum dp_tcp_phase */
+	uint32_t laddr, raddr;
+	uint16_t lport, rport;
+	uint32_t last_down, last_reason; /* gtoe event and reason that ended the last connection */
+	uint64_t attempts, ups, downs, offset;
+	struct gtoe_info info;  /* info.state GTOE_FREE when no connection is open */
+};
+
 /* Sequence tracking (RX_CFG_SEQ): per group, its lines and its channels. */
 struct toed_dp_seq_chan {
 	uint32_t id;        /* channel number */
@@ -156,6 +168,12 @@ struct toed_dp_snapshot {
 	uint64_t bad_records;     /* card records of no TOE_REC_* type: not published */
 	struct toe_xrt_counter card_ctr[TOE_XRT_MAX_COUNTERS];
 	struct dp_trace trace;    /* [dataplane] trace: since_ns 0 when off (live sources only) */
+	/* a port with an address (role tcp or udp): ARP, ICMP, toed's own connections */
+	uint32_t tcp_on;
+	uint32_t ntcp;            /* entries of tcp_conn[] */
+	struct dp_tcp_stats tcp;
+	struct gtoe_stats gtoe;
+	struct toed_dp_tcpconn tcp_conn[TOED_MAX_FEEDS];
 };
 
 struct toed_dp {
@@ -169,6 +187,7 @@ struct toed_dp {
 	struct src *src;
 	struct pub *pub;
 	struct toed_record *rec;
+	struct dp_tcp *tcp;       /* a port with an address (role tcp or udp); NULL on a mirror port */
 	struct toe_xrt *xrt;      /* backend = xrt: the card, once toed_dp_open brought it up */
 	int event_fd;             /* written on every state change */
 	struct toed_dp_seams seams; /* from toed_dp_open's caller */
@@ -212,6 +231,11 @@ int toed_dp_stop(struct toed_dp *dp, int timeout_ms);
 void toed_dp_destroy(struct toed_dp *dp);
 
 void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l);
+
+/* The session seam of a role = tcp port (dp_tcp.h, struct dp_tcp_hooks):
+ * install the hooks after toed_dp_prepare and before toed_dp_start (they run
+ * in the data-plane thread). 0, or -1 when the port holds no connections. */
+int toed_dp_set_tcp_hooks(struct toed_dp *dp, const struct dp_tcp_hooks *h);
 
 uint32_t toed_dp_state(const struct toed_dp *dp);
 /* 1 once toed_dp_stop asked the thread to stop. */

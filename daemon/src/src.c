@@ -84,13 +84,41 @@ int src_open(struct src **out, const struct src_cfg *cfg, char *err, size_t errl
 	if (!out || !cfg)
 		return src_err(err, errlen, "src_open: no configuration");
 	*out = NULL;
+	int r;
+	if (cfg->tx && cfg->kind == SRC_PCAP)
+		return src_err(err, errlen, "a pcap replay cannot send: a port that answers ARP and ICMP or holds "
+					    "connections needs af_xdp or af_packet");
 	switch (cfg->kind) {
-	case SRC_AF_XDP: return src_afxdp_open(out, cfg, err, errlen);
-	case SRC_AF_PACKET: return src_afpacket_open(out, cfg, err, errlen);
-	case SRC_PCAP: return src_pcap_open(out, cfg, err, errlen);
+	case SRC_AF_XDP: r = src_afxdp_open(out, cfg, err, errlen); break;
+	case SRC_AF_PACKET: r = src_afpacket_open(out, cfg, err, errlen); break;
+	case SRC_PCAP: r = src_pcap_open(out, cfg, err, errlen); break;
 	default:
 		return src_err(err, errlen, "unknown source kind %d (af_xdp, af_packet or pcap)", cfg->kind);
 	}
+	if (r == 0)
+		(*out)->tx_on = cfg->tx != 0;
+	return r;
+}
+
+int src_tx(struct src *s, const uint8_t *frame, uint32_t len)
+{
+	/* a mirror port never sends: the source has no transmit side to send with */
+	if (!s->tx_on || !s->ops->tx) {
+		s->tx_refused++;
+		return -1;
+	}
+	return s->ops->tx(s, frame, len);
+}
+
+void src_tx_flush(struct src *s)
+{
+	if (s->tx_on && s->ops->tx_flush)
+		s->ops->tx_flush(s);
+}
+
+int src_can_tx(const struct src *s)
+{
+	return s->tx_on && s->ops->tx;
 }
 
 int src_rx_burst(struct src *s, struct src_frame *f, int max)
@@ -130,6 +158,7 @@ void src_stats(struct src *s, struct src_stats *st)
 {
 	memset(st, 0, sizeof *st);
 	s->ops->stats(s, st);
+	st->tx_refused = s->tx_refused;
 }
 
 int src_set_feeds(struct src *s, const struct src_feed *feeds, uint32_t n, char *err, size_t errlen)

@@ -87,6 +87,7 @@ enum src_xdp_mode {
 #define SRC_XDP_RING_MAX 262144u
 #define SRC_XDP_FRAMES_MAX (1u << 21)
 #define SRC_XDP_BIND_WAIT_MS_DEFAULT 2000u
+#define SRC_XDP_TX_FRAMES 512u   /* UMEM frames for transmit (and the tx ring's size) */
 
 /* One steering rule: an exchange endpoint. A frame goes to the AF_XDP
  * socket when its source or its destination (IPv4 address, TCP/UDP port)
@@ -96,8 +97,12 @@ enum src_xdp_mode {
 struct src_feed {
 	uint32_t ip;
 	uint16_t port;
-	uint8_t proto;      /* 6 TCP, 17 UDP */
+	uint8_t proto;      /* 6 TCP, 17 UDP; SRC_PROTO_ICMP, SRC_PROTO_ARP: a port's own address */
 };
+/* ICMP to ip, ARP packets whose target address is ip (ip required, port 0):
+ * the answers of a port with an address (role tcp or udp). */
+#define SRC_PROTO_ICMP 1
+#define SRC_PROTO_ARP 254
 
 /* Every field 0/NULL means its default. */
 struct src_cfg {
@@ -138,6 +143,13 @@ struct src_cfg {
 					 * are reported in src_describe(), not an error */
 	uint32_t xdp_bind_wait_ms;      /* 0: 2000; how long a queue the kernel is still releasing
 					 * (EBUSY after a previous socket closed or died) is retried */
+
+	/* Transmit (AF_XDP, AF_PACKET): 0 on a mirror port, which never sends.
+	 * AF_XDP: a tx ring and a completion ring on the same socket, and
+	 * SRC_XDP_TX_FRAMES more UMEM frames that only carry transmitted frames;
+	 * AF_PACKET: send() on the receiving socket (its ring skips our own
+	 * frames: afp_outgoing). pcap cannot send: src_open refuses tx there. */
+	int tx;
 
 	/* pcap replay */
 	const char *pcap_path;          /* Ethernet, Linux cooked (SLL, SLL2) or raw IPv4 captures */
@@ -186,7 +198,13 @@ struct src_frame {
 	X(ts_poll, "frames with no arrival stamp, stamped at the poll")                         \
 	X(xsk_bind_wait_ms, "AF_XDP: ms the bind waited for the kernel to release the queue")  \
 	X(pcap_cut, "pcap: plays ended early by a truncated or corrupt file (reason: src_note)")   \
-	X(pcap_converted, "pcap: frames given an Ethernet header (SLL/raw captures)")
+	X(pcap_converted, "pcap: frames given an Ethernet header (SLL/raw captures)")              \
+	X(tx_frames, "frames handed to the interface for sending")                              \
+	X(tx_bytes, "bytes of those frames")                                                    \
+	X(tx_errors, "frames the kernel refused to send (send()/sendto errors, xsk tx_invalid_descs)") \
+	X(tx_ring_full, "frames dropped: no free transmit frame or ring slot (AF_XDP)")         \
+	X(tx_refused, "send attempts on a source opened without transmit (a mirror port): a bug if nonzero") \
+	X(tx_too_long, "frames dropped: longer than a transmit frame")
 
 struct src_stats {
 #define SRC_STATS_MEMBER(name, desc) uint64_t name;
@@ -217,6 +235,16 @@ int src_wait(struct src *s, int timeout_ms);
 int src_fd(const struct src *s);
 
 void src_stats(struct src *s, struct src_stats *st);
+
+/* Send one Ethernet frame (no FCS): copied, so frame may be reused at once.
+ * 0 queued (AF_XDP: sent at the next src_tx_flush or when the batch is full;
+ * AF_PACKET: sent now), -1 dropped and counted (tx_ring_full, tx_errors,
+ * tx_too_long; tx_refused on a source opened without cfg.tx). Never blocks. */
+int src_tx(struct src *s, const uint8_t *frame, uint32_t len);
+/* Kick the kernel to send what src_tx queued, and reclaim completed frames. */
+void src_tx_flush(struct src *s);
+/* 1 when the source was opened with transmit. */
+int src_can_tx(const struct src *s);
 
 /* Replace the steering rules (AF_XDP; a no-op for the others). 0, or -1
  * with a message in err and the old rules left in force as far as possible. */

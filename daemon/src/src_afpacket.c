@@ -232,7 +232,23 @@ static void afp_close(struct src *base)
 	free(s);
 }
 
+/* Transmit: send() on the bound socket, never waiting (a full device queue
+ * is an error counted here; TCP retransmits what mattered). The receive
+ * ring does not see the frame (PACKET_IGNORE_OUTGOING, or afp_outgoing). */
+static int afp_tx(struct src *base, const uint8_t *frame, uint32_t len)
+{
+	struct src_afp *s = (struct src_afp *)base;
+	if (send(s->fd, frame, len, MSG_DONTWAIT) != (ssize_t)len) {
+		s->st.tx_errors++;
+		return -1;
+	}
+	s->st.tx_frames++;
+	s->st.tx_bytes += len;
+	return 0;
+}
+
 static const struct src_ops afp_ops = {
+	.tx = afp_tx,
 	.rx_burst = afp_rx_burst,
 	.rx_release = afp_rx_release,
 	.wait = afp_wait,

@@ -78,6 +78,7 @@
 #define XDP_BUSY_POLL_US 20       /* SO_BUSY_POLL: NAPI polling per blocking receive call */
 #define XDP_BUSY_POLL_BUDGET 64   /* frames per NAPI poll from our recvfrom */
 #define XDP_COMP_RING 64u         /* no transmit: the completion ring stays empty */
+#define XDP_TX_KICK 32u           /* frames submitted before src_tx kicks the kernel itself */
 #define XDP_MAX_DESC_PER_FRAME 18u /* 64 KB in 4 KB frames + the head */
 
 struct src_xdp {
@@ -100,6 +101,11 @@ struct src_xdp {
 	struct xsk_ring_prod fq;
 	struct xsk_ring_cons cq;
 	struct xsk_ring_cons rx;
+	struct xsk_ring_prod tx;        /* transmit (cfg.tx): frames from the tx pool */
+	int txon;                       /* opened with a tx ring */
+	uint64_t *tx_free;              /* tx pool frames not in the tx ring */
+	uint32_t tx_nfree;
+	uint32_t tx_pending;            /* submitted since the last kick */
 	int sg;                         /* bound with XDP_USE_SG */
 	int busy;                       /* preferred busy polling accepted: drive NAPI when empty */
 	int hw_prog;                    /* toe_steer_hw loaded (asks the NIC for its stamp) */
@@ -145,8 +151,14 @@ static int feeds_check(const struct src_feed *feeds, uint32_t n, char *err, size
 	if (n && !feeds)
 		return src_err(err, errlen, "feeds: no array given");
 	for (i = 0; i < n; i++) {
+		if (feeds[i].proto == SRC_PROTO_ICMP || feeds[i].proto == SRC_PROTO_ARP) {
+			if (!feeds[i].ip || feeds[i].port)
+				return src_err(err, errlen, "feed %u: ICMP/ARP rules name an address and no port", i);
+			continue;
+		}
 		if (feeds[i].proto != 6 && feeds[i].proto != 17)
-			return src_err(err, errlen, "feed %u: protocol %u (TCP 6 or UDP 17)", i, feeds[i].proto);
+			return src_err(err, errlen, "feed %u: protocol %u (TCP 6, UDP 17, ICMP 1, ARP 254)", i,
+				       feeds[i].proto);
 		if (!feeds[i].ip && !feeds[i].port)
 			return src_err(err, errlen, "feed %u: address and port both any would steer all %s traffic",
 				       i, feeds[i].proto == 6 ? "TCP" : "UDP");
@@ -313,6 +325,59 @@ static int xdp_rx_burst(struct src *base, struct src_frame *f, int max)
 	return n;
 }
 
+/* ---- transmit: a pool of SRC_XDP_TX_FRAMES UMEM frames after the receive
+ * frames; a frame goes to the tx ring, the kernel sends it at the kick
+ * (copy mode: sendto) and returns its address on the completion ring. ---- */
+
+static void xdp_tx_reclaim(struct src_xdp *s)
+{
+	uint32_t idx = 0, n = xsk_ring_cons__peek(&s->cq, SRC_XDP_TX_FRAMES, &idx);
+	for (uint32_t i = 0; i < n; i++)
+		s->tx_free[s->tx_nfree++] = *xsk_ring_cons__comp_addr(&s->cq, idx + i);
+	if (n)
+		xsk_ring_cons__release(&s->cq, n);
+}
+
+static void xdp_tx_flush(struct src *base)
+{
+	struct src_xdp *s = (struct src_xdp *)base;
+	if (s->tx_pending) {
+		if (sendto(xsk_socket__fd(s->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
+		    errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
+			s->st.tx_errors++;
+		s->tx_pending = 0;
+	}
+	xdp_tx_reclaim(s);
+}
+
+static int xdp_tx(struct src *base, const uint8_t *frame, uint32_t len)
+{
+	struct src_xdp *s = (struct src_xdp *)base;
+	uint32_t idx = 0;
+	if (len > s->frame_size) {
+		s->st.tx_too_long++;
+		return -1;
+	}
+	if (!s->tx_nfree)
+		xdp_tx_flush(base);
+	if (!s->tx_nfree || xsk_ring_prod__reserve(&s->tx, 1, &idx) != 1) {
+		s->st.tx_ring_full++;
+		return -1;
+	}
+	uint64_t addr = s->tx_free[--s->tx_nfree];
+	memcpy(xsk_umem__get_data(s->area, addr), frame, len);
+	struct xdp_desc *d = xsk_ring_prod__tx_desc(&s->tx, idx);
+	d->addr = addr;
+	d->len = len;
+	d->options = 0;
+	xsk_ring_prod__submit(&s->tx, 1);
+	s->st.tx_frames++;
+	s->st.tx_bytes += len;
+	if (++s->tx_pending >= XDP_TX_KICK)
+		xdp_tx_flush(base);
+	return 0;
+}
+
 static void xdp_rx_release(struct src *base)
 {
 	struct src_xdp *s = (struct src_xdp *)base;
@@ -351,6 +416,7 @@ static void xdp_stats(struct src *base, struct src_stats *st)
 		st->xsk_rx_invalid_descs = xs.rx_invalid_descs;
 		st->xsk_rx_ring_full = xs.rx_ring_full;
 		st->xsk_fill_ring_empty = xs.rx_fill_ring_empty_descs;
+		st->tx_errors += xs.tx_invalid_descs;
 	}
 	if (ncpu <= 0 || ncpu > 4096)
 		return;
@@ -393,11 +459,14 @@ static void xdp_close(struct src *base)
 		bpf_object__close(s->obj);
 	free(s->free_addr);
 	free(s->held);
+	free(s->tx_free);
 	free(s->scratch);
 	free(s);
 }
 
 static const struct src_ops xdp_ops = {
+	.tx = xdp_tx,
+	.tx_flush = xdp_tx_flush,
 	.rx_burst = xdp_rx_burst,
 	.rx_release = xdp_rx_release,
 	.wait = xdp_wait,
@@ -473,7 +542,7 @@ static int make_socket(struct src_xdp *s, int sg)
 
 	memset(&ucfg, 0, sizeof ucfg);
 	ucfg.fill_size = s->fill_size;
-	ucfg.comp_size = XDP_COMP_RING;
+	ucfg.comp_size = s->txon ? SRC_XDP_TX_FRAMES : XDP_COMP_RING;
 	ucfg.frame_size = s->frame_size;
 	ucfg.frame_headroom = 0;
 	r = xsk_umem__create(&s->umem, s->area, s->area_len, &s->fq, &s->cq, &ucfg);
@@ -484,11 +553,11 @@ static int make_socket(struct src_xdp *s, int sg)
 	}
 	memset(&scfg, 0, sizeof scfg);
 	scfg.rx_size = s->rx_size;
-	scfg.tx_size = 0;
+	scfg.tx_size = s->txon ? SRC_XDP_TX_FRAMES : 0;
 	scfg.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
 	scfg.xdp_flags = s->mode_flag;
 	scfg.bind_flags = XDP_COPY | XDP_USE_NEED_WAKEUP | (sg ? XDP_USE_SG : 0);
-	r = xsk_socket__create(&s->xsk, s->ifname, s->queue, s->umem, &s->rx, NULL, &scfg);
+	r = xsk_socket__create(&s->xsk, s->ifname, s->queue, s->umem, &s->rx, s->txon ? &s->tx : NULL, &scfg);
 	if (r) {
 		s->xsk = NULL;
 		xsk_umem__delete(s->umem);
@@ -658,13 +727,19 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 	}
 
 	/* UMEM, rings, socket */
-	s->area_len = (size_t)s->nframes * s->frame_size;
+	s->txon = cfg->tx != 0;
+	s->area_len = (size_t)(s->nframes + (s->txon ? SRC_XDP_TX_FRAMES : 0)) * s->frame_size;
+	if (s->txon) {
+		s->tx_free = malloc(sizeof *s->tx_free * SRC_XDP_TX_FRAMES);
+		for (i = 0; s->tx_free && i < SRC_XDP_TX_FRAMES; i++)
+			s->tx_free[s->tx_nfree++] = (uint64_t)(s->nframes + i) * s->frame_size;
+	}
 	s->area = mmap(NULL, s->area_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	s->free_addr = malloc(sizeof *s->free_addr * s->nframes);
 	s->held = malloc(sizeof *s->held * s->nframes);
 	s->scratch_cap = 2 * (size_t)SRC_MAX_FRAME;
 	s->scratch = malloc(s->scratch_cap);
-	if (s->area == MAP_FAILED || !s->free_addr || !s->held || !s->scratch) {
+	if (s->area == MAP_FAILED || !s->free_addr || !s->held || !s->scratch || (s->txon && !s->tx_free)) {
 		if (s->area == MAP_FAILED)
 			s->area = NULL;
 		libbpf_set_print(old_print);
@@ -754,8 +829,9 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 			snprintf(busymsg, sizeof busymsg, ", %s%.96s", s->busy ? "preferred busy polling" : "no busy polling: ",
 				 s->busy ? "" : s->busy_why);
 		snprintf(s->base.desc, sizeof s->base.desc,
-			 "af_xdp %s queue %u %s copy%s, rx ring %u, fill ring %u, %u frames of %u, %u feeds, %s stamps%s%s",
+			 "af_xdp %s queue %u %s copy%s%s, rx ring %u, fill ring %u, %u frames of %u, %u feeds, %s stamps%s%s",
 			 s->ifname, s->queue, cfg->xdp_mode == SRC_XDP_SKB ? "skb" : "native", s->sg ? " multi-buffer" : "",
+			 s->txon ? " with transmit" : "",
 			 s->rx_size, s->fill_size, s->nframes, s->frame_size, cfg->nfeeds,
 			 s->hw_prog ? "NIC (else kernel)" : "kernel", busymsg, waitmsg);
 	}

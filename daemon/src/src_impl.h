@@ -18,11 +18,15 @@ struct src_ops {
 	void (*stats)(struct src *s, struct src_stats *st);
 	int (*set_feeds)(struct src *s, const struct src_feed *feeds, uint32_t n, char *err, size_t errlen);
 	void (*close)(struct src *s);
+	int (*tx)(struct src *s, const uint8_t *frame, uint32_t len);      /* NULL: cannot send */
+	void (*tx_flush)(struct src *s);
 };
 
 struct src {
 	const struct src_ops *ops;
 	int kind;
+	int tx_on;           /* opened with cfg.tx */
+	uint64_t tx_refused; /* src_tx without tx_on */
 	int unreleased;      /* a burst returned frames and src_rx_release() has not run yet */
 	char desc[400];
 	char note[512];      /* src_note: the latest notice */

@@ -697,10 +697,12 @@ static void test_ports(void)
 	ERR("[port]\nvlan = -1\n", 0, 2, "[port] vlan = -1: below 0");
 	ERR("[port]\nverify_checksums = maybe\n", 0, 2, "[port] verify_checksums = maybe: must be auto, yes or no");
 	ERR("[port]\nrole = udp\n", NO_FEED, 2, "[port] role = udp: needs an ip");
-	/* the software backend: one port, and it cannot open connections */
+	/* the software backend: one port, which may hold connections (role = tcp) */
 	ERR("[port.1]\n", 0, 1, "[port.1]: the software backend has one port, port 0 (its [source])");
-	ERR("[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n", 0, 2,
-	    "[port] role = tcp: the software backend follows TCP on a mirror and cannot open connections (use mirror)");
+	CLEAN("[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n", 0);
+	CHECK(g_cfg->port[0].role == TOED_ROLE_TCP);
+	ERR_ANY("[source]\ntype = pcap\npcap_file = /nonexistent.pcap\n[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n",
+		NO_SRC, 5, "[port] role = tcp: a pcap replay cannot send: connections need [source] type = af_xdp or af_packet");
 	ERR("[port.4]\n", 0, 1, "[port.4]: port number above 3 (the card has 4 ports)");
 	ERR("[port.x]\n", 0, 1, "[port.x]: not a port number (port.0 .. port.3)");
 	ERR("[port.01]\n", 0, 1, "[port.01]: not a port number (port.0 .. port.3)");
@@ -712,18 +714,23 @@ static void test_ports(void)
 	snprintf(text, sizeof text,
 		 "[device]\nbackend = xrt\nxclbin = card.xclbin\n"
 		 "[port.0]\nrole = mirror\n"
-		 "[port.1]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\nmac = 02:00:00:00:00:01\n"
+		 "[port.1]\nrole = udp\nip = 10.1.0.2\nnetmask = 24\nmac = 02:00:00:00:00:01\n"
 		 "[port.3]\nrole = udp\nip = 10.2.0.2\nnetmask = 24\nmac = 02:00:00:00:00:02\n"
 		 "[feed.m]\nexchange = 10.9.0.1:5261\n"
-		 "[feed.c]\nexchange = 10.9.0.1:5261\nport = 1\n"
+		 "[feed.c]\nprotocol = udp\nvendor = *:6001\nport = 1\n"
 		 "[feed.u]\nprotocol = udp\nvendor = *:6000\nport = 3\n"
 		 "[fast]\ntemplates = %s\n",
 		 g_tpl);
 	expect_clean(__LINE__, text);
 	CHECK(g_cfg->port[0].enabled && g_cfg->port[1].enabled && !g_cfg->port[2].enabled && g_cfg->port[3].enabled);
-	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nrole = tcp\nip = 10.1.0.2\n"
+	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nrole = udp\nip = 10.1.0.2\n"
 	    "netmask = 24\n",
-	    NO_SRC, 6, "[port.1] role = tcp: needs a mac (backend = xrt)");
+	    NO_SRC, 6, "[port.1] role = udp: needs a mac (backend = xrt)");
+	/* the card's tops carry no general TOE yet: role = tcp is refused at check time */
+	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nrole = tcp\nip = 10.1.0.2\n"
+	    "netmask = 24\nmac = 02:00:00:00:00:01\n",
+	    NO_SRC, 6, "[port.1] role = tcp: backend = xrt cannot open connections yet: the card's xclbin has no "
+		       "general TOE (use backend = sw for toed's own connections, or role = mirror)");
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nip = 10.1.0.2\nnetmask = 24\n"
 	    "[port.2]\nip = 10.1.0.2\nnetmask = 16\n",
 	    NO_SRC, 9, "[port.2] ip = 10.1.0.2: already used by [port.1]");

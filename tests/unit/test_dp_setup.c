@@ -108,7 +108,34 @@ static void test_rx_and_src(void)
 	CHECK_EQ(sc.kind, SRC_PCAP);
 	CHECK(strcmp(sc.pcap_path, pcap) == 0);
 	CHECK_EQ(sc.nfeeds, 1);
+	CHECK_EQ(sc.tx, 0); /* a mirror port never sends */
+	CHECK(!has_feed(&sc, 0, 0, SRC_PROTO_ARP));
 	unlink(pcap);
+
+	/* a mirror port (the default): no transmit, no ARP/ICMP rules */
+	CHECK_EQ(load("[source]\ntype = af_xdp\ninterface = eth1\n[feed.t]\nexchange = 10.0.0.1:5261\n"), 0);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, NULL, err, sizeof err), 0);
+	dp_setup_src(g_cfg, rc, NULL, &sc, feeds);
+	CHECK_EQ(sc.tx, 0);
+	CHECK_EQ(sc.nfeeds, 1);
+
+	/* role = tcp: transmit on, the port's ARP and ICMP steered to toed besides the connection's frames;
+	 * the mirror TOE keeps the feed's flow (its stream and sequence group), destination filtering on */
+	CHECK_EQ(load("[source]\ntype = af_xdp\ninterface = eth1\n[port]\nrole = tcp\nip = 10.0.0.5\nnetmask = 24\n"
+		      "[feed.t]\nexchange = 10.0.0.1:5261\n"),
+		 0);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, NULL, err, sizeof err), 0);
+	CHECK_EQ(rc->mtoe.nflows, 1);
+	CHECK(rc->net.flags & NET_CFG_FILTER_DST);
+	CHECK_EQ(rc->net.naddr, 1);
+	dp_setup_src(g_cfg, rc, NULL, &sc, feeds);
+	CHECK_EQ(sc.tx, 1);
+	CHECK_EQ(sc.nfeeds, 3);
+	CHECK(has_feed(&sc, 0x0a000001, 5261, 6));
+	CHECK(has_feed(&sc, 0x0a000005, 0, SRC_PROTO_ICMP));
+	CHECK(has_feed(&sc, 0x0a000005, 0, SRC_PROTO_ARP));
 	free(feeds);
 	free(rc);
 }

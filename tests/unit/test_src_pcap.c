@@ -110,6 +110,13 @@ static void test_basic(void)
 		goto out;
 	CHECK_EQ(src_fd(s), -1);
 	CHECK(strstr(src_describe(s), "pcap") != NULL);
+	/* opened without transmit (a mirror port never sends): src_tx refuses and counts */
+	CHECK_EQ(src_can_tx(s), 0);
+	CHECK_EQ(src_tx(s, r[0].data, r[0].len), -1);
+	src_tx_flush(s);
+	src_stats(s, &st);
+	CHECK_EQ(st.tx_refused, 1);
+	CHECK_EQ(st.tx_frames, 0);
 	/* bursts of at most 4: 4 then 2 then the end */
 	n = src_rx_burst(s, f, 4);
 	CHECK_EQ(n, 4);
@@ -617,7 +624,8 @@ static void open_fails(const struct src_cfg *c, const char *want1, const char *w
 static void test_errors(void)
 {
 	struct src_cfg c;
-	struct src_feed bad = { .ip = 0x0a000001, .port = 80, .proto = 1 };
+	struct src_feed bad = { .ip = 0x0a000001, .port = 80, .proto = 47 };
+	struct src_feed icmp_port = { .ip = 0x0a000001, .port = 80, .proto = SRC_PROTO_ICMP };
 	struct src_feed any = { .ip = 0, .port = 0, .proto = 6 };
 
 	memset(&c, 0, sizeof c);
@@ -657,6 +665,8 @@ static void test_errors(void)
 	c.feeds = &bad;
 	c.nfeeds = 1;
 	open_fails(&c, "feed 0", "protocol");
+	c.feeds = &icmp_port; /* an ICMP/ARP rule is a port's own address, with no port */
+	open_fails(&c, "feed 0", "no port");
 	c.feeds = &any;
 	open_fails(&c, "feed 0", "any");
 	c.feeds = NULL;
@@ -693,6 +703,19 @@ int main(void)
 	if (!mkdtemp(dir))
 		return test_skip("src_pcap", "cannot create a temporary folder");
 	test_basic();
+	{
+		/* a replay cannot send: a port that answers or connects is refused at open */
+		struct src_cfg c;
+		struct src *s = NULL;
+		char err[256];
+		memset(&c, 0, sizeof c);
+		c.kind = SRC_PCAP;
+		c.pcap_path = tmp("basic.pcap");
+		c.tx = 1;
+		CHECK_EQ(src_open(&s, &c, err, sizeof err), -1);
+		CHECK(s == NULL);
+		CHECK(strstr(err, "cannot send") != NULL);
+	}
 	test_micro();
 	test_loops();
 	test_pace();

@@ -3,7 +3,9 @@
  * Redirects to the AF_XDP socket of the receive queue only IPv4 TCP/UDP
  * frames (0, 1 or 2 VLAN tags, TPID 0x8100 or 0x88a8) whose source or
  * destination address:port is a configured feed (toe_feeds, filled by the
- * daemon); everything else - ARP, ICMP, IPv6, other hosts' traffic, non-first
+ * daemon), and on a port with its own address (role tcp or udp: an address
+ * the host does not own) the ARP packets asking for or answering to that
+ * address and the ICMP sent to it, so toed answers them; everything else - ARP, ICMP, IPv6, other hosts' traffic, non-first
  * fragments (no ports to match) - gets XDP_PASS, so the host's own traffic is
  * untouched even on a port that carries feeds. With no socket bound on the
  * queue the redirect falls back to XDP_PASS.
@@ -75,6 +77,13 @@ static __always_inline int is_feed(__u32 addr, __u16 port, __u8 proto)
 	return bpf_map_lookup_elem(&toe_feeds, &k) != 0;
 }
 
+/* A rule for one of our own addresses (ARP target, ICMP destination). */
+static __always_inline int is_local(__u32 addr, __u8 proto)
+{
+	struct toe_feed_key k = { .addr = addr, .port = 0, .proto = proto, .pad = 0 };
+	return bpf_map_lookup_elem(&toe_feeds, &k) != 0;
+}
+
 /* The RX-metadata kfunc (kernel >= 6.3): 0 and the NIC's stamp, or
  * -EOPNOTSUPP/-ENODATA when the driver or this frame has none. Weak: an
  * older kernel leaves it unresolved and only toe_steer loads there. */
@@ -132,6 +141,17 @@ static __always_inline int steer(struct xdp_md *ctx, __u64 ns, __u32 clock)
 		type = t->proto;
 		data = t + 1;
 	}
+	if (type == bpf_htons(ETH_P_ARP)) {
+		/* Ethernet/IPv4 ARP: the target protocol address is at byte 24 */
+		__u8 *a = data;
+		__u32 tpa;
+		if ((void *)(a + 28) > end)
+			return pass();
+		__builtin_memcpy(&tpa, a + 24, 4);
+		if (!is_local(tpa, TOE_STEER_PROTO_ARP))
+			return pass();
+		goto redirect;
+	}
 	if (type != bpf_htons(ETH_P_IP))
 		return pass();
 	ip = data;
@@ -139,6 +159,11 @@ static __always_inline int steer(struct xdp_md *ctx, __u64 ns, __u32 clock)
 		return pass();
 	if (ip->version != 4 || ip->ihl < 5)
 		return pass();
+	if (ip->protocol == IPPROTO_ICMP) {
+		if (!is_local(ip->daddr, TOE_STEER_PROTO_ICMP))
+			return pass();
+		goto redirect;
+	}
 	if (ip->protocol != IPPROTO_TCP && ip->protocol != IPPROTO_UDP)
 		return pass();
 	if (ip->frag_off & bpf_htons(0x1fff))
@@ -151,6 +176,7 @@ static __always_inline int steer(struct xdp_md *ctx, __u64 ns, __u32 clock)
 	dport = *(__u16 *)(l4 + 2);
 	if (!is_feed(ip->saddr, sport, ip->protocol) && !is_feed(ip->daddr, dport, ip->protocol))
 		return pass();
+redirect:
 	stamp(ctx, ns, clock); /* moves data_meta only: the headers read above are not read again */
 	act = bpf_redirect_map(&toe_xsks, ctx->rx_queue_index, XDP_PASS);
 	count(act == XDP_REDIRECT ? TOE_STEER_REDIRECTED : TOE_STEER_NO_SOCKET);

@@ -15,7 +15,11 @@
 #define TOE_STEER_MAX_QUEUES 64   /* default size of toe_xsks (the loader grows it for a higher queue) */
 #define TOE_STEER_MAX_FEEDS 1024
 
-/* An endpoint in network byte order; addr 0 = any address, port 0 = any port. */
+/* An endpoint in network byte order; addr 0 = any address, port 0 = any port.
+ * proto TOE_STEER_PROTO_ICMP (addr = a port's own address, port 0): ICMP to
+ * that address; TOE_STEER_PROTO_ARP: ARP packets whose target is addr. */
+#define TOE_STEER_PROTO_ICMP 1
+#define TOE_STEER_PROTO_ARP 254
 struct toe_feed_key {
 	__u32 addr;
 	__u16 port;

@@ -1,0 +1,418 @@
+/* dp_tcp.c - a port with its own address: ARP, ICMP echo and toed's own TCP connections (see dp_tcp.h). */
+#include "dp/dp_tcp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "dp/dp_setup.h"
+#include "net/net_icmp.h"
+#include "net/net_rx.h"
+#include "net/net_udp.h"
+#include "toe/gtoe_frame.h"
+
+const char *dp_tcp_phase_name(uint32_t phase)
+{
+	switch (phase) {
+	case DP_TCP_WAIT: return "waiting";
+	case DP_TCP_RESOLVING: return "resolving";
+	case DP_TCP_CONNECTING: return "connecting";
+	case DP_TCP_UP: return "up";
+	default: return "?";
+	}
+}
+
+/* The interface's MAC (SIOCGIFHWADDR): a port without `mac` sends with it. */
+static int if_mac(const char *ifname, uint8_t mac[6])
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof ifr);
+	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
+	r = ioctl(fd, SIOCGIFHWADDR, &ifr);
+	close(fd);
+	if (r < 0)
+		return -1;
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return 0;
+}
+
+/* The port's address must be toed's alone: a host stack that owns it answers
+ * ARP and ping too and resets toed's connections (with AF_PACKET it sees
+ * every frame; with AF_XDP its own traffic still goes out). Warn, do not refuse:
+ * the address may be on an interface of another namespace's view. */
+static void host_owns(uint32_t ip)
+{
+	struct ifaddrs *ifa, *i;
+	if (getifaddrs(&ifa) < 0)
+		return;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+			continue;
+		if (ntohl(((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr) != ip)
+			continue;
+		log_warn("[port] ip = %u.%u.%u.%u is also the host's, on %s: its stack answers ARP and ping for it and "
+			 "resets toed's connections; give the port an address the host does not own",
+			 ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255, i->ifa_name);
+		break;
+	}
+	freeifaddrs(ifa);
+}
+
+int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg *net, char *err, size_t errlen)
+{
+	const struct toed_port *p = &cfg->port[0];
+	static const uint8_t zero[6];
+	struct mtoe_cfg m;
+	uint16_t flow_feed[TOED_MAX_FEEDS];
+	memset(t, 0, sizeof *t);
+	t->owe_conn = -1;
+	t->role = p->role;
+	t->laddr = p->ip;
+	t->gateway = p->gateway;
+	net_arp_init(&t->arp);
+	if (!p->ip) {
+		snprintf(err, errlen, "%s: [port] role = %s needs an ip", cfg->path, toed_role_name(p->role));
+		return -1;
+	}
+	if (cfg->source.type == TOED_SRC_PCAP) {
+		snprintf(err, errlen, "%s: [port] role = %s answers ARP and ICMP%s: a pcap replay cannot send (use "
+				      "[source] type = af_xdp or af_packet, or role = mirror)",
+			 cfg->path, toed_role_name(p->role), p->role == TOED_ROLE_TCP ? " and holds connections" : "");
+		return -1;
+	}
+	for (uint32_t i = 0; i < net->naddr; i++)
+		if (!memcmp(net->addr[i].mac, zero, 6) && if_mac(cfg->source.interface, net->addr[i].mac) < 0) {
+			snprintf(err, errlen, "%s: [port] has no mac and the MAC of %s cannot be read: %s", cfg->path,
+				 cfg->source.interface, strerror(errno));
+			return -1;
+		}
+	host_owns(p->ip);
+	if (p->role != TOED_ROLE_TCP)
+		return 0;
+
+	/* one connection per TCP feed of the port, on the stream of its mirror flow */
+	uint32_t nflows = dp_setup_mtoe(cfg, 0, &m, flow_feed);
+	for (uint32_t k = 0; k < nflows; k++) {
+		const struct toed_feed *fd = &cfg->feed[flow_feed[k]];
+		struct dp_tcp_feed *f = &t->f[t->nfeeds++];
+		if (k >= m.max_conns) {
+			snprintf(err, errlen, "%s: %u tcp feeds on a tcp port: [tcp] connections = %u is too few",
+				 cfg->path, nflows, m.max_conns);
+			return -1;
+		}
+		f->feed = flow_feed[k];
+		snprintf(f->name, sizeof f->name, "%s", fd->name);
+		f->stream = k;
+		f->raddr = fd->exchange.ip;
+		f->rport = (uint16_t)fd->exchange.port;
+		f->lport = (uint16_t)fd->vendor.port;
+		f->conn = -1;
+	}
+	struct gtoe_cfg gc;
+	gtoe_cfg_default(&gc);
+	gc.max_conns = m.max_conns < GTOE_MAX_CONNS ? m.max_conns : GTOE_MAX_CONNS;
+	gc.rcv_buf = cfg->tcp.window >= GTOE_MIN_BUF ? cfg->tcp.window : GTOE_MIN_BUF;
+	gc.snd_buf = DP_TCP_SND_BUF;
+	gc.mss = (uint16_t)cfg->tcp.mss;
+	gc.syn_retries = 4; /* 31 s, then the reconnect backoff takes over */
+	gc.quickack = 1; /* market data: ACK at once, the exchange's window never waits for a delayed ACK */
+	{
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gc.isn_key = (uint32_t)ts.tv_nsec ^ (uint32_t)ts.tv_sec * 2654435761u ^ (uint32_t)getpid();
+	}
+	t->g = calloc(1, sizeof *t->g);
+	t->gbuf = malloc(GTOE_BUF_BYTES(&gc));
+	if (!t->g || !t->gbuf) {
+		snprintf(err, errlen, "data plane: out of memory for %u TCP connections", gc.max_conns);
+		return -1;
+	}
+	int r = gtoe_init(t->g, &gc, t->gbuf, GTOE_BUF_BYTES(&gc));
+	if (r != GTOE_OK) {
+		snprintf(err, errlen, "%s: the TCP endpoint refused [tcp] connections = %u, window = %u, mss = %u (gtoe_init %d)",
+			 cfg->path, gc.max_conns, gc.rcv_buf, gc.mss, r);
+		return -1;
+	}
+	/* a restarted toed does not reuse the last run's local ports */
+	t->g->ephemeral = (uint16_t)(gc.isn_key >> 7);
+	return 0;
+}
+
+void dp_tcp_free(struct dp_tcp *t)
+{
+	if (!t)
+		return;
+	free(t->g);
+	free(t->gbuf);
+	t->g = NULL;
+	t->gbuf = NULL;
+}
+
+static void send_frame(struct dp_tcp *t, const uint8_t *frame, uint32_t len)
+{
+	if (!len)
+		return;
+	if (!t->src || src_tx(t->src, frame, len) < 0)
+		t->st.tx_fail++;
+}
+
+static struct dp_tcp_feed *feed_of(struct dp_tcp *t, int32_t conn)
+{
+	for (uint32_t i = 0; i < t->nfeeds; i++)
+		if (t->f[i].conn == conn)
+			return &t->f[i];
+	return NULL;
+}
+
+int32_t dp_tcp_frame(struct dp_tcp *t, struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns,
+		     uint32_t csum, uint64_t now_ns)
+{
+	struct net_pkt pkt;
+	uint32_t n;
+	uint16_t idx;
+	enum net_rx_verdict v;
+	p->st.frames++;
+	v = net_rx_csum(&p->cfg.net, &p->net, frame, len, ts_ns, csum, &pkt);
+	switch (v) {
+	case NET_RX_TCP:
+		p->st.tcp++;
+		if (t->g)
+			gtoe_input_pkt(t->g, &pkt, now_ns);
+		break;
+	case NET_RX_UDP:
+		/* the pipeline's listen table, as rx_frame does */
+		p->st.udp++;
+		if (net_udp_input(&p->udp, &p->net, &pkt, &idx))
+			rx_datagram(p, idx, pkt.payload, pkt.payload_len, ts_ns);
+		break;
+	case NET_RX_ARP:
+		p->st.arp++;
+		n = net_arp_input(&t->arp, &p->cfg.net, &p->net, &pkt, now_ns, t->tx, sizeof t->tx);
+		if (n) {
+			t->st.arp_replies++;
+			send_frame(t, t->tx, n);
+		}
+		break;
+	case NET_RX_ICMP:
+		p->st.icmp++;
+		n = net_icmp_input(&p->cfg.net, &p->net, &pkt, t->tx, sizeof t->tx);
+		if (n) {
+			t->st.icmp_replies++;
+			send_frame(t, t->tx, n);
+		}
+		break;
+	default:
+		p->st.dropped++;
+		break;
+	}
+	return (int32_t)v;
+}
+
+static void pipe_event(struct rx_pipe *p, const struct dp_tcp_feed *f, uint8_t type, uint8_t reason,
+		       const uint8_t *data, uint32_t len, uint64_t ts_ns)
+{
+	struct mtoe_event ev;
+	memset(&ev, 0, sizeof ev);
+	ev.type = type;
+	ev.reason = reason;
+	ev.conn = (uint16_t)f->stream;
+	ev.flow = (uint16_t)f->stream; /* the feed's mirror flow: its sequence group */
+	ev.offset = f->offset;
+	ev.len = len;
+	ev.data = data;
+	rx_event(p, &ev, ts_ns);
+}
+
+/* A connection ended: CLOSE on its stream, the slot released, a reconnect scheduled. */
+static void conn_down(struct dp_tcp *t, struct rx_pipe *p, struct dp_tcp_feed *f, const struct gtoe_event *ev,
+		      uint64_t ts_ns)
+{
+	uint8_t reason = ev->type == GTOE_EV_RESET ? MTOE_CLOSE_RST : MTOE_CLOSE_FIN;
+	int was_up = f->phase == DP_TCP_UP;
+	gtoe_info(t->g, f->conn, &f->last);
+	f->last.state = GTOE_CLOSED;
+	gtoe_release(t->g, f->conn);
+	f->conn = -1;
+	f->phase = DP_TCP_WAIT;
+	f->downs++;
+	f->last_down = ev->type;
+	f->last_reason = ev->reason;
+	t->st.closes++;
+	if (was_up) {
+		if (t->hooks.on_close)
+			t->hooks.on_close(t->hooks.arg, t, (uint32_t)(f - t->f));
+		pipe_event(p, f, MTOE_EV_CLOSE, reason, NULL, 0, ts_ns);
+		f->backoff_ns = DP_TCP_BACKOFF_MIN_NS;
+	} else {
+		f->backoff_ns = f->backoff_ns ? f->backoff_ns * 2 : DP_TCP_BACKOFF_MIN_NS;
+		if (f->backoff_ns > DP_TCP_BACKOFF_MAX_NS)
+			f->backoff_ns = DP_TCP_BACKOFF_MAX_NS;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	f->next_try_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + f->backoff_ns;
+	log_info("data plane: feed %s: connection to %u.%u.%u.%u:%u %s%s; again in %llu ms", f->name,
+		 f->raddr >> 24, (f->raddr >> 16) & 255, (f->raddr >> 8) & 255, f->raddr & 255, f->rport,
+		 ev->type == GTOE_EV_RESET ? "reset by the peer" : ev->type == GTOE_EV_ERROR ? "failed" : "closed",
+		 ev->type != GTOE_EV_ERROR ? ""
+		 : ev->reason == GTOE_ERR_REFUSED ? " (refused)"
+		 : ev->reason == GTOE_ERR_TIMEOUT ? " (timed out)"
+		 : ev->reason == GTOE_ERR_KEEPALIVE ? " (keepalive unanswered)" : "",
+		 (unsigned long long)(f->backoff_ns / 1000000ull));
+}
+
+int dp_tcp_pump(struct dp_tcp *t, struct rx_pipe *p, uint64_t ts_ns)
+{
+	struct gtoe_event ev;
+	if (!t->g)
+		return 0;
+	if (t->owe_conn >= 0) {
+		/* the pipeline has drained the bytes handed over last time */
+		gtoe_consume(t->g, t->owe_conn, t->owe_len);
+		t->owe_conn = -1;
+	}
+	for (;;) {
+		/* bytes first: everything readable before an event that ends the connection */
+		for (uint32_t i = 0; i < t->nfeeds; i++) {
+			struct dp_tcp_feed *f = &t->f[i];
+			const uint8_t *data;
+			uint32_t n;
+			if (f->phase != DP_TCP_UP || !(n = gtoe_peek(t->g, f->conn, &data)))
+				continue;
+			if (t->hooks.on_bytes)
+				t->hooks.on_bytes(t->hooks.arg, t, i, data, n);
+			pipe_event(p, f, MTOE_EV_DATA, 0, data, n, ts_ns);
+			f->offset += n;
+			t->st.bytes_in += n;
+			t->owe_conn = f->conn;
+			t->owe_len = n;
+			return 1;
+		}
+		if (!gtoe_ev_next(t->g, &ev))
+			return 0;
+		struct dp_tcp_feed *f = feed_of(t, ev.conn);
+		if (!f)
+			continue; /* a slot released already */
+		switch (ev.type) {
+		case GTOE_EV_CONNECTED:
+			f->phase = DP_TCP_UP;
+			f->offset = 0;
+			f->ups++;
+			t->st.established++;
+			log_info("data plane: feed %s: connected to %u.%u.%u.%u:%u", f->name, f->raddr >> 24,
+				 (f->raddr >> 16) & 255, (f->raddr >> 8) & 255, f->raddr & 255, f->rport);
+			if (t->hooks.on_open)
+				t->hooks.on_open(t->hooks.arg, t, (uint32_t)(f - t->f));
+			pipe_event(p, f, MTOE_EV_OPEN, MTOE_OPEN_SYN, NULL, 0, ts_ns);
+			return 1;
+		case GTOE_EV_PEER_CLOSED:
+			/* every byte before the FIN was read above: close our side too */
+			gtoe_shutdown(t->g, f->conn);
+			{
+				struct gtoe_event e2 = ev;
+				e2.type = GTOE_EV_CLOSED;
+				conn_down(t, p, f, &e2, ts_ns);
+			}
+			return 1;
+		case GTOE_EV_CLOSED:
+		case GTOE_EV_RESET:
+		case GTOE_EV_ERROR:
+			conn_down(t, p, f, &ev, ts_ns);
+			return 1;
+		default:
+			break; /* DATA (read above), WRITABLE */
+		}
+	}
+}
+
+void dp_tcp_tick(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
+{
+	net_arp_expire(&t->arp, &p->net, now_ns);
+	if (!t->g)
+		return;
+	gtoe_poll(t->g, now_ns);
+	for (uint32_t i = 0; i < t->nfeeds; i++) {
+		struct dp_tcp_feed *f = &t->f[i];
+		if ((f->phase != DP_TCP_WAIT && f->phase != DP_TCP_RESOLVING) || now_ns < f->next_try_ns)
+			continue;
+		/* the next hop first: the SYN leaves as soon as its MAC is known, not after an RTO */
+		struct net_tx_l2 l2;
+		uint32_t alen = 0;
+		uint8_t req[NET_ARP_FRAME_MAX];
+		enum net_arp_result r = net_tx_route(&t->arp, &p->cfg.net, &p->net, t->gateway, t->laddr, f->raddr,
+						     now_ns, &l2, req, sizeof req, &alen);
+		if (alen) {
+			t->st.arp_requests++;
+			send_frame(t, req, alen);
+		}
+		if (r != NET_ARP_OK) {
+			f->phase = DP_TCP_RESOLVING;
+			f->next_try_ns = now_ns + DP_TCP_ARP_RETRY_NS / 10; /* the reply is learned by dp_tcp_frame */
+			continue;
+		}
+		int32_t c = gtoe_connect(t->g, t->laddr, f->lport, f->raddr, f->rport, now_ns);
+		f->attempts++;
+		if (c < 0) {
+			f->phase = DP_TCP_WAIT;
+			f->backoff_ns = DP_TCP_BACKOFF_MAX_NS;
+			f->next_try_ns = now_ns + f->backoff_ns;
+			log_warn("data plane: feed %s: the TCP endpoint refused a connection (%d): again in %llu ms",
+				 f->name, c, (unsigned long long)(f->backoff_ns / 1000000ull));
+			continue;
+		}
+		f->conn = c;
+		f->phase = DP_TCP_CONNECTING;
+		t->st.connects++;
+	}
+	if (t->hooks.on_tick)
+		t->hooks.on_tick(t->hooks.arg, t, now_ns);
+}
+
+void dp_tcp_flush(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
+{
+	struct gtoe_seg seg;
+	uint8_t req[NET_ARP_FRAME_MAX];
+	while (t->g && gtoe_tx_next(t->g, now_ns, &seg)) {
+		struct net_tx_l2 l2;
+		uint32_t alen = 0, n;
+		enum net_arp_result r = net_tx_route(&t->arp, &p->cfg.net, &p->net, t->gateway, seg.saddr, seg.daddr,
+						     now_ns, &l2, req, sizeof req, &alen);
+		if (alen) {
+			t->st.arp_requests++;
+			send_frame(t, req, alen);
+		}
+		if (r != NET_ARP_OK) {
+			t->st.segs_no_route++;
+			continue;
+		}
+		n = gtoe_frame(&seg, &l2, t->ip_id++, t->tx, sizeof t->tx);
+		if (!n) {
+			t->st.frame_too_big++;
+			continue;
+		}
+		t->st.segs_out++;
+		send_frame(t, t->tx, n);
+	}
+	if (t->src)
+		src_tx_flush(t->src);
+}
+
+int32_t dp_tcp_send(struct dp_tcp *t, uint32_t i, const uint8_t *data, uint32_t len)
+{
+	if (!t->g || i >= t->nfeeds || t->f[i].phase != DP_TCP_UP)
+		return -1;
+	return gtoe_send(t->g, t->f[i].conn, data, len);
+}

@@ -1,0 +1,154 @@
+/* dp_tcp.h - a port with its own address in the software backend: ARP, ICMP echo and toed's own TCP connections.
+ *
+ * A mirror port only listens. A port with role = tcp or udp has an address
+ * (one the host does not own: the XDP program steers its ARP, ICMP and
+ * connection frames to toed, so the host stack never sees them and never
+ * answers with an RST) and speaks for it:
+ *
+ *   - ARP: requests for the port's address are answered; peers are resolved
+ *     with the 128-entry table of kernels/net (500 ms pending timeout), off-
+ *     subnet peers through the port's gateway;
+ *   - ICMP: echo requests to the address are answered;
+ *   - role = tcp: one connection per TCP feed of the port, opened by the
+ *     general TOE (kernels/toe/gtoe) to the feed's exchange address:port,
+ *     reopened after a failure or close with a backoff (DP_TCP_BACKOFF_MIN_NS
+ *     doubling to DP_TCP_BACKOFF_MAX_NS). The bytes received in order go into
+ *     the receive pipeline exactly as a mirrored connection's do (rx_event
+ *     OPEN / DATA / CLOSE on the feed's TCP stream: STEP -> FAST -> ticks).
+ *
+ * The data-plane thread calls, per received frame, dp_tcp_frame() instead of
+ * rx_frame_csum(), then dp_tcp_pump() until it returns 0, draining the
+ * pipeline after each call (rx_event's contract); dp_tcp_tick() every turn
+ * (timers, reconnects) followed by the same pump; dp_tcp_flush() once per
+ * burst (segments and replies out, the source kicked).
+ *
+ * Session seam (the STEP session layer plugs in here, not built here):
+ * struct dp_tcp_hooks gets each connection's open and close, every in-order
+ * byte before the decoder sees it, and a tick; it answers with
+ * dp_tcp_send() (bytes out on the feed's connection). NULL hooks: a plain
+ * connection whose bytes all go to the decoder.
+ *
+ * Nothing here runs on a mirror port: the thread does not create it, and
+ * the source is opened without transmit there (src_tx refuses and counts).
+ */
+#ifndef TOED_DP_TCP_H
+#define TOED_DP_TCP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf/config.h"
+#include "net/net_arp.h"
+#include "net/net_cfg.h"
+#include "net/net_counters.h"
+#include "net/net_tx.h"
+#include "rx/rx_pipe.h"
+#include "src/src.h"
+#include "toe/gtoe.h"
+
+#define DP_TCP_BACKOFF_MIN_NS 100000000ull   /* first reconnect 100 ms after a failure */
+#define DP_TCP_BACKOFF_MAX_NS 5000000000ull  /* doubling up to 5 s */
+#define DP_TCP_ARP_RETRY_NS 100000000ull     /* a next hop not resolved yet is asked again after this */
+#define DP_TCP_SND_BUF 8192u                 /* send buffer per connection (logon, heartbeats) */
+
+enum dp_tcp_phase {
+	DP_TCP_WAIT = 0,     /* backing off / not started */
+	DP_TCP_RESOLVING = 1, /* asking ARP for the next hop */
+	DP_TCP_CONNECTING = 2,
+	DP_TCP_UP = 3,
+};
+
+/* Counters of the port (besides net_stats, gtoe_stats and src_stats). */
+#define DP_TCP_STATS(X)                                                                          \
+	X(arp_replies, "ARP replies sent for the port's address")                                \
+	X(arp_requests, "ARP requests sent to resolve a next hop")                               \
+	X(icmp_replies, "ICMP echo replies sent")                                                \
+	X(segs_out, "TCP segments sent")                                                          \
+	X(segs_no_route, "TCP segments dropped: next hop not resolved (TCP sends them again)")  \
+	X(tx_fail, "frames the source did not take (its tx counters say why)")                  \
+	X(frame_too_big, "segments that did not fit a frame (a bug if nonzero)")               \
+	X(connects, "connections opened (SYN sent)")                                             \
+	X(established, "connections established")                                               \
+	X(closes, "connections ended (any reason)")                                              \
+	X(bytes_in, "in-order bytes handed to the decoder")
+
+struct dp_tcp_stats {
+#define DP_TCP_FIELD_(f, d) uint64_t f;
+	DP_TCP_STATS(DP_TCP_FIELD_)
+#undef DP_TCP_FIELD_
+};
+
+/* One TCP feed of the port: its connection and reconnect state. */
+struct dp_tcp_feed {
+	char name[TOED_NAME_MAX]; /* the feed's, for the log */
+	uint32_t feed;        /* index in the configuration's feeds */
+	uint32_t stream;      /* the pipeline's TCP stream (the feed's mirror flow index) */
+	uint32_t raddr;
+	uint16_t rport, lport; /* lport 0: ephemeral */
+	int32_t conn;         /* gtoe slot, -1 none */
+	uint32_t phase;       /* enum dp_tcp_phase */
+	uint64_t next_try_ns; /* CLOCK_MONOTONIC */
+	uint64_t backoff_ns;
+	uint64_t offset;      /* stream bytes since the connection's OPEN */
+	uint64_t attempts, ups, downs;
+	uint32_t last_down;   /* gtoe event type that ended the last connection (0 none) */
+	uint32_t last_reason; /* its reason (GTOE_ERR_*) */
+	struct gtoe_info last; /* the last connection's report, taken as it ended */
+};
+
+struct dp_tcp;
+
+/* The session seam (see the top). Called in the data-plane thread. */
+struct dp_tcp_hooks {
+	void *arg;
+	void (*on_open)(void *arg, struct dp_tcp *t, uint32_t feed);
+	void (*on_close)(void *arg, struct dp_tcp *t, uint32_t feed);
+	/* in-order bytes of the feed's connection, before the decoder */
+	void (*on_bytes)(void *arg, struct dp_tcp *t, uint32_t feed, const uint8_t *data, uint32_t len);
+	void (*on_tick)(void *arg, struct dp_tcp *t, uint64_t now_ns);
+};
+
+struct dp_tcp {
+	uint32_t role;            /* enum toed_role of the port */
+	uint32_t laddr, gateway;
+	uint16_t ip_id;
+	uint16_t pad;
+	uint32_t nfeeds;
+	struct dp_tcp_feed f[TOED_MAX_FEEDS];
+	struct net_arp arp;
+	struct gtoe *g;           /* role = tcp */
+	uint8_t *gbuf;
+	struct src *src;          /* set by the thread once the source is open */
+	struct dp_tcp_stats st;
+	struct dp_tcp_hooks hooks;
+	/* the DATA handed to the pipeline, consumed at the next pump */
+	int32_t owe_conn;
+	uint32_t owe_len;
+	uint8_t tx[NET_TX_HDR_MAX + 65536];
+};
+
+/* For the port of cfg (port 0: the software backend's one port): its role,
+ * address, gateway and the TCP feeds it connects (stream = the feed's flow
+ * index in the mirror TOE's configuration, which dp_setup_mtoe built in the
+ * same order). net: the pipeline's network settings; a zero MAC is replaced
+ * by the interface's own (read from ifname). 0, or -1 with err. */
+int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg *net, char *err, size_t errlen);
+void dp_tcp_free(struct dp_tcp *t);
+
+/* A received frame: TCP to the endpoint, ARP and ICMP answered, UDP to the
+ * pipeline's listen table. Returns the net_rx verdict. */
+int32_t dp_tcp_frame(struct dp_tcp *t, struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns,
+		     uint32_t csum, uint64_t now_ns);
+/* Hand the next piece of work (an OPEN, DATA or CLOSE) to the pipeline: 1
+ * when something was handed over (drain the pipeline, call again), 0 done. */
+int dp_tcp_pump(struct dp_tcp *t, struct rx_pipe *p, uint64_t ts_ns);
+/* Timers and reconnects (CLOCK_MONOTONIC now_ns). */
+void dp_tcp_tick(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns);
+/* Segments due, to the source; kick it. */
+void dp_tcp_flush(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns);
+/* Bytes out on feed i's connection (index in t->f): bytes taken, -1 not up. */
+int32_t dp_tcp_send(struct dp_tcp *t, uint32_t i, const uint8_t *data, uint32_t len);
+
+const char *dp_tcp_phase_name(uint32_t phase);
+
+#endif

@@ -1,0 +1,273 @@
+#!/bin/sh
+# test_toed_tcp.sh - role = tcp: toed holds the exchange connection itself (general TOE), answers ARP and ping.
+#
+# Two network namespaces joined by a veth (tests/integration/lib_netns.sh):
+#
+#   exchange ex0 10.31.0.1/24 <-- veth --> tt0 (no host address): toed, [port] role = tcp, ip 10.31.0.5
+#     toe-feedsim --listen (Linux TCP)
+#
+# 10.31.0.5 belongs to toed alone: the host stack of toed's namespace has no
+# address on tt0, so it neither answers nor resets anything; the XDP program
+# steers the connection's frames and the ARP and ICMP for 10.31.0.5 to toed.
+# Offloads are off on both veth ends (checksums computed in software).
+#
+# Per source (AF_XDP native copy mode, then AF_PACKET):
+#   - toed starts before the exchange listens: its connection attempts are
+#     refused (RST from Linux) and retried with backoff;
+#   - toe-verify subscribes, toe-feedsim starts listening: toed connects,
+#     receives the feed; every record must be exactly the simulator's truth;
+#   - ping and arping (when installed) from the exchange get answers from
+#     10.31.0.5 (toed's counters show the replies);
+#   - toectl stats shows the connection (state, RTT, window, counters) and
+#     the source's tx counters; the reconnects after refusals are counted;
+#   - a duplicating run: lossy_tc.bpf.o on the exchange's own egress
+#     duplicates 3% of its data segments (its drops there are local: Linux's
+#     TCP sees them and sends the segment again as if for the first time, so
+#     they lose nothing on the wire): toed counts duplicates, every record is
+#     exact.
+# Then a peer behind a gateway (AF_XDP, AF_PACKET where XDP cannot attach):
+# toed's port 10.33.0.5/24 with gateway 10.33.0.254 (a router namespace)
+# reaches the exchange at 10.34.0.1: every record exact, ping through the
+# router answered. There the loss is real: lossy_tc.bpf.o on the router's
+# egress toward toed drops 3% of the data segments (and duplicates 3%) after
+# they left the exchange's host, so Linux must retransmit them (its
+# RetransSegs counter, the sum of what ss -ti shows per connection, grows),
+# helped by toed's SACK blocks; every record is still exact.
+#
+# TOE_TCP_RECORDS (default 20000) records per run at TOE_TCP_RATE/s (20000).
+# Needs root, ip, tc, ethtool, python3; exits 77 (SKIP) without them; the
+# AF_XDP run skips alone where XDP cannot be attached. Run it under
+# flock /tmp/toed-itest.lock. Takes about 30 s.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+
+. "$(dirname "$0")/lib_script.sh"
+TEMPLATES=$root/conf/templates/sse-l2-3201-5801.xml
+RECORDS=${TOE_TCP_RECORDS:-20000}
+RATE=${TOE_TCP_RATE:-20000}
+TOED=${TOED:-$BUILD/bin/toed}
+TOECTL=$BUILD/bin/toectl
+FEEDSIM=$BUILD/bin/toe-feedsim
+VERIFY=$BUILD/bin/toe-verify
+STEER=$BUILD/bpf/toe_steer.bpf.o
+LOSSY=$BUILD/bpf/lossy_tc.bpf.o
+
+script_needs_root
+script_needs_tools ip tc ethtool timeout
+script_needs_python
+need="$TOED $TOECTL $FEEDSIM $VERIFY $STEER $LOSSY"
+missing=
+for f in $need; do
+	[ -e "$f" ] || missing="$missing $f"
+done
+# shellcheck disable=SC2086
+[ -z "$missing" ] || make -s BUILD="$BUILD" $missing >/dev/null 2>&1 || skip "cannot build:$missing"
+
+# shellcheck disable=SC2034 # read by script_cleanup (lib_script.sh)
+SCRIPT_KEEP=${TOE_TCP_KEEP:-}
+script_workdir toe-tcp
+chmod 755 "$WORK"
+
+fail() {
+	echo "FAIL: $*"
+	if [ -f "$WORK/toed.log" ]; then
+		echo "--- toed log (last 30 lines):"
+		tail -n 30 "$WORK/toed.log"
+	fi
+	exit 1
+}
+say() { echo "== $*"; }
+
+NS_EX=toetex$$
+NS_MI=toettd$$ # toed's namespace (lib_e2e.sh's name for it)
+script_netns netns_add "$NS_EX" "$NS_MI"
+script_netns netns_veth "$NS_EX" ex0 "$NS_MI" tt0
+ip -n "$NS_EX" addr add 10.31.0.1/24 dev ex0 || fail "cannot address ex0"
+script_netns netns_clsact "$NS_EX" ex0
+EX_IP=10.31.0.1
+TOED_IP=10.31.0.5
+
+. "$here/lib_e2e.sh"
+
+IFACE=tt0 GW=
+start_toed() { # TYPE PORT (on $IFACE, address $TOED_IP, gateway $GW, exchange $EX_IP)
+	{
+		echo "[source]"
+		echo "type = $1"
+		echo "interface = $IFACE"
+		[ "$1" = af_xdp ] && echo "xdp_mode = native"
+		cat <<EOF
+
+[port]
+role = tcp
+ip = $TOED_IP
+netmask = 24
+${GW:+gateway = $GW}
+
+[feed.sse]
+exchange = $EX_IP:$2
+
+[tcp]
+connections = 4
+window = 256K
+
+[fast]
+templates = $TEMPLATES
+
+[shm]
+hugepages = off
+socket = $SOCK
+
+[log]
+target = stderr
+level = info
+EOF
+	} >"$WORK/toed.conf"
+	: >"$WORK/toed.log"
+	ip netns exec "$NS_MI" "$TOED" -c "$WORK/toed.conf" --foreground --bpf-object "$STEER" \
+		>>"$WORK/toed.log" 2>&1 &
+	TOED_PID=$!
+	if ! wait_for "$WORK/toed.log" 'notice: ready' 15; then
+		if ! kill -0 "$TOED_PID" 2>/dev/null; then
+			wait "$TOED_PID"
+			TOED_PID=
+			return 2
+		fi
+		fail "$1: toed did not become ready"
+	fi
+	return 0
+}
+
+# Linux's retransmitted segments in the exchange's namespace (what ss -ti shows per connection)
+retrans_segs() {
+	ip netns exec "$NS_EX" awk '/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) k[i] = $i; h = 1 }
+		else for (i = 1; i <= NF; i++) if (k[i] == "RetransSegs") print $i }' /proc/net/snmp
+}
+
+# feed NAME SEED MODE(exact|dup|lossy): one feed through toed's own connection (to $port);
+# dup: lossy_tc on the exchange's egress; lossy: on $LOSSY_NS $LOSSY_DEV's egress (a hop between)
+feed() {
+	name=$1 seed=$2 mode=$3
+	w=$WORK/$name
+	"$VERIFY" --templates "$TEMPLATES" --socket "$SOCK" --expect "$RECORDS" --seed "$seed" --idle-ms 3000 \
+		--timeout 90 --label "$name" --ready "$w.ready" >"$w.out" 2>"$w.err" &
+	p_v=$!
+	pids="$pids $p_v"
+	_i=0
+	while [ ! -e "$w.ready" ] && [ $_i -lt 200 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+	[ -e "$w.ready" ] || fail "$name: toe-verify did not subscribe: $(cat "$w.err")"
+	[ "$mode" = dup ] && { script_netns netns_impair "$NS_EX" ex0 "$LOSSY"; }
+	[ "$mode" = lossy ] && { script_netns netns_impair "$LOSSY_NS" "$LOSSY_DEV" "$LOSSY"; }
+	rt0=$(retrans_segs)
+	ip netns exec "$NS_EX" timeout 90 "$FEEDSIM" --templates "$TEMPLATES" --listen "$EX_IP:$port" \
+		--records "$RECORDS" --seed "$seed" --rate "$RATE" --truth "$w.truth" --wait-ms 30000 \
+		2>"$w.feedsim.err" &
+	p_fs=$!
+	pids="$pids $p_fs"
+	wait "$p_fs" || fail "$name: toe-feedsim failed: $(cat "$w.feedsim.err")"
+	[ "$mode" = dup ] && netns_impair_off "$NS_EX" ex0
+	[ "$mode" = lossy ] && netns_impair_off "$LOSSY_NS" "$LOSSY_DEV"
+	retrans=$(($(retrans_segs) - rt0))
+	wait "$p_v"
+	rc=$?
+	[ $rc -eq 0 ] || { cat "$w.out"; head -n 20 "$w.err"; fail "$name: toe-verify exited $rc"; }
+	for k in wrong out_of_order not_in_truth unexplained dropped gaps; do
+		[ "$(vget "$w.out" $k)" = 0 ] || fail "$name: $k = $(vget "$w.out" $k): $(cat "$w.out")"
+	done
+	[ "$(vget "$w.out" matched)" = "$RECORDS" ] || fail "$name: matched $(vget "$w.out" matched) of $RECORDS"
+	if [ "$mode" = lossy ]; then
+		[ "${retrans:-0}" -gt 0 ] || fail "$name: Linux retransmitted nothing (RetransSegs): the loss did not work"
+	fi
+	say "$name: $RECORDS of $RECORDS records exact through toed's own connection (Linux retransmitted ${retrans:-0})"
+}
+
+# run TYPE: a daemon on source TYPE; feeds, ping, arping, toectl
+run() {
+	type=$1
+	port=$2
+	start_toed "$type" "$port"
+	r=$?
+	if [ $r = 2 ]; then
+		say "SKIP $type: toed could not start here: $(tail -n 3 "$WORK/toed.log")"
+		return 0
+	fi
+	# nobody listens yet: Linux refuses, toed retries
+	wait_for "$WORK/toed.log" "connection to $EX_IP:$port .*again in" 10 ||
+		fail "$type: no refused connection attempt logged"
+	feed "$type-clean" 11 exact
+	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$type.s1.json" || fail "$type: toectl stats --json"
+	"$TOECTL" -s "$SOCK" stats >"$WORK/$type.s1.txt" || fail "$type: toectl stats"
+	grep -q 'tcp connection' "$WORK/$type.s1.txt" || fail "$type: toectl stats shows no tcp connection: $(cat "$WORK/$type.s1.txt")"
+	c0="d['tcp_connections'][0]"
+	[ "$(jget "$WORK/$type.s1.json" "$c0['feed']")" = sse ] || fail "$type: toectl: the connection's feed"
+	[ "$(jget "$WORK/$type.s1.json" "$c0['ups']")" -ge 1 ] || fail "$type: toectl: never established"
+	[ "$(jget "$WORK/$type.s1.json" "$c0['attempts']")" -ge 2 ] || fail "$type: toectl: no reconnect counted"
+	[ "$(jget "$WORK/$type.s1.json" "d['source']['tx_frames']")" -gt 0 ] || fail "$type: no frame sent"
+	[ "$(jget "$WORK/$type.s1.json" "d['source']['tx_refused']")" = 0 ] || fail "$type: tx_refused"
+	[ "$(jget "$WORK/$type.s1.json" "d['tcp']['bytes_in']")" -gt 0 ] || fail "$type: no bytes in"
+
+	# ping and arping from the exchange
+	if command -v ping >/dev/null 2>&1; then
+		ip netns exec "$NS_EX" ping -c 3 -i 0.2 -W 2 "$TOED_IP" >"$WORK/$type.ping" 2>&1 ||
+			fail "$type: ping $TOED_IP: $(cat "$WORK/$type.ping")"
+		grep -q ' 0% packet loss' "$WORK/$type.ping" || fail "$type: ping lost packets: $(cat "$WORK/$type.ping")"
+		say "$type: ping $TOED_IP answered ($(grep -o 'rtt.*' "$WORK/$type.ping"))"
+	else
+		say "$type: ping not installed (mk/deps.sh installs iputils-ping): not tried"
+	fi
+	if command -v arping >/dev/null 2>&1; then
+		ip netns exec "$NS_EX" arping -c 2 -w 3 -I ex0 "$TOED_IP" >"$WORK/$type.arping" 2>&1 ||
+			fail "$type: arping $TOED_IP: $(cat "$WORK/$type.arping")"
+		grep -qi 'reply\|bytes from' "$WORK/$type.arping" || fail "$type: arping: no reply: $(cat "$WORK/$type.arping")"
+		say "$type: arping $TOED_IP answered"
+	else
+		say "$type: arping not installed (mk/deps.sh installs iputils-arping): not tried"
+	fi
+	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$type.s2.json" || fail "$type: toectl stats --json"
+	[ "$(jget "$WORK/$type.s2.json" "d['tcp']['arp_replies']")" -ge 1 ] || fail "$type: no ARP reply counted"
+	command -v ping >/dev/null 2>&1 &&
+		{ [ "$(jget "$WORK/$type.s2.json" "d['tcp']['icmp_replies']")" -ge 3 ] || fail "$type: ICMP replies not counted"; }
+
+	# duplicated data segments: toed's stream stays exact
+	feed "$type-dup" 12 dup
+	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$type.s3.json" || fail "$type: toectl stats --json"
+	dups=$(jget "$WORK/$type.s3.json" "$c0['dup_segs']")
+	[ "$dups" -gt 0 ] || fail "$type: no duplicate segment counted"
+	say "$type: $dups duplicated segments dropped by toed's TCP"
+	e2e_stop_toed
+}
+
+# the feeds' ports differ per run: the exchange may still hold the previous one's connection in TIME-WAIT
+run af_xdp 7101
+run af_packet 7201
+
+# a peer behind a gateway: toed (10.33.0.5/24, gateway 10.33.0.254) -> router -> exchange 10.34.0.1
+NS_GW=toetgw$$
+script_netns netns_add "$NS_GW"
+script_netns netns_veth "$NS_MI" tg0 "$NS_GW" gw1
+script_netns netns_veth "$NS_GW" gw0 "$NS_EX" ex1
+ip -n "$NS_GW" addr add 10.33.0.254/24 dev gw1 && ip -n "$NS_GW" addr add 10.34.0.254/24 dev gw0 &&
+	ip -n "$NS_EX" addr add 10.34.0.1/24 dev ex1 && ip -n "$NS_EX" route add 10.33.0.0/24 via 10.34.0.254 &&
+	ip netns exec "$NS_GW" sysctl -qw net.ipv4.ip_forward=1 || fail "cannot set up the routed path"
+script_netns netns_clsact "$NS_GW" gw1
+IFACE=tg0 GW=10.33.0.254 TOED_IP=10.33.0.5 EX_IP=10.34.0.1 LOSSY_NS=$NS_GW LOSSY_DEV=gw1
+port=7301
+gtype=af_xdp
+start_toed af_xdp $port || { gtype=af_packet; start_toed af_packet $port; } || fail "gateway: toed did not start"
+feed "gateway-$gtype" 13 exact
+ip netns exec "$NS_EX" ping -c 2 -i 0.2 -W 2 "$TOED_IP" >"$WORK/gw.ping" 2>&1 ||
+	fail "gateway: ping $TOED_IP through the router: $(cat "$WORK/gw.ping")"
+"$TOECTL" -s "$SOCK" stats --json >"$WORK/gw.json" || fail "gateway: toectl stats --json"
+# toed asked ARP for its next hop (the gateway: the exchange is off its subnet)
+[ "$(jget "$WORK/gw.json" "d['tcp']['arp_requests']")" -ge 1 ] || fail "gateway: no ARP request"
+say "gateway: the exchange 10.34.0.1 reached through 10.33.0.254, ping answered through the router"
+feed "gateway-$gtype-lossy" 14 lossy
+"$TOECTL" -s "$SOCK" stats --json >"$WORK/gw2.json" || fail "gateway: toectl stats --json"
+c0="d['tcp_connections'][0]"
+say "gateway: lossy hop: toed saw $(jget "$WORK/gw2.json" "$c0['out_of_order']") segments out of order, sent $(jget "$WORK/gw2.json" "$c0['sacks_out']") ACKs with SACK blocks"
+e2e_stop_toed
+echo "PASS: toed's own TCP connection (role = tcp), ARP and ICMP answers"
+exit 0

@@ -1,0 +1,371 @@
+/* test_dp_tcp.c - dp/dp_tcp: a port with an address answers ARP and ping, and opens its feed's connection.
+ *
+ * A role = tcp port (10.0.0.5/24, gateway 10.0.0.1, mac 02:00:00:00:00:05)
+ * with one TCP feed at 10.9.0.1:5261, off the port's subnet. A test source
+ * (the src operations with a transmit that keeps the frames) stands in for
+ * AF_XDP. Frames are built by tests/lib/pktbuild (independent of kernels/net):
+ *   - an ARP request for 10.0.0.5 is answered (reply to the asker, our MAC);
+ *     one for another address is not;
+ *   - an ICMP echo request to 10.0.0.5 is answered with the same id, sequence
+ *     and data;
+ *   - the first tick asks ARP for the gateway (not the exchange: off subnet);
+ *     once the gateway answers, the next tick sends the SYN to the gateway's
+ *     MAC with the exchange as IP destination;
+ *   - the exchange's SYN-ACK makes the connection ESTABLISHED: the pipeline
+ *     gets an OPEN (a RESET record), the ACK goes out; data in order goes to
+ *     the decoder's stream (bytes_in); the exchange's RST ends it (a CLOSE)
+ *     and a reconnect is scheduled after the backoff;
+ *   - the session seam: the hooks see the open, the in-order bytes, the ticks
+ *     and the close; dp_tcp_send puts bytes on the connection (a data
+ *     segment carrying them), and refuses while it is not up.
+ */
+#include "test.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dp/dp_setup.h"
+#include "dp/dp_tcp.h"
+#include "net/net_pkt.h"
+#include "pktbuild.h"
+#include "src/src_impl.h"
+
+static char g_tpl[PATH_MAX];
+
+/* ---- a source whose transmit keeps the frames ---- */
+#define TX_MAX 16
+struct tsrc {
+	struct src base;
+	uint32_t n;
+	uint32_t len[TX_MAX];
+	uint8_t frame[TX_MAX][2048];
+};
+
+static int t_rx(struct src *s, struct src_frame *f, int max)
+{
+	(void)s, (void)f, (void)max;
+	return 0;
+}
+static void t_release(struct src *s) { (void)s; }
+static int t_wait(struct src *s, int ms) { (void)s, (void)ms; return 0; }
+static int t_fd(const struct src *s) { (void)s; return -1; }
+static void t_stats(struct src *s, struct src_stats *st) { (void)s, (void)st; }
+static void t_close(struct src *s) { (void)s; }
+static int t_tx(struct src *s, const uint8_t *frame, uint32_t len)
+{
+	struct tsrc *t = (struct tsrc *)s;
+	if (t->n >= TX_MAX || len > sizeof t->frame[0])
+		return -1;
+	memcpy(t->frame[t->n], frame, len);
+	t->len[t->n++] = len;
+	return 0;
+}
+static const struct src_ops t_ops = { t_rx, t_release, t_wait, t_fd, t_stats, NULL, t_close, t_tx, NULL };
+
+static const uint8_t OUR_MAC[6] = { 2, 0, 0, 0, 0, 5 };
+static const uint8_t GW_MAC[6] = { 2, 0, 0, 0, 0, 1 };
+#define OUR_IP 0x0a000005u
+#define GW_IP 0x0a000001u
+#define EX_IP 0x0a090001u
+
+static uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+struct rig {
+	struct toed_config *cfg;
+	struct rx_cfg rc;
+	struct rx_pipe *pipe;
+	struct fast_stream *fs;
+	uint8_t *mbuf;
+	struct dp_tcp *t;
+	struct tsrc src;
+};
+
+static int rig_up(struct rig *r)
+{
+	char text[PATH_MAX + 512], err[256];
+	struct toed_diag *d = malloc(sizeof *d);
+	memset(r, 0, sizeof *r);
+	r->cfg = malloc(sizeof *r->cfg);
+	snprintf(text, sizeof text,
+		 "[source]\ntype = af_xdp\ninterface = lo\n"
+		 "[port]\nrole = tcp\nip = 10.0.0.5\nnetmask = 24\ngateway = 10.0.0.1\nmac = 02:00:00:00:00:05\n"
+		 "[feed.sse]\nexchange = 10.9.0.1:5261\n[tcp]\nconnections = 4\n[fast]\ntemplates = %s\n",
+		 g_tpl);
+	toed_diag_init(d);
+	int rc = toed_config_load_mem("/tmp/dp_tcp.conf", text, strlen(text), r->cfg, d);
+	if (rc)
+		toed_diag_print(d, stderr);
+	free(d);
+	CHECK_EQ(rc, 0);
+	if (rc)
+		return -1;
+	rx_cfg_default(&r->rc);
+	CHECK_EQ(dp_setup_rx(r->cfg, &r->rc, NULL, err, sizeof err), 0);
+	r->t = calloc(1, sizeof *r->t);
+	if (dp_tcp_init(r->t, r->cfg, &r->rc.net, err, sizeof err) < 0) {
+		fprintf(stderr, "dp_tcp_init: %s\n", err);
+		CHECK(0);
+		return -1;
+	}
+	uint32_t nfs = RX_NSTREAMS(&r->rc);
+	uint64_t blen = MTOE_BUF_BYTES(r->rc.mtoe.max_conns, r->rc.mtoe.window);
+	r->pipe = calloc(1, sizeof *r->pipe);
+	r->fs = calloc(nfs, sizeof *r->fs);
+	r->mbuf = malloc(blen);
+	CHECK_EQ(rx_init(r->pipe, &r->rc, &r->cfg->fast.prog, r->fs, nfs, r->mbuf, blen), RX_OK);
+	r->src.base.ops = &t_ops;
+	r->src.base.tx_on = 1;
+	r->t->src = &r->src.base;
+	return 0;
+}
+
+static void rig_down(struct rig *r)
+{
+	dp_tcp_free(r->t);
+	free(r->t);
+	free(r->pipe);
+	free(r->fs);
+	free(r->mbuf);
+	free(r->cfg);
+}
+
+/* the pipeline's entries after a frame or a tick: counts by kind */
+static void pump(struct rig *r, uint64_t ts, uint32_t *resets, uint32_t *others)
+{
+	struct rx_out o;
+	while (rx_next(r->pipe, &o))
+		;
+	while (dp_tcp_pump(r->t, r->pipe, ts))
+		while (rx_next(r->pipe, &o)) {
+			if (o.kind == RX_OUT_RESET)
+				(*resets)++;
+			else
+				(*others)++;
+		}
+}
+
+static void frame_in(struct rig *r, const uint8_t *f, size_t n, uint64_t now)
+{
+	dp_tcp_frame(r->t, r->pipe, f, (uint32_t)n, now, SRC_CSUM_UNKNOWN, now);
+}
+
+static void test_arp_icmp(void)
+{
+	struct rig r;
+	struct pb_spec s;
+	uint8_t f[256];
+	size_t n;
+	if (rig_up(&r) < 0)
+		return;
+	/* who has 10.0.0.5? from 10.0.0.9 */
+	pb_init(&s);
+	memset(s.dst_mac, 0xff, 6);
+	s.src_mac[5] = 9;
+	s.arp_op = 1;
+	memcpy(s.arp_sha, s.src_mac, 6);
+	s.arp_spa = 0x0a000009;
+	s.arp_tpa = OUR_IP;
+	n = pb_arp(f, sizeof f, &s);
+	frame_in(&r, f, n, 1000);
+	CHECK_EQ(r.src.n, 1);
+	CHECK_EQ(r.t->st.arp_replies, 1);
+	if (r.src.n == 1) {
+		const uint8_t *p = r.src.frame[0];
+		CHECK_MEM(p, s.src_mac, 6);         /* to the asker */
+		CHECK_MEM(p + 6, OUR_MAC, 6);        /* from us */
+		CHECK_EQ(be16(p + 12), 0x0806);
+		CHECK_EQ(be16(p + 14 + 6), 2);       /* reply */
+		CHECK_MEM(p + 14 + 8, OUR_MAC, 6);   /* sender hardware address: ours */
+		CHECK_EQ(be32(p + 14 + 14), OUR_IP);
+	}
+	/* another address: not ours to answer */
+	s.arp_tpa = 0x0a000007;
+	n = pb_arp(f, sizeof f, &s);
+	frame_in(&r, f, n, 2000);
+	CHECK_EQ(r.src.n, 1);
+
+	/* ping 10.0.0.5 */
+	static const uint8_t data[] = "0123456789abcdef";
+	pb_init(&s);
+	memcpy(s.dst_mac, OUR_MAC, 6);
+	s.saddr = 0x0a000009;
+	s.daddr = OUR_IP;
+	s.icmp_type = 8;
+	s.icmp_id = 0x1234;
+	s.icmp_seq = 7;
+	n = pb_icmp(f, sizeof f, &s, data, sizeof data);
+	frame_in(&r, f, n, 3000);
+	CHECK_EQ(r.src.n, 2);
+	CHECK_EQ(r.t->st.icmp_replies, 1);
+	if (r.src.n == 2) {
+		const uint8_t *p = r.src.frame[1];
+		CHECK_MEM(p + 6, OUR_MAC, 6);
+		CHECK_EQ(be32(p + 14 + 12), OUR_IP);      /* source: us */
+		CHECK_EQ(be32(p + 14 + 16), 0x0a000009u); /* to the pinger */
+		CHECK_EQ(p[14 + 20], 0);                  /* echo reply */
+		CHECK_EQ(be16(p + 14 + 24), 0x1234);
+		CHECK_EQ(be16(p + 14 + 26), 7);
+		CHECK_MEM(p + 14 + 28, data, sizeof data);
+	}
+	rig_down(&r);
+}
+
+/* the session seam: what the hooks saw */
+struct seen {
+	uint32_t opens, closes, ticks, bytes;
+};
+static void h_open(void *arg, struct dp_tcp *t, uint32_t feed)
+{
+	(void)t;
+	CHECK_EQ(feed, 0);
+	((struct seen *)arg)->opens++;
+}
+static void h_close(void *arg, struct dp_tcp *t, uint32_t feed)
+{
+	(void)t, (void)feed;
+	((struct seen *)arg)->closes++;
+}
+static void h_bytes(void *arg, struct dp_tcp *t, uint32_t feed, const uint8_t *data, uint32_t len)
+{
+	(void)t, (void)feed, (void)data;
+	((struct seen *)arg)->bytes += len;
+}
+static void h_tick(void *arg, struct dp_tcp *t, uint64_t now)
+{
+	(void)t, (void)now;
+	((struct seen *)arg)->ticks++;
+}
+
+static void test_connect(void)
+{
+	struct seen seen = { 0, 0, 0, 0 };
+	struct rig r;
+	struct pb_spec s;
+	uint8_t f[512];
+	size_t n;
+	uint32_t resets = 0, others = 0;
+	uint64_t now = 1000000000ull;
+	if (rig_up(&r) < 0)
+		return;
+	CHECK_EQ(r.t->nfeeds, 1);
+	r.t->hooks = (struct dp_tcp_hooks){ &seen, h_open, h_close, h_bytes, h_tick };
+	CHECK_EQ(dp_tcp_send(r.t, 0, (const uint8_t *)"x", 1), -1); /* not up yet */
+	/* the first tick asks for the gateway's MAC: the exchange is off the subnet */
+	dp_tcp_tick(r.t, r.pipe, now);
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK_EQ(r.src.n, 1);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_RESOLVING);
+	if (r.src.n >= 1) {
+		const uint8_t *p = r.src.frame[0];
+		CHECK_EQ(be16(p + 12), 0x0806);
+		CHECK_EQ(be16(p + 14 + 6), 1);
+		CHECK_EQ(be32(p + 14 + 24), GW_IP);
+	}
+	/* the gateway answers */
+	pb_init(&s);
+	memcpy(s.dst_mac, OUR_MAC, 6);
+	memcpy(s.src_mac, GW_MAC, 6);
+	s.arp_op = 2;
+	memcpy(s.arp_sha, GW_MAC, 6);
+	memcpy(s.arp_tha, OUR_MAC, 6);
+	s.arp_spa = GW_IP;
+	s.arp_tpa = OUR_IP;
+	n = pb_arp(f, sizeof f, &s);
+	frame_in(&r, f, n, now);
+	now += 20000000ull;
+	dp_tcp_tick(r.t, r.pipe, now);
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_CONNECTING);
+	CHECK_EQ(r.src.n, 2);
+	uint32_t iss = 0;
+	uint16_t lport = 0;
+	if (r.src.n >= 2) {
+		const uint8_t *p = r.src.frame[1];
+		CHECK_MEM(p, GW_MAC, 6);                 /* to the gateway */
+		CHECK_EQ(be16(p + 12), 0x0800);
+		CHECK_EQ(be32(p + 14 + 12), OUR_IP);
+		CHECK_EQ(be32(p + 14 + 16), EX_IP);      /* for the exchange */
+		CHECK_EQ(be16(p + 34 + 2), 5261);
+		CHECK_EQ(p[34 + 13] & 0x12, 0x02);       /* SYN */
+		lport = be16(p + 34);
+		iss = be32(p + 34 + 4);
+	}
+	/* SYN-ACK from the exchange */
+	pb_init(&s);
+	memcpy(s.dst_mac, OUR_MAC, 6);
+	memcpy(s.src_mac, GW_MAC, 6);
+	s.saddr = EX_IP;
+	s.daddr = OUR_IP;
+	s.sport = 5261;
+	s.dport = lport;
+	s.seq = 5000;
+	s.ack = iss + 1;
+	s.tcp_flags = 0x12;
+	s.win = 65535;
+	n = pb_tcp(f, sizeof f, &s, NULL, 0);
+	frame_in(&r, f, n, now);
+	pump(&r, now, &resets, &others);
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_UP);
+	CHECK_EQ(r.t->st.established, 1);
+	CHECK_EQ(resets, 1); /* the OPEN: a RESET record on the stream */
+	CHECK_EQ(r.src.n, 3); /* the ACK */
+	if (r.src.n >= 3)
+		CHECK_EQ(r.src.frame[2][34 + 13] & 0x17, 0x10);
+	/* 100 bytes of data in order: to the decoder's stream */
+	static uint8_t junk[100];
+	memset(junk, 'x', sizeof junk);
+	s.seq = 5001;
+	s.tcp_flags = 0x18;
+	n = pb_tcp(f, sizeof f, &s, junk, sizeof junk);
+	frame_in(&r, f, n, now);
+	pump(&r, now, &resets, &others);
+	CHECK_EQ(r.t->st.bytes_in, 100);
+	CHECK_EQ(r.t->f[0].offset, 100);
+	CHECK_EQ(r.pipe->sst[0].bytes, 100);
+	CHECK_EQ(seen.opens, 1);
+	CHECK_EQ(seen.bytes, 100);
+	CHECK(seen.ticks >= 2);
+	/* bytes out on the connection (a logon, a heartbeat): a data segment to the exchange */
+	static const char logon[] = "8=STEP.1.0.0\x01" "35=A\x01";
+	uint32_t before = r.src.n;
+	CHECK_EQ(dp_tcp_send(r.t, 0, (const uint8_t *)logon, sizeof logon - 1), (int32_t)(sizeof logon - 1));
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK(r.src.n > before);
+	if (r.src.n > before) {
+		const uint8_t *p = r.src.frame[r.src.n - 1];
+		uint32_t doff = (uint32_t)(p[34 + 12] >> 4) * 4;
+		CHECK_EQ(be16(p + 14 + 2) - 20 - doff, sizeof logon - 1);
+		CHECK_MEM(p + 34 + doff, logon, sizeof logon - 1);
+	}
+	/* RST: the connection ends, the stream closes, a reconnect is due after the backoff */
+	s.seq = 5101;
+	s.tcp_flags = 0x04;
+	n = pb_tcp(f, sizeof f, &s, NULL, 0);
+	frame_in(&r, f, n, now);
+	pump(&r, now, &resets, &others);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_WAIT);
+	CHECK_EQ(r.t->f[0].conn, -1);
+	CHECK_EQ(r.t->st.closes, 1);
+	CHECK_EQ(r.pipe->sst[0].closes, 1);
+	CHECK_EQ(r.t->f[0].backoff_ns, DP_TCP_BACKOFF_MIN_NS);
+	CHECK_EQ(seen.closes, 1);
+	rig_down(&r);
+}
+
+int main(void)
+{
+	char cwd[PATH_MAX - 64];
+	if (!getcwd(cwd, sizeof cwd))
+		return test_skip("dp_tcp", "no current directory");
+	snprintf(g_tpl, sizeof g_tpl, "%s/conf/templates/sse-l2-3201-5801.xml", cwd);
+	if (access(g_tpl, R_OK) < 0)
+		return test_skip("dp_tcp", "run from the repository root (conf/templates needed)");
+	test_arp_icmp();
+	test_connect();
+	return test_done("dp_tcp");
+}
