@@ -375,7 +375,7 @@ FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 	FX_CS1(op, opt, XWC_B, if (present) { pres |= o->tbit; goto w_sid; })
 #define FX_CS(op) FX_CS2(op, 0) FX_CS2(op, 1)
 
-int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len,
+__attribute__((optimize("no-tree-slp-vectorize"))) int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len,
 				 uint64_t seq, uint32_t *used)
 {
 	const struct fastx_prog *xp = x->xp;
@@ -386,7 +386,7 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 	struct fx c;
 	union toe_record *tk = &x->tick;
 	uint8_t sb[FAST_MAX_STR + 16];
-	uint8_t pad[FX_PADBUF];
+	uint8_t pad[FX_PADBUF] __attribute__((aligned(8)));
 	int64_t tid;
 	uint32_t present, pres = 0, bad = 0, e;
 	int err, t;
@@ -401,7 +401,8 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 		/* a short input (the last record of a message): decoded from a
 		 * zero-padded copy, so that every load in the window stays in
 		 * bounds without a check per field */
-		memset(pad, 0, sizeof pad);
+		FX_ZERO((union toe_record *)pad);
+		FX_ZERO((union toe_record *)(pad + sizeof(union toe_record)));
 		memcpy(pad, b, len);
 		c.b = pad;
 		c.pad = 1;

@@ -38,7 +38,8 @@ struct fx {
  * last byte. A shorter input is copied into FX_PADBUF zeroed bytes, enough
  * for a window at any of its positions. */
 #define FX_SAFE 72u
-#define FX_PADBUF (2u * FX_SAFE)
+#define FX_PADBUF (2u * TOE_RECORD_SIZE) /* >= 2 * FX_SAFE, cleared as two tick records */
+_Static_assert(FX_PADBUF >= 2 * FX_SAFE, "a window at any position of a short input");
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
