@@ -375,7 +375,7 @@ FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 	FX_CS1(op, opt, XWC_B, if (present) { pres |= o->tbit; goto w_sid; })
 #define FX_CS(op) FX_CS2(op, 0) FX_CS2(op, 1)
 
-__attribute__((optimize("no-tree-slp-vectorize"))) int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len,
+FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len,
 				 uint64_t seq, uint32_t *used)
 {
 	const struct fastx_prog *xp = x->xp;
