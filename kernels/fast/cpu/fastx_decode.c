@@ -425,5 +425,14 @@ int fastx_record_isa(int isa, int pext, struct fastx_dec *x, struct fast_dec *d,
 int fastx_record(struct fastx_dec *x, struct fast_dec *d, const uint8_t *buf, uint32_t len, uint64_t msg_seq,
 		 uint32_t *used)
 {
-	return fastx_record_isa(fastx_isa_get(), fastx_pext_get(), x, d, buf, len, msg_seq, used);
+	int sel = fastx_sel;
+	if (UNLIKELY(sel < 0))
+		sel = fastx_sel_init();
+	switch (sel) {
+	case FASTX_ISA_AVX512 * 2 + 1: return fastx_rec_avx512_pext(x, d, buf, len, msg_seq, used);
+	case FASTX_ISA_AVX512 * 2: return fastx_rec_avx512(x, d, buf, len, msg_seq, used);
+	case FASTX_ISA_AVX2 * 2 + 1: return fastx_rec_avx2_pext(x, d, buf, len, msg_seq, used);
+	case FASTX_ISA_AVX2 * 2: return fastx_rec_avx2(x, d, buf, len, msg_seq, used);
+	default: return fastx_rec_scalar(x, d, buf, len, msg_seq, used);
+	}
 }

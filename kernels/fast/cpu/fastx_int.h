@@ -101,6 +101,13 @@ static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
 	return -1;
 }
 
+/* The decoder in use as one number, isa * 2 + pext (fastx_isa.c keeps it
+ * in step with fastx_isa_set / fastx_pext_set), so that fastx_record picks
+ * its copy with one load and one switch instead of two calls per record;
+ * -1 before the first choice (fastx_sel_init makes it). */
+extern int fastx_sel;
+int fastx_sel_init(void);
+
 /* The decoders of each instruction set (fastx_decode.c). */
 int fastx_rec_scalar(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
 		     uint32_t *used);
