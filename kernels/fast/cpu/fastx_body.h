@@ -416,7 +416,7 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		err = FX_NAME(x_int)(&c, XT_U32, 4, 0, 0, &tid, &present);
 		if (UNLIKELY(err))
 			goto fail;
-		t = fastx_find(xp, (uint32_t)tid);
+		t = fastx_find_cached(x, xp, (uint32_t)tid);
 		if (UNLIKELY(t >= 0 && !xp->tpl[t].ok))
 			return fastx_fallback(x, d, b, len, seq, used); /* nothing changed yet */
 		te->gen = gen;
@@ -425,7 +425,7 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		te->exp = 0;
 	} else if (te->gen == gen && te->state == FAST_DICT_ASSIGNED) {
 		tid = te->i;
-		t = fastx_find(xp, (uint32_t)tid);
+		t = fastx_find_cached(x, xp, (uint32_t)tid);
 		if (UNLIKELY(t >= 0 && !xp->tpl[t].ok))
 			return fastx_fallback(x, d, b, len, seq, used);
 	} else {

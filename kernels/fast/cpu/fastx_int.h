@@ -101,6 +101,20 @@ static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
 	return -1;
 }
 
+/* fastx_find through a one-entry cache in the decoder: consecutive records
+ * mostly share a template. */
+static inline int fastx_find_cached(struct fastx_dec *x, const struct fastx_prog *xp, uint32_t tid)
+{
+	int t;
+	if (x->cache_xp == xp && x->cache_tid == tid)
+		return x->cache_t;
+	t = fastx_find(xp, tid);
+	x->cache_xp = xp;
+	x->cache_tid = tid;
+	x->cache_t = t;
+	return t;
+}
+
 /* The decoder in use as one number, isa * 2 + pext (fastx_isa.c keeps it
  * in step with fastx_isa_set / fastx_pext_set), so that fastx_record picks
  * its copy with one load and one switch instead of two calls per record;
