@@ -24,7 +24,10 @@
  * events, offsets, counters and gap rules are those of the reference (the
  * same fast_stream fields, fuzz_fastx_diff checks it), so everything else
  * in this file is shared. No function pointer: a compile-time guard and a
- * data pointer the card never sets.
+ * data pointer the card never sets. With RX_CFG_SEQ the sequence keys of a
+ * fast-path record come from its tick record (fastx_key), where
+ * fastx_keys_set found them exact for every keyed template; where it did
+ * not, sequence tracking keeps the reference decoder.
  */
 #include "rx_pipe.h"
 #include "fast/fast_tick.h"
@@ -106,6 +109,7 @@ static void init_common(struct rx_pipe *p, const struct rx_cfg *cfg, const struc
 	p->cfg = *cfg;
 	p->prog = prog;
 	p->fastx = 0;
+	p->fx_keyed = 0;
 	p->fs = fs;
 	p->nstreams = 0;
 	p->verdict = NET_RX_DROP;
@@ -400,7 +404,12 @@ static int seq_record(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 	stream_line(p, sid, &g, &line);
 	out->tick.hdr.group = (uint8_t)(g + 1);
 	out->tick.hdr.line = (uint8_t)line;
+#ifdef TOE_CPU_DECODER
+	/* a fast-path record has no value array: its key is in its tick (fx_ok) */
+	if (!out->rec ? !fastx_key(p->fastx, &chan, &s) : !seq_key(&p->keys, out->rec, &chan, &s)) {
+#else
 	if (!seq_key(&p->keys, out->rec, &chan, &s)) {
+#endif
 		p->st.seq_unkeyed++;
 		return 1;
 	}
@@ -474,6 +483,26 @@ static int msg_check(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
  * byte of what was fed, a frame's payload or a connection's window. */
 #define RX_STREAM_ITERS (MTOE_MAX_WINDOW + NET_MAX_FRAME + 2u)
 
+#ifdef TOE_CPU_DECODER
+/* Whether the CPU decoder may decode: it is set and tick records are wanted;
+ * with RX_CFG_SEQ also every keyed template's key must be readable from its
+ * tick record (fastx_keys_set, redone when the decoder or the keys changed:
+ * rx_init clears fx_keyed, fastx_dec_init clears keys_for). */
+static int fx_ok(struct rx_pipe *p)
+{
+	if (p->fastx == 0 || (p->cfg.flags & RX_CFG_NO_TICK))
+		return 0;
+	if (!(p->cfg.flags & RX_CFG_SEQ))
+		return 1;
+	if (p->fx_keyed != p->fastx || p->fastx->keys_for != (const void *)p) {
+		fastx_keys_set(p->fastx, p->keys.chan, p->keys.seq);
+		p->fastx->keys_for = p;
+		p->fx_keyed = p->fastx;
+	}
+	return p->fastx->keys_ok != 0;
+}
+#endif
+
 /* Pull one entry out of stream sid's fast_stream; 0 when it needs input. */
 static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 {
@@ -481,10 +510,7 @@ static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 	struct rx_stream_stats *ss = &p->sst[sid];
 	uint32_t it;
 #ifdef TOE_CPU_DECODER
-	/* Not with RX_CFG_SEQ yet: seq_key() reads the (channel, sequence) key
-	 * from the value array, which the fast path does not build; sequence
-	 * tracking decodes with the reference until fastx carries the key. */
-	const int fx = p->fastx != 0 && !(p->cfg.flags & (RX_CFG_NO_TICK | RX_CFG_SEQ));
+	const int fx = fx_ok(p);
 #endif
 	for (it = 0; it < RX_STREAM_ITERS; it++) {
 		int ev;

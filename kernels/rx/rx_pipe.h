@@ -271,6 +271,7 @@ struct rx_pipe {
 	 * build and the C-simulation compile without the macro and never look
 	 * at it. See "The CPU decoder seam" in rx_pipe.c. */
 	struct fastx_dec *fastx;
+	struct fastx_dec *fx_keyed; /* the decoder whose sequence keys were set from keys (host only) */
 	struct fast_stream *fs;  /* caller's array, RX_NSTREAMS(cfg) entries */
 	uint32_t nstreams;
 	struct net_stats net;

@@ -16,6 +16,8 @@
  * the reference of the same run. BENCH_RECORDS, BENCH_REPS override the
  * size; BENCH_ONLY=name runs one variant (for callgrind: instructions per
  * record = difference of two runs with different BENCH_RECORDS).
+ * BENCH_DUMP_RAW=file writes the raw stream (records back to back, reset
+ * every 10) to file and exits: the input of tests/bench/bench_mfast.sh.
  * Targets (issue 11): raw decode into ticks <= 20 ns/record, STEP + decode
  * + ticks <= 30 ns/record.
  */
@@ -206,6 +208,16 @@ int main(void)
 	if (!xp || build_input() != 0) {
 		fprintf(stderr, "bench_fastx: cannot build the input\n");
 		return 1;
+	}
+	if (getenv("BENCH_DUMP_RAW")) {
+		FILE *f = fopen(getenv("BENCH_DUMP_RAW"), "wb");
+		if (!f || fwrite(raw, 1, raw_len, f) != raw_len || fclose(f) != 0) {
+			fprintf(stderr, "bench_fastx: cannot write %s\n", getenv("BENCH_DUMP_RAW"));
+			return 1;
+		}
+		printf("raw stream: %u records, %zu bytes, dictionary reset every %d records -> %s\n", RECORDS, raw_len,
+		       PER_MSG, getenv("BENCH_DUMP_RAW"));
+		return 0;
 	}
 	printf("input: %u records in %u STEP messages (%.2f records/message, dictionary reset per message); raw FAST "
 	       "%zu bytes (%.1f B/record); STEP %zu bytes\n",

@@ -25,6 +25,7 @@
 #include "fast/fast_stream.h"
 #include "fast/fast_tick.h"
 #include "fast/cpu/fastx.h"
+#include "seq/seq_track.h"
 #include "fastx_tpl.h"
 
 #define FUZZ_NAME "fuzz_fastx_diff"
@@ -37,6 +38,10 @@ static struct fast_dec dr, dx;
 static struct fast_rec rec, scratch;
 static struct fast_stream sr, sx;
 static struct fastx_dec x;
+/* sequence keys per program: per template the first (channel, sequence)
+ * pair of integer fields fastx_keys_set takes, so fastx_key (from the tick)
+ * is compared with seq_key (from the value array) on every record */
+static struct seq_keys keys[3];
 
 static const struct fast_prog *prog_of(int which)
 {
@@ -56,6 +61,36 @@ static void setup(void)
 		xps[i] = fastx_prog_new(prog_of(i));
 		if (!xps[i])
 			FAIL("fastx_prog_new");
+	}
+	for (int i = 0; i < 3; i++) {
+		const struct fast_prog *p = prog_of(i);
+		struct seq_keys *k = &keys[i];
+		uint32_t nkeyed = 0;
+		memset(k, 0xff, sizeof k->chan + sizeof k->seq);
+		memset(k->vchan, 0, sizeof k->vchan);
+		memset(k->vseq, 0, sizeof k->vseq);
+		fastx_dec_init(&x, xps[i], &scratch);
+		for (uint32_t t = 0; t < p->ntpl && t < FAST_MAX_TEMPLATES; t++) {
+			for (uint32_t a = p->tpl[t].first; a < p->tpl[t].end && k->chan[t] == SEQ_NO_INSTR; a++) {
+				for (uint32_t b = p->tpl[t].first; b < p->tpl[t].end; b++) {
+					if (a == b || p->instr[a].kind < FAST_K_I32 || p->instr[a].kind > FAST_K_U64 ||
+					    p->instr[b].kind < FAST_K_I32 || p->instr[b].kind > FAST_K_U64)
+						continue;
+					k->chan[t] = (uint16_t)a;
+					k->seq[t] = (uint16_t)b;
+					fastx_keys_set(&x, k->chan, k->seq);
+					if (x.kchan[t].w) {
+						nkeyed++;
+						break;
+					}
+					k->chan[t] = SEQ_NO_INSTR;
+					k->seq[t] = SEQ_NO_INSTR;
+				}
+			}
+		}
+		/* the all-features program (1) has no trade/order template: no tick, no key */
+		if (fastx_keys_set(&x, k->chan, k->seq) != 0 || (i != 1 && nkeyed == 0))
+			FAIL("program %d: no template keyed from its tick (%u)", i, nkeyed);
 	}
 	if (fastx_prog_fallback(xps[2]) != 0)
 		FAIL("fastx_tpl.h templates fall back: %s", fastx_prog_why(xps[2], 0));
@@ -104,6 +139,7 @@ static void run_raw(const struct fast_prog *p, int which, int isa, int pext, con
 	fast_dec_init(&dr, p);
 	fast_dec_init(&dx, p);
 	fastx_dec_init(&x, xps[which], &scratch);
+	fastx_keys_set(&x, keys[which].chan, keys[which].seq);
 	while (off < inlen) {
 		uint8_t ctl = pat[k++ % 4];
 		uint32_t n = (uint32_t)(inlen - off), ur = 0, ux = 0;
@@ -133,6 +169,14 @@ static void run_raw(const struct fast_prog *p, int which, int isa, int pext, con
 			if (rec.tpl != x.tpl || rec.tid != x.tid)
 				FAIL("raw record at %zu: template %u/%u vs %u/%u", off, rec.tpl, rec.tid, x.tpl, x.tid);
 			cmp_tick(tr, &t, "raw");
+			if (!x.used_fallback) {
+				uint32_t cr = 0, cx = 0;
+				uint64_t sr_ = 0, sx_ = 0;
+				int kr = seq_key(&keys[which], &rec, &cr, &sr_), kx = fastx_key(&x, &cx, &sx_);
+				if (kr != kx || (kr && (cr != cx || sr_ != sx_)))
+					FAIL("raw record at %zu: key %d %u/%llu vs %d %u/%llu", off, kr, cr,
+					     (unsigned long long)sr_, kx, cx, (unsigned long long)sx_);
+			}
 		}
 		cmp_dec(p, &dr, &dx, "raw");
 		off += er == FAST_OK ? ur : (ur ? ur : 1);

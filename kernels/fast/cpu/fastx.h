@@ -84,6 +84,20 @@ struct fastx_dec {
 	uint64_t fallback;         /* records handed to the reference */
 	uint64_t step_bulk;        /* STEP messages framed by the bulk path */
 	uint64_t step_machine;     /* step_feed calls left to the reference state machine */
+	/* the last template id looked up (fastx_int.h: fastx_find_cached) */
+	const struct fastx_prog *cache_xp;
+	uint32_t cache_tid;
+	int32_t cache_t;
+	/* sequence keys (fastx_keys.c): where each template's channel and
+	 * sequence land in the tick record, for seq_key without a value array */
+	const void *keys_for;      /* the owner that set them (rx_pipe); fastx_dec_init clears it */
+	uint32_t keys_ok;          /* fastx_keys_set's verdict: every key readable from the tick */
+	struct fastx_keyloc {
+		uint16_t off;      /* byte offset in union toe_record */
+		uint8_t w;         /* 0: the template has no key; XW_I32 / XW_I64 */
+		uint8_t pad;
+		uint32_t bit;      /* the tick field's bit in hdr.present */
+	} kchan[FAST_MAX_TEMPLATES], kseq[FAST_MAX_TEMPLATES];
 };
 
 void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fast_rec *scratch);
@@ -107,6 +121,21 @@ int fastx_stream_next(struct fastx_dec *x, struct fast_stream *fs);
 /* step_feed with whole messages found in bulk (fastx_step.c): the same
  * results, counters and state; msg.data may point into p instead of body[]. */
 uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status);
+
+/* Sequence keys from the tick record. chan[t] / seq[t] are the key
+ * instructions of template index t (struct seq_keys; SEQ_NO_INSTR, 0xffff,
+ * none). Returns 0 when, for every specialised template with a key, both key
+ * fields land unchanged in the tick record (an integer field with a tick
+ * destination, no rescaling, and no range check that could drop the value:
+ * a 64-bit destination, or a 32-bit one of an int32 field); -1 when not
+ * (the caller then keeps the reference for sequence tracking). Templates
+ * left to the reference need nothing: their records carry the value array. */
+int fastx_keys_set(struct fastx_dec *x, const uint16_t *chan, const uint16_t *seq);
+
+/* seq_key() of the last record decoded by the specialised path (not
+ * used_fallback), read from x->tick: 1 with *chan, *seq set, 0 when its
+ * template has no key, a key field was absent or the sequence is not > 0. */
+int fastx_key(const struct fastx_dec *x, uint32_t *chan, uint64_t *seq);
 
 /* Decoder choice of the tools and the daemon. */
 enum fastx_choice { FASTX_AUTO = 0, FASTX_FAST = 1, FASTX_REFERENCE = 2 };

@@ -4,46 +4,47 @@
  * attribute), FX_MASK (stop bits of 64 bytes) and FX_GATHER (eight 7-bit
  * groups of a byte-reversed word into one integer) defined; undefines them.
  *
- * The window: c->m holds the stop bits of b[wb .. wb+64) (zero past the
- * input), computed in one SIMD pass; a field's length is a count of
- * trailing zeros from its position. A field whose stop bit is not in the
- * window refills it at the field; a field that does not end within 64
- * bytes or within the input goes to the exact reader.
+ * The window: c->mr holds the stop bits of the bytes from pos to the end of
+ * the last 64-byte SIMD pass (bit 0 = b[pos]); a field's length is its
+ * count of trailing zeros + 1, and eating it shifts mr. A field whose stop
+ * bit is not in the window refills it at the field; a field that does not
+ * end within 64 bytes or within the input goes to the exact reader. A
+ * window is only computed where FX_SAFE bytes follow (or in the zero-padded
+ * copy of a short input), so every 8-byte load of a field inside it is in
+ * bounds without a test.
  */
 
 static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_refill)(struct fx *c)
 {
-	c->wb = c->pos;
-	if (LIKELY(c->len - c->pos >= 64)) {
-		c->m = FX_MASK(c->b + c->pos);
-	} else {
-		uint8_t t[64];
-		memset(t, 0, sizeof t);
-		memcpy(t, c->b + c->pos, c->len - c->pos);
-		c->m = FX_MASK(t);
-	}
+	if (LIKELY(c->len - c->pos >= FX_SAFE) || c->pad)
+		c->mr = FX_MASK(c->b + c->pos);
+	else
+		c->mr = 0; /* the last bytes of an unpadded input: the exact readers */
 }
 
-/* Bytes up to and including the next stop bit, 0 when not in reach. */
+/* Bytes up to and including the next stop bit, 0 when not in reach (the
+ * caller takes the exact reader, then x_moved). */
 static FX_TARGET inline __attribute__((always_inline)) uint32_t FX_NAME(x_span)(struct fx *c)
 {
-	uint32_t k = c->pos - c->wb;
-	uint64_t mm = k < 64 ? c->m >> k : 0;
-	if (UNLIKELY(mm == 0)) {
-		if (c->pos == c->wb || c->wb + 64 >= c->len)
-			return 0;
+	if (UNLIKELY(c->mr == 0)) {
 		FX_NAME(x_refill)(c);
-		mm = c->m;
-		if (mm == 0)
+		if (c->mr == 0)
 			return 0;
 	}
-	return (uint32_t)__builtin_ctzll(mm) + 1;
+	return (uint32_t)__builtin_ctzll(c->mr) + 1;
+}
+
+/* Consume n bytes of the window (1 <= n <= 64). */
+static inline __attribute__((always_inline)) void FX_NAME(x_eat)(struct fx *c, uint32_t n)
+{
+	c->pos += n;
+	c->mr = (c->mr >> (n - 1)) >> 1;
 }
 
 /* The n (1..8) bytes at pos as one integer of 7n bits. */
 static FX_TARGET inline __attribute__((always_inline)) uint64_t FX_NAME(x_bits)(const struct fx *c, uint32_t n)
 {
-	uint64_t w = __builtin_bswap64(x_ld8s(c, c->pos)) >> (64 - 8 * n);
+	uint64_t w = __builtin_bswap64(x_ld8(c->b + c->pos)) >> (64 - 8 * n);
 	return FX_GATHER(w);
 }
 
@@ -54,6 +55,7 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap_slow)(
 	struct fx t = *c;
 	int e = x_pmap_exact(&t);
 	*c = t;
+	FX_NAME(x_refill)(c);
 	return e;
 }
 
@@ -66,6 +68,7 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int_slow)(s
 	uint32_t p = 0;
 	int e = x_int_exact(&t, type, nullable, &v, &p);
 	*c = t;
+	FX_NAME(x_refill)(c);
 	*out = v;
 	*present = p;
 	return e;
@@ -79,6 +82,7 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii_slow)
 	uint32_t l = 0, p = 0;
 	int e = x_ascii_exact(&t, nullable, dst, &l, &p);
 	*c = t;
+	FX_NAME(x_refill)(c);
 	*len = l;
 	*present = p;
 	return e;
@@ -93,21 +97,20 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap)(struc
 		c->warn |= 1u << FAST_E_OVERLONG_PMAP;
 	c->pm = FX_NAME(x_bits)(c, n) << (64 - 7 * n);
 	c->pmlo = 0;
-	c->pos += n;
+	FX_NAME(x_eat)(c, n);
 	return FAST_OK;
 }
 
-/* read_int of the reference: integer of wire type `type`, nullable or not. */
-static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct fx *c, uint32_t type,
-									 uint32_t nullable, int64_t *out,
-									 uint32_t *present)
+/* read_int of the reference: integer of wire type `type` (maxn, sgn: the
+ * op's copies of what type implies), nullable or not. */
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct fx *c, uint32_t type, uint32_t maxn,
+									 uint32_t is_signed, uint32_t nullable,
+									 int64_t *out, uint32_t *present)
 {
-	const uint32_t is_signed = type == XT_I32 || type == XT_I64;
-	const uint32_t maxfast = (type == XT_I32 || type == XT_U32) ? 4 : 8;
 	uint32_t n = FX_NAME(x_span)(c);
 	uint64_t v;
 	uint8_t b0;
-	if (UNLIKELY(n == 0 || n > maxfast))
+	if (UNLIKELY(n == 0 || n > maxn))
 		return FX_NAME(x_int_slow)(c, type, nullable, out, present);
 	v = FX_NAME(x_bits)(c, n);
 	b0 = c->b[c->pos];
@@ -118,7 +121,7 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct
 		if ((b0 == 0x00 && (!is_signed || !(b1 & 0x40))) || (b0 == 0x7f && is_signed && (b1 & 0x40)))
 			c->warn |= 1u << FAST_E_OVERLONG_INT;
 	}
-	c->pos += n;
+	FX_NAME(x_eat)(c, n);
 	*present = 1;
 	if (nullable && (int64_t)v >= 0) {
 		if (v == 0) {
@@ -142,10 +145,10 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii)(stru
 		     c->b[c->pos] == 0x80))
 		return FX_NAME(x_ascii_slow)(c, nullable, sb, len, present);
 	for (i = 0; i < n; i += 8) {
-		uint64_t w = x_ld8s(c, c->pos + i) & 0x7f7f7f7f7f7f7f7fULL;
+		uint64_t w = x_ld8(c->b + c->pos + i) & 0x7f7f7f7f7f7f7f7fULL;
 		memcpy(sb + i, &w, 8);
 	}
-	c->pos += n;
+	FX_NAME(x_eat)(c, n);
 	*len = n;
 	*present = 1;
 	return FAST_OK;
@@ -171,24 +174,26 @@ static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_dict_str)(
 		memcpy(e->s + i, s + i, 8);
 }
 
-/* One integer field; op, type and opt are constants in each dispatch case. */
+/* One integer field; op and opt are constants in each dispatch case, the
+ * wire type is the op's data. */
 static FX_TARGET inline __attribute__((always_inline)) int
 FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, const uint32_t gen, const uint32_t op,
-		const uint32_t type, const uint32_t opt, int64_t *vp, uint32_t *pp)
+		const uint32_t opt, int64_t *vp, uint32_t *pp)
 {
+	const uint32_t type = o->type;
 	struct fast_dict_entry *de;
 	uint32_t st;
 	int err;
 	switch (op) {
 	case XO_INT_NONE:
-		return FX_NAME(x_int)(c, type, opt, vp, pp);
+		return FX_NAME(x_int)(c, type, o->maxn, o->sgn, opt, vp, pp);
 	case XO_INT_CONST:
 		*pp = opt ? (c->pm & o->pmask) != 0 : 1;
 		*vp = o->init;
 		return FAST_OK;
 	case XO_INT_DEFAULT:
 		if (c->pm & o->pmask)
-			return FX_NAME(x_int)(c, type, opt, vp, pp);
+			return FX_NAME(x_int)(c, type, o->maxn, o->sgn, opt, vp, pp);
 		if (o->has_init) {
 			*pp = 1;
 			*vp = o->init;
@@ -200,7 +205,7 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 	case XO_INT_INCR:
 		de = &d->dict[o->dict];
 		if (c->pm & o->pmask) {
-			err = FX_NAME(x_int)(c, type, opt, vp, pp);
+			err = FX_NAME(x_int)(c, type, o->maxn, o->sgn, opt, vp, pp);
 			if (UNLIKELY(err))
 				return err;
 			de->gen = gen;
@@ -242,7 +247,7 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 	default: { /* XO_INT_DELTA */
 		int64_t delta, base, v;
 		de = &d->dict[o->dict];
-		err = FX_NAME(x_int)(c, XT_I64, opt, &delta, pp);
+		err = FX_NAME(x_int)(c, XT_I64, 8, 1, opt, &delta, pp);
 		if (UNLIKELY(err) || !*pp)
 			return err;
 		st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
@@ -342,28 +347,46 @@ FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 	}
 }
 
-#define FX_CI(op, ty, opt)                                                                              \
-	case XCODE_INT(op, ty, opt):                                                                    \
-		err = FX_NAME(x_fint)(&c, o, d, gen, op, ty, opt, &v, &present);                        \
-		break;
-#define FX_CT(op, ty) FX_CI(op, ty, 0) FX_CI(op, ty, 1)
-#define FX_CO(op) FX_CT(op, XT_I32) FX_CT(op, XT_U32) FX_CT(op, XT_I64) FX_CT(op, XT_U64)
-#define FX_CS(op, opt)                                                                                  \
-	case XCODE_STR(op, opt):                                                                        \
+/* An integer case: decode, then (class 1, 2) the tick write when present. */
+#define FX_CI1(op, opt, cls, tail)                                                                      \
+	case XCODE3(op, opt, cls):                                                                      \
+		err = FX_NAME(x_fint)(&c, o, d, gen, op, opt, &v, &present);                            \
+		if (UNLIKELY(err))                                                                      \
+			goto fail;                                                                      \
+		tail;                                                                                   \
+		continue;
+#define FX_CI(op, opt)                                                                                  \
+	FX_CI1(op, opt, XWC_NONE, (void)0)                                                              \
+	FX_CI1(op, opt, XWC_A, if (present) { pres |= o->tbit; goto w_i32; })                           \
+	FX_CI1(op, opt, XWC_B, if (present) { pres |= o->tbit; goto w_i64; })
+#define FX_CO(op) FX_CI(op, 0) FX_CI(op, 1)
+#define FX_CS1(op, opt, cls, tail)                                                                      \
+	case XCODE3(op, opt, cls):                                                                      \
+		sv = sb;                                                                                \
+		sn = 0;                                                                                 \
 		err = FX_NAME(x_fstr)(&c, o, d, gen, xp->p, op, opt, sb, &sv, &sn, &present);           \
-		break;
+		if (UNLIKELY(err))                                                                      \
+			goto fail;                                                                      \
+		tail;                                                                                   \
+		continue;
+#define FX_CS2(op, opt)                                                                                 \
+	FX_CS1(op, opt, XWC_NONE, (void)0)                                                              \
+	FX_CS1(op, opt, XWC_A, if (present) { pres |= o->tbit; goto w_char; })                          \
+	FX_CS1(op, opt, XWC_B, if (present) { pres |= o->tbit; goto w_sid; })
+#define FX_CS(op) FX_CS2(op, 0) FX_CS2(op, 1)
 
-int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len,
+FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len,
 				 uint64_t seq, uint32_t *used)
 {
 	const struct fastx_prog *xp = x->xp;
 	const struct fastx_tpl *xt;
-	const struct fastx_op *o, *oe;
+	const struct fastx_op *o;
 	struct fast_dict_entry *te = &d->dict[FAST_DICT_TEMPLATE_ID];
 	const uint32_t gen = d->gen;
 	struct fx c;
 	union toe_record *tk = &x->tick;
 	uint8_t sb[FAST_MAX_STR + 16];
+	uint8_t pad[FX_PADBUF] __attribute__((aligned(8)));
 	int64_t tid;
 	uint32_t present, pres = 0, bad = 0, e;
 	int err, t;
@@ -373,16 +396,27 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 	c.pos = 0;
 	c.warn = 0;
 	c.pmlo = 0;
-	FX_NAME(x_refill)(&c);
+	c.pad = 0;
+	if (UNLIKELY(len < FX_SAFE)) {
+		/* a short input (the last record of a message): decoded from a
+		 * zero-padded copy, so that every load in the window stays in
+		 * bounds without a check per field */
+		FX_ZERO((union toe_record *)pad);
+		FX_ZERO((union toe_record *)(pad + sizeof(union toe_record)));
+		memcpy(pad, b, len);
+		c.b = pad;
+		c.pad = 1;
+	}
+	c.mr = FX_MASK(c.b);
 
 	err = FX_NAME(x_pmap)(&c);
 	if (UNLIKELY(err))
 		goto fail;
 	if (c.pm >> 63) {
-		err = FX_NAME(x_int)(&c, XT_U32, 0, &tid, &present);
+		err = FX_NAME(x_int)(&c, XT_U32, 4, 0, 0, &tid, &present);
 		if (UNLIKELY(err))
 			goto fail;
-		t = fastx_find(xp, (uint32_t)tid);
+		t = fastx_find_cached(x, xp, (uint32_t)tid);
 		if (UNLIKELY(t >= 0 && !xp->tpl[t].ok))
 			return fastx_fallback(x, d, b, len, seq, used); /* nothing changed yet */
 		te->gen = gen;
@@ -391,7 +425,7 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 		te->exp = 0;
 	} else if (te->gen == gen && te->state == FAST_DICT_ASSIGNED) {
 		tid = te->i;
-		t = fastx_find(xp, (uint32_t)tid);
+		t = fastx_find_cached(x, xp, (uint32_t)tid);
 		if (UNLIKELY(t >= 0 && !xp->tpl[t].ok))
 			return fastx_fallback(x, d, b, len, seq, used);
 	} else {
@@ -406,14 +440,17 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 	}
 	x->tpl = (uint16_t)t;
 	xt = &xp->tpl[t];
-	memset(tk, 0, sizeof *tk);
+	FX_ZERO(tk);
 
-	o = &xp->ops[xt->first];
-	oe = o + xt->nops;
-	for (; o < oe; o++) {
-		int64_t v = 0;
-		const uint8_t *sv = sb;
-		uint32_t sn = 0;
+	/* One case per (operator, nullability, tick-write class): the write
+	 * into the tick record (fast_tick_map's rules, ABI 2, decided at load
+	 * time) is compiled into the case. A value that does not fit sets its
+	 * bit in bad (the field keeps what it held, 0; a string its first
+	 * bytes); the record is still delivered. */
+	for (o = &xp->ops[xt->first];; o++) {
+		int64_t v;
+		const uint8_t *sv;
+		uint32_t sn;
 		switch (o->code) {
 			FX_CO(XO_INT_NONE)
 			FX_CO(XO_INT_CONST)
@@ -421,81 +458,66 @@ int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const 
 			FX_CO(XO_INT_DEFAULT)
 			FX_CO(XO_INT_INCR)
 			FX_CO(XO_INT_DELTA)
-			FX_CS(XO_STR_NONE, 0)
-			FX_CS(XO_STR_NONE, 1)
-			FX_CS(XO_STR_CONST, 0)
-			FX_CS(XO_STR_CONST, 1)
-			FX_CS(XO_STR_COPY, 0)
-			FX_CS(XO_STR_COPY, 1)
-			FX_CS(XO_STR_DEFAULT, 0)
-			FX_CS(XO_STR_DEFAULT, 1)
+			FX_CS(XO_STR_NONE)
+			FX_CS(XO_STR_CONST)
+			FX_CS(XO_STR_COPY)
+			FX_CS(XO_STR_DEFAULT)
+		case XC_END:
+			goto done;
 		default:
-			err = FAST_OK;
-			present = 0;
 			break;
 		}
-		if (UNLIKELY(err))
-			goto fail;
-		if (!present || !o->tbit)
+		continue;
+	w_i32:
+		if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
+			bad |= o->tbit;
 			continue;
-		/* the tick record: fast_tick_map's rules (ABI 2), decided at load
-		 * time. A value that does not fit sets its bit in bad (the field
-		 * keeps what it held, 0; a string its first bytes); the record is
-		 * still delivered. */
-		pres |= o->tbit;
-		switch (o->tw) {
-		case XW_I32:
-			if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
-				bad |= o->tbit;
-				break;
-			}
-			if (UNLIKELY(v < -2147483648LL || v > 2147483647LL)) {
-				bad |= o->tbit;
-				break;
-			}
-			{
-				int32_t w = (int32_t)v;
-				memcpy(tk->bytes + o->toff, &w, 4);
-			}
-			break;
-		case XW_I64:
-			if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
-				bad |= o->tbit;
-				break;
-			}
-			memcpy(tk->bytes + o->toff, &v, 8);
-			break;
-		case XW_CHAR: {
-			/* TOE_FLAG_LEN bytes, NUL-padded; longer codes are cut and flagged */
-			uint64_t w;
-			_Static_assert(TOE_FLAG_LEN == 8, "a code field is one 64-bit word");
-			memcpy(&w, sv, 8);
-			w = FX_NAME(x_lowbytes)(w, sn);
-			memcpy(tk->bytes + o->toff, &w, 8);
-			if (UNLIKELY(sn > TOE_FLAG_LEN))
-				bad |= o->tbit;
-			break;
 		}
-		case XW_SID: {
-			/* at most LEN-1 characters (the id stays NUL-terminated); longer ids are cut and flagged */
-			uint64_t w0, w1;
-			uint32_t n = sn;
-			if (UNLIKELY(n >= TOE_SECURITY_ID_LEN)) {
-				n = TOE_SECURITY_ID_LEN - 1;
-				bad |= o->tbit;
-			}
-			memcpy(&w0, sv, 8);
-			memcpy(&w1, sv + 8, 8);
-			w0 = FX_NAME(x_lowbytes)(w0, n);
-			w1 = n > 8 ? FX_NAME(x_lowbytes)(w1, n - 8) : 0;
-			memcpy(tk->bytes + o->toff, &w0, 8);
-			memcpy(tk->bytes + o->toff + 8, &w1, 8);
-			break;
+		if (UNLIKELY(v < -2147483648LL || v > 2147483647LL)) {
+			bad |= o->tbit;
+			continue;
 		}
-		default:
-			break;
+		{
+			int32_t w = (int32_t)v;
+			memcpy(tk->bytes + o->toff, &w, 4);
 		}
+		continue;
+	w_i64:
+		if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
+			bad |= o->tbit;
+			continue;
+		}
+		memcpy(tk->bytes + o->toff, &v, 8);
+		continue;
+	w_char: {
+		/* TOE_FLAG_LEN bytes, NUL-padded; longer codes are cut and flagged */
+		uint64_t w;
+		_Static_assert(TOE_FLAG_LEN == 8, "a code field is one 64-bit word");
+		memcpy(&w, sv, 8);
+		w = FX_NAME(x_lowbytes)(w, sn);
+		memcpy(tk->bytes + o->toff, &w, 8);
+		if (UNLIKELY(sn > TOE_FLAG_LEN))
+			bad |= o->tbit;
+		continue;
 	}
+	w_sid: {
+		/* at most LEN-1 characters (the id stays NUL-terminated); longer ids are cut and flagged */
+		uint64_t w0, w1;
+		uint32_t n = sn;
+		if (UNLIKELY(n >= TOE_SECURITY_ID_LEN)) {
+			n = TOE_SECURITY_ID_LEN - 1;
+			bad |= o->tbit;
+		}
+		memcpy(&w0, sv, 8);
+		memcpy(&w1, sv + 8, 8);
+		w0 = FX_NAME(x_lowbytes)(w0, n);
+		w1 = n > 8 ? FX_NAME(x_lowbytes)(w1, n - 8) : 0;
+		memcpy(tk->bytes + o->toff, &w0, 8);
+		memcpy(tk->bytes + o->toff + 8, &w1, 8);
+		continue;
+	}
+	}
+done:
 	if (UNLIKELY(((c.pm & ~xt->used) | c.pmlo) != 0)) {
 		err = FAST_E_PMAP_EXTRA;
 		goto fail;
@@ -534,11 +556,14 @@ fail:
 	return err;
 }
 
+#undef FX_CI1
 #undef FX_CI
-#undef FX_CT
 #undef FX_CO
+#undef FX_CS1
+#undef FX_CS2
 #undef FX_CS
 #undef FX_NAME
 #undef FX_TARGET
 #undef FX_MASK
 #undef FX_GATHER
+#undef FX_ZERO

@@ -26,12 +26,29 @@
 struct fx {
 	const uint8_t *b;
 	uint32_t len, pos;
-	uint32_t wb;   /* the window: stop bits of b[wb .. wb+64), zero past len */
 	uint32_t warn;
-	uint64_t m;
+	uint32_t pad;  /* b is a zero-padded copy (FX_PADBUF bytes) of a short input */
+	uint64_t mr;   /* stop bits from pos to the end of the window (fastx_body.h) */
 	uint64_t pm;   /* presence map, next bits left-aligned; bit 63 = template id */
 	uint64_t pmlo; /* presence bits beyond the first 64 (a long map): all extra */
 };
+
+/* A window is taken at pos only when FX_SAFE bytes follow it: 64 of stop
+ * bits and 8 more for the word load of a field that ends at the window's
+ * last byte. A shorter input is copied into FX_PADBUF zeroed bytes, enough
+ * for a window at any of its positions. */
+#define FX_SAFE 72u
+#define FX_PADBUF (2u * TOE_RECORD_SIZE) /* >= 2 * FX_SAFE, cleared as two tick records */
+_Static_assert(FX_PADBUF >= 2 * FX_SAFE, "a window at any position of a short input");
+
+/* GCC's SLP vectoriser packed cursor fields into a vector register at every
+ * field of the op loop (5 instructions per field, callgrind); clang has no
+ * such attribute and needs none. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FX_NOSLP __attribute__((optimize("no-tree-slp-vectorize")))
+#else
+#define FX_NOSLP
+#endif
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -246,17 +263,6 @@ static inline uint64_t x_ld8(const uint8_t *p)
 	return w;
 }
 
-/* 8 bytes at b[pos], zero past len (the last record of a buffer). */
-static inline uint64_t x_ld8s(const struct fx *c, uint32_t pos)
-{
-	uint64_t w = 0;
-	if (LIKELY(pos + 8 <= c->len))
-		return x_ld8(c->b + pos);
-	if (pos < c->len)
-		memcpy(&w, c->b + pos, c->len - pos);
-	return w;
-}
-
 /* The portable gather of eight 7-bit groups (group 0 in the low byte). */
 static inline uint64_t x_gather_swar(uint64_t w)
 {
@@ -291,6 +297,19 @@ __attribute__((target("avx512f,avx512bw"), always_inline)) static inline uint64_
 	return (uint64_t)_mm512_movepi8_mask(_mm512_loadu_si512((const void *)p));
 }
 
+/* The tick record cleared with four 32-byte stores: memset of 128 bytes
+ * became `rep stos` (a slow start for so few bytes). The AVX-512 copy uses
+ * them too: two 64-byte stores measured no faster here, and keeping zmm
+ * use to the one mask compare spares the wide-vector frequency penalty. */
+__attribute__((target("avx2"), always_inline)) static inline void x_zero_avx2(union toe_record *tk)
+{
+	__m256i z = _mm256_setzero_si256();
+	_mm256_storeu_si256((__m256i *)tk->bytes, z);
+	_mm256_storeu_si256((__m256i *)(tk->bytes + 32), z);
+	_mm256_storeu_si256((__m256i *)(tk->bytes + 64), z);
+	_mm256_storeu_si256((__m256i *)(tk->bytes + 96), z);
+}
+
 __attribute__((target("bmi2"), always_inline)) static inline uint64_t x_gather_pext(uint64_t w)
 {
 	return _pext_u64(w, 0x7f7f7f7f7f7f7f7fULL);
@@ -321,6 +340,7 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 #define FX_TARGET
 #define FX_MASK(p) x_mask_swar(p)
 #define FX_GATHER(w) x_gather_swar(w)
+#define FX_ZERO(tk) memset(tk, 0, sizeof *tk)
 #include "fastx_body.h"
 
 #if defined(__x86_64__)
@@ -328,24 +348,28 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 #define FX_TARGET __attribute__((target("avx2")))
 #define FX_MASK(p) x_mask_avx2(p)
 #define FX_GATHER(w) x_gather_swar(w)
+#define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx2_pext
 #define FX_TARGET __attribute__((target("avx2,bmi2")))
 #define FX_MASK(p) x_mask_avx2(p)
 #define FX_GATHER(w) x_gather_pext(w)
+#define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx512
 #define FX_TARGET __attribute__((target("avx2,avx512f,avx512bw")))
 #define FX_MASK(p) x_mask_avx512(p)
 #define FX_GATHER(w) x_gather_swar(w)
+#define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx512_pext
 #define FX_TARGET __attribute__((target("avx2,avx512f,avx512bw,bmi2")))
 #define FX_MASK(p) x_mask_avx512(p)
 #define FX_GATHER(w) x_gather_pext(w)
+#define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 #else
 /* other architectures: every level is the portable one */
@@ -396,5 +420,14 @@ int fastx_record_isa(int isa, int pext, struct fastx_dec *x, struct fast_dec *d,
 int fastx_record(struct fastx_dec *x, struct fast_dec *d, const uint8_t *buf, uint32_t len, uint64_t msg_seq,
 		 uint32_t *used)
 {
-	return fastx_record_isa(fastx_isa_get(), fastx_pext_get(), x, d, buf, len, msg_seq, used);
+	int sel = fastx_sel;
+	if (UNLIKELY(sel < 0))
+		sel = fastx_sel_init();
+	switch (sel) {
+	case FASTX_ISA_AVX512 * 2 + 1: return fastx_rec_avx512_pext(x, d, buf, len, msg_seq, used);
+	case FASTX_ISA_AVX512 * 2: return fastx_rec_avx512(x, d, buf, len, msg_seq, used);
+	case FASTX_ISA_AVX2 * 2 + 1: return fastx_rec_avx2_pext(x, d, buf, len, msg_seq, used);
+	case FASTX_ISA_AVX2 * 2: return fastx_rec_avx2(x, d, buf, len, msg_seq, used);
+	default: return fastx_rec_scalar(x, d, buf, len, msg_seq, used);
+	}
 }

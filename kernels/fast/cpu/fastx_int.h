@@ -25,6 +25,7 @@ enum {
 	XO_STR_CONST,
 	XO_STR_COPY,
 	XO_STR_DEFAULT,
+	XO_END, /* closes every template's op list (a sentinel, no loop counter) */
 	XO_COUNT
 };
 
@@ -34,10 +35,16 @@ enum { XT_I32 = 0, XT_U32, XT_I64, XT_U64 };
 /* Tick destinations. */
 enum { XW_NONE = 0, XW_I32, XW_I64, XW_CHAR /* TOE_FLAG_LEN-byte code */, XW_SID };
 
-/* The dispatch code: integers (op, type, nullability) -> 0..47, ASCII
- * strings (op, nullability) -> 48..55; each its own specialised case. */
-#define XCODE_INT(op, type, opt) ((op) * 8 + (type) * 2 + (opt))
-#define XCODE_STR(op, opt) (48 + ((op) - XO_STR_NONE) * 2 + (opt))
+/* The dispatch code: (op, nullability) -> 0..19; XC_END
+ * ends the list. The integer wire type is data (maxn, sgn, type), not a
+ * case: 56 specialised cases made one function too large for the compiler
+ * to keep the cursor in registers (callgrind showed ~190 stack accesses per
+ * record), for a saving of a compare or two per field. */
+#define XCODE(op, opt) ((op) * 2 + (opt))
+/* ... times the tick-write class, so each case compiles its own write. */
+enum { XWC_NONE = 0, XWC_A = 1 /* XW_I32, XW_CHAR */, XWC_B = 2 /* XW_I64, XW_SID */ };
+#define XCODE3(op, opt, cls) (XCODE(op, opt) * 3 + (cls))
+#define XC_END XCODE3(XO_END, 0, XWC_NONE)
 
 struct fastx_op {
 	uint8_t code;     /* XCODE_* */
@@ -56,13 +63,15 @@ struct fastx_op {
 	uint64_t pmask;   /* presence-map bit (left-aligned word), 0 when none */
 	int64_t init;     /* integer initial value */
 	uint8_t op;       /* XO_* */
-	uint8_t pad[7];
+	uint8_t maxn;     /* ints: longest form read by the word path (4 for 32-bit, 8 for 64-bit) */
+	uint8_t sgn;      /* ints: signed wire type */
+	uint8_t pad[5];
 };
 
 struct fastx_tpl {
 	uint8_t ok;        /* specialised; else the reference decodes it */
 	uint8_t kind;      /* TOE_REC_TRADE/ORDER, else TOE_REC_NONE (no tick writes) */
-	uint16_t nops;
+	uint16_t nops;     /* field ops, not counting the XO_END that follows them */
 	uint32_t first;    /* into fastx_prog.ops */
 	uint64_t used;     /* presence bits the template uses, template id's included */
 	char why[96];      /* fallback reason */
@@ -76,7 +85,7 @@ struct fastx_prog {
 	struct fastx_tpl tpl[FAST_MAX_TEMPLATES];
 	int16_t hash[FASTX_HASH]; /* template index + 1, 0 empty */
 	uint32_t hkey[FASTX_HASH];
-	struct fastx_op ops[FAST_MAX_INSTR];
+	struct fastx_op ops[FAST_MAX_INSTR + FAST_MAX_TEMPLATES]; /* + one XO_END each */
 };
 
 static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
@@ -91,6 +100,27 @@ static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
 	}
 	return -1;
 }
+
+/* fastx_find through a one-entry cache in the decoder: consecutive records
+ * mostly share a template. */
+static inline int fastx_find_cached(struct fastx_dec *x, const struct fastx_prog *xp, uint32_t tid)
+{
+	int t;
+	if (x->cache_xp == xp && x->cache_tid == tid)
+		return x->cache_t;
+	t = fastx_find(xp, tid);
+	x->cache_xp = xp;
+	x->cache_tid = tid;
+	x->cache_t = t;
+	return t;
+}
+
+/* The decoder in use as one number, isa * 2 + pext (fastx_isa.c keeps it
+ * in step with fastx_isa_set / fastx_pext_set), so that fastx_record picks
+ * its copy with one load and one switch instead of two calls per record;
+ * -1 before the first choice (fastx_sel_init makes it). */
+extern int fastx_sel;
+int fastx_sel_init(void);
 
 /* The decoders of each instruction set (fastx_decode.c). */
 int fastx_rec_scalar(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,

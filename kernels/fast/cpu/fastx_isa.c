@@ -18,6 +18,12 @@
 
 static int isa_level = -1; /* -1: not chosen yet */
 static int pext_on;
+int fastx_sel = -1;         /* fastx_int.h: isa_level * 2 + pext_on, -1 before the choice */
+
+static void sel_update(void)
+{
+	fastx_sel = isa_level * 2 + pext_on;
+}
 
 int fastx_isa_max(void)
 {
@@ -76,6 +82,14 @@ static void choose(void)
 	isa_level = lvl;
 	e = getenv("TOE_FASTX_PEXT");
 	pext_on = lvl > FASTX_ISA_SCALAR && fastx_pext_fast() && !(e && !strcmp(e, "0"));
+	sel_update();
+}
+
+int fastx_sel_init(void)
+{
+	if (isa_level < 0)
+		choose();
+	return fastx_sel;
 }
 
 int fastx_isa_get(void)
@@ -94,6 +108,7 @@ int fastx_isa_set(int level)
 	isa_level = level;
 	if (level == FASTX_ISA_SCALAR)
 		pext_on = 0;
+	sel_update();
 	return 0;
 }
 
@@ -111,6 +126,7 @@ int fastx_pext_set(int on)
 	if (on && (!has_bmi2() || isa_level == FASTX_ISA_SCALAR))
 		return -1;
 	pext_on = on ? 1 : 0;
+	sel_update();
 	return 0;
 }
 

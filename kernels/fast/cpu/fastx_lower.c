@@ -124,7 +124,9 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 			if (++nstr > 63)
 				return fail(xt, "more strings than the reference's string buffer", pc);
 		}
-		o->code = (uint8_t)(is_int ? XCODE_INT(o->op, o->type, o->opt) : XCODE_STR(o->op, o->opt));
+		o->code = (uint8_t)XCODE3(o->op, o->opt, XWC_NONE);
+		o->sgn = is_int && (o->type == XT_I32 || o->type == XT_I64);
+		o->maxn = (o->type == XT_I32 || o->type == XT_U32) ? 4 : 8;
 		/* a presence bit: copy, default, increment (tail), optional constant */
 		if (in->op == FAST_OP_COPY || in->op == FAST_OP_DEFAULT || in->op == FAST_OP_INCR ||
 		    (in->op == FAST_OP_CONST && o->opt)) {
@@ -140,6 +142,8 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 			if ((o->tw == XW_SID || o->tw == XW_CHAR) != !is_int)
 				return fail(xt, "tick field of an unexpected type", pc);
 			o->tbit = 1u << in->tick;
+			o->code = (uint8_t)XCODE3(o->op, o->opt,
+						  o->tw == XW_I32 || o->tw == XW_CHAR ? XWC_A : XWC_B);
 			if (is_int) {
 				o->src_dec = (in->flags & FAST_F_SCALED) ? in->scale : 0;
 				o->dst_dec = (int8_t)fast_tick_decimals(in->tick);
@@ -148,7 +152,10 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 		}
 		xt->nops++;
 	}
-	xp->nops += xt->nops;
+	memset(&xp->ops[xp->nops + xt->nops], 0, sizeof xp->ops[0]);
+	xp->ops[xp->nops + xt->nops].op = XO_END;
+	xp->ops[xp->nops + xt->nops].code = XC_END;
+	xp->nops += xt->nops + 1u;
 	return 0;
 }
 
