@@ -231,6 +231,11 @@ void src_rx_release(struct src *s);
  * sleeps until the next frame is due (clock_nanosleep, absolute). */
 int src_wait(struct src *s, int timeout_ms);
 
+/* src_wait over several live sources (one thread polling several ports): 1 when one of them may
+ * have frames, 0 timeout or signal, -1 error with errno. Each source's own readiness check runs
+ * first (AF_XDP refills its fill ring), then one poll() over all their descriptors. */
+int src_wait_many(struct src *const *s, int n, int timeout_ms);
+
 /* A descriptor that polls readable when frames arrive; -1 for pcap (use src_wait). */
 int src_fd(const struct src *s);
 
