@@ -1,7 +1,8 @@
 /* src.h - the software backend's frame sources: AF_XDP, AF_PACKET (TPACKET_V3) and pcap replay.
  *
- * The data-plane thread pulls raw Ethernet frames (no FCS) from one source
- * and feeds them to the receive pipeline:
+ * The data-plane thread pulls raw Ethernet frames (no FCS) from one source per
+ * port (the software backend's [port.0..3], each on its own interface) and
+ * feeds them to the receive pipeline with their port (rx_frame_port):
  *
  *   struct src_cfg c = { .kind = SRC_AF_PACKET, .ifname = "eth1" };   // zero fields = defaults
  *   if (src_open(&s, &c, err, sizeof err) < 0) { log(err); exit(78); }
