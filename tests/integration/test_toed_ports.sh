@@ -1,18 +1,23 @@
 #!/bin/sh
 # test_toed_ports.sh - the software backend on four ports: a source per port, feeds that match their own port only.
 #
-# Two network namespaces, four veth pairs (lib_netns.sh):
+# Three network namespaces, five veth pairs (lib_netns.sh):
 #
 #   generator  g0 10.31.0.1 <-- veth --> p0 10.31.0.2   toed: [source] interface = p0 (port 0)
 #              g1 10.31.1.1 <-- veth --> p1 10.31.1.2         [port.1] interface = p1
-#              g2 10.31.2.1 <-- veth --> p2 10.31.2.2         [port.2] interface = p2
 #              g3 10.31.3.1 <-- veth --> p3 10.31.3.2         [port.3] interface = p3
+#   exchange   e2 10.32.0.1 <-- veth --> v2 10.32.0.2 vendor
+#                                        v2 ingress+egress: tc mirred -> m2
+#                                        m2 <-- veth --> p2   [port.2] interface = p2 (a mirror port)
 #
-# Feeds: udp *:6000 on ports 0, 1 and 2 (the same UDP port: one stream per port), udp
-# *:6003 on port 3. For each port in turn, toe-feedsim sends a feed of its own seed to that
-# port's address and toe-verify (libtoeclient, the generator's records regenerated from the
-# seed) must read exactly those records: none wrong, none missing, no gap. Then datagrams to
-# UDP port 6000 arrive on port 3, which does not listen to 6000 (ports 0..2 do): nothing may
+# Feeds: udp *:6000 on ports 0 and 1 (the same UDP port: one stream per port), udp *:6003 on
+# port 3, and on port 2 a TCP connection (exchange 10.32.0.1:5261) followed on the mirror.
+# For each port in turn, toe-feedsim sends a feed of its own seed (UDP to the port's address;
+# on port 2 over TCP to the vendor, toe-sockrx) and toe-verify (libtoeclient, the generator's
+# records regenerated from the seed) must read exactly those records: none wrong, none
+# missing, no gap. A reload that changes a port's interface is reported as needing a
+# restart. Then datagrams to
+# UDP port 6000 arrive on port 3, which does not listen to 6000 (ports 0 and 1 do): nothing may
 # be published, and toectl stats must count them under port 3 (af_packet: the pipeline's
 # udp_other_port; af_xdp: port 3's XDP program passes them to the kernel, xdp_passed). Every port's
 # source and pipeline counters are in toectl stats (ports[]). Both source types run
@@ -21,7 +26,7 @@
 # without an interface, two ports on one interface, a second port of a pcap replay) with exit
 # 78 and a message naming the file, the line and the key.
 #
-# Needs root, ip, ethtool, python3. Namespaces and addresses are the test's own, removed on
+# Needs root, ip, tc (u32, mirred), ethtool, python3. Namespaces and addresses are the test's own, removed on
 # exit. Run under flock /tmp/toed-itest.lock. Takes about 15 s.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -33,13 +38,14 @@ TOED=${TOED:-$BUILD/bin/toed}
 TOECTL=$BUILD/bin/toectl
 FEEDSIM=$BUILD/bin/toe-feedsim
 VERIFY=$BUILD/bin/toe-verify
+SOCKRX=$BUILD/bin/toe-sockrx
 STEER=$BUILD/bpf/toe_steer.bpf.o
 
 script_needs_root
-script_needs_tools ip ethtool timeout
+script_needs_tools ip tc ethtool timeout
 script_needs_python
 missing=
-for f in $TOED $TOECTL $FEEDSIM $VERIFY $STEER; do
+for f in $TOED $TOECTL $FEEDSIM $VERIFY $SOCKRX $STEER; do
 	[ -e "$f" ] || missing="$missing $f"
 done
 # shellcheck disable=SC2086
@@ -61,12 +67,19 @@ fail() {
 
 NS_G=tpg$$
 NS_D=tpd$$
-script_netns netns_add "$NS_G" "$NS_D"
-for k in 0 1 2 3; do
+NS_V=tpv$$
+script_netns netns_add "$NS_G" "$NS_D" "$NS_V"
+for k in 0 1 3; do
 	script_netns netns_veth "$NS_G" "g$k" "$NS_D" "p$k"
 	ip -n "$NS_G" addr add "10.31.$k.1/24" dev "g$k" || fail "address on g$k"
 	ip -n "$NS_D" addr add "10.31.$k.2/24" dev "p$k" || fail "address on p$k"
 done
+EX_IP=10.32.0.1
+script_netns netns_veth "$NS_G" e2 "$NS_V" v2
+ip -n "$NS_G" addr add "$EX_IP/24" dev e2 || fail "address on e2"
+ip -n "$NS_V" addr add 10.32.0.2/24 dev v2 || fail "address on v2"
+script_netns netns_veth "$NS_V" m2 "$NS_D" p2
+script_netns netns_mirror "$NS_V" v2 m2
 
 udp_port() { [ "$1" = 3 ] && echo 6003 || echo 6000; }
 
@@ -82,9 +95,10 @@ write_conf() { # TYPE
 		for k in 1 2 3; do
 			printf '\n[port.%s]\ninterface = p%s\n' "$k" "$k"
 		done
-		for k in 0 1 2 3; do
+		for k in 0 1 3; do
 			printf '\n[feed.u%s]\nprotocol = udp\nvendor = *:%s\nport = %s\n' "$k" "$(udp_port $k)" "$k"
 		done
+		printf '\n[feed.t2]\nexchange = %s:5261\nport = 2\n' "$EX_IP"
 		cat <<EOF
 
 [fast]
@@ -134,9 +148,21 @@ run_port() { # TYPE PORT
 		_i=$((_i + 1))
 	done
 	[ -e "$w.ready" ] || fail "$1 port $k: the client did not subscribe: $(cat "$w.err")"
-	ip netns exec "$NS_G" timeout 60 "$FEEDSIM" --templates "$TEMPLATES" --udp "10.31.$k.2:$(udp_port "$k")" \
-		--records "$RECORDS" --seed "$seed" --rate 20000 2>"$w.feedsim.err" ||
-		fail "$1 port $k: toe-feedsim failed: $(cat "$w.feedsim.err")"
+	if [ "$k" = 2 ]; then # TCP, exchange -> vendor, seen on the mirror
+		ip netns exec "$NS_G" timeout 60 "$FEEDSIM" --templates "$TEMPLATES" --listen "$EX_IP:5261" \
+			--records "$RECORDS" --seed "$seed" --rate 20000 --wait-ms 20000 2>"$w.feedsim.err" &
+		p_fs=$!
+		ip netns exec "$NS_V" timeout 60 "$SOCKRX" --templates "$TEMPLATES" --connect "$EX_IP:5261" \
+			--wait-ms 20000 2>"$w.sockrx.err" &
+		p_rx=$!
+		pids="$pids $p_fs $p_rx"
+		wait "$p_fs" || fail "$1 port $k: toe-feedsim failed: $(cat "$w.feedsim.err")"
+		wait "$p_rx" || fail "$1 port $k: toe-sockrx (the vendor) failed: $(cat "$w.sockrx.err")"
+	else
+		ip netns exec "$NS_G" timeout 60 "$FEEDSIM" --templates "$TEMPLATES" --udp "10.31.$k.2:$(udp_port "$k")" \
+			--records "$RECORDS" --seed "$seed" --rate 20000 2>"$w.feedsim.err" ||
+			fail "$1 port $k: toe-feedsim failed: $(cat "$w.feedsim.err")"
+	fi
 	wait "$p_v"
 	rc=$?
 	[ $rc -eq 0 ] || fail "$1 port $k: toe-verify exited $rc: $(cat "$w.out") $(tail -n 5 "$w.err")"
@@ -170,7 +196,7 @@ run_type() { # TYPE
 	recs0=$(jget "$WORK/$1.s0.json" "d['rx']['records']")
 	[ "$recs0" = $((4 * RECORDS)) ] || fail "$1: $recs0 records decoded, expected $((4 * RECORDS))"
 
-	# UDP port 6000 on port 3: listened on ports 0..2 only, so not decoded, and counted under port 3
+	# UDP port 6000 on port 3: listened on ports 0 and 1 only, so not decoded, and counted under port 3
 	ip netns exec "$NS_G" timeout 30 "$FEEDSIM" --templates "$TEMPLATES" --udp "10.31.3.2:6000" \
 		--records 400 --seed 99 --rate 20000 2>"$WORK/$1.other.err" || fail "$1: toe-feedsim to port 3 failed"
 	sleep 0.3 # the counters are published every 100 ms
@@ -186,8 +212,13 @@ run_type() { # TYPE
 	for k in 0 1 2; do
 		[ "$(pget "$WORK/$1.s1.json" $k udp_other_port)" = 0 ] || fail "$1: port $k counted udp_other_port"
 	done
+	# a port's interface is read at start: a reload says so and keeps the running one
+	sed -i 's/^interface = p3$/interface = p9/' "$WORK/toed.conf"
+	"$TOECTL" -s "$SOCK" reload >"$WORK/$1.reload.out" 2>&1
+	grep -qF '[port.3] interface changed (p3 -> p9): needs a restart' "$WORK/$1.reload.out" ||
+		fail "$1: reload: $(cat "$WORK/$1.reload.out")"
 	e2e_stop_toed
-	echo "== $1: four ports each decoded their own feed of $RECORDS records exactly; port 3 left $other datagrams of another port's feed undecoded (counted: $ctr)"
+	echo "== $1: four ports each decoded their own feed of $RECORDS records exactly (three UDP, one TCP on a mirror); port 3 left $other datagrams of another port's feed undecoded (counted: $ctr)"
 }
 
 run_type af_packet
