@@ -499,6 +499,14 @@ static void check_misc(struct ctx *x)
 			key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, k->id, 0, "%s is %s, not a file to record into", p,
 				not_regular(p));
 	}
+	int nports = 0;
+	for (int i = 0; i < TOED_MAX_PORTS; i++)
+		nports += c->port[i].enabled;
+	if (c->record.pcap[0] && kok(x, S_RECORD, 0, TOED_K_RECORD_PCAP) && nports > 1 &&
+	    c->device.backend == TOED_BACKEND_SW)
+		key_msg(x, TOED_DIAG_WARNING, S_RECORD, 0, TOED_K_RECORD_PCAP, 0,
+			"the frames of all %d ports go to this one file, without the port each came in on (a replay "
+			"of it is port 0 alone)", nports);
 	if (c->record.pcap[0] && strcmp(c->record.pcap, c->record.ticks) == 0)
 		key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, TOED_K_RECORD_TICKS, 0, "the same file as [record] pcap");
 }

@@ -739,6 +739,9 @@ static void test_ports(void)
 	      NO_SRC);
 	CHECK(strcmp(toed_port_interface(g_cfg, 0), "eth0") == 0 && toed_port_queue(g_cfg, 0) == 4);
 	CHECK(strcmp(toed_port_interface(g_cfg, 2), "eth2") == 0 && toed_port_queue(g_cfg, 2) == 0);
+	WARN("[port.1]\ninterface = eth1\n[record]\npcap = /tmp/x.pcap\n", 0, 4,
+	     "[record] pcap = /tmp/x.pcap: the frames of all 2 ports go to this one file, without the port each came "
+	     "in on (a replay of it is port 0 alone)");
 	/* port 0 may take its interface in [port] alone */
 	CLEAN("[port]\ninterface = eth9\n", NO_SRC);
 	CHECK(strcmp(toed_port_interface(g_cfg, 0), "eth9") == 0);
