@@ -11,7 +11,7 @@
  *       if (n == SRC_EOF) break;                  // pcap only, after the last loop
  *       if (n < 0) { ...errno... }
  *       if (n == 0) { src_wait(s, 100); continue; }   // or busy-poll: just loop
- *       for (i = 0; i < n; i++) rx_frame_csum(pipe, f[i].data, f[i].len, f[i].ts_ns, f[i].csum); ...drain...
+ *       for (i = 0; i < n; i++) rx_frame_port(pipe, port, f[i].data, f[i].len, f[i].ts_ns, f[i].csum); ...drain...
  *       src_rx_release(s);                        // f[] may be overwritten from now on
  *   }
  *   src_close(s);
