@@ -186,7 +186,8 @@ static void check_device_source(struct ctx *x)
 		if (kline(x, S_SOURCE, 0, TOED_K_SOURCE_INTERFACE))
 			key_msg(x, TOED_DIAG_WARNING, S_SOURCE, 0, TOED_K_SOURCE_INTERFACE, 0, "ignored with type = pcap");
 	} else {
-		if (!c->source.interface[0] && kok(x, S_SOURCE, 0, TOED_K_SOURCE_INTERFACE))
+		if (!toed_port_interface(c, 0)[0] && kok(x, S_SOURCE, 0, TOED_K_SOURCE_INTERFACE) &&
+		    kok(x, S_PORT, 0, TOED_K_PORT_INTERFACE))
 			key_msg(x, TOED_DIAG_ERROR, S_SOURCE, 0, TOED_K_SOURCE_INTERFACE, lt,
 				"not set (type = %s captures from a network interface)", tn);
 		static const int pcap_keys[] = { TOED_K_SOURCE_PCAP_FILE, TOED_K_SOURCE_PCAP_PACE,
@@ -224,6 +225,67 @@ static void check_device_source(struct ctx *x)
 	}
 }
 
+/* Where a port's frames come from (software backend): [port.N] interface and queue, port 0 falling
+ * back to [source]; one interface feeds one port (each source attaches its own XDP program or
+ * AF_PACKET socket to the whole interface); a pcap replay is port 0 alone. */
+static void check_port_source(struct ctx *x, int i)
+{
+	struct toed_config *c = x->c;
+	struct toed_port *p = &c->port[i];
+	char label[16];
+	sec_label(x, S_PORT, i, label, sizeof label);
+	p->queue_set = kline(x, S_PORT, i, TOED_K_PORT_QUEUE) != 0;
+	if (c->device.backend != TOED_BACKEND_SW) {
+		static const int sw_keys[] = { TOED_K_PORT_INTERFACE, TOED_K_PORT_QUEUE };
+		for (size_t k = 0; k < 2; k++)
+			if (kline(x, S_PORT, i, sw_keys[k]))
+				key_msg(x, TOED_DIAG_ERROR, S_PORT, i, sw_keys[k], 0,
+					"the card receives on its own network ports (backend = xrt): only the software "
+					"backend captures from an interface");
+		return;
+	}
+	if (!kok(x, S_SOURCE, 0, TOED_K_SOURCE_TYPE) || !kok(x, S_PORT, i, TOED_K_PORT_INTERFACE))
+		return;
+	uint32_t t = c->source.type;
+	const char *tn = toed_source_type_name(t);
+	if (t == TOED_SRC_PCAP) {
+		if (i > 0)
+			conf_msg(x, TOED_DIAG_ERROR, x->port_line[i],
+			    "[%s]: type = pcap replays one capture as port 0; more ports need live capture "
+			    "([source] type = af_xdp or af_packet, an interface per port)", label);
+		else
+			for (int k = TOED_K_PORT_INTERFACE; k <= TOED_K_PORT_QUEUE; k++)
+				if (kline(x, S_PORT, i, k))
+					key_msg(x, TOED_DIAG_WARNING, S_PORT, i, k, 0, "ignored with type = pcap");
+		return;
+	}
+	if (i == 0) {
+		static const int pk[] = { TOED_K_PORT_INTERFACE, TOED_K_PORT_QUEUE };
+		static const int sk[] = { TOED_K_SOURCE_INTERFACE, TOED_K_SOURCE_QUEUE };
+		for (size_t k = 0; k < 2; k++)
+			if (kline(x, S_PORT, 0, pk[k]) && kline(x, S_SOURCE, 0, sk[k]))
+				key_msg(x, TOED_DIAG_ERROR, S_PORT, 0, pk[k], 0,
+					"[source] %s is set too (line %u): port 0's %s is given in one place",
+					conf_keys[sk[k]].name, kline(x, S_SOURCE, 0, sk[k]), conf_keys[pk[k]].name);
+	} else if (!p->interface[0]) {
+		key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_INTERFACE, 0,
+			"not set (the software backend receives port %d from an interface of its own, type = %s)", i,
+			tn);
+	}
+	if (t != TOED_SRC_AF_XDP && p->queue_set)
+		key_msg(x, TOED_DIAG_WARNING, S_PORT, i, TOED_K_PORT_QUEUE, 0, "ignored with type = %s", tn);
+	const char *ifn = toed_port_interface(c, (uint32_t)i);
+	for (int j = 0; j < i && *ifn; j++) {
+		char lj[16];
+		if (!c->port[j].enabled || strcmp(toed_port_interface(c, (uint32_t)j), ifn) != 0)
+			continue;
+		sec_label(x, S_PORT, j, lj, sizeof lj);
+		key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_INTERFACE, 0,
+			"already the interface of [%s]: one interface feeds one port (each port's %s source takes "
+			"the whole interface)", lj, tn);
+	}
+}
+
 static void check_ports(struct ctx *x)
 {
 	struct toed_config *c = x->c;
@@ -236,11 +298,12 @@ static void check_ports(struct ctx *x)
 		sec_label(x, S_PORT, i, label, sizeof label);
 		int ip_ok = kok(x, S_PORT, i, TOED_K_PORT_IP), nm_ok = kok(x, S_PORT, i, TOED_K_PORT_NETMASK);
 		int role_ok = kok(x, S_PORT, i, TOED_K_PORT_ROLE);
-		if (sw && i > 0 && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND)) {
-			conf_msg(x, TOED_DIAG_ERROR, x->port_line[i],
-			    "[%s]: the software backend has one port, port 0 (its [source])", label);
-			continue;
-		}
+		if (kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
+			check_port_source(x, i);
+		if (role_ok && sw && i > 0 && p->role == TOED_ROLE_TCP && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
+			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
+				"the software backend holds its own connections on port 0 only (ports 1..3 receive: "
+				"mirror or udp)");
 		if (role_ok && !sw && p->role == TOED_ROLE_TCP && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
 			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
 				"backend = xrt cannot open connections yet: the card's xclbin has no general TOE "
@@ -350,6 +413,11 @@ static void check_feeds(struct ctx *x)
 				else
 					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PORT, 0,
 						"no [port] or [port.0] section");
+			} else if (f->port && c->device.backend == TOED_BACKEND_XRT &&
+				   kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND)) {
+				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PORT, 0,
+					"the card's bitstream receives on one network port, port 0 (backend = xrt): "
+					"feeds on other ports need the software backend");
 			} else if (proto_ok && kok(x, S_PORT, (int)f->port, TOED_K_PORT_ROLE)) {
 				if (tcp && p->role == TOED_ROLE_UDP)
 					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PROTOCOL, 0,
@@ -431,6 +499,14 @@ static void check_misc(struct ctx *x)
 			key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, k->id, 0, "%s is %s, not a file to record into", p,
 				not_regular(p));
 	}
+	int nports = 0;
+	for (int i = 0; i < TOED_MAX_PORTS; i++)
+		nports += c->port[i].enabled;
+	if (c->record.pcap[0] && kok(x, S_RECORD, 0, TOED_K_RECORD_PCAP) && nports > 1 &&
+	    c->device.backend == TOED_BACKEND_SW)
+		key_msg(x, TOED_DIAG_WARNING, S_RECORD, 0, TOED_K_RECORD_PCAP, 0,
+			"the frames of all %d ports go to this one file, without the port each came in on (a replay "
+			"of it is port 0 alone)", nports);
 	if (c->record.pcap[0] && strcmp(c->record.pcap, c->record.ticks) == 0)
 		key_msg(x, TOED_DIAG_ERROR, S_RECORD, 0, TOED_K_RECORD_TICKS, 0, "the same file as [record] pcap");
 }

@@ -84,6 +84,8 @@ const struct key conf_keys[] = {
 	{ S_PORT, T_UINT, TOED_K_PORT_VLAN, 0, "vlan", PF(vlan), 0, 4094, .above = "above 4094 (4095 is reserved)",
 	  .def = "0" },
 	{ S_PORT, T_AUTOBOOL, TOED_K_PORT_VERIFY_CHECKSUMS, 0, "verify_checksums", PF(verify_checksums), .def = "auto" },
+	{ S_PORT, T_IFNAME, TOED_K_PORT_INTERFACE, 0, "interface", PF(interface), .def = "" },
+	{ S_PORT, T_UINT, TOED_K_PORT_QUEUE, 0, "queue", PF(queue), 0, 1023, .def = "0" },
 
 	{ S_FEED, T_ENDPOINT, TOED_K_FEED_EXCHANGE, 0, "exchange", FF(exchange), .def = "" },
 	{ S_FEED, T_ENDPOINT, TOED_K_FEED_VENDOR, 0, "vendor", FF(vendor), .def = "" },

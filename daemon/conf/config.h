@@ -125,6 +125,10 @@ struct toed_port {
 	uint32_t vlan;        /* 0: untagged */
 	uint32_t verify_checksums; /* TOED_AUTO (by source, dp_setup_net), 1 always, 0 never:
 				    * TCP/UDP checksums (NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM) */
+	/* software backend: where the port's frames come from ([source] type for all ports) */
+	char interface[TOED_IFNAME_MAX]; /* "" on port 0: [source] interface (toed_port_interface) */
+	uint32_t queue;       /* AF_XDP queue; on port 0 [source] queue unless set here */
+	uint32_t queue_set;   /* queue was written in the port's section */
 };
 
 struct toed_feed {
@@ -266,7 +270,7 @@ enum toed_key {
 	TOED_K_SOURCE_PCAP_FILE, TOED_K_SOURCE_PCAP_PACE, TOED_K_SOURCE_PCAP_LOOP,
 	TOED_K_SOURCE_XSK_RX_RING, TOED_K_SOURCE_XSK_FILL_RING, TOED_K_SOURCE_XSK_FRAMES, TOED_K_SOURCE_XSK_BUSY_POLL,
 	TOED_K_PORT_IP, TOED_K_PORT_NETMASK, TOED_K_PORT_GATEWAY, TOED_K_PORT_MAC, TOED_K_PORT_ROLE,
-	TOED_K_PORT_VLAN, TOED_K_PORT_VERIFY_CHECKSUMS,
+	TOED_K_PORT_VLAN, TOED_K_PORT_VERIFY_CHECKSUMS, TOED_K_PORT_INTERFACE, TOED_K_PORT_QUEUE,
 	TOED_K_FEED_EXCHANGE, TOED_K_FEED_VENDOR, TOED_K_FEED_PROTOCOL, TOED_K_FEED_FRAMING,
 	TOED_K_FEED_STREAM, TOED_K_FEED_PORT, TOED_K_FEED_GROUP,
 	TOED_K_TCP_MSS, TOED_K_TCP_CONNECTIONS, TOED_K_TCP_WINDOW, TOED_K_TCP_GAP_TIMEOUT_MS,
@@ -336,6 +340,18 @@ void toed_diff_print(const struct toed_diff *d, FILE *f);
 static inline int toed_udp_listened(const struct toed_config *c, uint32_t p)
 {
 	return p < 65536 && ((c->udp.ports[p >> 5] >> (p & 31u)) & 1u);
+}
+
+/* Software backend: the interface port i receives from ([port.i] interface; port 0 falls back
+ * to [source] interface) and its AF_XDP queue ([port.i] queue; port 0 falls back to [source] queue). */
+static inline const char *toed_port_interface(const struct toed_config *c, uint32_t i)
+{
+	return i == 0 && !c->port[0].interface[0] ? c->source.interface : c->port[i].interface;
+}
+
+static inline uint32_t toed_port_queue(const struct toed_config *c, uint32_t i)
+{
+	return i == 0 && !c->port[0].queue_set ? c->source.queue : c->port[i].queue;
 }
 
 /* Names of enum values, as written in the file ("sw", "af_packet", "mirror", ...). */

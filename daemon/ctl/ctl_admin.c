@@ -426,6 +426,28 @@ static void report_stats(struct toed *t, struct out *o, const struct toed_dp_sna
 #undef SRC_KV
 	end(o);
 
+	/* each port's source, and what became of its frames (the source block above adds them up) */
+	begin_array(o, "ports");
+	for (uint32_t k = 0; k < s->nports && k < TOED_MAX_PORTS; k++) {
+		const struct toed_dp_port *pp = &s->port[k];
+		char pt[24];
+		snprintf(pt, sizeof pt, "port %u", pp->port);
+		begin(o, NULL, pt);
+		kv_u64(o, "port", pp->port);
+		kv_str(o, "describe", t->dp.port_desc[k]);
+#define SRC_KV(name, desc) kv_u64(o, #name, pp->src.name);
+		SRC_STATS_FIELDS(SRC_KV)
+#undef SRC_KV
+		kv_u64(o, "pipeline_frames", pp->frames);
+		kv_u64(o, "pipeline_bytes", pp->bytes);
+		kv_u64(o, "net_dropped", pp->dropped);
+		kv_u64(o, "tcp_not_followed", pp->not_followed);
+		kv_u64(o, "udp_not_listened", pp->udp_not_listened);
+		kv_u64(o, "udp_other_port", pp->udp_other_port);
+		end(o);
+	}
+	end_array(o);
+
 	begin(o, "pipeline", "pipeline");
 	kv_u64(o, "frames", s->frames);
 	kv_u64(o, "published", s->published);

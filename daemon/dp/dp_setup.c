@@ -10,15 +10,11 @@
 _Static_assert(TOED_MAX_GROUPS + 1 <= RX_MAX_GROUPS, "named groups and the default one fit the pipeline");
 _Static_assert(TOED_MAX_LINES <= SEQ_MAX_LINES, "a group's feeds fit its lines");
 
-uint32_t dp_setup_mtoe(const struct toed_config *c, uint32_t port, struct mtoe_cfg *m,
-		       uint16_t flow_feed[TOED_MAX_FEEDS])
+_Static_assert(TOED_MAX_PORTS <= RX_MAX_PORTS, "every port of the configuration is a port of the pipeline");
+
+/* The flows of port `port`'s TCP feeds, appended to m (each selecting frames of that port only). */
+static void add_flows(const struct toed_config *c, uint32_t port, struct mtoe_cfg *m, uint16_t flow_feed[TOED_MAX_FEEDS])
 {
-	mtoe_cfg_default(m);
-	m->max_conns = c->tcp.connections;
-	m->window = c->tcp.window;
-	m->gap_timeout_ns = (uint64_t)c->tcp.gap_timeout_ms * 1000000ull;
-	m->idle_timeout_ns = (uint64_t)c->tcp.idle_timeout_s * 1000000000ull;
-	m->nflows = 0;
 	for (uint32_t i = 0; i < c->nfeeds && m->nflows < MTOE_MAX_FLOWS; i++) {
 		const struct toed_feed *f = &c->feed[i];
 		if (f->protocol != TOED_PROTO_TCP || f->port != port)
@@ -28,10 +24,24 @@ uint32_t dp_setup_mtoe(const struct toed_config *c, uint32_t port, struct mtoe_c
 		fl->ex_port = (uint16_t)f->exchange.port;
 		fl->peer_addr = f->vendor.ip;
 		fl->peer_port = (uint16_t)f->vendor.port;
+		fl->in_port = (uint16_t)port;
+		fl->pad = 0;
 		if (flow_feed)
 			flow_feed[m->nflows] = (uint16_t)i;
 		m->nflows++;
 	}
+}
+
+uint32_t dp_setup_mtoe(const struct toed_config *c, uint32_t port, struct mtoe_cfg *m,
+		       uint16_t flow_feed[TOED_MAX_FEEDS])
+{
+	mtoe_cfg_default(m);
+	m->max_conns = c->tcp.connections;
+	m->window = c->tcp.window;
+	m->gap_timeout_ns = (uint64_t)c->tcp.gap_timeout_ms * 1000000ull;
+	m->idle_timeout_ns = (uint64_t)c->tcp.idle_timeout_s * 1000000000ull;
+	m->nflows = 0;
+	add_flows(c, port, m, flow_feed);
 	return m->nflows;
 }
 
@@ -89,10 +99,10 @@ static void feed_line(const struct toed_config *c, uint32_t i, uint8_t *group, u
 	*line = (uint8_t)(l < SEQ_MAX_LINES ? l : SEQ_MAX_LINES - 1);
 }
 
-static int add_udp(struct rx_cfg *rc, uint32_t port, uint8_t framing, char *err, size_t errlen)
+static int add_udp(struct rx_cfg *rc, uint32_t port, uint32_t in_port, uint8_t framing, char *err, size_t errlen)
 {
 	for (uint32_t i = 0; i < rc->nudp; i++)
-		if (rc->udp[i].port == port)
+		if (rc->udp[i].port == port && rc->udp[i].in_port == in_port)
 			return 0;
 	if (rc->nudp >= RX_MAX_UDP) {
 		snprintf(err, errlen, "more than %d UDP ports to decode (UDP feeds and [udp] ports): the software "
@@ -102,6 +112,7 @@ static int add_udp(struct rx_cfg *rc, uint32_t port, uint8_t framing, char *err,
 	}
 	rc->udp[rc->nudp].port = (uint16_t)port;
 	rc->udp[rc->nudp].framing = framing;
+	rc->udp[rc->nudp].in_port = (uint8_t)in_port;
 	rc->nudp++;
 	return 0;
 }
@@ -113,13 +124,21 @@ int dp_setup_rx(const struct toed_config *c, struct rx_cfg *rc, uint16_t flow_fe
 	uint32_t nflows;
 	if (!flow_feed)
 		flow_feed = ff;
+	/* the card receives on port 0 alone (conf_check refuses feeds elsewhere); the software backend on
+	 * every configured port, each with its own network settings, flows and UDP streams */
+	uint32_t nports = c->device.backend == TOED_BACKEND_SW ? TOED_MAX_PORTS : 1;
 	dp_setup_net(c, 0, &rc->net);
-	nflows = dp_setup_mtoe(c, 0, &rc->mtoe, flow_feed);
+	for (uint32_t p = 1; p < nports; p++)
+		dp_setup_net(c, p, &rc->net_port[p - 1]);
+	dp_setup_mtoe(c, 0, &rc->mtoe, flow_feed);
+	for (uint32_t p = 1; p < nports; p++)
+		add_flows(c, p, &rc->mtoe, flow_feed);
+	nflows = rc->mtoe.nflows;
 	for (uint32_t i = 0; i < c->nfeeds; i++) {
 		const struct toed_feed *f = &c->feed[i];
 		uint32_t before = rc->nudp;
-		if (f->protocol == TOED_PROTO_UDP && f->port == 0 &&
-		    add_udp(rc, f->vendor.port,
+		if (f->protocol == TOED_PROTO_UDP && f->port < nports &&
+		    add_udp(rc, f->vendor.port, f->port,
 			    f->framing == TOED_FRAMING_RAW ? FAST_FRAMING_DATAGRAM : FAST_FRAMING_STEP, err, errlen) < 0)
 			return -1;
 		if (rc->nudp > before)
@@ -142,7 +161,7 @@ int dp_setup_rx(const struct toed_config *c, struct rx_cfg *rc, uint16_t flow_fe
 	}
 	for (uint32_t p = 1; p < 65536 && c->udp.nports; p++)
 		if (toed_udp_listened(c, p) &&
-		    add_udp(rc, p, c->fast.framing == TOED_FRAMING_RAW ? FAST_FRAMING_DATAGRAM : FAST_FRAMING_STEP,
+		    add_udp(rc, p, 0, c->fast.framing == TOED_FRAMING_RAW ? FAST_FRAMING_DATAGRAM : FAST_FRAMING_STEP,
 			    err, errlen) < 0)
 			return -1;
 	return 0;
@@ -169,6 +188,12 @@ void dp_setup_live(struct toed_dp_live *l, const struct toed_config *cfg)
 void dp_setup_src(const struct toed_config *cfg, const struct rx_cfg *rc, const char *bpf_obj, struct src_cfg *sc,
 		  struct src_feed feeds[SRC_MAX_FEEDS])
 {
+	dp_setup_src_port(cfg, rc, 0, bpf_obj, sc, feeds);
+}
+
+void dp_setup_src_port(const struct toed_config *cfg, const struct rx_cfg *rc, uint32_t port, const char *bpf_obj,
+		       struct src_cfg *sc, struct src_feed feeds[SRC_MAX_FEEDS])
+{
 	uint32_t nf = 0;
 	memset(sc, 0, sizeof *sc);
 	switch (cfg->source.type) {
@@ -176,8 +201,8 @@ void dp_setup_src(const struct toed_config *cfg, const struct rx_cfg *rc, const 
 	case TOED_SRC_AF_PACKET: sc->kind = SRC_AF_PACKET; break;
 	default: sc->kind = SRC_PCAP; break;
 	}
-	sc->ifname = cfg->source.interface;
-	sc->queue = cfg->source.queue;
+	sc->ifname = toed_port_interface(cfg, port);
+	sc->queue = toed_port_queue(cfg, port);
 	sc->xdp_mode = cfg->source.xdp_mode == TOED_XDP_SKB ? SRC_XDP_SKB : SRC_XDP_NATIVE;
 	sc->bpf_obj_path = bpf_obj;
 	sc->xdp_rx_ring = cfg->source.xsk_rx_ring;
@@ -187,7 +212,7 @@ void dp_setup_src(const struct toed_config *cfg, const struct rx_cfg *rc, const 
 	/* steering: TCP feeds by their exchange endpoint, UDP by the port we listen on */
 	for (uint32_t i = 0; i < cfg->nfeeds && nf < SRC_MAX_FEEDS; i++) {
 		const struct toed_feed *f = &cfg->feed[i];
-		if (f->port != 0)
+		if (f->port != port)
 			continue;
 		if (f->protocol == TOED_PROTO_TCP)
 			feeds[nf++] = (struct src_feed){f->exchange.ip, (uint16_t)f->exchange.port, 6};
@@ -195,7 +220,7 @@ void dp_setup_src(const struct toed_config *cfg, const struct rx_cfg *rc, const 
 			feeds[nf++] = (struct src_feed){f->vendor.ip, (uint16_t)f->vendor.port, 17};
 	}
 	for (uint32_t i = 0; i < rc->nudp && nf < SRC_MAX_FEEDS; i++) {
-		int dup = 0;
+		int dup = rc->udp[i].in_port != port;
 		for (uint32_t k = 0; k < nf; k++)
 			if (feeds[k].proto == 17 && feeds[k].port == rc->udp[i].port && feeds[k].ip == 0)
 				dup = 1;

@@ -32,8 +32,10 @@ uint32_t dp_setup_mtoe(const struct toed_config *c, uint32_t port, struct mtoe_c
  * (a mirror port sees other hosts' traffic). */
 void dp_setup_net(const struct toed_config *c, uint32_t port, struct net_cfg *n);
 
-/* The receive pipeline of port 0 (rx_cfg_default() first): network, mirror TOE, the UDP
- * streams (UDP feeds and [udp] ports, each port once), and with [fast] sequence_check the
+/* The receive pipeline (rx_cfg_default() first): network settings of each port, the mirror TOE
+ * with the TCP feeds of every port (each flow taking frames of its feed's port only: software
+ * backend; the card: port 0's), the UDP streams (UDP feeds, each (UDP port, port) once, and
+ * [udp] ports, port 0's), and with [fast] sequence_check the
  * sequence groups (feeds naming a group are its lines in file order; the others, and [udp]
  * ports, share the default group). 0, or -1 with err when the pipeline has too few UDP
  * streams. */
@@ -49,6 +51,10 @@ void dp_setup_live(struct toed_dp_live *l, const struct toed_config *c);
  * (they are live keys). */
 void dp_setup_src(const struct toed_config *c, const struct rx_cfg *rc, const char *bpf_obj, struct src_cfg *sc,
 		  struct src_feed feeds[SRC_MAX_FEEDS]);
+/* The same for port `port` of the software backend: its interface and queue (toed_port_interface,
+ * toed_port_queue), the steering list of its feeds and UDP streams. dp_setup_src is port 0's. */
+void dp_setup_src_port(const struct toed_config *c, const struct rx_cfg *rc, uint32_t port, const char *bpf_obj,
+		       struct src_cfg *sc, struct src_feed feeds[SRC_MAX_FEEDS]);
 
 /* The card: [device] pci and xclbin, port 0's role and gateway, [tcp] mss, the compiled
  * templates; rx: the receive configuration dp_setup_rx built (kept by the caller while the

@@ -240,13 +240,38 @@ int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *
 	if (dp->backend == TOED_BACKEND_XRT)
 		return card_open(dp, cfg, err, errlen);
 	struct src_cfg sc;
-	struct src_feed feeds[SRC_MAX_FEEDS];
-	dp_setup_src(cfg, &dp->rxcfg, bpf_obj, &sc, feeds);
-	dp->src_kind = sc.kind;
-	if (src_open(&dp->src, &sc, err, errlen) < 0)
+	struct src_feed *feeds = malloc(SRC_MAX_FEEDS * sizeof *feeds);
+	if (!feeds) {
+		snprintf(err, errlen, "data plane: out of memory");
 		return -1;
+	}
+	/* one source per configured port, each on its own interface (conf_check: pcap is port 0 alone) */
+	dp->nsrc = 0;
+	for (uint32_t port = 0; port < TOED_MAX_PORTS; port++) {
+		if (!cfg->port[port].enabled)
+			continue;
+		char why[512];
+		dp_setup_src_port(cfg, &dp->rxcfg, port, bpf_obj, &sc, feeds);
+		dp->src_kind = sc.kind;
+		if (src_open(&dp->src[dp->nsrc], &sc, why, sizeof why) < 0) {
+			snprintf(err, errlen, "port %u: %s", port, why);
+			free(feeds);
+			return -1;
+		}
+		dp->src_port[dp->nsrc] = port;
+		snprintf(dp->port_desc[dp->nsrc], sizeof dp->port_desc[0], "%s", src_describe(dp->src[dp->nsrc]));
+		dp->nsrc++;
+		if (sc.kind == SRC_PCAP)
+			break;
+	}
+	free(feeds);
+	if (!dp->nsrc) {
+		snprintf(err, errlen, "%s: no port to receive on ([port] / [port.N])", cfg->path);
+		return -1;
+	}
+	/* toed's own connections (role = tcp) are port 0's (conf_check), port 0 is src[0] */
 	if (dp->tcp)
-		dp->tcp->src = dp->src;
+		dp->tcp->src = dp->src[0];
 	if (sc.kind == SRC_PCAP) {
 		char pace[48], plays[32];
 		if (cfg->source.pcap_pace == TOED_PACE_FAST)
@@ -260,8 +285,13 @@ int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *
 		else
 			snprintf(plays, sizeof plays, "looping forever");
 		snprintf(dp->src_desc, sizeof dp->src_desc, "pcap replay of %.120s %.47s, %.31s", cfg->source.pcap_file, pace, plays);
+	} else if (dp->nsrc == 1 && dp->src_port[0] == 0) {
+		snprintf(dp->src_desc, sizeof dp->src_desc, "%s", dp->port_desc[0]);
 	} else {
-		snprintf(dp->src_desc, sizeof dp->src_desc, "%s", src_describe(dp->src));
+		size_t o = 0;
+		for (uint32_t i = 0; i < dp->nsrc && o < sizeof dp->src_desc; i++)
+			o += (size_t)snprintf(dp->src_desc + o, sizeof dp->src_desc - o, "%sport %u: %.240s",
+					      i ? "; " : "", dp->src_port[i], dp->port_desc[i]);
 	}
 	return 0;
 }
@@ -314,6 +344,7 @@ struct dp_base {
 };
 
 _Static_assert(sizeof(struct net_stats) % 8 == 0 && sizeof(struct rx_stats) % 8 == 0 &&
+		       sizeof(struct src_stats) % 8 == 0 &&
 		       sizeof(struct mtoe_stats) % 8 == 0 && sizeof(struct rx_stream_stats) % 8 == 0,
 	       "counter structs are arrays of uint64_t");
 
@@ -360,6 +391,7 @@ struct dp_run {
 	int link;               /* last link state seen (-1: not yet) */
 	uint64_t bad;           /* records of no TOE_REC_* type */
 	struct dp_trace trace;  /* [dataplane] trace: latency by stage */
+	struct toed_dp_port port[TOED_MAX_PORTS]; /* by source index: what became of each port's frames */
 };
 
 static void set_state(struct toed_dp *dp, uint32_t s)
@@ -509,7 +541,15 @@ static void snapshot_pipe(struct dp_run *r, struct toed_dp_snapshot *w)
 		w->udp_port[i] = p->cfg.udp[i].port;
 	w->unmapped_records = r->unmapped;
 	w->replay_plays = r->plays;
-	src_stats(dp->src, &w->src);
+	memset(&w->src, 0, sizeof w->src);
+	w->nports = dp->nsrc;
+	for (uint32_t k = 0; k < dp->nsrc; k++) {
+		struct toed_dp_port *pp = &w->port[k];
+		*pp = r->port[k];
+		pp->port = dp->src_port[k];
+		src_stats(dp->src[k], &pp->src);
+		add_counters(&w->src, &w->src, &pp->src, sizeof w->src);
+	}
 	add_counters(&w->net, &p->net, &r->base.net, sizeof w->net);
 	add_counters(&w->rx, &p->st, &r->base.rx, sizeof w->rx);
 	add_counters(&w->mtoe, &p->mtoe.st, &r->base.mtoe, sizeof w->mtoe);
@@ -748,17 +788,29 @@ static void csum_watch(struct dp_run *r, uint64_t l4_before, uint64_t bad_before
 		 "off (ethtool -K IF tx off)", (unsigned)DP_CSUM_STREAK);
 }
 
-static void frame_in(struct dp_run *r, const struct src_frame *f)
+/* Source k's frame f (the port dp->src_port[k]) through the pipeline; what went nowhere is counted
+ * under its port. */
+static void frame_in(struct dp_run *r, uint32_t k, const struct src_frame *f)
 {
 	struct toed_dp *dp = r->dp;
-	const struct net_stats *ns = &dp->pipe->net;
+	const struct rx_pipe *p = dp->pipe;
+	const struct net_stats *ns = &p->net;
 	uint64_t l4 = ns->tcp.in_segments + ns->udp.in_datagrams, bad = ns->tcp.drop_tcp_csum + ns->udp.drop_udp_csum;
+	uint64_t dropped = p->st.dropped, nf = p->mtoe.st.not_followed, unl = ns->udp.drop_udp_port;
+	uint64_t other = p->st.udp_other_port;
+	struct toed_dp_port *pp = &r->port[k];
 	r->frames++;
 	r->clock = f->clock;
 	if (toed_record_dp_active(dp->rec))
 		toed_record_dp_frame(dp->rec, f->data, f->len, f->wire_len, f->ts_ns);
 	uint64_t before = r->published + r->nbatch;
-	rx_frame_csum(dp->pipe, f->data, f->len, f->ts_ns, f->csum);
+	rx_frame_port(dp->pipe, dp->src_port[k], f->data, f->len, f->ts_ns, f->csum);
+	pp->frames++;
+	pp->bytes += f->len;
+	pp->dropped += p->st.dropped - dropped;
+	pp->not_followed += p->mtoe.st.not_followed - nf;
+	pp->udp_not_listened += ns->udp.drop_udp_port - unl;
+	pp->udp_other_port += p->st.udp_other_port - other;
 	csum_watch(r, l4, bad);
 	drain(r);
 	if (f->ts_ns - r->last_poll_ts >= DP_POLL_NS || f->ts_ns < r->last_poll_ts) {
@@ -821,7 +873,7 @@ static void tcp_turn(struct dp_run *r, uint64_t now)
 static void source_notes(struct dp_run *r)
 {
 	uint64_t seq;
-	const char *note = src_note(r->dp->src, &seq);
+	const char *note = src_note(r->dp->src[0], &seq);
 	if (seq == r->note_seq)
 		return;
 	if (r->note_seq == 0)
@@ -833,18 +885,84 @@ static void source_notes(struct dp_run *r)
 	r->note_seq = seq;
 }
 
-/* Software backend: frames from the source through rx_pipe. */
+/* One burst of source k through the pipeline, or what its poll said: 1 frames (or the replay's
+ * end) handled, 0 none now, -1 the thread stops (failed, or stopping during a paced wait). */
+static int sw_source(struct dp_run *r, uint32_t k, struct src_frame *f, int *pn)
+{
+	struct toed_dp *dp = r->dp;
+	struct src *src = dp->src[k];
+	int pcap = dp->src_kind == SRC_PCAP;
+	int n = *pn;
+	*pn = 0;
+	if (n == 0)
+		n = src_rx_burst(src, f, pcap ? 1 : DP_BURST);
+	if (pcap)
+		source_notes(r);
+	if (n > 0) {
+		r->bursts++;
+		if (pcap) {
+			struct src_stats st;
+			src_stats(src, &st);
+			if (r->live.loops && st.pcap_loops >= r->live.loops) {
+				r->plays = st.pcap_loops;
+				src_rx_release(src);
+				end_replay(r);
+				return 1;
+			}
+			if (st.pcap_loops > r->plays) {
+				r->plays = st.pcap_loops;
+				new_play(r);
+			}
+			if (pace_wait(r, f[0].ts_ns) < 0)
+				return -1;
+		}
+		if (dp->tcp && dp->src_port[k] == 0) {
+			/* port 0 holds toed's own connections: the endpoint takes its frames */
+			uint64_t mono = mono_ns();
+			for (int i = 0; i < n; i++) {
+				r->port[k].frames++;
+				r->port[k].bytes += f[i].len;
+				frame_in_tcp(r, &f[i], mono);
+			}
+			dp_tcp_flush(dp->tcp, dp->pipe, mono); /* ACKs and replies of the burst */
+		} else {
+			for (int i = 0; i < n; i++)
+				frame_in(r, k, &f[i]); /* publishes each frame's records itself */
+		}
+		src_rx_release(src);
+		return 1;
+	}
+	if (n == SRC_EOF) {
+		r->plays++;
+		end_replay(r);
+		return 1;
+	}
+	if (n < 0) {
+		snprintf(dp->err, sizeof dp->err, "port %u: %.256s: receive failed: %s", dp->src_port[k], dp->port_desc[k],
+			 strerror(errno));
+		log_err("data plane: %s", dp->err);
+		set_state(dp, TOED_DP_FAILED);
+		return -1;
+	}
+	return 0;
+}
+
+/* Software backend: frames from every port's source through rx_pipe, a burst of each in turn. */
 static void sw_loop(struct dp_run *r)
 {
 	struct toed_dp *dp = r->dp;
-	struct src_frame f[DP_BURST];
+	static __thread struct src_frame f[TOED_MAX_PORTS][DP_BURST];
+	int n[TOED_MAX_PORTS] = {0};
 	int pcap = dp->src_kind == SRC_PCAP;
-	/* the first poll: the pipeline is live once the source answered */
-	int n = src_rx_burst(dp->src, f, pcap ? 1 : DP_BURST);
-	if (n == -1) {
-		snprintf(dp->err, sizeof dp->err, "%.256s: %s", dp->src_desc, strerror(errno));
-		set_state(dp, TOED_DP_FAILED);
-		return;
+	/* the first poll: the pipeline is live once every source answered */
+	for (uint32_t k = 0; k < dp->nsrc; k++) {
+		n[k] = src_rx_burst(dp->src[k], f[k], pcap ? 1 : DP_BURST);
+		if (n[k] == -1) {
+			snprintf(dp->err, sizeof dp->err, "port %u: %.256s: %s", dp->src_port[k], dp->port_desc[k],
+				 strerror(errno));
+			set_state(dp, TOED_DP_FAILED);
+			return;
+		}
 	}
 	r->live_since = mono_ns();
 	snapshot(r, r->live_since);
@@ -853,6 +971,7 @@ static void sw_loop(struct dp_run *r)
 
 	while (!stopping(dp)) {
 		uint64_t now = mono_ns();
+		int got = 0, stop = 0;
 		housekeeping(r, now);
 		turn_hook(r, now);
 		if (dp->tcp)
@@ -862,54 +981,16 @@ static void sw_loop(struct dp_run *r)
 			nanosleep(&sl, NULL);
 			continue;
 		}
-		if (n == 0)
-			n = src_rx_burst(dp->src, f, pcap ? 1 : DP_BURST);
-		if (pcap)
-			source_notes(r);
-		if (n > 0) {
-			r->bursts++;
-			if (pcap) {
-				struct src_stats st;
-				src_stats(dp->src, &st);
-				if (r->live.loops && st.pcap_loops >= r->live.loops) {
-					r->plays = st.pcap_loops;
-					src_rx_release(dp->src);
-					end_replay(r);
-					n = 0;
-					continue;
-				}
-				if (st.pcap_loops > r->plays) {
-					r->plays = st.pcap_loops;
-					new_play(r);
-				}
-				if (pace_wait(r, f[0].ts_ns) < 0)
-					break;
-			}
-			if (dp->tcp) {
-				uint64_t mono = mono_ns();
-				for (int i = 0; i < n; i++)
-					frame_in_tcp(r, &f[i], mono);
-				dp_tcp_flush(dp->tcp, dp->pipe, mono); /* ACKs and replies of the burst */
-			} else {
-				for (int i = 0; i < n; i++)
-					frame_in(r, &f[i]); /* publishes each frame's records itself */
-			}
-			src_rx_release(dp->src);
-			n = 0;
-			continue;
+		for (uint32_t k = 0; k < dp->nsrc && !stop && !r->ended; k++) {
+			int e = sw_source(r, k, f[k], &n[k]);
+			if (e < 0)
+				stop = 1;
+			got |= e > 0;
 		}
-		if (n == SRC_EOF) {
-			r->plays++;
-			end_replay(r);
-			n = 0;
-			continue;
-		}
-		if (n < 0) {
-			snprintf(dp->err, sizeof dp->err, "%.256s: receive failed: %s", dp->src_desc, strerror(errno));
-			log_err("data plane: %s", dp->err);
-			set_state(dp, TOED_DP_FAILED);
+		if (stop)
 			break;
-		}
+		if (got)
+			continue;
 		/* nothing now: timers on the wall clock (live capture), then wait or spin */
 		if (!pcap) {
 			uint64_t t = real_ns();
@@ -923,7 +1004,7 @@ static void sw_loop(struct dp_run *r)
 		}
 		if (!r->live.busy_poll || pcap) {
 			r->waits++;
-			if (src_wait(dp->src, DP_WAIT_MS) < 0 && errno != EINTR) {
+			if (src_wait_many(dp->src, (int)dp->nsrc, DP_WAIT_MS) < 0 && errno != EINTR) {
 				snprintf(dp->err, sizeof dp->err, "%.256s: wait failed: %s", dp->src_desc, strerror(errno));
 				log_err("data plane: %s", dp->err);
 				set_state(dp, TOED_DP_FAILED);
@@ -1113,8 +1194,11 @@ void toed_dp_destroy(struct toed_dp *dp)
 {
 	if (dp->started)
 		return; /* still running: leave its memory alone, the process is about to exit */
-	src_close(dp->src);
-	dp->src = NULL;
+	for (uint32_t k = 0; k < dp->nsrc; k++) {
+		src_close(dp->src[k]);
+		dp->src[k] = NULL;
+	}
+	dp->nsrc = 0;
 	dp_tcp_free(dp->tcp);
 	free(dp->tcp);
 	dp->tcp = NULL;

@@ -4,7 +4,7 @@
  *                      allocates its memory (control thread, at start); with
  *                      backend = xrt it checks the configuration against the
  *                      card's limits instead (no software pipeline);
- *   toed_dp_open()     opens the frame source (as root, before privileges are
+ *   toed_dp_open()     opens the frame sources, one per configured port (as root, before privileges are
  *                      dropped; the thread only uses it afterwards); with
  *                      backend = xrt it brings the card up instead
  *                      (toe_xrt_open: xclbin, UUID, HBM ring, kernels, up to
@@ -12,13 +12,14 @@
  *   toed_dp_start()    starts the thread, which pins itself and takes its
  *                      scheduling priority when configured (a refusal is a
  *                      warning), then loops:
- *                        software: burst of frames -> rx_frame -> drain ->
+ *                        software: a burst of frames from each port's source
+ *                        in turn -> rx_frame_port (the frame's port) -> drain ->
  *                        publish, rx_poll for the mirror TOE's timers;
  *                        card: toe_xrt_set_time about every ms (the card's
  *                        clock and the mirror TOE's timer tick), toe_xrt_poll
  *                        -> publish, the card's counters every second;
  *                      both: pub_tick for the clients' heartbeat, busy-polling
- *                      or sleeping (src_wait; between empty polls of the
+ *                      or sleeping (src_wait_many on every port's source; between empty polls of the
  *                      card 50 us, 1 ms once no record came for 100 ms:
  *                      the card has no interrupt). Both backends hand
  *                      their records to the same publication function
@@ -138,6 +139,19 @@ struct toed_dp_seq_group {
 	struct toed_dp_seq_chan chan[SEQ_MAX_CHANNELS];
 };
 
+/* One port of the software backend: its source's counters and what became of its frames in the
+ * pipeline (every frame that went nowhere is counted under the port it came in on). */
+struct toed_dp_port {
+	uint32_t port;            /* the port number, 0..3 */
+	uint32_t pad;
+	struct src_stats src;     /* its source's counters (drops in the kernel and the source by reason) */
+	uint64_t frames, bytes;   /* given to the pipeline */
+	uint64_t dropped;         /* dropped by the network layer (net_rx: malformed, checksum, not ours...) */
+	uint64_t not_followed;    /* TCP segments of no flow of this port */
+	uint64_t udp_not_listened; /* datagrams to a UDP port listened nowhere */
+	uint64_t udp_other_port;  /* datagrams to a UDP port listened on another port only */
+};
+
 /* Counters of every block, as of taken_ns. */
 struct toed_dp_snapshot {
 	uint64_t taken_ns;        /* CLOCK_MONOTONIC, 0: none yet */
@@ -148,7 +162,9 @@ struct toed_dp_snapshot {
 	uint64_t frames;          /* frames given to the pipeline */
 	uint64_t turns, bursts, waits, published, unmapped_records;
 	uint64_t replay_plays;    /* pcap: plays completed */
-	struct src_stats src;
+	struct src_stats src;     /* all ports' sources added up */
+	uint32_t nports;          /* software backend: port[0 .. nports), one per source */
+	struct toed_dp_port port[TOED_MAX_PORTS];
 	struct net_stats net;
 	struct rx_stats rx;
 	struct mtoe_stats mtoe;
@@ -182,9 +198,12 @@ struct toed_dp {
 	uint16_t flow_feed[TOED_MAX_FEEDS];
 	const struct fast_prog *prog;
 	uint32_t backend;         /* enum toed_backend */
-	int src_kind;             /* enum src_kind */
-	char src_desc[400];
-	struct src *src;
+	int src_kind;             /* enum src_kind (every port's: [source] type) */
+	char src_desc[1024];      /* the source, or with several ports each "port N: ..." */
+	uint32_t nsrc;            /* software backend: one source per configured port */
+	struct src *src[TOED_MAX_PORTS];
+	uint32_t src_port[TOED_MAX_PORTS]; /* the port number of src[i] */
+	char port_desc[TOED_MAX_PORTS][256]; /* src_describe of each */
 	struct pub *pub;
 	struct toed_record *rec;
 	struct dp_tcp *tcp;       /* a port with an address (role tcp or udp); NULL on a mirror port */

@@ -149,6 +149,33 @@ int src_wait(struct src *s, int timeout_ms)
 	return s->ops->wait(s, timeout_ms);
 }
 
+int src_wait_many(struct src *const *s, int n, int timeout_ms)
+{
+	struct pollfd p[8];
+	int np = 0;
+	if (n == 1)
+		return src_wait(s[0], timeout_ms);
+	for (int i = 0; i < n; i++) {
+		int r = s[i]->ops->wait(s[i], 0);
+		if (r != 0)
+			return r;
+	}
+	for (int i = 0; i < n && np < 8; i++) {
+		int fd = s[i]->ops->fd(s[i]);
+		if (fd >= 0)
+			p[np++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	int r = poll(p, (nfds_t)np, timeout_ms);
+	if (r < 0)
+		return errno == EINTR ? 0 : -1;
+	for (int i = 0; i < np && r > 0; i++)
+		if ((p[i].revents & (POLLERR | POLLNVAL)) && !(p[i].revents & POLLIN)) {
+			errno = (p[i].revents & POLLNVAL) ? EBADF : EIO;
+			return -1;
+		}
+	return r > 0;
+}
+
 int src_fd(const struct src *s)
 {
 	return s->ops->fd(s);

@@ -1,7 +1,8 @@
 /* src.h - the software backend's frame sources: AF_XDP, AF_PACKET (TPACKET_V3) and pcap replay.
  *
- * The data-plane thread pulls raw Ethernet frames (no FCS) from one source
- * and feeds them to the receive pipeline:
+ * The data-plane thread pulls raw Ethernet frames (no FCS) from one source per
+ * port (the software backend's [port.0..3], each on its own interface) and
+ * feeds them to the receive pipeline with their port (rx_frame_port):
  *
  *   struct src_cfg c = { .kind = SRC_AF_PACKET, .ifname = "eth1" };   // zero fields = defaults
  *   if (src_open(&s, &c, err, sizeof err) < 0) { log(err); exit(78); }
@@ -10,7 +11,7 @@
  *       if (n == SRC_EOF) break;                  // pcap only, after the last loop
  *       if (n < 0) { ...errno... }
  *       if (n == 0) { src_wait(s, 100); continue; }   // or busy-poll: just loop
- *       for (i = 0; i < n; i++) rx_frame_csum(pipe, f[i].data, f[i].len, f[i].ts_ns, f[i].csum); ...drain...
+ *       for (i = 0; i < n; i++) rx_frame_port(pipe, port, f[i].data, f[i].len, f[i].ts_ns, f[i].csum); ...drain...
  *       src_rx_release(s);                        // f[] may be overwritten from now on
  *   }
  *   src_close(s);
@@ -230,6 +231,11 @@ void src_rx_release(struct src *s);
  * 1 ready (or EOF pending), 0 timeout or signal, -1 error with errno. pcap:
  * sleeps until the next frame is due (clock_nanosleep, absolute). */
 int src_wait(struct src *s, int timeout_ms);
+
+/* src_wait over several live sources (one thread polling several ports): 1 when one of them may
+ * have frames, 0 timeout or signal, -1 error with errno. Each source's own readiness check runs
+ * first (AF_XDP refills its fill ring), then one poll() over all their descriptors. */
+int src_wait_many(struct src *const *s, int n, int timeout_ms);
 
 /* A descriptor that polls readable when frames arrive; -1 for pcap (use src_wait). */
 int src_fd(const struct src *s);

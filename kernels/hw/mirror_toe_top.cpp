@@ -105,6 +105,8 @@ void mirror_toe_top(hls::stream<hw_beat> &seg_in, hls::stream<hw_beat> &ev_out, 
 			pkt.payload = seg;
 			pkt.payload_len = len;
 			pkt.ts_ns = msg.ts_ns;
+			pkt.in_port = 0; /* the card's one port */
+			pkt.pad3 = 0;
 			c.segments++;
 			n = mtoe_segment(&m, &pkt, ev, MTOE_SEG_EVENTS);
 			send_events(ev_out, ev, n, msg.ts_ns, c);

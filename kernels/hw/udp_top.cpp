@@ -84,6 +84,8 @@ void udp_top(hls::stream<hw_beat> &dgram_in, hls::stream<hw_beat> &udp_out, cons
 			pkt.payload = pay;
 			pkt.payload_len = len;
 			pkt.ts_ns = msg.ts_ns;
+			pkt.in_port = 0; /* the card's one port */
+			pkt.pad3 = 0;
 			if (net_udp_input(&tab, &st, &pkt, &idx) && idx < TOE_HW_UDP_STREAMS) {
 				hw_msg m;
 				hw_msg_clear(m);

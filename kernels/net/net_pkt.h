@@ -36,6 +36,8 @@ struct net_pkt {
 	const uint8_t *payload; /* TCP/UDP payload */
 	uint32_t payload_len;
 	uint64_t ts_ns;         /* receive time */
+	uint32_t in_port;       /* the port (0..3) the frame arrived on: net_rx sets 0, rx_frame_port the caller's */
+	uint32_t pad3;
 };
 
 #endif

@@ -38,6 +38,8 @@ static void pkt_clear(struct net_pkt *pkt, const uint8_t *frame, uint32_t len, u
 	pkt->payload = 0;
 	pkt->payload_len = 0;
 	pkt->ts_ns = ts_ns;
+	pkt->in_port = 0;
+	pkt->pad3 = 0;
 }
 
 /* Broadcast, multicast or one of ours: what NET_CFG_FILTER_DST keeps. */

@@ -55,13 +55,15 @@ void rx_cfg_default(struct rx_cfg *cfg)
 {
 	uint32_t i;
 	net_cfg_init(&cfg->net);
+	for (i = 0; i < RX_MAX_PORTS - 1; i++)
+		net_cfg_init(&cfg->net_port[i]);
 	mtoe_cfg_default(&cfg->mtoe);
 	cfg->nudp = 0;
 	cfg->flags = 0;
 	for (i = 0; i < RX_MAX_UDP; i++) {
 		cfg->udp[i].port = 0;
 		cfg->udp[i].framing = FAST_FRAMING_STEP;
-		cfg->udp[i].pad = 0;
+		cfg->udp[i].in_port = 0;
 		cfg->seq.udp_group[i] = 0;
 		cfg->seq.udp_line[i] = 0;
 	}
@@ -229,7 +231,7 @@ int rx_init(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog 
 		for (j = 0; j < RX_MAX_UDP; j++) {
 			if (j >= i)
 				break;
-			if (cfg->udp[j].port == cfg->udp[i].port)
+			if (cfg->udp[j].port == cfg->udp[i].port && cfg->udp[j].in_port == cfg->udp[i].in_port)
 				return RX_ERR_UDP;
 		}
 	}
@@ -868,6 +870,32 @@ int32_t rx_frame(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t
 
 int32_t rx_frame_csum(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns, uint32_t csum)
 {
+	return rx_frame_port(p, 0, frame, len, ts_ns, csum);
+}
+
+/* The UDP stream of (pkt->dport, in_port): the listen table names one entry per UDP port (the last
+ * listed); with the same UDP port on several ports the entry of this port is searched. 1 with *idx,
+ * else 0 (counted). */
+static int udp_for_port(struct rx_pipe *p, uint32_t in_port, uint16_t *idx)
+{
+	uint32_t i;
+	if (p->cfg.udp[*idx].in_port == in_port)
+		return 1;
+	for (i = 0; i < RX_MAX_UDP; i++) {
+		if (i >= p->cfg.nudp)
+			break;
+		if (p->cfg.udp[i].port == p->pkt.dport && p->cfg.udp[i].in_port == in_port) {
+			*idx = (uint16_t)i;
+			return 1;
+		}
+	}
+	p->st.udp_other_port++;
+	return 0;
+}
+
+int32_t rx_frame_port(struct rx_pipe *p, uint32_t in_port, const uint8_t *frame, uint32_t len, uint64_t ts_ns,
+		      uint32_t csum)
+{
 	enum net_rx_verdict v;
 	uint16_t idx;
 	if (busy(p))
@@ -876,7 +904,11 @@ int32_t rx_frame_csum(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uin
 	p->now = ts_ns;
 	p->nev = 0;
 	p->ev_pos = 0;
-	v = net_rx_csum(&p->cfg.net, &p->net, frame, len, ts_ns, csum, &p->pkt);
+	if (in_port >= RX_MAX_PORTS)
+		in_port = RX_MAX_PORTS - 1;
+	v = net_rx_csum(in_port ? &p->cfg.net_port[in_port - 1] : &p->cfg.net, &p->net, frame, len, ts_ns, csum,
+			&p->pkt);
+	p->pkt.in_port = in_port;
 	p->verdict = (int32_t)v;
 	switch (v) {
 	case NET_RX_TCP:
@@ -885,7 +917,7 @@ int32_t rx_frame_csum(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uin
 		break;
 	case NET_RX_UDP:
 		p->st.udp++;
-		if (net_udp_input(&p->udp, &p->net, &p->pkt, &idx))
+		if (net_udp_input(&p->udp, &p->net, &p->pkt, &idx) && udp_for_port(p, in_port, &idx))
 			datagram(p, idx, p->pkt.payload, p->pkt.payload_len);
 		break;
 	case NET_RX_ARP:

@@ -127,7 +127,7 @@
 
 /* rx_init() results (mtoe_init's codes pass through: MTOE_ERR_*) */
 #define RX_OK 0
-#define RX_ERR_UDP (-10)     /* nudp above RX_MAX_UDP, or a port listed twice */
+#define RX_ERR_UDP (-10)     /* nudp above RX_MAX_UDP, or a (port, in_port) listed twice */
 #define RX_ERR_STREAMS (-11) /* fewer fast_streams than RX_NSTREAMS(cfg) */
 #define RX_ERR_SEQ (-12)     /* RX_CFG_SEQ: ngroups 0 or above RX_MAX_GROUPS, a group or line out of range,
 				nfields above SEQ_MAX_FIELDS */
@@ -135,7 +135,9 @@
 struct rx_udp_cfg {
 	uint16_t port;    /* UDP destination port listened to */
 	uint8_t framing;  /* FAST_FRAMING_STEP or FAST_FRAMING_DATAGRAM */
-	uint8_t pad;
+	uint8_t in_port;  /* on this port only (net_pkt.in_port): the same UDP port on two ports is two
+			     streams (A/B lines), a datagram on a port without that entry is dropped
+			     (rx.udp_other_port) */
 };
 
 /* Sequence tracking (RX_CFG_SEQ). Every stream belongs to a group (its
@@ -153,8 +155,11 @@ struct rx_seq_cfg {
 	struct seq_field_cfg fields[SEQ_MAX_FIELDS]; /* which fields are channel and sequence */
 };
 
+#define RX_MAX_PORTS 4 /* ports frames arrive on (rx_frame_port): the software backend's [port.0..3] */
+
 struct rx_cfg {
-	struct net_cfg net;   /* addresses, checksum switches */
+	struct net_cfg net;   /* addresses, checksum switches (port 0's) */
+	struct net_cfg net_port[RX_MAX_PORTS - 1]; /* ports 1..3's (rx_frame_port); net_cfg_init by default */
 	struct mtoe_cfg mtoe; /* followed flows, connections, window, timeouts */
 	uint32_t nudp;
 	uint32_t flags;       /* RX_CFG_* */
@@ -199,6 +204,7 @@ struct rx_out {
 	X(arp)             /* ARP frames (not answered here) */                        \
 	X(icmp)            /* ICMP frames (not answered here) */                       \
 	X(dropped)         /* frames net_rx dropped (reason in net_stats) */           \
+	X(udp_other_port)  /* datagrams to a UDP port listened on another port only: dropped */ \
 	X(polls)           /* rx_poll calls */                                         \
 	X(opens)           /* OPEN events: streams (re)started */                      \
 	X(closes)          /* CLOSE events */                                          \
@@ -325,6 +331,11 @@ int32_t rx_frame(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t
 /* rx_frame with the source's word on the frame's TCP/UDP checksum (NET_CSUM_*,
  * net_rx.h), heeded when cfg.net.flags has NET_CFG_CSUM_HINTS. */
 int32_t rx_frame_csum(struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns, uint32_t csum);
+/* rx_frame_csum for a frame that arrived on port in_port (0..3): TCP frames are matched only against
+ * that port's mirror TOE flows (mtoe_flow.in_port) and connections, UDP datagrams only against its
+ * listened ports (rx_udp_cfg.in_port). rx_frame and rx_frame_csum are port 0. */
+int32_t rx_frame_port(struct rx_pipe *p, uint32_t in_port, const uint8_t *frame, uint32_t len, uint64_t ts_ns,
+		      uint32_t csum);
 
 /* The mirror TOE's timers at now_ns (gap timeouts, idle connections):
  * call every few ms, and with UINT64_MAX at the end of a capture to turn

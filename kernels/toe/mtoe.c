@@ -66,6 +66,8 @@ void mtoe_cfg_default(struct mtoe_cfg *cfg)
 		cfg->flows[i].peer_addr = 0;
 		cfg->flows[i].ex_port = 0;
 		cfg->flows[i].peer_port = 0;
+		cfg->flows[i].in_port = 0;
+		cfg->flows[i].pad = 0;
 	}
 }
 
@@ -154,14 +156,15 @@ int mtoe_init(struct mtoe *m, const struct mtoe_cfg *cfg, uint8_t *buf, uint64_t
 /* ---- flow selection and connection table ------------------------------ */
 
 /* Index of the first flow entry that selects s->d as exchange->vendor, or -1. */
-static int32_t match_flow(const struct mtoe *m, uint32_t saddr, uint16_t sport, uint32_t daddr, uint16_t dport)
+static int32_t match_flow(const struct mtoe *m, uint32_t in_port, uint32_t saddr, uint16_t sport, uint32_t daddr,
+			  uint16_t dport)
 {
 	uint32_t i;
 	for (i = 0; i < MTOE_MAX_FLOWS; i++) {
 		const struct mtoe_flow *f = &m->cfg.flows[i];
 		if (i >= m->cfg.nflows)
 			break;
-		if ((f->ex_addr == 0 || f->ex_addr == saddr) && (f->ex_port == 0 || f->ex_port == sport) &&
+		if (f->in_port == in_port && (f->ex_addr == 0 || f->ex_addr == saddr) && (f->ex_port == 0 || f->ex_port == sport) &&
 		    (f->peer_addr == 0 || f->peer_addr == daddr) && (f->peer_port == 0 || f->peer_port == dport))
 			return (int32_t)i;
 	}
@@ -169,6 +172,12 @@ static int32_t match_flow(const struct mtoe *m, uint32_t saddr, uint16_t sport, 
 }
 
 int32_t mtoe_lookup(const struct mtoe *m, uint32_t saddr, uint16_t sport, uint32_t daddr, uint16_t dport)
+{
+	return mtoe_lookup_port(m, 0, saddr, sport, daddr, dport);
+}
+
+int32_t mtoe_lookup_port(const struct mtoe *m, uint32_t in_port, uint32_t saddr, uint16_t sport, uint32_t daddr,
+			 uint16_t dport)
 {
 	uint32_t h = hash_tuple(saddr, sport, daddr, dport);
 	uint32_t k;
@@ -178,7 +187,8 @@ int32_t mtoe_lookup(const struct mtoe *m, uint32_t saddr, uint16_t sport, uint32
 		if (v == 0)
 			return -1;
 		c = &m->conn[v - 1];
-		if (c->saddr == saddr && c->daddr == daddr && c->sport == sport && c->dport == dport)
+		if (c->saddr == saddr && c->daddr == daddr && c->sport == sport && c->dport == dport &&
+		    m->cfg.flows[c->flow & (MTOE_MAX_FLOWS - 1)].in_port == in_port)
 			return (int32_t)(v - 1);
 	}
 	return -1;
@@ -1086,19 +1096,19 @@ uint32_t mtoe_segment(struct mtoe *m, const struct net_pkt *pkt, struct mtoe_eve
 		m->st.not_tcp++;
 		return 0;
 	}
-	ci = mtoe_lookup(m, pkt->saddr, pkt->sport, pkt->daddr, pkt->dport);
+	ci = mtoe_lookup_port(m, pkt->in_port, pkt->saddr, pkt->sport, pkt->daddr, pkt->dport);
 	if (ci >= 0) {
 		known_seg(m, (uint32_t)ci, pkt);
 		return m->nev;
 	}
-	ci = mtoe_lookup(m, pkt->daddr, pkt->dport, pkt->saddr, pkt->sport);
+	ci = mtoe_lookup_port(m, pkt->in_port, pkt->daddr, pkt->dport, pkt->saddr, pkt->sport);
 	if (ci >= 0) {
 		reverse_seg(m, (uint32_t)ci, pkt);
 		return m->nev;
 	}
-	f = match_flow(m, pkt->saddr, pkt->sport, pkt->daddr, pkt->dport);
+	f = match_flow(m, pkt->in_port, pkt->saddr, pkt->sport, pkt->daddr, pkt->dport);
 	if (f < 0) {
-		if (match_flow(m, pkt->daddr, pkt->dport, pkt->saddr, pkt->sport) >= 0)
+		if (match_flow(m, pkt->in_port, pkt->daddr, pkt->dport, pkt->saddr, pkt->sport) >= 0)
 			m->st.reverse++;
 		else
 			m->st.not_followed++;

@@ -177,6 +177,10 @@ struct mtoe_flow {
 	uint32_t peer_addr;
 	uint16_t ex_port;
 	uint16_t peer_port;
+	uint16_t in_port;  /* the port (net_pkt.in_port, 0..3) whose frames it selects: a flow of port 1
+			    * never takes a frame that arrived on port 0, and a connection belongs to
+			    * its flow's port (the same 4-tuple on two ports is two connections) */
+	uint16_t pad;
 };
 
 struct mtoe_cfg {
@@ -348,5 +352,8 @@ uint32_t mtoe_poll(struct mtoe *m, uint64_t now_ns, struct mtoe_event *ev, uint3
 
 /* Slot of the connection with this exchange->vendor 4-tuple, or -1. */
 int32_t mtoe_lookup(const struct mtoe *m, uint32_t saddr, uint16_t sport, uint32_t daddr, uint16_t dport);
+/* The same among the connections of port in_port's flows (mtoe_lookup: port 0). */
+int32_t mtoe_lookup_port(const struct mtoe *m, uint32_t in_port, uint32_t saddr, uint16_t sport, uint32_t daddr,
+			 uint16_t dport);
 
 #endif

@@ -23,6 +23,8 @@
 #define FZF_FILTER_DST 0x08 /* drop IPv4 not for FZF_OUR_IP */
 #define FZF_TAP 0x10        /* RX_CFG_TAP_DATA: stream bytes as entries too */
 #define FZF_POLL_EACH 0x20  /* rx_poll after every frame (else every 4th) */
+#define FZF_PORTS 0x40      /* two ports: the second TCP feed and the raw UDP port are port 1's, and the
+			     * frames alternate between ports 0 and 1 (rx_frame_port) */
 
 /* What the target follows: the TCP feed of an exchange (any vendor end), a second
  * feed on a port of any address, UDP STEP datagrams and UDP raw FAST datagrams. */

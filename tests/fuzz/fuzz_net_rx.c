@@ -59,6 +59,11 @@ static void setup(uint8_t sw)
 	cfg.nudp = 2;
 	cfg.udp[0] = (struct rx_udp_cfg){.port = FZF_UDP_STEP_PORT, .framing = FAST_FRAMING_STEP};
 	cfg.udp[1] = (struct rx_udp_cfg){.port = FZF_UDP_RAW_PORT, .framing = FAST_FRAMING_DATAGRAM};
+	if (sw & FZF_PORTS) {
+		cfg.mtoe.flows[1].in_port = 1;
+		cfg.udp[1].in_port = 1;
+		cfg.net_port[0] = cfg.net;
+	}
 	cfg.flags = (sw & FZF_TAP) ? RX_CFG_TAP_DATA : 0;
 	int e = rx_init(&pipe_, &cfg, &progs[0], fs, CONNS + 2, mbuf, sizeof mbuf);
 	if (e != RX_OK)
@@ -108,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 		memcpy(frame, f, len);
 		now += (uint64_t)ms * 1000000ull;
-		int32_t v = rx_frame_csum(&pipe_, frame, len, now, csum);
+		int32_t v = rx_frame_port(&pipe_, (data[0] & FZF_PORTS) ? (uint32_t)(frames & 1) : 0, frame, len, now, csum);
 		frames++;
 		if (v == NET_RX_TCP || v == NET_RX_UDP) {
 			const struct net_pkt *pk = &pipe_.pkt;

@@ -468,6 +468,12 @@ static void test_values(void)
 	fwrite(ng, 1, 4, f);
 	fclose(f);
 	CLEAN("[source]\ntype = pcap\npcap_file = cap.pcap\n", NO_SRC);
+	/* a replay is port 0 alone */
+	ERR("[source]\ntype = pcap\npcap_file = cap.pcap\n[port.1]\ninterface = eth1\n", NO_SRC, 4,
+	    "[port.1]: type = pcap replays one capture as port 0; more ports need live capture ([source] type = "
+	    "af_xdp or af_packet, an interface per port)");
+	WARN("[source]\ntype = pcap\npcap_file = cap.pcap\n[port]\ninterface = eth1\n", NO_SRC, 5,
+	     "[port] interface = eth1: ignored with type = pcap");
 	unlink(pcap);
 
 	/* BDF forms are normalised */
@@ -697,12 +703,58 @@ static void test_ports(void)
 	ERR("[port]\nvlan = -1\n", 0, 2, "[port] vlan = -1: below 0");
 	ERR("[port]\nverify_checksums = maybe\n", 0, 2, "[port] verify_checksums = maybe: must be auto, yes or no");
 	ERR("[port]\nrole = udp\n", NO_FEED, 2, "[port] role = udp: needs an ip");
-	/* the software backend: one port, which may hold connections (role = tcp) */
-	ERR("[port.1]\n", 0, 1, "[port.1]: the software backend has one port, port 0 (its [source])");
+	/* the software backend: up to four ports, each from an interface of its own */
+	ERR("[port.1]\n", 0, 1,
+	    "[port.1] interface: not set (the software backend receives port 1 from an interface of its own, "
+	    "type = af_packet)");
+	ERR("[port.2]\ninterface = lo\n", 0, 2,
+	    "[port.2] interface = lo: already the interface of [port]: one interface feeds one port (each port's "
+	    "af_packet source takes the whole interface)");
+	ERR("[port.1]\ninterface = eth1\n[port.3]\ninterface = eth1\n", 0, 4,
+	    "[port.3] interface = eth1: already the interface of [port.1]: one interface feeds one port (each "
+	    "port's af_packet source takes the whole interface)");
+	ERR("[port]\ninterface = eth0\n", 0, 2,
+	    "[port] interface = eth0: [source] interface is set too (line 4): port 0's interface is given in one "
+	    "place");
+	ERR("[source]\ntype = af_xdp\ninterface = eth0\nqueue = 1\n[port.0]\nqueue = 2\n", NO_SRC, 6,
+	    "[port.0] queue = 2: [source] queue is set too (line 4): port 0's queue is given in one place");
+	ERR("[source]\ntype = af_xdp\ninterface = eth0\n[port.1]\ninterface = eth0\nqueue = 1\n", NO_SRC, 5,
+	    "[port.1] interface = eth0: already the interface of [port]: one interface feeds one port (each port's "
+	    "af_xdp source takes the whole interface)");
+	WARN("[port.1]\ninterface = eth1\nqueue = 3\n", 0, 3, "[port.1] queue = 3: ignored with type = af_packet");
+	ERR("[port.1]\ninterface = x/y\n", 0, 2, "[port.1] interface = x/y: not a valid interface name");
+	CLEAN("[source]\ntype = af_xdp\nxsk_frames = 128K\n[port]\ninterface = eth0\nqueue = 2\n"
+	      "[port.1]\ninterface = eth1\n[port.3]\ninterface = eth3\nqueue = 5\n"
+	      "[feed.one]\nexchange = 10.0.0.1:5261\nport = 1\n"
+	      "[feed.three]\nprotocol = udp\nvendor = *:6000\nport = 3\n"
+	      "[feed.zero]\nprotocol = udp\nvendor = *:6000\n",
+	      NO_SRC);
+	CHECK(strcmp(toed_port_interface(g_cfg, 0), "eth0") == 0 && toed_port_queue(g_cfg, 0) == 2);
+	CHECK(strcmp(toed_port_interface(g_cfg, 1), "eth1") == 0 && toed_port_queue(g_cfg, 1) == 0);
+	CHECK(!g_cfg->port[2].enabled);
+	CHECK(strcmp(toed_port_interface(g_cfg, 3), "eth3") == 0 && toed_port_queue(g_cfg, 3) == 5);
+	/* [source] keeps serving port 0 */
+	CLEAN("[source]\ntype = af_xdp\ninterface = eth0\nqueue = 4\n[port.2]\ninterface = eth2\n"
+	      "[feed.two]\nexchange = 10.0.0.1:5261\nport = 2\n",
+	      NO_SRC);
+	CHECK(strcmp(toed_port_interface(g_cfg, 0), "eth0") == 0 && toed_port_queue(g_cfg, 0) == 4);
+	CHECK(strcmp(toed_port_interface(g_cfg, 2), "eth2") == 0 && toed_port_queue(g_cfg, 2) == 0);
+	WARN("[port.1]\ninterface = eth1\n[record]\npcap = /tmp/x.pcap\n", 0, 4,
+	     "[record] pcap = /tmp/x.pcap: the frames of all 2 ports go to this one file, without the port each came "
+	     "in on (a replay of it is port 0 alone)");
+	/* port 0 may take its interface in [port] alone */
+	CLEAN("[port]\ninterface = eth9\n", NO_SRC);
+	CHECK(strcmp(toed_port_interface(g_cfg, 0), "eth9") == 0);
+	ERR("[port]\nrole = mirror\n", NO_SRC, 0,
+	    "[source] interface: not set (type = af_packet captures from a network interface)");
+	/* connections (role = tcp) on port 0 only */
 	CLEAN("[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n", 0);
 	CHECK(g_cfg->port[0].role == TOED_ROLE_TCP);
 	ERR_ANY("[source]\ntype = pcap\npcap_file = /nonexistent.pcap\n[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n",
 		NO_SRC, 5, "[port] role = tcp: a pcap replay cannot send: connections need [source] type = af_xdp or af_packet");
+	ERR("[port.1]\ninterface = eth1\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n", 0, 3,
+	    "[port.1] role = tcp: the software backend holds its own connections on port 0 only (ports 1..3 receive: "
+	    "mirror or udp)");
 	ERR("[port.4]\n", 0, 1, "[port.4]: port number above 3 (the card has 4 ports)");
 	ERR("[port.x]\n", 0, 1, "[port.x]: not a port number (port.0 .. port.3)");
 	ERR("[port.01]\n", 0, 1, "[port.01]: not a port number (port.0 .. port.3)");
@@ -717,8 +769,7 @@ static void test_ports(void)
 		 "[port.1]\nrole = udp\nip = 10.1.0.2\nnetmask = 24\nmac = 02:00:00:00:00:01\n"
 		 "[port.3]\nrole = udp\nip = 10.2.0.2\nnetmask = 24\nmac = 02:00:00:00:00:02\n"
 		 "[feed.m]\nexchange = 10.9.0.1:5261\n"
-		 "[feed.c]\nprotocol = udp\nvendor = *:6001\nport = 1\n"
-		 "[feed.u]\nprotocol = udp\nvendor = *:6000\nport = 3\n"
+		 "[feed.u]\nprotocol = udp\nvendor = *:6000\n"
 		 "[fast]\ntemplates = %s\n",
 		 g_tpl);
 	expect_clean(__LINE__, text);
@@ -737,6 +788,15 @@ static void test_ports(void)
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port]\nmac = 02:00:00:00:00:01\n[port.1]\n"
 	    "mac = 02:00:00:00:00:01\n",
 	    NO_SRC, 7, "[port.1] mac = 02:00:00:00:00:01: already used by [port]");
+	/* the bitstream has one network port: a feed elsewhere, or an interface, cannot be done */
+	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\n[feed.c]\nexchange = 10.9.0.1:5261\n"
+	    "port = 1\n",
+	    NO_SRC | NO_FEED, 8,
+	    "[feed.c] port = 1: the card's bitstream receives on one network port, port 0 (backend = xrt): feeds on "
+	    "other ports need the software backend");
+	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\ninterface = eth0\n", NO_SRC, 5,
+	    "[port.0] interface = eth0: the card receives on its own network ports (backend = xrt): only the "
+	    "software backend captures from an interface");
 	/* a feed on a port that is not configured (on the card, port 0 is not implicit once any [port] exists) */
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.1]\n", NO_SRC, 7,
 	    "[feed.base] port = 0 (default): no [port] or [port.0] section");
@@ -1082,6 +1142,8 @@ static void test_key_table(void)
 		{ TOED_K_PORT_ROLE, "port", "role", 0 },
 		{ TOED_K_PORT_VLAN, "port", "vlan", 0 },
 		{ TOED_K_PORT_VERIFY_CHECKSUMS, "port", "verify_checksums", 0 },
+		{ TOED_K_PORT_INTERFACE, "port", "interface", 0 },
+		{ TOED_K_PORT_QUEUE, "port", "queue", 0 },
 		{ TOED_K_FEED_EXCHANGE, "feed", "exchange", 0 },
 		{ TOED_K_FEED_VENDOR, "feed", "vendor", 0 },
 		{ TOED_K_FEED_PROTOCOL, "feed", "protocol", 0 },
@@ -1258,6 +1320,16 @@ static void test_diff(void)
 	CHECK_EQ(toed_config_diff(b, a, d), TOED_CHANGE_RESTART);
 	diff_has(d, "[port.2] removed: needs a restart");
 	unlink(xcl);
+
+	/* a port's interface, a port added (software backend) */
+	CHECK_EQ(load_into(compose("[port.1]\ninterface = eth1\n", 0), a), 0);
+	CHECK_EQ(load_into(compose("[port.1]\ninterface = eth2\n", 0), b), 0);
+	CHECK_EQ(toed_config_diff(a, b, d), TOED_CHANGE_RESTART);
+	CHECK_EQ(d->n, 1);
+	diff_has(d, "[port.1] interface changed (eth1 -> eth2): needs a restart");
+	CHECK_EQ(load_into(compose("[port.1]\ninterface = eth1\n[port.2]\ninterface = eth2\n", 0), b), 0);
+	CHECK_EQ(toed_config_diff(a, b, d), TOED_CHANGE_RESTART);
+	diff_has(d, "[port.2] added: needs a restart");
 
 	/* same template path, new content */
 	char tpl[PATH_MAX + 32];

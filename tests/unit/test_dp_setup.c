@@ -140,6 +140,59 @@ static void test_rx_and_src(void)
 	free(rc);
 }
 
+/* Four ports: each port's network settings, flows taking their port's frames only, UDP streams
+ * per (UDP port, port), and a source per port with its interface, queue and steering list. */
+static void test_ports(void)
+{
+	struct rx_cfg *rc = malloc(sizeof *rc);
+	struct src_feed *feeds = malloc(SRC_MAX_FEEDS * sizeof *feeds);
+	uint16_t ff[TOED_MAX_FEEDS];
+	char err[256];
+	struct src_cfg sc;
+	CHECK_EQ(load("[source]\ntype = af_xdp\ninterface = eth0\nqueue = 1\nxsk_frames = 128K\n"
+		      "[port.2]\ninterface = eth2\nqueue = 3\nrole = udp\nip = 10.2.0.2\nnetmask = 24\n"
+		      "[port.3]\ninterface = eth3\nverify_checksums = no\n"
+		      "[feed.a]\nexchange = 10.0.0.1:5261\n"
+		      "[feed.b]\nexchange = 10.0.0.1:5261\nport = 3\n"
+		      "[feed.u0]\nprotocol = udp\nvendor = *:6000\n"
+		      "[feed.u2]\nprotocol = udp\nvendor = 10.2.0.2:6000\nport = 2\n"
+		      "[udp]\nports = 7000\n"),
+		 0);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, ff, err, sizeof err), 0);
+	/* the same exchange on ports 0 and 3: two flows, each of its port */
+	CHECK_EQ(rc->mtoe.nflows, 2);
+	CHECK(rc->mtoe.flows[0].in_port == 0 && ff[0] == 0);
+	CHECK(rc->mtoe.flows[1].in_port == 3 && ff[1] == 1);
+	/* UDP 6000 on ports 0 and 2: two streams; [udp] ports are port 0's */
+	CHECK_EQ(rc->nudp, 3);
+	CHECK(rc->udp[0].port == 6000 && rc->udp[0].in_port == 0);
+	CHECK(rc->udp[1].port == 6000 && rc->udp[1].in_port == 2);
+	CHECK(rc->udp[2].port == 7000 && rc->udp[2].in_port == 0);
+	/* network settings per port: port 2 filters by destination and has its address, port 3 verifies nothing */
+	CHECK_EQ(rc->net.naddr, 0);
+	CHECK(rc->net_port[1].naddr == 1 && rc->net_port[1].addr[0].ip == 0x0a020002u);
+	CHECK(rc->net_port[1].flags & NET_CFG_FILTER_DST);
+	CHECK(!(rc->net.flags & NET_CFG_FILTER_DST));
+	CHECK(!(rc->net_port[2].flags & (NET_CFG_TCP_CSUM | NET_CFG_UDP_CSUM)));
+	CHECK(rc->net.flags & NET_CFG_TCP_CSUM);
+	/* the sources: port 0 from [source], the others from their sections; each steers its own feeds */
+	dp_setup_src_port(g_cfg, rc, 0, "/x.o", &sc, feeds);
+	CHECK(strcmp(sc.ifname, "eth0") == 0 && sc.queue == 1 && sc.kind == SRC_AF_XDP);
+	CHECK_EQ(sc.nfeeds, 3); /* a, u0, the [udp] port 7000 */
+	CHECK(has_feed(&sc, 0x0a000001, 5261, 6) && has_feed(&sc, 0, 6000, 17) && has_feed(&sc, 0, 7000, 17));
+	dp_setup_src_port(g_cfg, rc, 2, "/x.o", &sc, feeds);
+	CHECK(strcmp(sc.ifname, "eth2") == 0 && sc.queue == 3);
+	CHECK_EQ(sc.nfeeds, 2); /* u2 by its address, and the stream's port for any address */
+	CHECK(has_feed(&sc, 0x0a020002, 6000, 17) && has_feed(&sc, 0, 6000, 17));
+	dp_setup_src_port(g_cfg, rc, 3, "/x.o", &sc, feeds);
+	CHECK(strcmp(sc.ifname, "eth3") == 0 && sc.queue == 0);
+	CHECK_EQ(sc.nfeeds, 1);
+	CHECK(has_feed(&sc, 0x0a000001, 5261, 6));
+	free(feeds);
+	free(rc);
+}
+
 static void test_live_pub_card(void)
 {
 	CHECK_EQ(load("[source]\ninterface = eth0\npcap_pace = 0.5\npcap_loop = 3\n"
@@ -189,6 +242,7 @@ int main(void)
 		return test_skip("dp_setup", "run from the repository root (conf/templates needed)");
 	g_cfg = malloc(sizeof *g_cfg);
 	test_rx_and_src();
+	test_ports();
 	test_live_pub_card();
 	free(g_cfg);
 	return test_done("dp_setup");
