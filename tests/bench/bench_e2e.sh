@@ -40,6 +40,8 @@
 # records (default 1000000) at half the sustained rate (at least the first
 # step), verified record by record.
 #
+# E2E_LATENCY_ONLY=1 stops after the latency runs (no sustained rate, no million).
+#
 # Exit 0 done, 77 skipped (no root / namespaces / XDP: "SKIP: reason"), 1 a
 # wrong record or a setup failure. Takes about a minute.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -324,6 +326,11 @@ EOF
 	[ -s "$OUT/e2e_latency.png" ] && echo "plot: $OUT/e2e_latency.png"
 else
 	echo "note: gnuplot is not installed (apt-get install gnuplot-nox): no PNG; data in $OUT/e2e_latency.dat"
+fi
+
+if [ -n "${E2E_LATENCY_ONLY:-}" ]; then
+	e2e_stop_toed
+	exit 0
 fi
 
 # ---- sustained rate ------------------------------------------------------------------
