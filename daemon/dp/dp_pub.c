@@ -43,6 +43,7 @@ struct pub {
 	uint32_t hwm;              /* atomic: slots[0..hwm) may be in use */
 	uint32_t replays;          /* atomic: clients added with a pending replay */
 	uint64_t gen;              /* atomic: producer calls completed */
+	uint32_t busy_cpu;         /* atomic: toe_shm_region.busy_cpu for every ring */
 	/* producer thread */
 	union toe_record *hist;
 	uint32_t hist_mask;
@@ -368,6 +369,7 @@ int pub_client_add(struct pub *p, const struct pub_filter *f, uint32_t capacity,
 	reg->heartbeat_ns = shm_now_ns();
 	reg->heartbeat_period_ns = p->cfg.heartbeat_period_ns;
 	reg->state = TOE_SHM_STATE_LIVE;
+	reg->busy_cpu = __atomic_load_n(&p->busy_cpu, __ATOMIC_RELAXED); /* pub_tick keeps it current */
 	memset(c->cons.base, 0, TOE_SHM_CONS_SIZE);
 	e = shm_region_seal_readonly(&c->data);
 	if (e == 0)
@@ -687,14 +689,26 @@ void pub_tick(struct pub *p, uint64_t now_ns)
 				continue;
 			if (__atomic_load_n(&c->replay_pending, __ATOMIC_RELAXED))
 				replay(p, c);
-			if (beat)
+			if (beat) {
 				__atomic_store_n(&c->ring.reg->heartbeat_ns, now_ns, __ATOMIC_RELAXED);
+				__atomic_store_n(&c->ring.reg->busy_cpu, __atomic_load_n(&p->busy_cpu, __ATOMIC_RELAXED),
+						 __ATOMIC_RELAXED);
+			}
 		}
 		if (beat)
 			p->next_hb = now_ns + p->cfg.heartbeat_period_ns;
 	}
 	wake_queued(p); /* replays' and any a caller left queued */
 	finish_call(p);
+}
+
+void pub_set_busy_cpu(struct pub *p, int cpu)
+{
+	uint32_t v = cpu >= 0 ? (uint32_t)cpu + 1 : 0;
+	if (v == __atomic_load_n(&p->busy_cpu, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&p->busy_cpu, v, __ATOMIC_RELAXED);
+	p->next_hb = 0; /* the next pub_tick beats at once and writes it into every ring */
 }
 
 uint32_t pub_client_space(struct pub_client *c)

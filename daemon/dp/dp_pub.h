@@ -134,6 +134,10 @@ unsigned pub_wake(struct pub *p);
  * runs pending replays, writes the heartbeat and sends queued wakes.
  * now_ns: CLOCK_MONOTONIC. */
 void pub_tick(struct pub *p, uint64_t now_ns);
+/* The CPU the producer thread busy-polls on, pinned (-1: none), for the
+ * clients (toe_shm_region.busy_cpu): written into every ring at the next
+ * pub_tick and into every new ring. */
+void pub_set_busy_cpu(struct pub *p, int cpu);
 /* Free slots in c's ring now (for benchmarks that must not drop). */
 uint32_t pub_client_space(struct pub_client *c);
 

@@ -501,6 +501,22 @@ static void use_decoder(struct toed_dp *dp, uint32_t decoder)
 		dp->pipe->fastx = decoder == TOED_DECODER_REFERENCE ? NULL : dp->fastx;
 }
 
+/* The CPU this thread busy-polls on when it is pinned to exactly one, else -1:
+ * told to the clients (toe_shm_region.busy_cpu) so that a reader there sleeps
+ * instead of spinning against the data plane. */
+static int busy_cpu(const struct toed_dp *dp, const struct toed_dp_live *l)
+{
+	cpu_set_t set;
+	if (!l->busy_poll || dp->src_kind == SRC_PCAP || pthread_getaffinity_np(pthread_self(), sizeof set, &set))
+		return -1;
+	if (CPU_COUNT(&set) != 1)
+		return -1;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			return i;
+	return -1;
+}
+
 static void take_live(struct dp_run *r, int first)
 {
 	struct toed_dp *dp = r->dp;
@@ -513,6 +529,7 @@ static void take_live(struct dp_run *r, int first)
 	pthread_mutex_unlock(&dp->live_lock);
 	r->live_gen = g;
 	apply_sched(&r->live, &l, first);
+	pub_set_busy_cpu(dp->pub, busy_cpu(dp, &l));
 	if (!first && l.pace != r->live.pace)
 		r->paced = 0; /* re-base the replay clock at the next frame */
 	if (l.trace && (first || !r->live.trace))

@@ -2,7 +2,8 @@
  * reader is woken, only readers that set their wait bits are woken, each once
  * per commit round, and a wake-up is never lost, even when a reader announces
  * its sleep at the very moment the producer publishes (many raced rounds with
- * a real FUTEX_WAIT in a second thread). */
+ * a real FUTEX_WAIT in a second thread); the data plane's busy CPU in every
+ * ring's header. */
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -139,6 +140,42 @@ static void test_commit_then_wake(void)
 	pub_destroy(p);
 }
 
+/* The data plane's busy CPU reaches every ring (1 + cpu, 0: none) at the next
+ * pub_tick, and new rings at once. */
+static void test_busy_cpu(void)
+{
+	struct pub_config cfg = {0};
+	struct pub *p = pub_create(&cfg, NULL);
+	struct pub_filter f = {0};
+	struct pub_client *c[2];
+	struct pub_client_info in[2];
+	struct view v[2];
+	CHECK_EQ(pub_client_add(p, &f, 64, 0, 0, &c[0], &in[0]), 0);
+	CHECK_EQ(view_open(&v[0], &in[0]), 0);
+	const struct toe_shm_region *r0 = v[0].data;
+	CHECK_EQ(r0->busy_cpu, 0);
+	pub_tick(p, shm_now_ns());
+	pub_set_busy_cpu(p, 1);
+	CHECK_EQ(r0->busy_cpu, 0); /* not before the producer's next tick */
+	pub_tick(p, shm_now_ns());
+	CHECK_EQ(r0->busy_cpu, 2);
+	CHECK_EQ(pub_client_add(p, &f, 64, 0, 0, &c[1], &in[1]), 0);
+	CHECK_EQ(view_open(&v[1], &in[1]), 0);
+	CHECK_EQ(((const struct toe_shm_region *)v[1].data)->busy_cpu, 2);
+	pub_set_busy_cpu(p, 0);
+	pub_tick(p, shm_now_ns());
+	CHECK_EQ(r0->busy_cpu, 1);
+	pub_set_busy_cpu(p, -1);
+	pub_tick(p, shm_now_ns());
+	CHECK_EQ(r0->busy_cpu, 0);
+	CHECK_EQ(((const struct toe_shm_region *)v[1].data)->busy_cpu, 0);
+	for (int i = 0; i < 2; i++) {
+		view_close(&v[i]);
+		pub_client_close_fds(c[i]);
+	}
+	pub_destroy(p);
+}
+
 /* ---- the race: a reader going to sleep while the producer publishes ---- */
 
 #define RACE_ROUNDS 20000
@@ -222,6 +259,7 @@ static void test_wake_never_lost(void)
 int main(void)
 {
 	test_commit_then_wake();
+	test_busy_cpu();
 	test_wake_never_lost();
 	return test_done("test_pub_wake");
 }
