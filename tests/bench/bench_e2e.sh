@@ -25,7 +25,8 @@
 #   run 4: (a) toe-verify in toe_wait() (default); (b) toe-sockrx --busy-poll on CPU 0;
 #   run 5: as run 2 with toe-verify pinned to the data plane's CPU (1), where the
 #          library's wait never spins and the daemon's futex wake is CPU-local
-#          (README: the placement for 2 CPUs); traced and costed like run 2.
+#          (README: the placement for 2 CPUs); traced and costed like run 2
+#          (with E2E_DP_PRIORITY=N it runs SCHED_FIFO at N + 10, above the data plane).
 # At most one busy-poller per CPU (design.md: 2 CPUs); the simulator is not
 # pinned and runs at E2E_LAT_RATE records/s (default 10000, ~6000 messages/s)
 # so that it sleeps between messages. Every record toe-verify reads is also
@@ -249,8 +250,16 @@ EOF
 traced_wait_run lat2 9302 e2e-toed-xdp-wait run2 e2e-toed-inside-arrival-to-visible e2e-toed-wait-costs
 # run 5: the default wait on the data plane's CPU (README: the placement for 2 CPUs): it never spins there,
 # and the daemon's wake-up of a thread on its own CPU is local
+# (a SCHED_FIFO data plane, E2E_DP_PRIORITY, would never let it run there: it then runs SCHED_FIFO above it)
+rt5=""
+if [ "$DP_PRIO" -gt 0 ]; then
+	rt5=$((DP_PRIO + 10))
+	[ "$rt5" -gt 99 ] && rt5=99
+	rt5="--priority $rt5"
+fi
+# shellcheck disable=SC2086
 traced_wait_run lat5 9305 e2e-toed-xdp-wait-dpcpu run5 e2e-toed-inside-arrival-to-visible-run5 \
-	e2e-toed-wait-costs-run5 --cpu 1
+	e2e-toed-wait-costs-run5 --cpu 1 $rt5
 lat_run lat4 9304 --label e2e-toed-xdp-wait-run4 -- --busy-poll --cpu 0 --label e2e-sockrx-busypoll
 # run 3: nobody spins (the data plane sleeps too: [dataplane] busy_poll is live)
 set_busy_poll() {
