@@ -3,7 +3,8 @@
  *   toe-verify --templates FILE.xml [--socket PATH] [--expect N] [--seed S] [--per-msg K]
  *              [--securities N] [--channels N] [--order-pct P]
  *              [--types trade,order] [--channel N]... [--security ID]... [--capacity N]
- *              [--busy-poll] [--spin NS] [--cpu N] [--slow US] [--sendlog FILE] [--latency-out FILE]
+ *              [--busy-poll] [--spin NS] [--cpu N] [--priority N] [--slow US] [--sendlog FILE]
+ *              [--latency-out FILE]
  *              [--label NAME] [--idle-ms T] [--timeout S] [--ready FILE] [--hold FILE] [--join]
  *              [--from-start] [--ahead N]
  *
@@ -57,6 +58,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <stdlib.h>
@@ -88,7 +90,8 @@ static void usage(FILE *f)
 		"usage: toe-verify --templates FILE.xml [--socket PATH] [--expect N] [--seed S] [--per-msg K]\n"
 		"                  [--securities N] [--channels N] [--order-pct P]\n"
 		"                  [--types trade,order] [--channel N]... [--security ID]... [--capacity N]\n"
-		"                  [--busy-poll] [--spin NS] [--cpu N] [--slow US] [--sendlog FILE] [--latency-out FILE]\n"
+		"                  [--busy-poll] [--spin NS] [--cpu N] [--priority N] [--slow US] [--sendlog FILE]\n"
+		"                  [--latency-out FILE]\n"
 		"                  [--label NAME] [--idle-ms T] [--timeout S] [--ready FILE] [--hold FILE] [--join]\n"
 		"                  [--from-start] [--ahead N]\n"
 		"  --templates FILE   the FAST template file toe-feedsim encodes with\n"
@@ -104,6 +107,7 @@ static void usage(FILE *f)
 		"  --busy-poll        spin on the ring (one busy CPU) instead of toe_wait()\n"
 		"  --spin NS          toe_wait's spin: 0 adaptive (the library's default), >0 fixed, <0 never\n"
 		"  --cpu N            run on CPU N\n"
+		"  --priority N       run SCHED_FIFO at priority N (1..99; above the data plane's to wake on its CPU)\n"
 		"  --slow US          sleep US microseconds after each record (a slow strategy)\n"
 		"  --sendlog FILE     toe-feedsim's send log: one-way latency per message\n"
 		"  --latency-out FILE per message {\"msg_seq\",\"rx_ns\",\"lat_ns\",\"cap_ns\"} (JSON lines)\n"
@@ -658,7 +662,7 @@ int main(int argc, char **argv)
 		{"timeout", required_argument, 0, 'T'},   {"ready", required_argument, 0, 'r'},
 		{"join", no_argument, 0, 'j'},            {"ahead", required_argument, 0, 'A'},
 		{"hold", required_argument, 0, 'H'},      {"from-start", no_argument, 0, 'R'},
-		{"spin", required_argument, 0, 'W'},
+		{"spin", required_argument, 0, 'W'},      {"priority", required_argument, 0, 'Q'},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
 	static struct filter filt;
@@ -666,13 +670,13 @@ int main(int argc, char **argv)
 	const char *sock_path = NULL, *sendlog = NULL, *lat_path = NULL, *ready = NULL, *hold = NULL;
 	int from_start = 0;
 	uint64_t per_msg = 4, capacity = 0, slow_us = 0, idle_ms = 3000, timeout_s = 120, ahead = AHEAD_DEFAULT, x;
-	int64_t cpu = -1, spin_ns = 0;
+	int64_t cpu = -1, spin_ns = 0, prio = 0;
 	int busy = 0, c;
 	sse_gen_default(&v.t.cfg);
 	v.t.records = 100000;
 	v.label = "toe-verify";
 
-	while ((c = getopt_long(argc, argv, "t:x:n:s:k:S:c:p:y:C:I:q:BP:w:L:O:N:i:T:r:jA:H:RhW:", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:x:n:s:k:S:c:p:y:C:I:q:BP:w:L:O:N:i:T:r:jA:H:RhW:Q:", lopts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
 		case 't': v.t.templates = optarg; break;
@@ -726,6 +730,11 @@ int main(int argc, char **argv)
 			break;
 		case 'B': busy = 1; break;
 		case 'W': spin_ns = strtoll(optarg, NULL, 10); break;
+		case 'Q':
+			prio = strtoll(optarg, NULL, 10);
+			if (prio < 1 || prio > 99)
+				bad = "--priority needs a SCHED_FIFO priority in 1..99";
+			break;
 		case 'P': bad = feed_opt_cpu(optarg, &cpu); break;
 		case 'w':
 			if (feed_parse_u64(optarg, 0, 10000000, &slow_us))
@@ -797,6 +806,12 @@ int main(int argc, char **argv)
 		;
 	if (cpu >= 0 && feed_pin_cpu((int)cpu))
 		fprintf(stderr, "toe-verify: cannot run on CPU %" PRId64 ": %s (continuing)\n", cpu, strerror(errno));
+	if (prio) {
+		struct sched_param sp = {.sched_priority = (int)prio};
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			fprintf(stderr, "toe-verify: cannot run SCHED_FIFO %" PRId64 ": %s (continuing)\n", prio,
+				strerror(errno));
+	}
 
 	struct toe_opts opts = {.name = v.label, .spin_ns = spin_ns};
 	int e = toe_connect(&cl, sock_path, &opts);

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -796,6 +797,14 @@ static uint32_t spin_until(struct toe_client *c, int64_t until, int *err)
 	}
 }
 
+/* Whether this thread runs on the CPU the daemon's data plane busy-polls on
+ * (toe_shm_region.busy_cpu; sched_getcpu is a vDSO call). */
+static int on_busy_cpu(const struct toe_client *c)
+{
+	uint32_t bc = __atomic_load_n(&c->ring.reg->busy_cpu, __ATOMIC_RELAXED);
+	return bc && sched_getcpu() == (int)(bc - 1);
+}
+
 /* The phases of one wait, in order: an optional timed sleep, a spin, a sleep
  * until woken. Fixed spin (opts.spin_ns > 0): no timed sleep; adaptive
  * (default): wait_adapt.h decides both. */
@@ -805,6 +814,10 @@ static uint32_t wait_phases(struct toe_client *c, int64_t start, int64_t deadlin
 	uint32_t n;
 	if (c->spin_ns > 0) {
 		spin_end = start + c->spin_ns;
+	} else if (c->spin_ns == 0 && on_busy_cpu(c)) {
+		/* the producer busy-polls this CPU: a spin here only keeps it from
+		 * publishing, and its wake-up is a local one (a few us) */
+		return sleep_until(c, deadline, err);
 	} else if (c->spin_ns == 0) {
 		struct wait_plan p;
 		wait_adapt_plan(&c->wa, start, &p);

@@ -24,7 +24,8 @@ struct pub_client {
 	int efd;
 	uint32_t id;
 	uint32_t slot;
-	uint64_t bytes; /* data + consumer region, for the ring memory budget */
+	uint64_t bytes;     /* data + consumer region, for the ring memory budget */
+	uint32_t wake_bits; /* producer thread: wait bits taken at a commit, not yet acted on */
 };
 
 /* Something removed that the producer may still be using. */
@@ -42,6 +43,7 @@ struct pub {
 	uint32_t hwm;              /* atomic: slots[0..hwm) may be in use */
 	uint32_t replays;          /* atomic: clients added with a pending replay */
 	uint64_t gen;              /* atomic: producer calls completed */
+	uint32_t busy_cpu;         /* atomic: toe_shm_region.busy_cpu for every ring */
 	/* producer thread */
 	union toe_record *hist;
 	uint32_t hist_mask;
@@ -51,6 +53,8 @@ struct pub {
 	uint64_t delivered;
 	uint64_t dropped;
 	uint64_t wakeups;
+	struct pub_client **wakeq; /* clients with wake_bits, in commit order */
+	uint32_t nwake;
 	/* control thread */
 	uint32_t nclients;
 	uint32_t next_id;
@@ -195,7 +199,8 @@ struct pub *pub_create(const struct pub_config *cfg, int *err)
 		goto fail;
 	e = -ENOMEM;
 	p->slots = calloc(p->cfg.max_clients, sizeof(p->slots[0]));
-	if (!p->slots)
+	p->wakeq = calloc(p->cfg.max_clients, sizeof(p->wakeq[0]));
+	if (!p->slots || !p->wakeq)
 		goto fail;
 	if (p->cfg.history) {
 		p->cfg.history = pow2_up(p->cfg.history);
@@ -212,6 +217,7 @@ struct pub *pub_create(const struct pub_config *cfg, int *err)
 fail:
 	if (p) {
 		free(p->slots);
+		free(p->wakeq);
 		free(p->hist);
 		free(p);
 	}
@@ -363,6 +369,7 @@ int pub_client_add(struct pub *p, const struct pub_filter *f, uint32_t capacity,
 	reg->heartbeat_ns = shm_now_ns();
 	reg->heartbeat_period_ns = p->cfg.heartbeat_period_ns;
 	reg->state = TOE_SHM_STATE_LIVE;
+	reg->busy_cpu = __atomic_load_n(&p->busy_cpu, __ATOMIC_RELAXED); /* pub_tick keeps it current */
 	memset(c->cons.base, 0, TOE_SHM_CONS_SIZE);
 	e = shm_region_seal_readonly(&c->data);
 	if (e == 0)
@@ -508,6 +515,7 @@ void pub_destroy(struct pub *p)
 	__atomic_store_n(&p->gen, UINT64_MAX, __ATOMIC_RELEASE);
 	pub_reclaim(p);
 	free(p->slots);
+	free(p->wakeq);
 	free(p->hist);
 	free(p);
 }
@@ -560,6 +568,9 @@ static void finish_call(struct pub *p)
 	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
 }
 
+/* Publish c's new records; a reader that was asleep is queued for wake_queued()
+ * (once: its wait word is 0 now, so later commits return no bits until it
+ * sleeps again, and then the bits are merged). */
 static void commit(struct pub *p, struct pub_client *c, uint64_t seq0, uint64_t drop0)
 {
 	uint32_t bits = toe_ring_prod_commit(&c->ring);
@@ -569,8 +580,27 @@ static void commit(struct pub *p, struct pub_client *c, uint64_t seq0, uint64_t 
 		if (dropped)
 			__atomic_store_n(&p->dropped, p->dropped + dropped, __ATOMIC_RELAXED);
 	}
-	if (bits)
+	if (bits) {
+		if (!c->wake_bits)
+			p->wakeq[p->nwake++] = c; /* one entry per client: nwake <= max_clients */
+		c->wake_bits |= bits;
+	}
+}
+
+/* The system calls, after every ring is committed. The queued clients cannot
+ * be freed meanwhile: the generation (finish_call) has not moved since they
+ * were read from the slots. */
+static unsigned wake_queued(struct pub *p)
+{
+	unsigned n = p->nwake;
+	for (uint32_t i = 0; i < n; i++) {
+		struct pub_client *c = p->wakeq[i];
+		uint32_t bits = c->wake_bits;
+		c->wake_bits = 0;
 		wake(p, c, bits);
+	}
+	p->nwake = 0;
+	return n;
 }
 
 /* Copy history into a new client's ring before it sees live records. The
@@ -603,7 +633,7 @@ static void replay(struct pub *p, struct pub_client *c)
 	commit(p, c, seq0, drop0);
 }
 
-unsigned pub_publish(struct pub *p, const union toe_record *recs, unsigned n)
+unsigned pub_publish_nowake(struct pub *p, const union toe_record *recs, unsigned n)
 {
 	uint32_t hwm = __atomic_load_n(&p->hwm, __ATOMIC_ACQUIRE);
 	uint64_t delivered0 = p->delivered;
@@ -627,8 +657,24 @@ unsigned pub_publish(struct pub *p, const union toe_record *recs, unsigned n)
 		p->hist_n += n;
 	}
 	__atomic_store_n(&p->published, p->published + n, __ATOMIC_RELAXED);
-	finish_call(p);
+	if (!p->nwake)
+		finish_call(p); /* else pub_wake() ends the call: it still uses the queued clients */
 	return (unsigned)(p->delivered - delivered0);
+}
+
+unsigned pub_wake(struct pub *p)
+{
+	unsigned n = wake_queued(p);
+	finish_call(p);
+	return n;
+}
+
+unsigned pub_publish(struct pub *p, const union toe_record *recs, unsigned n)
+{
+	unsigned d = pub_publish_nowake(p, recs, n);
+	if (p->nwake)
+		pub_wake(p);
+	return d;
 }
 
 void pub_tick(struct pub *p, uint64_t now_ns)
@@ -643,13 +689,26 @@ void pub_tick(struct pub *p, uint64_t now_ns)
 				continue;
 			if (__atomic_load_n(&c->replay_pending, __ATOMIC_RELAXED))
 				replay(p, c);
-			if (beat)
+			if (beat) {
 				__atomic_store_n(&c->ring.reg->heartbeat_ns, now_ns, __ATOMIC_RELAXED);
+				__atomic_store_n(&c->ring.reg->busy_cpu, __atomic_load_n(&p->busy_cpu, __ATOMIC_RELAXED),
+						 __ATOMIC_RELAXED);
+			}
 		}
 		if (beat)
 			p->next_hb = now_ns + p->cfg.heartbeat_period_ns;
 	}
+	wake_queued(p); /* replays' and any a caller left queued */
 	finish_call(p);
+}
+
+void pub_set_busy_cpu(struct pub *p, int cpu)
+{
+	uint32_t v = cpu >= 0 ? (uint32_t)cpu + 1 : 0;
+	if (v == __atomic_load_n(&p->busy_cpu, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&p->busy_cpu, v, __ATOMIC_RELAXED);
+	p->next_hb = 0; /* the next pub_tick beats at once and writes it into every ring */
 }
 
 uint32_t pub_client_space(struct pub_client *c)

@@ -8,7 +8,10 @@
  * The producer thread calls pub_publish() and pub_tick() and never blocks:
  * a full ring drops the record for that client only (counted in its region
  * header; the per-ring seq shows the gap). Wake-ups (futex or eventfd) are
- * sent only to clients that set their wait bits.
+ * sent only to clients that set their wait bits, and only after every ring
+ * of the call is committed: a system call that wakes one sleeping reader
+ * never delays the records of the next ring (pub_publish_nowake() lets the
+ * caller stamp "visible" before the wakes and send them with pub_wake()).
  *
  * Threads: pub_client_add/remove/set_filter, pub_reclaim, pub_stats and
  * pub_destroy belong to the control thread; pub_publish, pub_tick and
@@ -117,11 +120,24 @@ struct pub_client *pub_client_find(struct pub *p, uint32_t id);
 void pub_reclaim(struct pub *p);
 void pub_get_stats(const struct pub *p, struct pub_stats *st);
 
-/* Producer thread. Returns the number of ring copies delivered. */
+/* Producer thread. Returns the number of ring copies delivered. Commits every
+ * ring, then wakes the sleeping readers (pub_publish_nowake + pub_wake). */
 unsigned pub_publish(struct pub *p, const union toe_record *recs, unsigned n);
+/* The same without the wakes: the records are visible in every ring when it
+ * returns; the readers that were asleep are queued (at most once each). The
+ * producer must call pub_wake() next (pub_tick() also does): until then a
+ * sleeping reader stays asleep, and removed clients are not freed. */
+unsigned pub_publish_nowake(struct pub *p, const union toe_record *recs, unsigned n);
+/* Wake the readers queued by pub_publish_nowake(); returns how many. */
+unsigned pub_wake(struct pub *p);
 /* Call regularly (every loop turn is fine, at least every heartbeat period):
- * runs pending replays and writes the heartbeat. now_ns: CLOCK_MONOTONIC. */
+ * runs pending replays, writes the heartbeat and sends queued wakes.
+ * now_ns: CLOCK_MONOTONIC. */
 void pub_tick(struct pub *p, uint64_t now_ns);
+/* The CPU the producer thread busy-polls on, pinned (-1: none), for the
+ * clients (toe_shm_region.busy_cpu): written into every ring at the next
+ * pub_tick and into every new ring. */
+void pub_set_busy_cpu(struct pub *p, int cpu);
 /* Free slots in c's ring now (for benchmarks that must not drop). */
 uint32_t pub_client_space(struct pub_client *c);
 

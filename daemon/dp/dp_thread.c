@@ -405,7 +405,9 @@ static void set_state(struct toed_dp *dp, uint32_t s)
 
 /* The one publication path of both backends: records in ring order (rx_pipe's
  * output of the software backend, the card's HBM ring) to the tick recording
- * when it is on, then to the clients' rings. */
+ * when it is on, then to the clients' rings. The records are visible when it
+ * returns; the readers that slept are woken by wake_readers() (pub_wake), so
+ * that their system calls come after every ring's commit. */
 static void publish(struct dp_run *r, const union toe_record *recs, unsigned n)
 {
 	struct toed_dp *dp = r->dp;
@@ -414,14 +416,25 @@ static void publish(struct dp_run *r, const union toe_record *recs, unsigned n)
 	if (toed_record_dp_active(dp->rec))
 		for (unsigned i = 0; i < n; i++)
 			toed_record_dp_tick(dp->rec, &recs[i]);
-	pub_publish(dp->pub, recs, n);
+	pub_publish_nowake(dp->pub, recs, n);
 	r->published += n;
+}
+
+static void wake_readers(struct dp_run *r)
+{
+	pub_wake(r->dp->pub);
+}
+
+static void publish_batch(struct dp_run *r)
+{
+	publish(r, r->batch, r->nbatch);
+	r->nbatch = 0;
 }
 
 static void flush_batch(struct dp_run *r)
 {
-	publish(r, r->batch, r->nbatch);
-	r->nbatch = 0;
+	publish_batch(r);
+	wake_readers(r);
 }
 
 /* Software backend: the pipeline's output entries that are records go to the batch. */
@@ -442,7 +455,7 @@ static void drain(struct dp_run *r)
 		o.tick.hdr.present = (o.tick.hdr.present & ~TOE_CLK_MASK) | (r->clock << TOE_CLK_SHIFT);
 		r->batch[r->nbatch++] = o.tick;
 		if (r->nbatch == DP_BATCH)
-			flush_batch(r);
+			publish_batch(r); /* the wakes at the end of the frame (frame_in) or by the caller */
 	}
 }
 
@@ -488,6 +501,22 @@ static void use_decoder(struct toed_dp *dp, uint32_t decoder)
 		dp->pipe->fastx = decoder == TOED_DECODER_REFERENCE ? NULL : dp->fastx;
 }
 
+/* The CPU this thread busy-polls on when it is pinned to exactly one, else -1:
+ * told to the clients (toe_shm_region.busy_cpu) so that a reader there sleeps
+ * instead of spinning against the data plane. */
+static int busy_cpu(const struct toed_dp *dp, const struct toed_dp_live *l)
+{
+	cpu_set_t set;
+	if (!l->busy_poll || dp->src_kind == SRC_PCAP || pthread_getaffinity_np(pthread_self(), sizeof set, &set))
+		return -1;
+	if (CPU_COUNT(&set) != 1)
+		return -1;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			return i;
+	return -1;
+}
+
 static void take_live(struct dp_run *r, int first)
 {
 	struct toed_dp *dp = r->dp;
@@ -500,6 +529,7 @@ static void take_live(struct dp_run *r, int first)
 	pthread_mutex_unlock(&dp->live_lock);
 	r->live_gen = g;
 	apply_sched(&r->live, &l, first);
+	pub_set_busy_cpu(dp->pub, busy_cpu(dp, &l));
 	if (!first && l.pace != r->live.pace)
 		r->paced = 0; /* re-base the replay clock at the next frame */
 	if (l.trace && (first || !r->live.trace))
@@ -804,6 +834,7 @@ static void frame_in(struct dp_run *r, uint32_t k, const struct src_frame *f)
 	if (toed_record_dp_active(dp->rec))
 		toed_record_dp_frame(dp->rec, f->data, f->len, f->wire_len, f->ts_ns);
 	uint64_t before = r->published + r->nbatch;
+	uint64_t taken = r->trace.since_ns ? real_ns() : 0;
 	rx_frame_port(dp->pipe, dp->src_port[k], f->data, f->len, f->ts_ns, f->csum);
 	pp->frames++;
 	pp->bytes += f->len;
@@ -828,8 +859,10 @@ static void frame_in(struct dp_run *r, uint32_t k, const struct src_frame *f)
 		return;
 	}
 	uint64_t decoded = real_ns();
-	flush_batch(r);
+	publish_batch(r);
 	uint64_t visible = real_ns();
+	wake_readers(r); /* after the stamp: a reader's wake-up is its own latency, not the ring's */
+	dp_trace_add(&r->trace, DP_TRACE_TAKEN, f->ts_ns, taken, n);
 	dp_trace_add(&r->trace, DP_TRACE_DECODED, f->ts_ns, decoded, n);
 	dp_trace_add(&r->trace, DP_TRACE_VISIBLE, f->ts_ns, visible, n);
 }
@@ -1075,6 +1108,7 @@ static void card_publish(struct dp_run *r, int n)
 		m++;
 	}
 	publish(r, r->cbatch, m);
+	wake_readers(r);
 }
 
 /* Card backend: the card's clock every ms, its ring drained into the publication path. */

@@ -1,15 +1,17 @@
 /* dp_trace.h - the data plane's opt-in latency trace: where a record's time goes inside toed.
  *
  * With [dataplane] trace = yes (live), the data-plane thread stamps each
- * frame's records at three points, all on the clock of the frame's arrival
+ * frame's records at four points, all on the clock of the frame's arrival
  * stamp (src_frame.ts_ns: the NIC or XDP stamp where there is one):
  *
  *   arrival  the frame's own stamp (NIC, XDP program, kernel, or capture time)
+ *   taken    the data plane starts on the frame (the kernel's delivery into
+ *            the socket's ring and the thread's polling are before it)
  *   decoded  the receive pipeline has turned the frame into records
- *   visible  the records are committed to every client's ring
+ *   visible  the records are committed to every client's ring (before any
+ *            reader is woken: a wake-up is the reader's latency, not toed's)
  *
- * and adds (decoded - arrival) and (visible - arrival) per record to two
- * histograms. Off, it costs one predictable branch per frame.
+ * and adds (stage - arrival) per record to one histogram per stage. Off, it costs one predictable branch per frame.
  *
  * The histograms have fixed memory and constant-time insertion: values are
  * binned by their top 5 significant bits (16 linear sub-bins per power of
@@ -36,7 +38,8 @@ struct dp_hist {
 enum dp_trace_stage {
 	DP_TRACE_DECODED = 0, /* arrival -> records out of the pipeline */
 	DP_TRACE_VISIBLE = 1, /* arrival -> records committed to the clients' rings */
-	DP_TRACE_STAGES = 2,
+	DP_TRACE_TAKEN = 2,   /* arrival -> the data plane starts on the frame */
+	DP_TRACE_STAGES = 3,
 };
 
 struct dp_trace {

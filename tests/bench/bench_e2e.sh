@@ -22,7 +22,11 @@
 #   run 3: nobody spins: the data plane sleeps between frames (busy_poll = no,
 #          a live reload), toe-verify in toe_wait(), toe-sockrx in a blocking
 #          recv() - the fairest comparison on a machine others load too;
-#   run 4: (a) toe-verify in toe_wait() (default); (b) toe-sockrx --busy-poll on CPU 0.
+#   run 4: (a) toe-verify in toe_wait() (default); (b) toe-sockrx --busy-poll on CPU 0;
+#   run 5: as run 2 with toe-verify pinned to the data plane's CPU (1), where the
+#          library's wait never spins and the daemon's futex wake is CPU-local
+#          (README: the placement for 2 CPUs); traced and costed like run 2
+#          (with E2E_DP_PRIORITY=N it runs SCHED_FIFO at N + 10, above the data plane).
 # At most one busy-poller per CPU (design.md: 2 CPUs); the simulator is not
 # pinned and runs at E2E_LAT_RATE records/s (default 10000, ~6000 messages/s)
 # so that it sleeps between messages. Every record toe-verify reads is also
@@ -39,6 +43,8 @@
 # way back is tried after the first unclean one). Then one run of E2E_MILLION
 # records (default 1000000) at half the sustained rate (at least the first
 # step), verified record by record.
+#
+# E2E_LATENCY_ONLY=1 stops after the latency runs (no sustained rate, no million).
 #
 # Exit 0 done, 77 skipped (no root / namespaces / XDP: "SKIP: reason"), 1 a
 # wrong record or a setup failure. Takes about a minute.
@@ -180,21 +186,36 @@ lat_run() {
 }
 
 lat_run lat1 9301 --busy-poll --cpu 0 --label e2e-toed-xdp-busypoll -- --label e2e-sockrx-recv
-# run 2, the deployment for 2 CPUs: the client's CPU share, the daemon's futex wakes per record,
-# and ([dataplane] trace, switched on for this run alone) each record's time inside toed
-"$TOECTL" -s "$SOCK" stats --json >"$WORK/lat2.s0.json" || fail "toectl stats"
-sed -i "s/^trace = .*/trace = yes/" "$WORK/toed.conf"
-"$TOECTL" -s "$SOCK" reload >"$WORK/reload.out" 2>&1 || fail "toectl reload: $(cat "$WORK/reload.out")"
-lat_run lat2 9302 --label e2e-toed-xdp-wait -- --label e2e-sockrx-recv-run2
-sleep 0.2 # the data plane's snapshot, every 100 ms
-"$TOECTL" -s "$SOCK" stats --json >"$WORK/lat2.s1.json" || fail "toectl stats"
-"$TOECTL" -s "$SOCK" latency >"$WORK/lat2.trace" || fail "toectl latency"
-echo "lat2: inside toed ([dataplane] trace, toectl latency):"
-sed 's/^/    /' "$WORK/lat2.trace"
-"$TOECTL" -s "$SOCK" latency --json | "$PY" -c 'import json,sys; d=json.load(sys.stdin); v=d["arrival_to_visible"]; print("RESULT " + json.dumps({"name":"e2e-toed-inside-arrival-to-visible","unit":"ns","n":v["records"],"p50":v["p50_ns"],"p90":v["p90_ns"],"p99":v["p99_ns"],"p999":v["p999_ns"],"max":v["max_ns"]}, separators=(",",":")))' || fail "toectl latency --json"
-sed -i "s/^trace = .*/trace = no/" "$WORK/toed.conf"
-"$TOECTL" -s "$SOCK" reload >"$WORK/reload.out" 2>&1 || fail "toectl reload: $(cat "$WORK/reload.out")"
-"$PY" - "$WORK/lat2.s0.json" "$WORK/lat2.s1.json" "$WORK/lat2.verify.out" <<'EOF' || fail "run 2 costs"
+# traced_wait_run NAME PORT LABEL SUFFIX RESULT-INSIDE RESULT-COSTS [VERIFY-OPTIONS]: a toe_wait() client
+# beside a blocking recv() (label e2e-sockrx-recv-SUFFIX), with the client's CPU share, the daemon's futex
+# wakes per record, and ([dataplane] trace, switched on for this run alone) each record's time inside toed
+traced_wait_run() {
+	tname=$1 tport=$2 tlabel=$3 tsuf=$4 tin=$5 tcost=$6
+	shift 6
+	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$tname.s0.json" || fail "toectl stats"
+	sed -i "s/^trace = .*/trace = yes/" "$WORK/toed.conf"
+	"$TOECTL" -s "$SOCK" reload >"$WORK/reload.out" 2>&1 || fail "toectl reload: $(cat "$WORK/reload.out")"
+	lat_run "$tname" "$tport" "$@" --label "$tlabel" -- --label "e2e-sockrx-recv-$tsuf"
+	sleep 0.2 # the data plane's snapshot, every 100 ms
+	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$tname.s1.json" || fail "toectl stats"
+	"$TOECTL" -s "$SOCK" latency >"$WORK/$tname.trace" || fail "toectl latency"
+	echo "$tname: inside toed ([dataplane] trace, toectl latency):"
+	sed 's/^/    /' "$WORK/$tname.trace"
+	"$TOECTL" -s "$SOCK" latency --json | "$PY" -c 'import json,sys
+d = json.load(sys.stdin)
+v = d["arrival_to_visible"]
+out = {"name": sys.argv[1], "unit": "ns", "n": v["records"]}
+for k in ("p50", "p90", "p99", "p999"):
+    out[k] = v[k + "_ns"]
+out["max"] = v["max_ns"]
+for st in ("taken", "decoded"):
+    if "arrival_to_" + st in d:
+        for k in ("p50", "p90", "p99"):
+            out[st + "_" + k] = d["arrival_to_" + st][k + "_ns"]
+print("RESULT " + json.dumps(out, separators=(",", ":")))' "$tin" || fail "toectl latency --json"
+	sed -i "s/^trace = .*/trace = no/" "$WORK/toed.conf"
+	"$TOECTL" -s "$SOCK" reload >"$WORK/reload.out" 2>&1 || fail "toectl reload: $(cat "$WORK/reload.out")"
+	"$PY" - "$WORK/$tname.s0.json" "$WORK/$tname.s1.json" "$WORK/$tname.verify.out" "$tname" "$tcost" <<'EOF' ||
 import json, re, sys
 def wakeups(path):
     found = []
@@ -216,13 +237,29 @@ recs = int(get("received"))
 wakes = wakeups(sys.argv[2]) - wakeups(sys.argv[1])
 cpu, secs, slept = float(get("cpu_seconds")), float(get("seconds")), int(get("waits_slept"))
 share = cpu / secs if secs > 0 else 0.0
-print("lat2: client (default adaptive toe_wait): %.1f%% of a CPU over %.2f s; %d waits slept; "
-      "daemon futex wakes %d for %d records (%.3f per record)" % (100 * share, secs, slept, wakes, recs,
-                                                                  wakes / max(recs, 1)))
-print("RESULT " + json.dumps({"name": "e2e-toed-wait-costs", "unit": "ratio", "client_cpu_share": round(share, 3),
+print("%s: client (default adaptive toe_wait): %.1f%% of a CPU over %.2f s; %d waits slept; "
+      "daemon futex wakes %d for %d records (%.3f per record)" % (sys.argv[4], 100 * share, secs, slept, wakes,
+                                                                  recs, wakes / max(recs, 1)))
+print("RESULT " + json.dumps({"name": sys.argv[5], "unit": "ratio", "client_cpu_share": round(share, 3),
                               "futex_wakes_per_record": round(wakes / max(recs, 1), 4), "waits_slept": slept,
                               "records": recs}, separators=(",", ":")))
 EOF
+		fail "$tname costs"
+}
+# run 2: the default wait, not pinned (the scheduler picks its CPU)
+traced_wait_run lat2 9302 e2e-toed-xdp-wait run2 e2e-toed-inside-arrival-to-visible e2e-toed-wait-costs
+# run 5: the default wait on the data plane's CPU (README: the placement for 2 CPUs): it never spins there,
+# and the daemon's wake-up of a thread on its own CPU is local
+# (a SCHED_FIFO data plane, E2E_DP_PRIORITY, would never let it run there: it then runs SCHED_FIFO above it)
+rt5=""
+if [ "$DP_PRIO" -gt 0 ]; then
+	rt5=$((DP_PRIO + 10))
+	[ "$rt5" -gt 99 ] && rt5=99
+	rt5="--priority $rt5"
+fi
+# shellcheck disable=SC2086
+traced_wait_run lat5 9305 e2e-toed-xdp-wait-dpcpu run5 e2e-toed-inside-arrival-to-visible-run5 \
+	e2e-toed-wait-costs-run5 --cpu 1 $rt5
 lat_run lat4 9304 --label e2e-toed-xdp-wait-run4 -- --busy-poll --cpu 0 --label e2e-sockrx-busypoll
 # run 3: nobody spins (the data plane sleeps too: [dataplane] busy_poll is live)
 set_busy_poll() {
@@ -237,7 +274,7 @@ set_busy_poll yes
 # ratios (baseline / toed) and the histogram data, in python (json)
 "$PY" - "$WORK/lat.jsonl" "$OUT/e2e_latency.dat" "$WORK/lat0.floor.lat" "$WORK/lat1.toed.lat" \
 	"$WORK/lat1.sockrx.lat" "$WORK/lat2.toed.lat" "$WORK/lat2.sockrx.lat" "$WORK/lat3.toed.lat" \
-	"$WORK/lat4.sockrx.lat" <<'EOF' || fail "latency ratios"
+	"$WORK/lat4.sockrx.lat" "$WORK/lat5.toed.lat" <<'EOF' || fail "latency ratios"
 import json, math, os, sys
 res = {}
 for line in open(sys.argv[1]):
@@ -258,6 +295,7 @@ ratio("e2e-sockrx-recv-run0", "e2e-xsk-floor", True)
 ratio("e2e-sockrx-recv", "e2e-toed-xdp-busypoll", True)
 ratio("e2e-sockrx-recv-run2", "e2e-toed-xdp-wait", True)
 ratio("e2e-sockrx-recv-run3", "e2e-toed-xdp-sleep", True)
+ratio("e2e-sockrx-recv-run5", "e2e-toed-xdp-wait-dpcpu", True)
 ratio("e2e-sockrx-busypoll", "e2e-toed-xdp-wait-run4", True)
 ratio("e2e-sockrx-busypoll", "e2e-toed-xdp-busypoll", False)
 ratio("e2e-xsk-floor", "e2e-toed-xdp-busypoll", False)
@@ -265,15 +303,15 @@ ratio("e2e-xsk-floor", "e2e-toed-xdp-busypoll", False)
 names = ["raw AF_XDP reader, the floor (run 0)", "toed AF_XDP, busy-polling client (run 1)",
          "Linux recv(), blocking (run 1)", "toed AF_XDP, default toe_wait client (run 2)",
          "Linux recv(), blocking (run 2)", "toed AF_XDP, sleeping data plane and client (run 3)",
-         "Linux recv(), busy-polling (run 4)"]
+         "Linux recv(), busy-polling (run 4)", "toed AF_XDP, default toe_wait client on the data plane's CPU (run 5)"]
 labels = ["e2e-xsk-floor", "e2e-toed-xdp-busypoll", "e2e-sockrx-recv", "e2e-toed-xdp-wait",
-          "e2e-sockrx-recv-run2", "e2e-toed-xdp-sleep", "e2e-sockrx-busypoll"]
+          "e2e-sockrx-recv-run2", "e2e-toed-xdp-sleep", "e2e-sockrx-busypoll", "e2e-toed-xdp-wait-dpcpu"]
 with open(sys.argv[2] + ".titles", "w") as f:
     for n, l in zip(names, labels):
         r = res.get(l)
         f.write("%s: p50 %.1f us, p90 %.1f us\n" % (n, r["p50"] / 1e3, r["p90"] / 1e3) if r else n + "\n")
 series = []
-for path in sys.argv[3:10]:
+for path in sys.argv[3:11]:
     v = []
     for line in (open(path) if os.path.exists(path) else []):
         d = json.loads(line)
@@ -305,6 +343,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 	t5=$(sed -n 5p "$OUT/e2e_latency.dat.titles")
 	t6=$(sed -n 6p "$OUT/e2e_latency.dat.titles")
 	t7=$(sed -n 7p "$OUT/e2e_latency.dat.titles")
+	t8=$(sed -n 8p "$OUT/e2e_latency.dat.titles")
 	gnuplot <<EOF 2>"$WORK/gnuplot.err" || echo "note: gnuplot failed: $(cat "$WORK/gnuplot.err")"
 set terminal pngcairo size 1200,700 font ",10" noenhanced
 set output "$OUT/e2e_latency.png"
@@ -319,11 +358,16 @@ d = "$OUT/e2e_latency.dat"
 plot d using 1:2 with steps lw 3 title "$t1", d using 1:3 with steps lw 2 title "$t2", \\
      d using 1:4 with steps lw 2 title "$t3", d using 1:5 with steps lw 2 dt 2 title "$t4", \\
      d using 1:6 with steps lw 2 dt 2 title "$t5", d using 1:7 with steps lw 2 dt 3 title "$t6", \\
-     d using 1:8 with steps lw 2 dt 3 title "$t7"
+     d using 1:8 with steps lw 2 dt 3 title "$t7", d using 1:9 with steps lw 3 title "$t8"
 EOF
 	[ -s "$OUT/e2e_latency.png" ] && echo "plot: $OUT/e2e_latency.png"
 else
 	echo "note: gnuplot is not installed (apt-get install gnuplot-nox): no PNG; data in $OUT/e2e_latency.dat"
+fi
+
+if [ -n "${E2E_LATENCY_ONLY:-}" ]; then
+	e2e_stop_toed
+	exit 0
 fi
 
 # ---- sustained rate ------------------------------------------------------------------

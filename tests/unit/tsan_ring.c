@@ -153,11 +153,24 @@ static void *pub_producer(void *arg)
 			r[k].hdr.msg_seq = i * 16 + (uint64_t)k;
 			r[k].trade.trade_channel = k % 4;
 		}
-		pub_publish(t->pub, r, 16);
+		if (i % 3 == 0) {
+			pub_publish(t->pub, r, 16);
+		} else {
+			/* the split the data plane uses, the wakes after the commits; one
+			 * round in three leaves them queued into the next call */
+			pub_publish_nowake(t->pub, r, 16);
+			if (i % 3 == 2) {
+				if (i % 2)
+					usleep(10); /* a slow stamp: the control thread removes and reclaims meanwhile */
+				pub_wake(t->pub);
+			}
+		}
+		t->calls++;
+		if (i % 3 == 1)
+			continue;
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		pub_tick(t->pub, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
-		t->calls++;
 	}
 	return NULL;
 }
@@ -170,6 +183,7 @@ static void test_pub_threads(void)
 	pthread_t tp;
 	pthread_create(&tp, NULL, pub_producer, &t);
 	struct pub_client *live[4] = {0};
+	struct toe_shm_consumer *cons[4] = {0}; /* the clients' side of their consumer pages */
 	uint64_t seen = 0;
 	for (int it = 0; it < 300; it++) {
 		int k = it % 4;
@@ -177,12 +191,24 @@ static void test_pub_threads(void)
 			struct pub_client_stats cs;
 			pub_client_get_stats(live[k], &cs);
 			seen += cs.offered;
+			/* asleep as far as the producer knows: it queues a wake that may
+			 * still be pending when the client goes (freed only after it) */
+			__atomic_fetch_or(&cons[k]->wait, TOE_SHM_WAIT_FUTEX, __ATOMIC_SEQ_CST);
+			for (int w = 0; w < 2000 && __atomic_load_n(&cons[k]->wait, __ATOMIC_SEQ_CST); w++)
+				usleep(1); /* until the producer took the bit: its wake is queued or done */
 			pub_client_remove(t.pub, live[k]);
+			munmap(cons[k], TOE_SHM_CONS_SIZE);
 			live[k] = NULL;
+			for (int w = 0; w < 5; w++) {
+				pub_reclaim(t.pub); /* must not free it while the wake is still queued */
+				usleep(5);
+			}
 		}
 		struct pub_filter f = {.nchannels = 1, .channels = {k}};
 		struct pub_client_info in;
 		CHECK_EQ(pub_client_add(t.pub, &f, 64, it % 2 ? TOE_START_LAST : TOE_START_NOW, 20, &live[k], &in), 0);
+		cons[k] = mmap(NULL, TOE_SHM_CONS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, in.cons_fd, 0);
+		CHECK(cons[k] != MAP_FAILED);
 		pub_client_close_fds(live[k]);
 		struct pub_filter g = {.types = TOE_TYPE_BIT(TOE_REC_TRADE)};
 		CHECK_EQ(pub_client_set_filter(t.pub, live[k], &g), 0);
@@ -194,15 +220,19 @@ static void test_pub_threads(void)
 	__atomic_store_n(&t.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(tp, NULL);
 	for (int k = 0; k < 4; k++)
-		if (live[k])
+		if (live[k]) {
 			pub_client_remove(t.pub, live[k]);
+			munmap(cons[k], TOE_SHM_CONS_SIZE);
+		}
 	struct pub_stats ps;
 	pub_get_stats(t.pub, &ps);
+	CHECK(ps.wakeups > 0);
 	CHECK_EQ(ps.rings_created, 300);
 	CHECK_EQ(ps.rings_reclaimed, 300);
 	CHECK(seen > 0);
-	printf("tsan_ring: pub: %llu producer calls, %llu records offered to removed clients, %u zombies left\n",
-	       (unsigned long long)t.calls, (unsigned long long)seen, ps.zombies);
+	printf("tsan_ring: pub: %llu producer calls, %llu records offered to removed clients, %llu wake-ups, %u zombies "
+	       "left\n",
+	       (unsigned long long)t.calls, (unsigned long long)seen, (unsigned long long)ps.wakeups, ps.zombies);
 	pub_destroy(t.pub);
 }
 

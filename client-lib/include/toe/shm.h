@@ -94,7 +94,11 @@ struct toe_shm_region {
 	uint64_t heartbeat_ns;        /* CLOCK_MONOTONIC of the producer's latest beat */
 	uint64_t heartbeat_period_ns; /* how often it beats */
 	uint32_t state;               /* enum toe_shm_state */
-	uint8_t pad2[44];
+	uint32_t busy_cpu;            /* 1 + the CPU the producer busy-polls on, pinned; 0: none (or
+				       * unknown: older producers leave it 0). A reader on that CPU
+				       * should sleep, not spin: its spin only keeps the producer off
+				       * the CPU, and a wake-up there is a local one */
+	uint8_t pad2[40];
 	/* line 3: producer index */
 	uint64_t head; /* records written so far; slot = index & (capacity - 1) */
 	uint8_t pad3[56];
@@ -139,6 +143,7 @@ TOE_SHM_OFFSET_ASSERT(struct toe_shm_region, client_id, 48);
 TOE_SHM_OFFSET_ASSERT(struct toe_shm_region, epoch, 64);
 TOE_SHM_OFFSET_ASSERT(struct toe_shm_region, heartbeat_ns, 128);
 TOE_SHM_OFFSET_ASSERT(struct toe_shm_region, state, 144);
+TOE_SHM_OFFSET_ASSERT(struct toe_shm_region, busy_cpu, 148);
 TOE_SHM_OFFSET_ASSERT(struct toe_shm_region, head, 192);
 TOE_SHM_OFFSET_ASSERT(struct toe_shm_region, offered, 256);
 TOE_SHM_OFFSET_ASSERT(struct toe_shm_region, dropped, 264);

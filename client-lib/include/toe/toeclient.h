@@ -137,8 +137,9 @@ TOE_API int toe_poll(struct toe_client *c, toe_handler fn, void *arg, unsigned m
  * learns the spacing of arrivals, sleeps on a futex (which the daemon wakes
  * at once if a record comes early) until shortly before the next record is
  * due, and spins only around that moment, never more than 40% of the
- * spacing (so a waiting client stays under half a CPU) nor 50 us per wait.
- * With opts.spin_ns > 0 it busy-polls that long, then sleeps; < 0 it only
+ * spacing (so a waiting client stays under half a CPU) nor 50 us per wait;
+ * on the CPU the daemon's data plane busy-polls on it never spins (the
+ * daemon's wake-up there is local and fast). With opts.spin_ns > 0 it busy-polls that long, then sleeps; < 0 it only
  * sleeps. timeout_ns < 0: no timeout; 0: just check. Returns the number of records available (>0), -EAGAIN on timeout,
  * -EINTR, -ENOTCONN or -ESTALE. */
 TOE_API int toe_wait(struct toe_client *c, int64_t timeout_ns);
