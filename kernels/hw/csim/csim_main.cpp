@@ -1551,7 +1551,7 @@ static void test_gtoe(const fast_prog *prog)
 	CHECK_EQ(ctr(TOE_KID_TXARB, 0) - arb_eth0, 1); /* the ping's reply came from eth_rx_top */
 	CHECK_EQ(ctr(TOE_KID_TXARB, 1) - arb_gtoe0, ctx.size() - 1);
 	CHECK_EQ(ctr(TOE_KID_ETH_RX, 11), ctr(TOE_KID_GTOE, 0) + ctr(TOE_KID_GTOE, 1)); /* gtoe_out */
-	printf("hw csim: role tcp: %zu frames sent, %zu records, identical to the software path\n", ctx.size(),
+	printf("hw csim: role tcp: %zu frames sent, %zu records, compared with the software path\n", ctx.size(),
 	       hw.size());
 
 	sw_free(sw);
