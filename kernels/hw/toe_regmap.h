@@ -35,9 +35,10 @@
  * the writes from a struct rx_cfg.
  *
  * Kernel graph (link.cfg):
- *   cmac_0 -> eth_rx_top -> mirror_toe_top -> fast_top -> hbm_writer_top -> HBM[0..3]
- *                 |  \----> udp_top --------/
- *                 \--> cmac_0 (ARP/ICMP replies, main port role only)
+ *   cmac_0 -> eth_rx_top -> mirror_toe_top -> gtoe_top -> fast_top -> hbm_writer_top -> HBM[0..3]
+ *                 | |  \-----------------------/ (role tcp)   /
+ *                 | \----> udp_top -----------------------/
+ *                 \--> tx_arb_top <-- gtoe_top; tx_arb_top -> cmac_0 (replies, the general TOE's frames)
  */
 #ifndef TOE_REGMAP_H
 #define TOE_REGMAP_H

@@ -1,8 +1,9 @@
 /* csim_main.cpp - C-simulation of the HLS tops against the software receive pipeline.
  *
- * The five tops are chained by hls::stream exactly as link.cfg connects them
- * (cmac rx -> eth_rx_top -> mirror_toe_top / udp_top -> fast_top ->
- * hbm_writer_top -> four simulated HBM pseudo-channels). The "host" programs
+ * The seven tops are chained by hls::stream exactly as link.cfg connects them
+ * (cmac rx -> eth_rx_top -> mirror_toe_top -> gtoe_top / udp_top -> fast_top
+ * -> hbm_writer_top -> four simulated HBM pseudo-channels; eth_rx_top and
+ * gtoe_top -> tx_arb_top -> cmac tx). The "host" programs
  * them only through the register map (toe_regmap.h, toe_hw_cfg.h: the same
  * writes the daemon makes), stamps time through TIME_*, and reads the ring
  * back through WRITE_INDEX / READ_INDEX as the XRT backend will.
@@ -21,6 +22,10 @@
  * timeout gap - and a corrupted byte), a second connection joined
  * mid-stream and reset, UDP with STEP framing (one message cut at a datagram
  * end) and with raw FAST datagrams, and frames the network layers drop.
+ *
+ * Role tcp (test_gtoe): a whole TCP conversation of gtoe_top with a peer
+ * built from pktbuild, against the software backend's calls (dp_tcp's):
+ * transmitted frames and records byte for byte.
  */
 #include <cstdio>
 #include <cstdlib>
