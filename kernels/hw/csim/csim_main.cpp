@@ -1068,6 +1068,32 @@ static void test_cfg_limits(void)
 	base_cfg(cfg);
 	o.ring_slots = 48;
 	CHECK_EQ(toe_hw_cfg_writes(&cfg, &o, w, TOE_HW_CFG_MAX_WRITES), TOE_HWCFG_E_SLOTS);
+
+	/* gtoe_top: more entries than slots, buffers beyond the card's, an MSS other than eth_rx_top's */
+	{
+		gtoe_cfg gc;
+		toe_hw_gtoe_conn ent[3];
+		uint32_t n = 0;
+		memset(ent, 0, sizeof ent);
+		base_cfg(cfg);
+		o.mss = MSS;
+		gtoe_cfg_default(&gc);
+		gc.mss = MSS;
+		gc.max_conns = 2;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), TOE_HWCFG_E_GTOE);
+		gc.max_conns = 64;
+		gc.snd_buf = 8192;
+		gc.rcv_buf = 65536;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), TOE_HWCFG_E_GTOE);
+		gc.rcv_buf = 32768;
+		gc.mss = 1000;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), TOE_HWCFG_E_GTOE);
+		gc.mss = MSS;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, 10, &n), TOE_HWCFG_E_CAP);
+		CHECK_EQ(n, 0);
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), 0);
+		CHECK_EQ(n, 6 + 5 * cfg.net.naddr + 7 + 4 * 3);
+	}
 }
 
 /* ---- role = tcp: the general TOE on the card against the software backend's calls ---- */
@@ -1077,7 +1103,7 @@ static void test_cfg_limits(void)
  * dp_tcp_flush, dp_tcp_send; the daemon file itself needs the daemon, so
  * its kernel calls are repeated here), on the csim's clock. */
 struct swtcp_feed {
-	uint32_t raddr, stream, phase, ups, downs;
+	uint32_t raddr, stream, phase, ups, downs, enable;
 	uint16_t rport, lport;
 	int32_t conn;
 	uint64_t next_try, backoff, offset;
@@ -1228,6 +1254,18 @@ static void swt_tick(swtcp &t, swpath &sw, uint64_t now)
 		swtcp_feed &f = t.f[i];
 		net_tx_l2 l2;
 		uint32_t alen = 0;
+		if (!f.enable) { /* gtoe_top's entry disabled: FIN after what was queued */
+			if (f.conn >= 0) {
+				if (f.phase == 3)
+					swt_event(sw, f, MTOE_EV_CLOSE, MTOE_CLOSE_FIN, NULL, 0, now);
+				gtoe_release(t.g, f.conn);
+				f.conn = -1;
+				f.downs++;
+			}
+			f.phase = 0;
+			f.next_try = 0;
+			continue;
+		}
 		if ((f.phase != 0 && f.phase != 1) || now < f.next_try)
 			continue;
 		enum net_arp_result r = net_tx_route(&t.arp, &sw.p->cfg.net, &sw.p->net, t.gateway, OUR_IP, f.raddr, now,
@@ -1249,25 +1287,27 @@ static void swt_tick(swtcp &t, swpath &sw, uint64_t now)
 
 static const uint8_t EXA_MAC[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 
-/* The peer's TCP frames: from the exchange's MAC, with options. */
+static const uint8_t EXB_MAC[6] = { 0x02, 0, 0, 0, 0, 0x03 };
+
+/* The peer's TCP frames: from the exchange's MAC, with options (b: connection B's exchange). */
 static std::vector<uint8_t> peer_tcp(uint32_t seq, uint32_t ack, uint8_t flags, const uint8_t *p, size_t n,
-				     const uint8_t *opt, size_t optlen)
+				     const uint8_t *opt, size_t optlen, bool b = false)
 {
 	static const uint8_t none = 0;
 	pb_spec s;
 	std::vector<uint8_t> f(n + 128);
 	pb_init(&s);
-	s.saddr = EXA_IP;
+	s.saddr = b ? EXB_IP : EXA_IP;
 	s.daddr = OUR_IP;
-	s.sport = PORT_A;
-	s.dport = VPORT_A;
+	s.sport = b ? PORT_B : PORT_A;
+	s.dport = b ? VPORT_B : VPORT_A;
 	s.seq = seq;
 	s.ack = ack;
 	s.tcp_flags = flags;
 	s.win = 65535;
 	s.tcp_opts = opt;
 	s.tcp_optlen = optlen;
-	memcpy(s.src_mac, EXA_MAC, 6);
+	memcpy(s.src_mac, b ? EXB_MAC : EXA_MAC, 6);
 	memcpy(s.dst_mac, OUR_MAC, 6);
 	f.resize(pb_tcp(f.data(), f.size(), &s, p ? p : &none, n));
 	return f;
@@ -1311,7 +1351,7 @@ static void test_gtoe(const fast_prog *prog)
 	swtcp *t = new swtcp();
 	feed fa;
 	gtoe_cfg gc;
-	toe_hw_gtoe_conn ent[1];
+	toe_hw_gtoe_conn ent[2];
 	std::vector<union toe_record> hw;
 	std::vector<std::vector<uint8_t>> ctx; /* the card's frames, in order */
 	static toe_hw_wr w[TOE_HW_CFG_MAX_WRITES];
@@ -1338,6 +1378,11 @@ static void test_gtoe(const fast_prog *prog)
 	ent[0].lport = VPORT_A;
 	ent[0].stream = 0;
 	ent[0].enable = 1;
+	ent[1].raddr = EXB_IP; /* enabled later, through its control word */
+	ent[1].rport = PORT_B;
+	ent[1].lport = VPORT_B;
+	ent[1].stream = 1;
+	ent[1].enable = 0;
 
 	/* the card: every kernel through the register map */
 	o.role = TOE_ROLE_TCP;
@@ -1347,7 +1392,7 @@ static void test_gtoe(const fast_prog *prog)
 	int r = toe_hw_cfg_writes(&cfg, &o, w, TOE_HW_CFG_MAX_WRITES);
 	CHECK(r > 0);
 	nw = (uint32_t)r;
-	CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 1, w, TOE_HW_CFG_MAX_WRITES, &nw), 0);
+	CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 2, w, TOE_HW_CFG_MAX_WRITES, &nw), 0);
 	for (k = 0; k < nw; k++)
 		reg_write(w[k].kid, w[k].off, w[k].val);
 	D.slots = o.ring_slots;
@@ -1375,12 +1420,18 @@ static void test_gtoe(const fast_prog *prog)
 	CHECK_EQ(gtoe_init(t->g, &gc, t->gbuf, GTOE_BUF_BYTES(&gc)), GTOE_OK);
 	net_arp_init(&t->arp);
 	t->gateway = o.gateway;
-	t->nfeeds = 1;
+	t->nfeeds = 2;
 	memset(t->f, 0, sizeof t->f);
 	t->f[0].raddr = EXA_IP;
 	t->f[0].rport = PORT_A;
 	t->f[0].lport = VPORT_A;
 	t->f[0].conn = -1;
+	t->f[0].enable = 1;
+	t->f[1].raddr = EXB_IP;
+	t->f[1].rport = PORT_B;
+	t->f[1].lport = VPORT_B;
+	t->f[1].stream = 1;
+	t->f[1].conn = -1;
 
 	make_feed(prog, 21, 300, fa);
 
@@ -1507,6 +1558,18 @@ static void test_gtoe(const fast_prog *prog)
 		}
 	}
 	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_BYTES_IN_LO)), (uint32_t)fa.bytes.size());
+	{
+		/* the per-connection window against the software endpoint's gtoe_info */
+		struct gtoe_info in;
+		CHECK_EQ(gtoe_info(t->g, t->f[0].conn, &in), 0);
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_SRTT_US)), (uint32_t)(in.srtt_ns / 1000));
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_CWND)), in.cwnd);
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_SND_WND)), in.snd_wnd);
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_RCV_WND)), in.rcv_wnd);
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_BYTES_OUT_LO)), 100);
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_UPS)), 1);
+		CHECK(in.rcv_wnd > 0);
+	}
 
 	/* 7. the exchange closes: our ACK and FIN, CLOSE on the stream; its ACK of our FIN */
 	uint32_t fin_seq = irs + 1 + (uint32_t)fa.bytes.size();
@@ -1524,6 +1587,70 @@ static void test_gtoe(const fast_prog *prog)
 		CHECK_EQ(ctx[before][47], TCP_SYN);
 	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_ATTEMPTS)), 2);
 
+	const size_t feed_records = hw.size();
+
+	/* 9. entry B enabled at run time: ARP, SYN, refused by an RST; the retry
+	 * backs off 100 ms, then 200 ms; a mailbox message for it is refused */
+	reg_write(TOE_KID_GTOE, TOE_GTOE_CONN(1, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ENABLE);
+	t->f[1].enable = 1;
+	before = ctx.size();
+	tick(now + 1000000ull);
+	CHECK_EQ(ctx.size(), before + 1); /* B's ARP request */
+	frame(arp_frame(NET_ARP_OP_REPLY, EXB_IP, EXB_MAC, OUR_MAC));
+	uint64_t tb = now;
+	for (k = 0; k < 3; k++) {
+		uint64_t at = k == 0 ? 10000000ull : k == 1 ? 100000000ull : 200000000ull;
+		before = ctx.size();
+		if (k > 0) {
+			tick(tb + at - 1000000ull);
+			CHECK_EQ(ctx.size(), before); /* not yet */
+		}
+		tick(tb + at);
+		tb = now;
+		CHECK_EQ(ctx.size(), before + 1);
+		if (ctx.size() != before + 1)
+			break;
+		CHECK(memcmp(ctx[before].data(), EXB_MAC, 6) == 0);
+		CHECK_EQ(ctx[before][47], TCP_SYN);
+		frame(peer_tcp(0, be32(&ctx[before][38]) + 1, TCP_RST | TCP_ACK, NULL, 0, NULL, 0, true));
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(1, TOE_GTOE_CS_PHASE)), 0);
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(1, TOE_GTOE_CS_LAST_DOWN)),
+			 GTOE_EV_ERROR | GTOE_ERR_REFUSED << 8);
+	}
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(1, TOE_GTOE_CS_DOWNS)), 3);
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(1, TOE_GTOE_CS_UPS)), 0);
+	reg_write(TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_CONN), 1);
+	reg_write(TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_LEN), 8);
+	reg_write(TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_SEQ), 2);
+	run();
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_STAT(TOE_GTOE_ST_TX_DONE)), 2);
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_STAT(TOE_GTOE_ST_TX_TAKEN)), 0xffffffffu);
+
+	/* 10. A again: SYN-ACK, up, then disabled by the host: our FIN, CLOSE on the stream */
+	{
+		size_t syn = 0;
+		for (k = 0; k < ctx.size(); k++)
+			if (ctx[k][47] == TCP_SYN && memcmp(ctx[k].data(), EXA_MAC, 6) == 0)
+				syn = k;
+		uint32_t iss2 = be32(&ctx[syn][38]);
+		frame(peer_tcp(0x1000, iss2 + 1, TCP_SYN | TCP_ACK, NULL, 0, synack_opt, sizeof synack_opt));
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 3);
+		frame(peer_tcp(0x1001, iss2 + 1, TCP_ACK | TCP_PSH, fa.bytes.data(), 200, NULL, 0));
+		reg_write(TOE_KID_GTOE, TOE_GTOE_CONN(0, TOE_GTOE_CE_CTRL), 0);
+		t->f[0].enable = 0;
+		before = ctx.size();
+		tick(now + 1000000ull);
+		CHECK_EQ(ctx.size(), before + 1);
+		if (ctx.size() == before + 1)
+			CHECK_EQ(ctx[before][47], TCP_FIN | TCP_ACK);
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 0);
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_DOWNS)), 2);
+		tick(now + 500000000ull); /* A disabled: no reconnect (B's third retry is due: 400 ms) */
+		CHECK_EQ(ctx.size(), before + 2);
+		for (size_t j = before + 1; j < ctx.size(); j++)
+			CHECK(memcmp(ctx[j].data(), EXB_MAC, 6) == 0 && ctx[j][47] == TCP_SYN);
+	}
+
 	/* the card's frames equal the software's, byte for byte, in order */
 	CHECK_EQ(ctx.size(), t->tx.size());
 	for (k = 0; k < ctx.size() && k < t->tx.size(); k++)
@@ -1537,12 +1664,14 @@ static void test_gtoe(const fast_prog *prog)
 	check_rings(hw, sw.ring);
 	{
 		size_t n = 0;
-		for (const auto &rec : hw)
+		for (size_t j = 0; j < feed_records; j++) {
+			const union toe_record &rec = hw[j];
 			if (rec.hdr.type != TOE_REC_GAP && rec.hdr.type != TOE_REC_RESET) {
 				if (n < fa.ticks.size())
 					CHECK(same_tick(rec, fa.ticks[n]));
 				n++;
 			}
+		}
 		CHECK_EQ(n, fa.ticks.size());
 	}
 	/* counters: the endpoint's against the software's, the ARP reply, the arbiter */
@@ -1551,7 +1680,7 @@ static void test_gtoe(const fast_prog *prog)
 	GTOE_STATS_FIELDS(CMP_GT)
 #undef CMP_GT
 	CHECK_EQ(ctr(TOE_KID_GTOE, 3), 1); /* arp_replies */
-	CHECK_EQ(ctr(TOE_KID_GTOE, 4), 1); /* arp_requests */
+	CHECK_EQ(ctr(TOE_KID_GTOE, 4), 2); /* arp_requests: A's and B's exchanges */
 	CHECK_EQ(ctr(TOE_KID_GTOE, 15), 0); /* held */
 	CHECK_EQ(ctr(TOE_KID_TXARB, 0) - arb_eth0, 1); /* the ping's reply came from eth_rx_top */
 	CHECK_EQ(ctr(TOE_KID_TXARB, 1) - arb_gtoe0, ctx.size() - 1);
