@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_hw_csim.sh - C-simulation of the HLS tops (kernels/hw) against the software pipeline.
 #
-# Builds kernels/hw/csim/csim_main.cpp and the tops with g++ (C++14, the
+# Builds kernels/hw/csim/*.cpp and the tops with g++ (C++14, the
 # hls_compat types where the Vitis headers are absent), links the C kernels
 # compiled as C11 by gcc, and runs it twice: with 512-bit MAC beats (the
 # 100G CMAC) and with 64-bit beats (a 10G MAC). Both under ASan+UBSan.
@@ -25,7 +25,7 @@ CXXFLAGS="-std=c++14 -Wall -Wextra -Werror -Wno-unknown-pragmas -D_GNU_SOURCE $I
 LIBS="$(pkg-config --libs libxml-2.0 libpcap) -lm"
 # the kernels, the feed generator and the test helpers (not the fake card: it needs the daemon)
 CSRC="$(ls kernels/*/*.c kernels/*/host/*.c tools/feed/*.c tests/lib/*.c | grep -v '^tests/lib/card_')"
-CXXSRC="$(ls kernels/hw/*.cpp) kernels/hw/csim/csim_main.cpp"
+CXXSRC="$(ls kernels/hw/*.cpp kernels/hw/csim/*.cpp)"
 
 # Rebuild everything when any source or header is newer than the last build;
 # once more when one changed during the build (others edit the tree).
@@ -54,7 +54,7 @@ build() {
 			o="$out/obj/mac${mac}_$(echo "$src" | tr / _).o"
 			# only the tops on the MAC side and the driver see the MAC width
 			case $mac:$src in
-			8:*eth_rx_top.cpp | 8:*gtoe_top.cpp | 8:*tx_arb_top.cpp | 8:*csim_main.cpp | 64:*) ;;
+			8:*eth_rx_top.cpp | 8:*gtoe_top.cpp | 8:*tx_arb_top.cpp | 8:*csim/*.cpp | 64:*) ;;
 			*) o="$out/obj/mac64_$(echo "$src" | tr / _).o" objs="$objs $o"; continue ;;
 			esac
 			# shellcheck disable=SC2086
