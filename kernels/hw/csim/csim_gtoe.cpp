@@ -607,6 +607,21 @@ void csim_gtoe(const fast_prog *prog)
 	printf("hw csim: role tcp: %zu frames sent, %zu records, compared with the software path\n", ctx.size(),
 	       hw.size());
 
+	/* a configuration the card cannot hold: refused with its reason, input dropped and counted */
+	reg_write(TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_NCONNS), TOE_HW_GTOE_CONNS + 1);
+	reg_write(TOE_KID_GTOE, TOE_CFG(TOE_CF_APPLY), 8);
+	run();
+	check_header(TOE_KID_GTOE, 8, TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_CONNS << 16);
+	reg_write(TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_NCONNS), 2);
+	reg_write(TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_RCV_BUF), 3000); /* not a power of two */
+	reg_write(TOE_KID_GTOE, TOE_CFG(TOE_CF_APPLY), 9);
+	run();
+	check_header(TOE_KID_GTOE, 9, TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_INIT << 16);
+	push_frame(peer_tcp(0x2000, 1, TCP_SYN, NULL, 0, NULL, 0));
+	run();
+	CHECK_EQ(ctr(TOE_KID_GTOE, 15), 1); /* held */
+	CHECK(D.mac_tx.empty());
+
 	sw_free(sw);
 	free(t->g);
 	free(t->gbuf);
