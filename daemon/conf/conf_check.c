@@ -306,8 +306,8 @@ static void check_ports(struct ctx *x)
 				"mirror or udp)");
 		if (role_ok && !sw && p->role == TOED_ROLE_TCP && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
 			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
-				"backend = xrt cannot open connections yet: the card's xclbin has no general TOE "
-				"(use backend = sw for toed's own connections, or role = mirror)");
+				"backend = xrt cannot open connections yet: toed does not program the card's general "
+				"TOE (gtoe_top) yet (use backend = sw for toed's own connections, or role = mirror)");
 		if (role_ok && sw && p->role == TOED_ROLE_TCP && c->source.type == TOED_SRC_PCAP &&
 		    kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND) && kok(x, S_SOURCE, 0, TOED_K_SOURCE_TYPE))
 			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,

@@ -63,11 +63,15 @@ srcs() {
 		kernels/toe/mtoe.c kernels/net/net_rx.c kernels/net/net_udp.c kernels/net/net_csum.c \
 		kernels/net/net_counters.c ;;
 	hbm_writer_top) echo kernels/hw/hbm_writer_top.cpp ;;
+	gtoe_top) echo kernels/hw/gtoe_top.cpp kernels/toe/gtoe.c kernels/toe/gtoe_in.c kernels/toe/gtoe_out.c \
+		kernels/toe/gtoe_frame.c kernels/net/net_tx.c kernels/net/net_rx.c kernels/net/net_arp.c \
+		kernels/net/net_csum.c kernels/net/net_counters.c ;;
+	tx_arb_top) echo kernels/hw/tx_arb_top.cpp ;;
 	esac
 }
 
 XOS=""
-for k in eth_rx_top mirror_toe_top udp_top fast_top hbm_writer_top; do
+for k in eth_rx_top mirror_toe_top udp_top fast_top hbm_writer_top gtoe_top tx_arb_top; do
 	echo "== v++ -c $k"
 	# shellcheck disable=SC2046,SC2086
 	v++ -c $COMMON -k $k $INC --hls.clock "${FREQ_MHZ}000000:$k" --temp_dir "$OUT/_x.$k" \

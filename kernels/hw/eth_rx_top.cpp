@@ -8,6 +8,12 @@
  * suppressed). Frames are stamped with the host-written clock (TIME_*);
  * every new TIME_SEQ is also a timer tick for the mirror TOE, sent before
  * the next frame, as the software backend calls rx_poll before it.
+ *
+ * Role tcp (TOE_ROLE_TCP): TCP and ARP frames go whole (HW_MSG_FRAME) to
+ * gtoe_top on gtoe_out, and every tick too: the general TOE parses the
+ * TCP options itself and keeps the ARP table its transmit path resolves
+ * with, so it answers ARP; ICMP echo is still answered here. The software
+ * backend splits the work the same way (dp_tcp_frame).
  */
 #include "hw_tops.h"
 
@@ -87,12 +93,14 @@ static void pkt_msg(hw_msg &m, uint8_t kind, const net_pkt &p)
 }
 
 void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_out, hls::stream<hw_beat> &tcp_out,
-		hls::stream<hw_beat> &udp_out, const uint32_t cfg[TOE_CFG_WORDS], uint32_t stat[TOE_STAT_WORDS])
+		hls::stream<hw_beat> &udp_out, hls::stream<hw_beat> &gtoe_out, const uint32_t cfg[TOE_CFG_WORDS],
+		uint32_t stat[TOE_STAT_WORDS])
 {
 #pragma HLS INTERFACE axis port = rx_in
 #pragma HLS INTERFACE axis port = tx_out
 #pragma HLS INTERFACE axis port = tcp_out
 #pragma HLS INTERFACE axis port = udp_out
+#pragma HLS INTERFACE axis port = gtoe_out
 	HW_PRAGMA(HLS INTERFACE s_axilite port = cfg offset = TOE_REG_CFG bundle = control)
 	HW_PRAGMA(HLS INTERFACE s_axilite port = stat offset = TOE_REG_STAT bundle = control)
 #pragma HLS INTERFACE ap_ctrl_none port = return
@@ -132,6 +140,10 @@ void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_ou
 			m.ts_ns = now;
 			hw_send(tcp_out, m, 0);
 			c.polls++;
+			if (role == TOE_ROLE_TCP) {
+				hw_send(gtoe_out, m, 0);
+				c.gtoe_out++;
+			}
 		}
 	}
 
@@ -149,6 +161,15 @@ void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_ou
 			hw_msg m;
 			uint32_t n = 0;
 			enum net_rx_verdict v = net_rx(&ncfg, &st, frame, len, now, &pkt);
+			if (role == TOE_ROLE_TCP && (v == NET_RX_TCP || v == NET_RX_ARP)) {
+				hw_msg_clear(m);
+				m.kind = HW_MSG_FRAME;
+				m.len = len;
+				m.ts_ns = now;
+				hw_send(gtoe_out, m, frame);
+				c.gtoe_out++;
+				v = NET_RX_DROP; /* handled there */
+			}
 			switch (v) {
 			case NET_RX_TCP:
 				pkt_msg(m, HW_MSG_SEG, pkt);
@@ -169,7 +190,7 @@ void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_ou
 			default:
 				break;
 			}
-			if (n > 0 && role == TOE_ROLE_MAIN) {
+			if (n > 0 && role != TOE_ROLE_MIRROR) {
 				mac_write(tx_out, reply, n);
 				c.tx_frames++;
 				c.tx_octets += n;

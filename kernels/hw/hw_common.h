@@ -78,6 +78,7 @@ enum hw_msg_kind {
 	HW_MSG_DGRAM = 3, /* eth_rx -> udp: a UDP datagram (header fields, payload) */
 	HW_MSG_EV = 4,    /* mirror_toe -> fast: one mtoe_event (DATA with its bytes) */
 	HW_MSG_UDP = 5,   /* udp -> fast: a listened datagram's payload for stream `stream` */
+	HW_MSG_FRAME = 6, /* eth_rx -> gtoe (role tcp): a whole TCP or ARP frame received at ts_ns */
 };
 
 struct hw_msg {

@@ -28,6 +28,7 @@
 #include "toe_regmap.h"
 #include "rx/rx_pipe.h"
 #include "fast/fast_prog.h"
+#include "toe/gtoe.h"
 
 struct toe_hw_wr {
 	uint32_t kid; /* TOE_KID_* */
@@ -56,6 +57,10 @@ struct toe_hw_opts {
 
 static const uint32_t toe_hw_apply_order[5] = { TOE_KID_HBM, TOE_KID_FAST, TOE_KID_UDP, TOE_KID_MTOE,
 						 TOE_KID_ETH_RX };
+/* With the general TOE (role tcp): gtoe_top after the receive path's
+ * downstream kernels, before eth_rx_top. (tx_arb_top has no configuration.) */
+static const uint32_t toe_hw_apply_order_tcp[6] = { TOE_KID_HBM, TOE_KID_FAST, TOE_KID_UDP, TOE_KID_MTOE,
+						     TOE_KID_GTOE, TOE_KID_ETH_RX };
 
 static inline int toe_hw_wr_put(struct toe_hw_wr *w, uint32_t cap, uint32_t *n, uint32_t kid, uint32_t off,
 				uint32_t val)
@@ -67,6 +72,37 @@ static inline int toe_hw_wr_put(struct toe_hw_wr *w, uint32_t cap, uint32_t *n, 
 	w[*n].val = val;
 	(*n)++;
 	return 0;
+}
+
+/* eth_rx_top's words 1..47 (network layers, role, addresses), for kernel
+ * kid: gtoe_top takes the same ones. Nonzero when w[] is full. */
+static inline int toe_hw_eth_words(const struct rx_cfg *cfg, const struct toe_hw_opts *o, uint32_t kid,
+				   struct toe_hw_wr *w, uint32_t cap, uint32_t *np)
+{
+	uint32_t i, n = *np;
+	int e = 0;
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_FLAGS), cfg->net.flags);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_MTU), cfg->net.mtu);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_ROLE), o->role);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_GATEWAY), o->gateway);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_MSS), o->mss);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_NADDR), cfg->net.naddr);
+	for (i = 0; i < TOE_ETH_MAX_ADDRS; i++) {
+		const struct net_if_addr *a = &cfg->net.addr[i];
+		uint32_t base = TOE_ETH_CF_ADDR(i);
+		if (i >= cfg->net.naddr)
+			break;
+		e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(base + TOE_ETH_ADDR_IP), a->ip);
+		e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(base + TOE_ETH_ADDR_MASK), a->mask);
+		e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(base + TOE_ETH_ADDR_MAC_HI),
+				   (uint32_t)a->mac[0] << 8 | a->mac[1]);
+		e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(base + TOE_ETH_ADDR_MAC_LO),
+				   (uint32_t)a->mac[2] << 24 | (uint32_t)a->mac[3] << 16 | (uint32_t)a->mac[4] << 8 |
+					   a->mac[5]);
+		e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(base + TOE_ETH_ADDR_VLAN), a->vlan);
+	}
+	*np = n;
+	return e;
 }
 
 /* The configuration writes for cfg (step 1 above). Returns how many were
@@ -137,29 +173,66 @@ static inline int toe_hw_cfg_writes(const struct rx_cfg *cfg, const struct toe_h
 	}
 
 	/* eth_rx_top */
-	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_FLAGS), cfg->net.flags);
-	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_MTU), cfg->net.mtu);
-	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_ROLE), o->role);
-	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_GATEWAY), o->gateway);
-	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_MSS), o->mss);
-	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_NADDR), cfg->net.naddr);
-	for (i = 0; i < TOE_ETH_MAX_ADDRS; i++) {
-		const struct net_if_addr *a = &cfg->net.addr[i];
-		uint32_t base = TOE_ETH_CF_ADDR(i);
-		if (i >= cfg->net.naddr)
-			break;
-		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(base + TOE_ETH_ADDR_IP), a->ip);
-		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(base + TOE_ETH_ADDR_MASK), a->mask);
-		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(base + TOE_ETH_ADDR_MAC_HI),
-				   (uint32_t)a->mac[0] << 8 | a->mac[1]);
-		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(base + TOE_ETH_ADDR_MAC_LO),
-				   (uint32_t)a->mac[2] << 24 | (uint32_t)a->mac[3] << 16 | (uint32_t)a->mac[4] << 8 |
-					   a->mac[5]);
-		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_ETH_RX, TOE_CFG(base + TOE_ETH_ADDR_VLAN), a->vlan);
-	}
+	e |= toe_hw_eth_words(cfg, o, TOE_KID_ETH_RX, w, cap, &n);
 	if (e)
 		return TOE_HWCFG_E_CAP;
 	return (int)n;
+}
+
+/* An entry of gtoe_top's connection table: one TCP feed of a role = tcp
+ * port, as dp_tcp_init lists them (exchange address and port, the vendor
+ * port as our local port, the stream of its mirror flow). */
+struct toe_hw_gtoe_conn {
+	uint32_t raddr;
+	uint16_t rport, lport;
+	uint32_t stream;
+	uint32_t enable;
+};
+
+#define TOE_HWCFG_E_GTOE (-8)   /* more entries than TOE_HW_GTOE_CONNS or than gc->max_conns,
+				 * or buffers beyond TOE_HW_GTOE_BUF, or an option the card lacks */
+
+/* gtoe_top's writes: the eth words from cfg/o, then the general TOE's from
+ * gc (the struct gtoe_cfg the software backend gives gtoe_init: max_conns,
+ * rcv_buf, snd_buf, mss, option switches, syn_retries, isn_key; the other
+ * timers are gtoe_cfg_default()'s on the card), then the n entries of the
+ * connection table. Appends to w[*np..cap); returns 0 or TOE_HWCFG_E_*. */
+static inline int toe_hw_gtoe_writes(const struct rx_cfg *cfg, const struct toe_hw_opts *o,
+				     const struct gtoe_cfg *gc, const struct toe_hw_gtoe_conn *c, uint32_t nc,
+				     struct toe_hw_wr *w, uint32_t cap, uint32_t *np)
+{
+	uint32_t i, n = *np, k = TOE_KID_GTOE;
+	int e = 0;
+	if (nc > TOE_HW_GTOE_CONNS || nc > gc->max_conns || GTOE_BUF_BYTES(gc) > TOE_HW_GTOE_BUF)
+		return TOE_HWCFG_E_GTOE;
+	if (cfg->net.naddr > TOE_ETH_MAX_ADDRS)
+		return TOE_HWCFG_E_ADDRS;
+	if (gc->mss != o->mss)
+		return TOE_HWCFG_E_GTOE;
+	e |= toe_hw_eth_words(cfg, o, k, w, cap, &n);
+	e |= toe_hw_wr_put(w, cap, &n, k, TOE_CFG(TOE_GTOE_CF_NCONNS), nc);
+	e |= toe_hw_wr_put(w, cap, &n, k, TOE_CFG(TOE_GTOE_CF_MAX_CONNS), gc->max_conns);
+	e |= toe_hw_wr_put(w, cap, &n, k, TOE_CFG(TOE_GTOE_CF_RCV_BUF), gc->rcv_buf);
+	e |= toe_hw_wr_put(w, cap, &n, k, TOE_CFG(TOE_GTOE_CF_SND_BUF), gc->snd_buf);
+	e |= toe_hw_wr_put(w, cap, &n, k, TOE_CFG(TOE_GTOE_CF_OPTS),
+			   (gc->quickack ? TOE_GTOE_OPT_QUICKACK : 0) | (gc->opt_ws ? TOE_GTOE_OPT_WS : 0) |
+				   (gc->opt_sack ? TOE_GTOE_OPT_SACK : 0) | (gc->opt_ts ? TOE_GTOE_OPT_TS : 0));
+	e |= toe_hw_wr_put(w, cap, &n, k, TOE_CFG(TOE_GTOE_CF_SYN_RETRIES), gc->syn_retries);
+	e |= toe_hw_wr_put(w, cap, &n, k, TOE_CFG(TOE_GTOE_CF_ISN_KEY), gc->isn_key);
+	for (i = 0; i < TOE_HW_GTOE_CONNS; i++) {
+		if (i >= nc)
+			break;
+		e |= toe_hw_wr_put(w, cap, &n, k, TOE_GTOE_CONN(i, TOE_GTOE_CE_RADDR), c[i].raddr);
+		e |= toe_hw_wr_put(w, cap, &n, k, TOE_GTOE_CONN(i, TOE_GTOE_CE_PORTS),
+				   (uint32_t)c[i].rport | (uint32_t)c[i].lport << 16);
+		e |= toe_hw_wr_put(w, cap, &n, k, TOE_GTOE_CONN(i, TOE_GTOE_CE_STREAM), c[i].stream);
+		e |= toe_hw_wr_put(w, cap, &n, k, TOE_GTOE_CONN(i, TOE_GTOE_CE_CTRL),
+				   c[i].enable ? TOE_GTOE_CTRL_ENABLE : 0);
+	}
+	if (e)
+		return TOE_HWCFG_E_CAP;
+	*np = n;
+	return 0;
 }
 
 /* Word n of the template program as the card holds it (step 3 above): bytes

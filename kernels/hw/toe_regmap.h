@@ -35,9 +35,10 @@
  * the writes from a struct rx_cfg.
  *
  * Kernel graph (link.cfg):
- *   cmac_0 -> eth_rx_top -> mirror_toe_top -> fast_top -> hbm_writer_top -> HBM[0..3]
- *                 |  \----> udp_top --------/
- *                 \--> cmac_0 (ARP/ICMP replies, main port role only)
+ *   cmac_0 -> eth_rx_top -> mirror_toe_top -> gtoe_top -> fast_top -> hbm_writer_top -> HBM[0..3]
+ *                 | |  \-----------------------/ (role tcp)   /
+ *                 | \----> udp_top -----------------------/
+ *                 \--> tx_arb_top <-- gtoe_top; tx_arb_top -> cmac_0 (replies, the general TOE's frames)
  */
 #ifndef TOE_REGMAP_H
 #define TOE_REGMAP_H
@@ -51,13 +52,18 @@
 #define TOE_KID_UDP 3
 #define TOE_KID_FAST 4
 #define TOE_KID_HBM 5
-#define TOE_KID_COUNT 6
+#define TOE_KID_COUNT 6   /* the receive-path kernels the daemon programs (1..5) */
+#define TOE_KID_GTOE 6    /* gtoe_top: the general TOE (role = tcp) */
+#define TOE_KID_TXARB 7   /* tx_arb_top: the transmit arbiter */
+#define TOE_KID_ALL 8     /* every kernel of the xclbin (ids 1..7) */
 
 #define TOE_IP_ETH_RX "eth_rx_top:{eth_rx_top_1}"
 #define TOE_IP_MTOE "mirror_toe_top:{mirror_toe_top_1}"
 #define TOE_IP_UDP "udp_top:{udp_top_1}"
 #define TOE_IP_FAST "fast_top:{fast_top_1}"
 #define TOE_IP_HBM "hbm_writer_top:{hbm_writer_top_1}"
+#define TOE_IP_GTOE "gtoe_top:{gtoe_top_1}"
+#define TOE_IP_TXARB "tx_arb_top:{tx_arb_top_1}"
 #define TOE_IP_CMAC "cmac_0:{cmac_0}"
 
 /* ---- capacities of this hardware build ---- */
@@ -163,6 +169,9 @@
 
 #define TOE_ROLE_MIRROR 0      /* ARP/ICMP answered in the counters only */
 #define TOE_ROLE_MAIN 1        /* replies go out on the port */
+#define TOE_ROLE_TCP 2         /* a main port whose TCP is the general TOE's (gtoe_top): TCP and ARP
+				* frames go whole to gtoe_top (gtoe_out), which holds the ARP table
+				* its own transmit path needs and answers ARP; ICMP is answered here */
 
 #define TOE_ETH_CTRS(X)                                                             \
 	X(beats)         /* AXI4-Stream beats received from the MAC */              \
@@ -175,7 +184,8 @@
 	X(polls)         /* timer ticks sent to mirror_toe_top */                   \
 	X(tx_frames)     /* ARP/ICMP replies sent */                                \
 	X(tx_octets)                                                                \
-	X(tx_suppressed) /* replies not sent: mirror role */
+	X(tx_suppressed) /* replies not sent: mirror role */                      \
+	X(gtoe_out)      /* role tcp: frames (TCP, ARP) and ticks sent to gtoe_top */
 /* Counters from TOE_ETH_CTR_NET on: struct net_stats (kernels/net/net_counters.h),
  * NET_STATS_COUNT of them in the order of its X-macros (net_stats_table()). */
 #define TOE_ETH_CTR_NET 16
@@ -325,6 +335,104 @@
 #define TOE_CMAC_RX_TOTAL_BAD_FCS 0x06C0
 #define TOE_CMAC_RSFEC_ENABLE 0x107C
 #define TOE_CMAC_LINK_UP(rx_status) (((rx_status) & 0x3u) == 0x3u)
+
+/* ---- gtoe_top: the general TOE (kernels/toe/gtoe.h), role = tcp ----
+ *
+ * Configuration words 1..47 are eth_rx_top's (flags, MTU, role, gateway,
+ * MSS, NADDR, the addresses: the same values, written to both kernels): the
+ * transmit path needs our MAC, subnet and gateway. Then: */
+#define TOE_GTOE_CF_NCONNS 64     /* connection table entries in use, 0..TOE_HW_GTOE_CONNS */
+#define TOE_GTOE_CF_RCV_BUF 65    /* receive window bytes per connection, power of two */
+#define TOE_GTOE_CF_SND_BUF 66    /* send buffer bytes per connection, power of two */
+#define TOE_GTOE_CF_OPTS 67       /* TOE_GTOE_OPT_* */
+#define TOE_GTOE_CF_SYN_RETRIES 68
+#define TOE_GTOE_CF_ISN_KEY 69    /* secret of the ISN function (the host draws it) */
+#define TOE_GTOE_CF_MAX_CONNS 70  /* gtoe slots ([tcp] connections), >= NCONNS;
+				   * max_conns * (RCV_BUF + SND_BUF) <= TOE_HW_GTOE_BUF */
+#define TOE_GTOE_CF_TX_CONN 72    /* mailbox: entry the bytes are for */
+#define TOE_GTOE_CF_TX_LEN 73     /* mailbox: bytes in the TX data window, <= TOE_GTOE_TX_BYTES */
+#define TOE_GTOE_CF_TX_SEQ 74     /* mailbox: write last; a new value hands the bytes to the connection */
+#define TOE_GTOE_OPT_QUICKACK 1u  /* ACK every segment at once (the daemon's choice for market data) */
+#define TOE_GTOE_OPT_WS 2u        /* offer window scaling, SACK, timestamps */
+#define TOE_GTOE_OPT_SACK 4u
+#define TOE_GTOE_OPT_TS 8u
+/* Status words of the mailbox: */
+#define TOE_GTOE_ST_TX_DONE 240   /* the TX_SEQ last handled: write the next message after it equals TX_SEQ */
+#define TOE_GTOE_ST_TX_TAKEN 241  /* bytes of it the send buffer took (fewer: buffer full, resend the rest);
+				   * 0xffffffff: the entry is not connected */
+/* The connection table: entry i at TOE_GTOE_REG_CONN + 16 * i, four words
+ * (MSS and window are the table's, words MSS and RCV_BUF: gtoe has one
+ * configuration for every connection). */
+#define TOE_GTOE_REG_CONN 0x4000
+#define TOE_HW_GTOE_CONNS 64
+#define TOE_HW_GTOE_BUF (64u * (32768u + 8192u)) /* receive and send buffers: 64 x (32 KB + 8 KB) */
+#define TOE_GTOE_CONN_WORDS (4 * TOE_HW_GTOE_CONNS)
+#define TOE_GTOE_CONN(i, w) (TOE_GTOE_REG_CONN + 16 * (i) + 4 * (w))
+#define TOE_GTOE_CE_RADDR 0       /* exchange IPv4, host order */
+#define TOE_GTOE_CE_PORTS 1       /* exchange port | local port << 16 */
+#define TOE_GTOE_CE_STREAM 2      /* stream id of its bytes (the feed's mirror flow index, as dp_tcp) */
+#define TOE_GTOE_CE_CTRL 3        /* TOE_GTOE_CTRL_*; read at every tick */
+#define TOE_GTOE_CTRL_ENABLE 1u   /* connect, and reconnect with backoff; clearing it closes (FIN) */
+/* Per-connection state, read only: entry i at TOE_GTOE_REG_CST + 64 * i, 16 words. */
+#define TOE_GTOE_REG_CST 0x6000
+#define TOE_GTOE_CST_WORDS (16 * TOE_HW_GTOE_CONNS)
+#define TOE_GTOE_CST(i, w) (TOE_GTOE_REG_CST + 64 * (i) + 4 * (w))
+#define TOE_GTOE_CS_PHASE 0       /* 0 waiting, 1 resolving, 2 connecting, 3 up (dp_tcp's phases) */
+#define TOE_GTOE_CS_STATE 1       /* enum gtoe_state (0 when no slot) */
+#define TOE_GTOE_CS_SRTT_US 2
+#define TOE_GTOE_CS_CWND 3
+#define TOE_GTOE_CS_SND_WND 4
+#define TOE_GTOE_CS_RCV_WND 5
+#define TOE_GTOE_CS_UPS 6         /* connections established */
+#define TOE_GTOE_CS_DOWNS 7       /* connections ended (any reason) */
+#define TOE_GTOE_CS_LAST_DOWN 8   /* gtoe_ev_type | reason << 8 of the last end */
+#define TOE_GTOE_CS_RETRANS 9     /* segments retransmitted (this connection) */
+#define TOE_GTOE_CS_BYTES_IN_LO 10  /* stream bytes delivered, this connection */
+#define TOE_GTOE_CS_BYTES_IN_HI 11
+#define TOE_GTOE_CS_BYTES_OUT_LO 12 /* bytes sent (first transmissions) */
+#define TOE_GTOE_CS_BYTES_OUT_HI 13
+#define TOE_GTOE_CS_ATTEMPTS 14
+/* The mailbox's data: byte k of the message in word k / 4, little-endian. */
+#define TOE_GTOE_REG_TXD 0x8000
+#define TOE_GTOE_TX_BYTES 512
+#define TOE_GTOE_TXD_WORDS (TOE_GTOE_TX_BYTES / 4)
+#define TOE_GTOE_BAD_CONNS 1      /* TOE_STATUS_BAD_CFG details */
+#define TOE_GTOE_BAD_ADDRS 2
+#define TOE_GTOE_BAD_INIT 3       /* gtoe_init refused (buffers, MSS) */
+#define TOE_GTOE_CTRS(X)                                                            \
+	X(frames_in)     /* frames from eth_rx_top (TCP and ARP) */                \
+	X(ticks)         /* timer ticks */                                          \
+	X(segs_out)      /* TCP frames sent */                                      \
+	X(arp_replies)   /* ARP replies sent */                                     \
+	X(arp_requests)  /* ARP requests sent (resolving the next hop) */           \
+	X(tx_octets)                                                                \
+	X(segs_no_route) /* segments dropped: next hop not resolved */              \
+	X(frame_too_big)                                                            \
+	X(events)        /* EV messages sent (OPEN, DATA, CLOSE) */                 \
+	X(bytes_in)      /* stream bytes sent to fast_top */                        \
+	X(bytes_out)     /* application bytes taken from the mailbox */            \
+	X(connects)      /* connections opened */                                   \
+	X(established)                                                              \
+	X(closes)                                                                   \
+	X(mirror_msgs)   /* mirror_toe_top messages passed on to fast_top */        \
+	X(held)          /* messages dropped while held */                          \
+	X(not_ours)      /* frames gtoe_top's net_rx did not take as TCP or ARP */
+/* Counters from TOE_GTOE_CTR_STATS on: struct gtoe_stats (GTOE_STATS_FIELDS),
+ * then from TOE_GTOE_CTR_ARP the ARP counters of struct net_stats (NET_ARP_STATS). */
+#define TOE_GTOE_CTR_STATS 24
+#define TOE_GTOE_CTR_ARP 56
+
+/* ---- tx_arb_top: the transmit arbiter ----
+ * Frames of eth_rx_top (ICMP replies; ARP too outside role tcp) and of
+ * gtoe_top onto the CMAC's tx stream: round robin between the inputs that
+ * hold a frame, a whole frame at a time (beats of two frames never
+ * interleave). No configuration. */
+#define TOE_TXARB_CTRS(X)                                                           \
+	X(frames_eth)    /* frames from eth_rx_top */                               \
+	X(frames_gtoe)   /* frames from gtoe_top */                                 \
+	X(beats)         /* beats sent to the MAC */                                \
+	X(octets)                                                                   \
+	X(contended)     /* frames sent while the other input also held one */
 
 /* Count of an X-macro list (TOE_NCTR(TOE_ETH_CTRS)). */
 #define TOE_CTR_ONE(name) +1

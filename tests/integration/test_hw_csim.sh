@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_hw_csim.sh - C-simulation of the HLS tops (kernels/hw) against the software pipeline.
 #
-# Builds kernels/hw/csim/csim_main.cpp and the tops with g++ (C++14, the
+# Builds kernels/hw/csim/*.cpp and the tops with g++ (C++14, the
 # hls_compat types where the Vitis headers are absent), links the C kernels
 # compiled as C11 by gcc, and runs it twice: with 512-bit MAC beats (the
 # 100G CMAC) and with 64-bit beats (a 10G MAC). Both under ASan+UBSan.
@@ -25,7 +25,7 @@ CXXFLAGS="-std=c++14 -Wall -Wextra -Werror -Wno-unknown-pragmas -D_GNU_SOURCE $I
 LIBS="$(pkg-config --libs libxml-2.0 libpcap) -lm"
 # the kernels, the feed generator and the test helpers (not the fake card: it needs the daemon)
 CSRC="$(ls kernels/*/*.c kernels/*/host/*.c tools/feed/*.c tests/lib/*.c | grep -v '^tests/lib/card_')"
-CXXSRC="$(ls kernels/hw/*.cpp) kernels/hw/csim/csim_main.cpp"
+CXXSRC="$(ls kernels/hw/*.cpp kernels/hw/csim/*.cpp)"
 
 # Rebuild everything when any source or header is newer than the last build;
 # once more when one changed during the build (others edit the tree).
@@ -52,9 +52,9 @@ build() {
 		objs=""
 		for src in $CXXSRC; do
 			o="$out/obj/mac${mac}_$(echo "$src" | tr / _).o"
-			# only eth_rx_top and the driver see the MAC width
+			# only the tops on the MAC side and the driver see the MAC width
 			case $mac:$src in
-			8:*eth_rx_top.cpp | 8:*csim_main.cpp | 64:*) ;;
+			8:*eth_rx_top.cpp | 8:*gtoe_top.cpp | 8:*tx_arb_top.cpp | 8:*csim/*.cpp | 64:*) ;;
 			*) o="$out/obj/mac64_$(echo "$src" | tr / _).o" objs="$objs $o"; continue ;;
 			esac
 			# shellcheck disable=SC2086
@@ -100,12 +100,13 @@ if ! PATH="$fake:$PATH" CMAC_XO="$fake/cmac_0.xo" sh kernels/hw/build_xclbin.sh 
 	echo "FAIL: build_xclbin.sh with a stand-in v++"
 	rc=1
 fi
-for k in eth_rx_top mirror_toe_top udp_top fast_top hbm_writer_top; do
+for k in eth_rx_top mirror_toe_top udp_top fast_top hbm_writer_top gtoe_top tx_arb_top; do
 	grep -q "^v++ -c .*-k $k .*kernels/hw/$k.cpp" "$fake/log" 2>/dev/null || { echo "FAIL: no v++ -c for $k"; rc=1; }
 done
 grep -q "^v++ -l .*--config kernels/hw/link.cfg.*cmac_0.xo" "$fake/log" 2>/dev/null || { echo "FAIL: no v++ -l"; rc=1; }
 
-# link.cfg: every kernel instance is declared by nk=, every stream port is a top's parameter
+# link.cfg: every kernel instance is declared by nk=, every stream port is a top's parameter,
+# and every stream port of every top is connected exactly once
 ports=$(grep -o '&[a-z_0-9]*' kernels/hw/hw_tops.h | tr -d '&' | sort -u)
 insts=$(sed -n 's/^nk=[a-z_0-9]*:[0-9]*:\(.*\)$/\1/p' kernels/hw/link.cfg | tr '.' '\n')
 for end in $(sed -n 's/^stream_connect=\([^:]*\):\([^:]*\).*$/\1 \2/p' kernels/hw/link.cfg); do
@@ -114,6 +115,15 @@ for end in $(sed -n 's/^stream_connect=\([^:]*\):\([^:]*\).*$/\1 \2/p' kernels/h
 	echo "$insts" | grep -qx "$inst" || { echo "FAIL: link.cfg: $inst has no nk= line"; rc=1; }
 	case $inst in cmac_*) continue ;; esac
 	echo "$ports" | grep -qx "$port" || { echo "FAIL: link.cfg: $inst.$port is no port of the tops"; rc=1; }
+done
+conns=$(sed -n 's/^stream_connect=\([^:]*\):\([^:]*\).*$/\1 \2/p' kernels/hw/link.cfg)
+for decl in $(tr '\n\t' '  ' < kernels/hw/hw_tops.h | tr ';' '\n' | sed -n 's/.*void \([a-z_0-9]*\)(\(.*\))\s*$/\1:\2/p' |
+	sed 's/ //g'); do
+	top=${decl%%:*}
+	for port in $(echo "${decl#*:}" | grep -o 'stream<[a-z_]*>&[a-z_0-9]*' | sed 's/.*&//'); do
+		n=$(echo "$conns" | tr ' ' '\n' | grep -cx "${top}_1\.$port")
+		[ "$n" -eq 1 ] || { echo "FAIL: link.cfg: ${top}_1.$port connected $n times"; rc=1; }
+	done
 done
 for p in hbm0 hbm1 hbm2 hbm3; do
 	grep -q "^sp=hbm_writer_top_1\.$p:HBM\[" kernels/hw/link.cfg || { echo "FAIL: link.cfg: no sp= for $p"; rc=1; }

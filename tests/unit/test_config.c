@@ -777,11 +777,11 @@ static void test_ports(void)
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nrole = udp\nip = 10.1.0.2\n"
 	    "netmask = 24\n",
 	    NO_SRC, 6, "[port.1] role = udp: needs a mac (backend = xrt)");
-	/* the card's tops carry no general TOE yet: role = tcp is refused at check time */
+	/* the daemon does not program the card's general TOE yet: role = tcp is refused at check time */
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nrole = tcp\nip = 10.1.0.2\n"
 	    "netmask = 24\nmac = 02:00:00:00:00:01\n",
-	    NO_SRC, 6, "[port.1] role = tcp: backend = xrt cannot open connections yet: the card's xclbin has no "
-		       "general TOE (use backend = sw for toed's own connections, or role = mirror)");
+	    NO_SRC, 6, "[port.1] role = tcp: backend = xrt cannot open connections yet: toed does not program the "
+		       "card's general TOE (gtoe_top) yet (use backend = sw for toed's own connections, or role = mirror)");
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nip = 10.1.0.2\nnetmask = 24\n"
 	    "[port.2]\nip = 10.1.0.2\nnetmask = 16\n",
 	    NO_SRC, 9, "[port.2] ip = 10.1.0.2: already used by [port.1]");

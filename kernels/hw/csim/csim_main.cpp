@@ -1,8 +1,9 @@
 /* csim_main.cpp - C-simulation of the HLS tops against the software receive pipeline.
  *
- * The five tops are chained by hls::stream exactly as link.cfg connects them
- * (cmac rx -> eth_rx_top -> mirror_toe_top / udp_top -> fast_top ->
- * hbm_writer_top -> four simulated HBM pseudo-channels). The "host" programs
+ * The seven tops are chained by hls::stream exactly as link.cfg connects them
+ * (cmac rx -> eth_rx_top -> mirror_toe_top -> gtoe_top / udp_top -> fast_top
+ * -> hbm_writer_top -> four simulated HBM pseudo-channels; eth_rx_top and
+ * gtoe_top -> tx_arb_top -> cmac tx). The "host" programs
  * them only through the register map (toe_regmap.h, toe_hw_cfg.h: the same
  * writes the daemon makes), stamps time through TIME_*, and reads the ring
  * back through WRITE_INDEX / READ_INDEX as the XRT backend will.
@@ -21,55 +22,37 @@
  * timeout gap - and a corrupted byte), a second connection joined
  * mid-stream and reset, UDP with STEP framing (one message cut at a datagram
  * end) and with raw FAST datagrams, and frames the network layers drop.
+ *
+ * Role tcp (test_gtoe): a whole TCP conversation of gtoe_top with a peer
+ * built from pktbuild, against the software backend's calls (dp_tcp's):
+ * transmitted frames and records byte for byte.
  */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
-#include "hw/hw_tops.h"
+#include "csim.h"
 extern "C" {
-#include "test.h"
-#include "pktbuild.h"
-#include "fast/host/fast_compile.h"
 #include "fast/host/fast_encode.h"
-#include "feed/sse_gen.h"
 }
 
 #define TEMPLATES "conf/templates/sse-l2-3201-5801.xml"
 
-static const uint32_t OUR_IP = 0x0a010002;   /* 10.1.0.2: the vendor, our address */
-static const uint32_t EXA_IP = 0x0a010001;   /* exchange, connection A */
-static const uint32_t EXB_IP = 0x0a010003;   /* exchange, connection B (joined) */
-static const uint32_t OTHER_IP = 0x0a010009; /* a neighbour (ARP, ping, UDP sender) */
-static const uint16_t PORT_A = 9000, PORT_B = 9001, VPORT_A = 40000, VPORT_B = 40001;
-static const uint16_t UDP_STEP = 5000, UDP_DGRAM = 5001, UDP_OTHER = 6000;
-static const uint32_t MAX_CONNS = 16;
-static const uint32_t MSS = 1408;
-static const uint8_t OUR_MAC[6] = { 0x02, 0, 0, 0, 0, 0x02 };
-
 /* ---- the simulated card ------------------------------------------------ */
 
-struct device {
-	hls::stream<hw_mac_beat> mac_rx{ "mac_rx" }, mac_tx{ "mac_tx" };
-	hls::stream<hw_beat> eth_tcp{ "eth_tcp" }, eth_udp{ "eth_udp" }, ev{ "mtoe_ev" }, udp{ "udp_out" },
-		rec{ "records" };
-	uint32_t cfg[TOE_KID_COUNT][TOE_CFG_WORDS];
-	uint32_t stat[TOE_KID_COUNT][TOE_STAT_WORDS];
-	uint32_t prog[TOE_FAST_PROG_WORDS];
-	uint64_t hbm_addr[TOE_HW_HBM_CHANNELS];
-	std::vector<hw_word> hbm[TOE_HW_HBM_CHANNELS];
-	uint32_t slots, rd, time_seq;
-};
+device D;
 
-static device D;
-
-static void reg_write(uint32_t kid, uint32_t off, uint32_t val)
+void reg_write(uint32_t kid, uint32_t off, uint32_t val)
 {
-	if (kid >= TOE_KID_COUNT || off % 4) {
+	if (kid >= TOE_KID_ALL || off % 4) {
 		CHECK(!"register write: bad kernel or unaligned");
-	} else if (off >= TOE_REG_CFG && off < TOE_REG_CFG + 4 * TOE_CFG_WORDS) {
+	} else if (kid != TOE_KID_TXARB && off >= TOE_REG_CFG && off < TOE_REG_CFG + 4 * TOE_CFG_WORDS) {
 		D.cfg[kid][(off - TOE_REG_CFG) / 4] = val;
+	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_CONN && off < TOE_GTOE_REG_CONN + 4 * TOE_GTOE_CONN_WORDS) {
+		D.gconn[(off - TOE_GTOE_REG_CONN) / 4] = val;
+	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_TXD && off < TOE_GTOE_REG_TXD + 4 * TOE_GTOE_TXD_WORDS) {
+		D.gtxd[(off - TOE_GTOE_REG_TXD) / 4] = val;
 	} else if (kid == TOE_KID_FAST && off >= TOE_FAST_REG_PROG && off < TOE_FAST_REG_PROG + 4 * TOE_FAST_PROG_WORDS) {
 		D.prog[(off - TOE_FAST_REG_PROG) / 4] = val;
 	} else if (kid == TOE_KID_HBM && off >= TOE_HBM_REG_ADDR(0) && off < TOE_HBM_REG_ADDR(TOE_HW_HBM_CHANNELS) &&
@@ -82,19 +65,24 @@ static void reg_write(uint32_t kid, uint32_t off, uint32_t val)
 	}
 }
 
-static uint32_t reg_read(uint32_t kid, uint32_t off)
+uint32_t reg_read(uint32_t kid, uint32_t off)
 {
-	if (kid < TOE_KID_COUNT && off % 4 == 0 && off >= TOE_REG_STAT && off < TOE_REG_STAT + 4 * TOE_STAT_WORDS)
+	if (kid < TOE_KID_ALL && off % 4 == 0 && off >= TOE_REG_STAT && off < TOE_REG_STAT + 4 * TOE_STAT_WORDS)
 		return D.stat[kid][(off - TOE_REG_STAT) / 4];
-	if (kid < TOE_KID_COUNT && off % 4 == 0 && off >= TOE_REG_CFG && off < TOE_REG_CFG + 4 * TOE_CFG_WORDS)
+	if (kid < TOE_KID_ALL && kid != TOE_KID_TXARB && off % 4 == 0 && off >= TOE_REG_CFG &&
+	    off < TOE_REG_CFG + 4 * TOE_CFG_WORDS)
 		return D.cfg[kid][(off - TOE_REG_CFG) / 4];
+	if (kid == TOE_KID_GTOE && off % 4 == 0 && off >= TOE_GTOE_REG_CST && off < TOE_GTOE_REG_CST + 4 * TOE_GTOE_CST_WORDS)
+		return D.gcst[(off - TOE_GTOE_REG_CST) / 4];
+	if (kid == TOE_KID_GTOE && off % 4 == 0 && off >= TOE_GTOE_REG_CONN && off < TOE_GTOE_REG_CONN + 4 * TOE_GTOE_CONN_WORDS)
+		return D.gconn[(off - TOE_GTOE_REG_CONN) / 4];
 	fprintf(stderr, "read of unmapped register: kernel %u offset 0x%x\n", kid, off);
 	CHECK(!"register read: unmapped");
 	return 0;
 }
 
 /* Counter i of a kernel, read as the host must (high, low, high). */
-static uint64_t ctr(uint32_t kid, uint32_t i)
+uint64_t ctr(uint32_t kid, uint32_t i)
 {
 	uint32_t hi, lo;
 	do {
@@ -106,21 +94,25 @@ static uint64_t ctr(uint32_t kid, uint32_t i)
 
 static bool streams_empty()
 {
-	return D.mac_rx.empty() && D.eth_tcp.empty() && D.eth_udp.empty() && D.ev.empty() && D.udp.empty() &&
-	       D.rec.empty();
+	return D.mac_rx.empty() && D.eth_tcp.empty() && D.eth_udp.empty() && D.eth_gtoe.empty() && D.ev.empty() &&
+	       D.gev.empty() && D.udp.empty() && D.rec.empty() && D.eth_tx.empty() && D.gtoe_tx.empty();
 }
 
 /* Run every kernel until nothing moves (free-running kernels, one call each per round). */
-static void run()
+void run()
 {
 	int idle = 0;
 	long guard;
 	for (guard = 0; idle < 2 && guard < 50000000; guard++) {
 		bool empty = streams_empty();
-		eth_rx_top(D.mac_rx, D.mac_tx, D.eth_tcp, D.eth_udp, D.cfg[TOE_KID_ETH_RX], D.stat[TOE_KID_ETH_RX]);
+		eth_rx_top(D.mac_rx, D.eth_tx, D.eth_tcp, D.eth_udp, D.eth_gtoe, D.cfg[TOE_KID_ETH_RX],
+			   D.stat[TOE_KID_ETH_RX]);
 		mirror_toe_top(D.eth_tcp, D.ev, D.cfg[TOE_KID_MTOE], D.stat[TOE_KID_MTOE]);
+		gtoe_top(D.eth_gtoe, D.ev, D.gev, D.gtoe_tx, D.cfg[TOE_KID_GTOE], D.gconn, D.gtxd, D.gcst,
+			 D.stat[TOE_KID_GTOE]);
+		tx_arb_top(D.eth_tx, D.gtoe_tx, D.mac_tx, D.stat[TOE_KID_TXARB]);
 		udp_top(D.eth_udp, D.udp, D.cfg[TOE_KID_UDP], D.stat[TOE_KID_UDP]);
-		fast_top(D.ev, D.udp, D.rec, D.cfg[TOE_KID_FAST], D.prog, D.stat[TOE_KID_FAST]);
+		fast_top(D.gev, D.udp, D.rec, D.cfg[TOE_KID_FAST], D.prog, D.stat[TOE_KID_FAST]);
 		hbm_writer_top(D.rec, D.hbm[0].data(), D.hbm[1].data(), D.hbm[2].data(), D.hbm[3].data(),
 			       D.cfg[TOE_KID_HBM], D.stat[TOE_KID_HBM]);
 		idle = empty ? idle + 1 : 0;
@@ -160,14 +152,14 @@ static void program(const rx_cfg *cfg, const fast_prog *prog, uint32_t role, uin
 	run();
 }
 
-static void set_time(uint64_t t)
+void set_time(uint64_t t)
 {
 	reg_write(TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_TIME_LO), (uint32_t)t);
 	reg_write(TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_TIME_HI), (uint32_t)(t >> 32));
 	reg_write(TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_TIME_SEQ), ++D.time_seq);
 }
 
-static void push_frame(const std::vector<uint8_t> &f)
+void push_frame(const std::vector<uint8_t> &f)
 {
 	size_t off, i;
 	for (off = 0; off < f.size(); off += HW_MAC_BYTES) {
@@ -183,7 +175,7 @@ static void push_frame(const std::vector<uint8_t> &f)
 	}
 }
 
-static std::vector<uint8_t> pop_frame(hls::stream<hw_mac_beat> &s)
+std::vector<uint8_t> pop_frame(hls::stream<hw_mac_beat> &s)
 {
 	std::vector<uint8_t> f;
 	for (;;) {
@@ -217,7 +209,7 @@ static union toe_record ring_at(uint32_t k)
 }
 
 /* The host's drain: every record between its read index and WRITE_INDEX. */
-static void host_drain(std::vector<union toe_record> &got)
+void host_drain(std::vector<union toe_record> &got)
 {
 	uint32_t w = reg_read(TOE_KID_HBM, TOE_STAT(TOE_HBM_ST_WRITE_INDEX));
 	while (D.rd != w)
@@ -227,15 +219,7 @@ static void host_drain(std::vector<union toe_record> &got)
 
 /* ---- the software path --------------------------------------------------- */
 
-struct swpath {
-	rx_pipe *p;
-	fast_stream *fs;
-	uint8_t *buf;
-	uint64_t buf_len;
-	std::vector<union toe_record> ring; /* what the software backend's ring gets */
-};
-
-static void sw_init(swpath &s, const rx_cfg *cfg, const fast_prog *prog)
+void sw_init(swpath &s, const rx_cfg *cfg, const fast_prog *prog)
 {
 	s.p = (rx_pipe *)calloc(1, sizeof *s.p);
 	s.fs = (fast_stream *)calloc(RX_NSTREAMS(cfg), sizeof *s.fs);
@@ -249,14 +233,14 @@ static void sw_init(swpath &s, const rx_cfg *cfg, const fast_prog *prog)
 	s.ring.clear();
 }
 
-static void sw_free(swpath &s)
+void sw_free(swpath &s)
 {
 	free(s.p);
 	free(s.fs);
 	free(s.buf);
 }
 
-static void sw_drain(swpath &s)
+void sw_drain(swpath &s)
 {
 	rx_out out;
 	for (;;) {
@@ -338,14 +322,7 @@ static std::vector<uint8_t> udp_frame(uint16_t dport, const uint8_t *p, size_t n
 }
 
 /* A STEP feed: the bytes of nmsgs messages and the generator's ticks. */
-struct feed {
-	std::vector<uint8_t> bytes;
-	std::vector<size_t> msg_end;            /* end offset of each message */
-	std::vector<union toe_record> ticks;
-	std::vector<size_t> tick_msg;           /* message index of each tick */
-};
-
-static void make_feed(const fast_prog *prog, uint64_t seed, int nmsgs, feed &f)
+void make_feed(const fast_prog *prog, uint64_t seed, int nmsgs, feed &f)
 {
 	sse_stream *ss = (sse_stream *)calloc(1, sizeof *ss);
 	sse_gen_cfg gc;
@@ -371,14 +348,14 @@ static void make_feed(const fast_prog *prog, uint64_t seed, int nmsgs, feed &f)
 }
 
 /* The body of a tick (after the header) and its type and present mask agree. */
-static bool same_tick(const union toe_record &a, const union toe_record &b)
+bool same_tick(const union toe_record &a, const union toe_record &b)
 {
 	return a.hdr.type == b.hdr.type && a.hdr.present == b.hdr.present &&
 	       memcmp(a.bytes + sizeof(toe_rec_hdr), b.bytes + sizeof(toe_rec_hdr),
 		      TOE_RECORD_SIZE - sizeof(toe_rec_hdr)) == 0;
 }
 
-static void base_cfg(rx_cfg &cfg)
+void base_cfg(rx_cfg &cfg)
 {
 	rx_cfg_default(&cfg);
 	net_cfg_add(&cfg.net, OUR_IP, 0xffffff00u, OUR_MAC, 0);
@@ -397,7 +374,7 @@ static void base_cfg(rx_cfg &cfg)
 
 /* ---- checks ---------------------------------------------------------------- */
 
-static void check_header(uint32_t kid, uint32_t gen, uint32_t status)
+void check_header(uint32_t kid, uint32_t gen, uint32_t status)
 {
 	CHECK_EQ(reg_read(kid, TOE_STAT(TOE_ST_MAGIC)), TOE_HW_MAGIC);
 	CHECK_EQ(reg_read(kid, TOE_STAT(TOE_ST_VERSION)), TOE_REGMAP_VERSION);
@@ -406,7 +383,7 @@ static void check_header(uint32_t kid, uint32_t gen, uint32_t status)
 	CHECK_EQ(reg_read(kid, TOE_STAT(TOE_ST_STATUS)), status);
 }
 
-static void check_rings(const std::vector<union toe_record> &hw, const std::vector<union toe_record> &sw)
+void check_rings(const std::vector<union toe_record> &hw, const std::vector<union toe_record> &sw)
 {
 	size_t k, bad = 0;
 	CHECK_EQ(hw.size(), sw.size());
@@ -1047,6 +1024,32 @@ static void test_cfg_limits(void)
 	base_cfg(cfg);
 	o.ring_slots = 48;
 	CHECK_EQ(toe_hw_cfg_writes(&cfg, &o, w, TOE_HW_CFG_MAX_WRITES), TOE_HWCFG_E_SLOTS);
+
+	/* gtoe_top: more entries than slots, buffers beyond the card's, an MSS other than eth_rx_top's */
+	{
+		gtoe_cfg gc;
+		toe_hw_gtoe_conn ent[3];
+		uint32_t n = 0;
+		memset(ent, 0, sizeof ent);
+		base_cfg(cfg);
+		o.mss = MSS;
+		gtoe_cfg_default(&gc);
+		gc.mss = MSS;
+		gc.max_conns = 2;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), TOE_HWCFG_E_GTOE);
+		gc.max_conns = 64;
+		gc.snd_buf = 8192;
+		gc.rcv_buf = 65536;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), TOE_HWCFG_E_GTOE);
+		gc.rcv_buf = 32768;
+		gc.mss = 1000;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), TOE_HWCFG_E_GTOE);
+		gc.mss = MSS;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, 10, &n), TOE_HWCFG_E_CAP);
+		CHECK_EQ(n, 0);
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), 0);
+		CHECK_EQ(n, 6 + 5 * cfg.net.naddr + 7 + 4 * 3);
+	}
 }
 
 int main(void)
@@ -1064,5 +1067,7 @@ int main(void)
 	test_cfg_limits();
 	test_feeds(&prog);
 	test_ring_full(&prog);
+	csim_gtoe(&prog);
+	csim_tx_arb();
 	return test_done("hw_csim");
 }
