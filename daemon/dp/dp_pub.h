@@ -39,11 +39,30 @@ struct pub_config {
 	uint64_t max_ring_bytes;      /* all rings together (pub_ring_cost each); 0: no budget */
 };
 
+/* A record's source: which feed or [udp] port stream carried it, so that a
+ * client can subscribe by stream name. The data plane tags each record it
+ * publishes (pub_publish_src); sources are numbered by dp_setup_streams:
+ * feeds 0..63 in file order, then the [udp] ports no feed takes. */
+#define PUB_MAX_SRCS 128
+#define PUB_SRC_ALL 0xfe  /* concerns every stream (a loss inside the pipeline): every subscription */
+#define PUB_SRC_NONE 0xff /* not known: only subscriptions without a stream name */
+
+/* A stream clients may name (toe_sub.stream): the sources it covers. */
+struct pub_stream {
+	char name[TOE_CTL_STREAM_LEN];
+	const char *kind;  /* "feed", "group", "udp" (for messages) */
+	uint64_t srcs[2];  /* bit s % 64 of word s / 64: source s */
+	const char *why;   /* non-NULL: the name exists but cannot be told apart here; refused with this */
+};
+
 /* A validated filter: sorted lists, NUL-padded security ids. */
 struct pub_filter {
 	uint32_t types; /* TOE_TYPE_BIT mask, never 0 once normalised */
 	uint32_t nchannels;
 	uint32_t nsecurities;
+	uint32_t has_stream;  /* 1: only records of the sources in srcs (and PUB_SRC_ALL) */
+	uint64_t srcs[2];
+	char stream[TOE_CTL_STREAM_LEN]; /* the name asked for (for toectl) */
 	int32_t channels[TOE_CTL_MAX_CHANNELS];
 	char securities[TOE_CTL_MAX_SECURITIES][TOE_SECURITY_ID_LEN];
 };
@@ -89,7 +108,10 @@ struct pub_client;
 
 /* Normalise f in place (types 0 -> all, sort, dedupe). Returns 0 or -EINVAL. */
 int pub_filter_normalise(struct pub_filter *f);
-int pub_filter_match(const struct pub_filter *f, const union toe_record *r);
+/* Whether record r from source src (PUB_SRC_*) passes f. */
+int pub_filter_match(const struct pub_filter *f, const union toe_record *r, uint8_t src);
+/* The stream named name in tbl[0..n), or NULL. */
+const struct pub_stream *pub_stream_find(const struct pub_stream *tbl, uint32_t n, const char *name);
 
 struct pub *pub_create(const struct pub_config *cfg, int *err);
 /* After the producer stopped: close every ring (clients see CLOSED) and free. */
@@ -117,8 +139,10 @@ struct pub_client *pub_client_find(struct pub *p, uint32_t id);
 void pub_reclaim(struct pub *p);
 void pub_get_stats(const struct pub *p, struct pub_stats *st);
 
-/* Producer thread. Returns the number of ring copies delivered. */
+/* Producer thread. Returns the number of ring copies delivered. srcs[i] is
+ * recs[i]'s source (PUB_SRC_*, a source number); pub_publish: all PUB_SRC_NONE. */
 unsigned pub_publish(struct pub *p, const union toe_record *recs, unsigned n);
+unsigned pub_publish_src(struct pub *p, const union toe_record *recs, const uint8_t *srcs, unsigned n);
 /* Call regularly (every loop turn is fine, at least every heartbeat period):
  * runs pending replays and writes the heartbeat. now_ns: CLOCK_MONOTONIC. */
 void pub_tick(struct pub *p, uint64_t now_ns);
