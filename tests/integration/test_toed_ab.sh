@@ -8,7 +8,8 @@
 # mirror port (AF_PACKET) as [feed.a] and [feed.b] of group "ab" with
 # [fast] sequence_check = yes; both connections are on port 0 (connections
 # on one port are a valid arbitration group). A client subscribes to the
-# stream "ab" (toe_sub.stream), another to the feed "a" alone.
+# stream "ab" (toe_sub.stream), another to the feed "a" alone; a third
+# asks for "zz" and is refused with the daemon's names.
 #
 #   lossy   each line its own impairment (lossy_tc.bpf.c, line mode): on the
 #           link (exchange egress) random loss and duplication, A 2%/2%,
@@ -27,7 +28,10 @@
 #           hash are there (the scenario really loses on both) and are gaps
 #           naming the right channel and BizIndex range; a record one line
 #           lost was delivered by the other; every record says group 2 and a
-#           line; the "a" client only sees line 0.
+#           line; the "a" client only sees line 0; toectl stats --json shows
+#           the group's two lines with the records each won, its gaps and
+#           missing numbers, and per channel the last sequence, delivered
+#           records and gaps, all as the client saw them.
 #   kill    no impairment; line A's exchange is killed mid-stream (SIGKILL):
 #           the client sees a TOE_RESET_ARB_SWITCH naming line 0, line B
 #           carries on, every record is delivered exactly once, no sequence gap
@@ -46,6 +50,7 @@ TOED=${TOED:-$BUILD/bin/toed}
 FEEDSIM=$BUILD/bin/toe-feedsim
 SOCKRX=$BUILD/bin/toe-sockrx
 TICK=$BUILD/itest/tick_client
+TOECTL=$BUILD/bin/toectl
 PA=5261
 PB=5262
 RECORDS=4000
@@ -59,7 +64,7 @@ script_needs_root
 script_needs_tools ip tc ethtool clang gcc timeout
 script_needs_python
 script_needs_bpf_headers
-need="$TOED $FEEDSIM $SOCKRX $TICK"
+need="$TOED $FEEDSIM $SOCKRX $TICK $TOECTL"
 missing=
 for f in $need; do
 	[ -x "$f" ] || missing="$missing $f"
@@ -213,6 +218,9 @@ start=$(date +%s)
 
 # ---- lossy: each line its own impairment ------------------------------------------------------
 start_toed
+# a name the daemon does not have is refused, naming the ones it has
+"$TICK" --socket "$SOCK" --stream zz --brief --timeout 2 >/dev/null 2>"$WORK/zz.err" && fail "stream zz was accepted"
+grep -q "no stream named zz; streams: a, b, ab" "$WORK/zz.err" || fail "stream zz: $(cat "$WORK/zz.err")"
 clients lossy
 script_netns netns_impair "$NS_EX" ex0 "$WORK/link.o"
 script_netns netns_impair "$NS_VE" vm0 "$WORK/mirror.o"
@@ -220,6 +228,7 @@ feeds lossy
 netns_impair_off "$NS_EX" ex0
 netns_impair_off "$NS_VE" vm0
 cmp -s "$WORK/lossy.truth.A" "$WORK/lossy.truth.B" || fail "lossy: the two lines did not carry the same feed"
+"$TOECTL" -s "$SOCK" stats --json >"$WORK/lossy.stats.json" || fail "lossy: toectl stats"
 "$PY" - "$WORK/lossy" $LOSS_FIRST $LOSS_LAST $DROP_A $DROP_B <<'EOF' || fail "lossy: see above"
 import json, sys
 w, first, last, drop = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), (int(sys.argv[4]), int(sys.argv[5]))
@@ -284,6 +293,28 @@ check(lines_a == {0}, "feed a's client saw lines %s" % sorted(lines_a))
 n_a = sum(1 for l in open(w + ".a") if l[0] in "TO")
 n_a0 = sum(1 for k in delivered if dline[k] == 0)
 check(n_a == n_a0, "feed a's client got %d records, line 0 delivered %d" % (n_a, n_a0))
+# toectl stats: the group's lines and channels as the client saw them
+st = json.load(open(w + ".stats.json"))
+grp = [g for g in st.get("sequence_groups", []) if g.get("name") == "ab"]
+check(len(grp) == 1, "toectl stats has no sequence group ab")
+if grp:
+    g = grp[0]
+    check(g["lines"] == 2, "toectl: group ab has %s lines" % g["lines"])
+    check(g["line0.won"] == n_a0 and g["line1.won"] == len(delivered) - n_a0,
+          "toectl: lines won %d and %d, the client got %d and %d" %
+          (g["line0.won"], g["line1.won"], n_a0, len(delivered) - n_a0))
+    ngaps = sum(1 for l in open(w + ".ab") if l.startswith("G 7 "))
+    check(g["gaps"] == ngaps and g["missing"] == len(ingap),
+          "toectl: %d gaps missing %d, the client saw %d gaps over %d records" % (g["gaps"], g["missing"], ngaps, len(ingap)))
+    last = {}
+    for ch, b in recs:
+        last[ch] = max(last.get(ch, 0), b)
+    chans = {c["channel"]: c for c in g["channels"]}
+    check(sorted(chans) == sorted(last), "toectl: channels %s, the feed has %s" % (sorted(chans), sorted(last)))
+    check(all(chans[c]["last"] == last[c] for c in last if c in chans), "toectl: a channel's last sequence is wrong")
+    check(sum(c["delivered"] for c in chans.values()) == len(delivered), "toectl: channels delivered != the client's")
+    check(sum(c["gaps"] for c in chans.values()) == ngaps, "toectl: channels' gaps != the client's")
+    check(g["line0.dups"] + g["line1.dups"] > 0, "toectl: no copy dropped")
 for b in bad:
     print("lossy:", b)
 print("lossy: %d records, %d delivered (line 0: %d, line 1: %d), %d in sequence gaps; messages lost: line A %d "
