@@ -539,6 +539,10 @@ void pub_client_get_stats(const struct pub_client *c, struct pub_client_stats *s
 	st->capacity = reg->capacity;
 	st->client_id = c->id;
 	st->hugetlb = c->data.hugetlb;
+	/* the control thread writes the filter, so its own read needs no ordering */
+	const struct pub_filter *f = c->filter;
+	if (f && f->has_stream)
+		memcpy(st->stream, f->stream, sizeof st->stream);
 }
 
 struct pub_client *pub_client_find(struct pub *p, uint32_t id)

@@ -101,6 +101,7 @@ struct pub_client_stats {
 	uint32_t capacity;
 	uint32_t client_id;
 	int hugetlb;
+	char stream[TOE_CTL_STREAM_LEN]; /* the stream subscribed to by name, "" all (control thread only) */
 };
 
 struct pub;

@@ -31,7 +31,8 @@
 #           line; the "a" client only sees line 0; toectl stats --json shows
 #           the group's two lines with the records each won, its gaps and
 #           missing numbers, and per channel the last sequence, delivered
-#           records and gaps, all as the client saw them.
+#           records and gaps, all as the client saw them; toectl clients
+#           shows each client's stream.
 #   kill    no impairment; line A's exchange is killed mid-stream (SIGKILL):
 #           the client sees a TOE_RESET_ARB_SWITCH naming line 0, line B
 #           carries on, every record is delivered exactly once, no sequence gap
@@ -222,6 +223,11 @@ start_toed
 "$TICK" --socket "$SOCK" --stream zz --brief --timeout 2 >/dev/null 2>"$WORK/zz.err" && fail "stream zz was accepted"
 grep -q "no stream named zz; streams: a, b, ab" "$WORK/zz.err" || fail "stream zz: $(cat "$WORK/zz.err")"
 clients lossy
+"$TOECTL" -s "$SOCK" clients --json >"$WORK/lossy.clients.json" || fail "toectl clients"
+# shellcheck disable=SC2154 # p_ab, p_a: set by clients
+"$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); s={c['pid']: c['stream'] for c in d}; \
+sys.exit(0 if (s.get($p_ab), s.get($p_a)) == ('ab', 'a') else 1)" "$WORK/lossy.clients.json" ||
+	fail "toectl clients does not show the streams ab and a: $(cat "$WORK/lossy.clients.json")"
 script_netns netns_impair "$NS_EX" ex0 "$WORK/link.o"
 script_netns netns_impair "$NS_VE" vm0 "$WORK/mirror.o"
 feeds lossy
