@@ -186,14 +186,16 @@ clients() {
 feeds() {
 	w=$WORK/$1
 	for l in A B; do
-		eval "port=\$P$l"
+		port=$PA
+		[ $l = B ] && port=$PB
 		ip netns exec "$NS_EX" "$FEEDSIM" --templates "$TEMPLATES" --listen "$EX_IP:$port" --records $RECORDS \
 			--seed 7 --rate $RATE --biz-per-channel --truth "$w.truth.$l" --wait-ms 20000 2>"$w.feedsim.$l" &
 		eval "p_fs$l=\$!"
 	done
 	sleep 0.2
 	for l in A B; do
-		eval "port=\$P$l"
+		port=$PA
+		[ $l = B ] && port=$PB
 		ip netns exec "$NS_VE" timeout 60 "$SOCKRX" --templates "$TEMPLATES" --connect "$EX_IP:$port" \
 			--wait-ms 20000 2>"$w.sockrx.$l" &
 		eval "p_rx$l=\$!"
