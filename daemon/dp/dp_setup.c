@@ -173,7 +173,7 @@ void dp_setup_udp_srcs(const struct toed_config *c, const struct rx_cfg *rc, uin
 		udp_src[i] = (uint8_t)(TOED_MAX_FEEDS + i);
 		for (uint32_t k = 0; i < rc->nudp && k < c->nfeeds; k++) {
 			const struct toed_feed *f = &c->feed[k];
-			if (f->protocol == TOED_PROTO_UDP && f->port == 0 && f->vendor.port == rc->udp[i].port) {
+			if (f->protocol == TOED_PROTO_UDP && f->port == rc->udp[i].in_port && f->vendor.port == rc->udp[i].port) {
 				udp_src[i] = (uint8_t)k;
 				break;
 			}

@@ -53,7 +53,7 @@ _Static_assert(TOED_MAX_FEEDS + RX_MAX_UDP <= PUB_MAX_SRCS, "every source has a 
 uint32_t dp_setup_streams(const struct toed_config *c, const struct rx_cfg *rc, int card,
 			  struct pub_stream tbl[DP_MAX_STREAM_NAMES]);
 
-/* The source (PUB_SRC_*) of each of rc's UDP streams: the UDP feed that takes its port, or
+/* The source (PUB_SRC_*) of each of rc's UDP streams: the UDP feed that takes its port (on its [port.N]), or
  * TOED_MAX_FEEDS + its index. */
 void dp_setup_udp_srcs(const struct toed_config *c, const struct rx_cfg *rc, uint8_t udp_src[RX_MAX_UDP]);
 
