@@ -38,6 +38,7 @@ static void usage(FILE *f)
 		"  --securities N     securities traded, 1..%d (default 200)\n"
 		"  --channels N       channels, 1..%d (default 4)\n"
 		"  --order-pct P      share of orders in percent (default 70)\n"
+		"  --biz-per-channel  BizIndex 1, 2, ... per channel, as SSE numbers it (default: across channels)\n"
 		"  --truth FILE       write the records as JSON lines (as toe-fastdump prints them)\n"
 		"  -o OUT             output file (default standard output, not a terminal)\n",
 		MAX_PER_MSG, SSE_GEN_MAX_SEC, SSE_GEN_MAX_CHAN);
@@ -74,7 +75,8 @@ int main(int argc, char **argv)
 		{"per-msg", required_argument, 0, 'k'},   {"truth", required_argument, 0, 'T'},
 		{"securities", required_argument, 0, 'S'}, {"channels", required_argument, 0, 'c'},
 		{"order-pct", required_argument, 0, 'p'}, {"output", required_argument, 0, 'o'},
-		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+		{"help", no_argument, 0, 'h'},            {"biz-per-channel", no_argument, 0, 'B'},
+		{0, 0, 0, 0},
 	};
 	const char *templates = NULL, *truth_path = NULL, *out_path = NULL;
 	uint64_t records = 1000, per_msg = 4, v;
@@ -82,7 +84,7 @@ int main(int argc, char **argv)
 	struct sse_gen_cfg cfg;
 	sse_gen_default(&cfg);
 
-	while ((c = getopt_long(argc, argv, "t:n:s:f:k:T:S:c:p:o:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:n:s:f:k:T:S:c:p:o:hB", lopts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
 		case 't': templates = optarg; break;
@@ -116,6 +118,9 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, 1, SSE_GEN_MAX_CHAN, &v))
 				bad = "--channels out of range";
 			cfg.nchannels = (uint32_t)v;
+			break;
+		case 'B':
+			cfg.biz_per_channel = 1;
 			break;
 		case 'p':
 			if (parse_u64(optarg, 0, 100, &v))

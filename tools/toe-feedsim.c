@@ -1,7 +1,7 @@
 /* toe-feedsim - play the exchange: send a deterministic SSE Level-2 STEP feed over TCP or UDP.
  *
  *   toe-feedsim --templates FILE.xml [--records N] [--seed S] [--rate R | --fast] [--burst B]
- *               [--per-msg K] [--securities N] [--channels N] [--order-pct P]
+ *               [--per-msg K] [--securities N] [--channels N] [--order-pct P] [--biz-per-channel]
  *               (--listen IP:PORT | --connect IP:PORT | --udp IP:PORT)
  *               [--truth FILE.jsonl] [--sendlog FILE] [--cpu N] [--delay-ms D] [--wait-ms W]
  *               [--ahead-mb M]
@@ -77,6 +77,7 @@ static void usage(FILE *f)
 		"  --securities N     securities traded, 1..%d (default 200)\n"
 		"  --channels N       channels, 1..%d (default 4)\n"
 		"  --order-pct P      share of orders in percent (default 70)\n"
+		"  --biz-per-channel  BizIndex 1, 2, ... per channel, as SSE numbers it (default: across channels)\n"
 		"  --truth FILE       every record as JSON, as toe-fastdump --framing step prints it\n"
 		"  --sendlog FILE     per message: MsgSeqNum, send time, records, first BizIndex (binary)\n"
 		"  --cpu N            run on CPU N\n"
@@ -224,6 +225,7 @@ int main(int argc, char **argv)
 		{"sendlog", required_argument, 0, 'L'},   {"cpu", required_argument, 0, 'P'},
 		{"delay-ms", required_argument, 0, 'd'},  {"wait-ms", required_argument, 0, 'w'},
 		{"ahead-mb", required_argument, 0, 'A'},  {"help", no_argument, 0, 'h'},
+		{"biz-per-channel", no_argument, 0, 'B'},
 		{0, 0, 0, 0},
 	};
 	const char *templates = NULL, *truth_path = NULL, *sendlog_path = NULL;
@@ -235,7 +237,7 @@ int main(int argc, char **argv)
 	struct sse_gen_cfg cfg;
 	sse_gen_default(&cfg);
 
-	while ((c = getopt_long(argc, argv, "t:n:s:r:Fb:k:S:c:p:l:C:u:T:L:P:d:w:A:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:n:s:r:Fb:k:S:c:p:l:C:u:T:L:P:d:w:A:Bh", lopts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
 		case 't': templates = optarg; break;
@@ -276,6 +278,7 @@ int main(int argc, char **argv)
 				bad = "--order-pct needs a number in 0..100";
 			cfg.order_pct = (uint32_t)v;
 			break;
+		case 'B': cfg.biz_per_channel = 1; break;
 		case 'l': bad = feed_opt_peer(&peer, FEED_MODE_LISTEN, optarg); break;
 		case 'C': bad = feed_opt_peer(&peer, FEED_MODE_CONNECT, optarg); break;
 		case 'u': bad = feed_opt_peer(&peer, FEED_MODE_UDP, optarg); break;

@@ -7,7 +7,7 @@
  * (from the jump in the ring sequence numbers). When the daemon restarts, the
  * client resubscribes and carries on.
  *
- *   toe-dump [--socket PATH] [--types trade,order,gap,reset] [--channel N]...
+ *   toe-dump [--socket PATH] [--stream NAME] [--types trade,order,gap,reset] [--channel N]...
  *            [--security ID]... [--last N | --from-msg-seq N] [--capacity N]
  *            [--count N] [--timeout SECONDS] [--no-reconnect] [--quiet]
  */
@@ -198,8 +198,8 @@ static uint32_t parse_types(const char *s)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: toe-dump [--socket PATH] [--types trade,order,gap,reset] [--channel N]... [--security ID]...\n"
-		   "                [--last N | --from-msg-seq N] [--capacity N] [--count N] [--timeout SECONDS]\n"
+	fprintf(f, "usage: toe-dump [--socket PATH] [--stream NAME] [--types trade,order,gap,reset] [--channel N]...\n"
+		   "                [--security ID]... [--last N | --from-msg-seq N] [--capacity N] [--count N] [--timeout SECONDS]\n"
 		   "                [--no-reconnect] [--quiet]\n"
 		   "Prints the ticks and gap events toed publishes. The socket defaults to $" TOE_CTL_PATH_ENV
 		   " or " TOE_CTL_DEFAULT_PATH ".\n");
@@ -214,6 +214,7 @@ int main(int argc, char **argv)
 		{"capacity", required_argument, 0, 'C'}, {"count", required_argument, 0, 'n'},
 		{"timeout", required_argument, 0, 'T'},  {"no-reconnect", no_argument, 0, 'R'},
 		{"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
+		{"stream", required_argument, 0, 'S'},
 		{0, 0, 0, 0},
 	};
 	const char *path = NULL;
@@ -223,10 +224,13 @@ int main(int argc, char **argv)
 	struct dump d = {0};
 	double timeout = 0;
 	int reconnect = 1, o;
-	while ((o = getopt_long(argc, argv, "s:t:c:i:l:m:C:n:T:Rqh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "s:S:t:c:i:l:m:C:n:T:Rqh", opts, NULL)) != -1) {
 		switch (o) {
 		case 's':
 			path = optarg;
+			break;
+		case 'S':
+			sub.stream = optarg; /* a feed's stream name, a group name or udp-PORT */
 			break;
 		case 't':
 			sub.types = parse_types(optarg);

@@ -51,6 +51,7 @@ struct tc_filter {
 	uint64_t start_arg;
 	int32_t channels[TOE_CTL_MAX_CHANNELS];
 	char secs[TOE_CTL_MAX_SECURITIES][TOE_SECURITY_ID_LEN];
+	char stream[TOE_CTL_STREAM_LEN]; /* "" none */
 };
 
 struct toe_client {
@@ -487,7 +488,8 @@ static int send_subscribe(struct toe_client *c, const struct tc_filter *f)
 {
 	_Alignas(8) uint8_t buf[TOE_CTL_MAX_MSG];
 	struct toe_ctl_subscribe *m = (void *)buf;
-	uint32_t len = toe_ctl_subscribe_len(f->nch, f->nsec);
+	uint32_t flags = f->stream[0] ? TOE_SUB_F_STREAM : 0;
+	uint32_t len = toe_ctl_subscribe_size(f->nch, f->nsec, flags);
 	memset(buf, 0, len);
 	toe_ctl_hdr_init(&m->hdr, TOE_CTL_SUBSCRIBE, len, c->next_id++);
 	m->types = f->types;
@@ -498,6 +500,11 @@ static int send_subscribe(struct toe_client *c, const struct tc_filter *f)
 	m->nsecurities = (uint16_t)f->nsec;
 	memcpy(buf + sizeof(*m), f->channels, 4u * f->nch);
 	memcpy(buf + sizeof(*m) + 4u * f->nch, f->secs, (size_t)TOE_SECURITY_ID_LEN * f->nsec);
+	if (flags) {
+		/* a daemon older than stream names refuses the flag (EINVAL) rather than ignore it */
+		m->flags = flags;
+		memcpy(buf + toe_ctl_subscribe_len(f->nch, f->nsec), f->stream, TOE_CTL_STREAM_LEN);
+	}
 
 	struct toe_ctl_subscribed r;
 	int fds[TOE_CTL_NFDS], nfds = 0;
@@ -532,6 +539,10 @@ TOE_API int toe_subscribe(struct toe_client *c, const struct toe_sub *sub)
 		if (!s || !*s || strlen(s) > TOE_SECURITY_ID_LEN)
 			return -EINVAL;
 	}
+	if (sub->stream && (!sub->stream[0] || strlen(sub->stream) >= TOE_CTL_STREAM_LEN)) {
+		snprintf(c->errtext, sizeof(c->errtext), "a stream name has 1 to %d bytes", TOE_CTL_STREAM_LEN - 1);
+		return -EINVAL;
+	}
 	struct tc_filter *f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -545,6 +556,8 @@ TOE_API int toe_subscribe(struct toe_client *c, const struct toe_sub *sub)
 		memcpy(f->channels, sub->channels, 4u * f->nch);
 	for (uint32_t i = 0; i < f->nsec; i++)
 		memcpy(f->secs[i], sub->securities[i], strlen(sub->securities[i]));
+	if (sub->stream)
+		memcpy(f->stream, sub->stream, strlen(sub->stream));
 	c->errtext[0] = 0;
 	int e = send_subscribe(c, f);
 	if (e < 0) {

@@ -382,6 +382,17 @@ static void check_groups(struct ctx *x)
 			key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_GROUP, 0,
 				"group %s already has %d lines (the most a group can arbitrate)", f->group,
 				TOED_MAX_LINES);
+		/* clients subscribe by group and stream names alike: one name, one set of feeds */
+		for (uint32_t j = 0; first && j < c->nfeeds; j++) {
+			uint32_t members = 0;
+			for (uint32_t k = 0; k < c->nfeeds; k++)
+				members += strcmp(c->feed[k].group, f->group) == 0;
+			if (strcmp(c->feed[j].stream, f->group) == 0 &&
+			    !(members == 1 && strcmp(c->feed[j].group, f->group) == 0))
+				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_GROUP, 0,
+					"group %s has the stream name of [feed.%s]: clients subscribe by both", f->group,
+					c->feed[j].name);
+		}
 		if (!c->fast.sequence_check && kok(x, S_FAST, 0, TOED_K_FAST_SEQUENCE_CHECK))
 			key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, TOED_K_FEED_GROUP, 0,
 				"has no effect: [fast] sequence_check = no (arbitration needs sequence tracking)");

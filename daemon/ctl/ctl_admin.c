@@ -691,8 +691,8 @@ static void report_clients(struct toed *t, struct out *o, const char *key)
 	if (!o->json) {
 		if (key)
 			fprintf(o->f, "\n[clients]\n");
-		fprintf(o->f, "%-6s %-8s %-6s %-20s %-6s %-8s %-12s %-10s %-8s\n", "id", "pid", "uid", "name", "pages",
-			"ring", "delivered", "dropped", "backlog");
+		fprintf(o->f, "%-6s %-8s %-6s %-20s %-6s %-8s %-12s %-10s %-8s %s\n", "id", "pid", "uid", "name", "pages",
+			"ring", "delivered", "dropped", "backlog", "stream");
 	}
 	begin_array(o, key);
 	for (unsigned i = 0; i < n; i++) {
@@ -717,11 +717,13 @@ static void report_clients(struct toed *t, struct out *o, const char *key)
 			kv_u64(o, "delivered", delivered);
 			kv_u64(o, "dropped", cs.dropped);
 			kv_u64(o, "backlog", cs.backlog);
+			kv_str(o, "stream", cs.stream); /* "": every stream */
 			end(o);
 		} else {
-			fprintf(o->f, "%-6u %-8d %-6u %-20s %-6s %-8u %-12" PRIu64 " %-10" PRIu64 " %-8" PRIu64 "\n",
+			fprintf(o->f, "%-6u %-8d %-6u %-20s %-6s %-8u %-12" PRIu64 " %-10" PRIu64 " %-8" PRIu64 " %s\n",
 				p->client_id, (int)p->pid, (unsigned)p->uid, p->name[0] ? p->name : "-",
-				pc ? (cs.hugetlb ? "2M" : "4K") : "-", cs.capacity, delivered, cs.dropped, cs.backlog);
+				pc ? (cs.hugetlb ? "2M" : "4K") : "-", cs.capacity, delivered, cs.dropped, cs.backlog,
+				cs.stream[0] ? cs.stream : pc ? "*" : "-");
 		}
 	}
 	end_array(o);

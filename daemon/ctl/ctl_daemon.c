@@ -263,6 +263,9 @@ static int open_ctl(struct toed *t)
 	cc.handshake_ms = t->cfg->shm.handshake_timeout_ms;
 	cc.ring_bytes_per_uid = (uint64_t)t->cfg->shm.ring_memory_per_uid_mb << 20;
 	cc.allow_gid = -1;
+	t->nstreams = dp_setup_streams(t->cfg, &t->dp.rxcfg, t->cfg->device.backend == TOED_BACKEND_XRT, t->streams);
+	cc.streams = t->streams;
+	cc.nstreams = t->nstreams;
 	cc.on_fd = toed_loop_on_fd;
 	cc.on_admin = on_admin;
 	cc.arg = t;

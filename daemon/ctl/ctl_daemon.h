@@ -33,6 +33,7 @@
 #include "dp/dp_thread.h"
 #include "ctl/ctl_notify.h"
 #include "dp/dp_record.h"
+#include "dp/dp_setup.h"
 
 #define TOED_VERSION "0.1.0"
 #define TOED_EX_FAIL 1 /* start-up or run-time failure (systemd restarts) */
@@ -56,6 +57,8 @@ struct toed {
 	struct ctl_server *ctl;
 	struct toed_record *rec;
 	struct toed_dp dp;
+	struct pub_stream streams[DP_MAX_STREAM_NAMES]; /* the names clients subscribe by (dp_setup_streams) */
+	uint32_t nstreams;
 	struct io_uring ring;
 	int ring_ok;
 	int sig_fd;

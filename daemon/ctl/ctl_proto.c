@@ -35,12 +35,12 @@ static int parse_subscribe(const uint8_t *msg, uint32_t len, struct ctl_request 
 	if (len < sizeof(m))
 		return refuse(rq, EBADMSG, "SUBSCRIBE length does not match its channel and security counts");
 	memcpy(&m, msg, sizeof(m));
-	if (len != toe_ctl_subscribe_len(m.nchannels, m.nsecurities))
+	if (m.flags & ~TOE_SUB_F_STREAM || m.reserved)
+		return refuse(rq, EINVAL, "unknown SUBSCRIBE flags");
+	if (len != toe_ctl_subscribe_size(m.nchannels, m.nsecurities, m.flags))
 		return refuse(rq, EBADMSG, "SUBSCRIBE length does not match its channel and security counts");
 	if (m.nchannels > TOE_CTL_MAX_CHANNELS || m.nsecurities > TOE_CTL_MAX_SECURITIES)
 		return refuse(rq, EINVAL, "too many channels or securities");
-	if (m.flags || m.reserved)
-		return refuse(rq, EINVAL, "unknown SUBSCRIBE flags");
 	memset(f, 0, sizeof(*f));
 	f->types = m.types;
 	f->nchannels = m.nchannels;
@@ -49,6 +49,14 @@ static int parse_subscribe(const uint8_t *msg, uint32_t len, struct ctl_request 
 	memcpy(f->channels, p, 4u * m.nchannels);
 	p += 4u * m.nchannels;
 	memcpy(f->securities, p, (size_t)TOE_SECURITY_ID_LEN * m.nsecurities);
+	p += (size_t)TOE_SECURITY_ID_LEN * m.nsecurities;
+	if (m.flags & TOE_SUB_F_STREAM) {
+		/* the server resolves the name into f->srcs; here only its spelling */
+		memcpy(f->stream, p, TOE_CTL_STREAM_LEN);
+		if (!ctl_stream_name_ok(f->stream, TOE_CTL_STREAM_LEN))
+			return refuse(rq, EINVAL, "a stream name is 1..31 letters, digits, '_', '-', '.'");
+		f->has_stream = 1;
+	}
 	if (pub_filter_normalise(f) < 0)
 		return refuse(rq, EINVAL, "bad filter (unknown record type or empty security id)");
 	if (m.start > TOE_START_MSG_SEQ)
@@ -99,6 +107,24 @@ int ctl_proto_parse(const void *msg, uint32_t len, struct ctl_request *rq, struc
 	default:
 		return refuse(rq, EOPNOTSUPP, "unknown message type");
 	}
+}
+
+int ctl_stream_name_ok(const char *name, size_t len)
+{
+	size_t n = 0;
+	while (n < len && name[n]) {
+		char ch = name[n];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+		      ch == '-' || ch == '.'))
+			return 0;
+		n++;
+	}
+	if (n == 0 || n >= len)
+		return 0;
+	for (size_t i = n; i < len; i++) /* NUL-padded: nothing hides after the name */
+		if (name[i])
+			return 0;
+	return 1;
 }
 
 /* ---- printable names ------------------------------------------------------------- */

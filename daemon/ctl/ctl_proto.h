@@ -3,7 +3,8 @@
  * ctl_server.c owns the sockets and the replies; everything it decides about
  * the bytes a client sent is here, as pure functions a fuzzer can drive
  * (tests/fuzz/fuzz_ctl.c): the header's framing, each request's length and
- * fields, the SUBSCRIBE filter, and the client's self-chosen name, which is
+ * fields, the SUBSCRIBE filter (a stream name is checked for its spelling
+ * here and resolved by the server), and the client's self-chosen name, which is
  * made safe to print once, on receipt.
  */
 #ifndef CTL_PROTO_H
@@ -40,6 +41,10 @@ int ctl_proto_frame(const struct toe_ctl_hdr *h, const char **why);
 /* Read a whole message (len == its header's length, framing already checked).
  * Fills rq (and *f, normalised, for SUBSCRIBE). Returns rq->err. */
 int ctl_proto_parse(const void *msg, uint32_t len, struct ctl_request *rq, struct pub_filter *f);
+
+/* Whether name[0..len) is a stream name: 1..len-1 letters, digits, '_', '-', '.' (the
+ * configuration's names), NUL-padded to len. */
+int ctl_stream_name_ok(const char *name, size_t len);
 
 /* Length of a valid, printable UTF-8 sequence at s (at most n bytes), or 0:
  * overlong forms, surrogates, values past U+10FFFF, C1 controls and the

@@ -447,11 +447,44 @@ static int refuse_budget(struct ctl_server *s, struct ctl_conn *c, const struct 
 	return send_error(s, c, h->id, h->type, err, text);
 }
 
+/* A SUBSCRIBE's stream name into the filter's sources: 0, or an ERROR sent. */
+static int resolve_stream(struct ctl_server *s, struct ctl_conn *c, const struct toe_ctl_hdr *h,
+			  struct pub_filter *f, int *sent)
+{
+	char why[TOE_CTL_TEXT_LEN];
+	const struct pub_stream *st;
+	*sent = 0;
+	if (!f->has_stream)
+		return 0;
+	st = pub_stream_find(s->cfg.streams, s->cfg.nstreams, f->stream);
+	if (st && st->why) {
+		*sent = 1;
+		snprintf(why, sizeof why, "stream %.31s: %s", f->stream, st->why);
+		return send_error(s, c, h->id, h->type, EOPNOTSUPP, why);
+	}
+	if (!st) {
+		/* say which names there are, as far as the text goes */
+		int n = snprintf(why, sizeof why, "no stream named %.31s; streams:", f->stream);
+		for (uint32_t i = 0; i < s->cfg.nstreams && n > 0 && (size_t)n < sizeof why; i++)
+			n += snprintf(why + n, sizeof why - (size_t)n, "%s %s", i ? "," : "", s->cfg.streams[i].name);
+		if (!s->cfg.nstreams)
+			snprintf(why, sizeof why, "no stream named %.31s: this daemon has no named streams", f->stream);
+		*sent = 1;
+		return send_error(s, c, h->id, h->type, ENOENT, why);
+	}
+	f->srcs[0] = st->srcs[0];
+	f->srcs[1] = st->srcs[1];
+	return 0;
+}
+
 static int reply_subscribe(struct ctl_server *s, struct ctl_conn *c, const struct toe_ctl_hdr *h,
 			   const struct ctl_request *rq)
 {
 	struct pub_filter *f = &s->filter;
-	int e, nfds = 0, fds[TOE_CTL_NFDS];
+	int e, nfds = 0, fds[TOE_CTL_NFDS], sent;
+	e = resolve_stream(s, c, h, f, &sent);
+	if (sent)
+		return e;
 	if (!c->pc) {
 		uint32_t cap = rq->capacity ? rq->capacity : pub_default_capacity(s->pub);
 		uint64_t cost = pub_ring_cost(s->pub, cap), mine;

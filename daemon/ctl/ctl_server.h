@@ -65,6 +65,8 @@ struct ctl_config {
 	uint32_t admin_reserve;     /* of max_conns, kept for root and the daemon's uid; 0: none */
 	uint32_t handshake_ms;      /* first request due this long after connecting; 0: no limit */
 	uint64_t ring_bytes_per_uid; /* ring memory one uid may hold (pub_ring_cost); 0: no limit */
+	const struct pub_stream *streams; /* the names SUBSCRIBE may give (TOE_SUB_F_STREAM); kept by the caller */
+	uint32_t nstreams;                /* 0: every stream name is refused (ENOENT) */
 	void (*on_fd)(void *arg, int fd, int added); /* optional: watch / stop watching fd */
 	void *arg;
 	/* Optional: answer TOE_CTL_ADMIN (toectl). Put the answer in *text (malloc'd,

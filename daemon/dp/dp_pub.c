@@ -46,6 +46,7 @@ struct pub {
 	uint32_t busy_cpu;         /* atomic: toe_shm_region.busy_cpu for every ring */
 	/* producer thread */
 	union toe_record *hist;
+	uint8_t *hist_src;  /* each history record's source */
 	uint32_t hist_mask;
 	uint64_t hist_n;
 	uint64_t next_hb;
@@ -141,10 +142,21 @@ static int has_security(const struct pub_filter *f, const char *id)
 	return 0;
 }
 
-int pub_filter_match(const struct pub_filter *f, const union toe_record *r)
+const struct pub_stream *pub_stream_find(const struct pub_stream *tbl, uint32_t n, const char *name)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (strncmp(tbl[i].name, name, TOE_CTL_STREAM_LEN) == 0)
+			return &tbl[i];
+	return NULL;
+}
+
+int pub_filter_match(const struct pub_filter *f, const union toe_record *r, uint8_t src)
 {
 	uint32_t t = r->hdr.type;
 	if (t >= 32 || !(f->types & (1u << t)))
+		return 0;
+	if (f->has_stream && src != PUB_SRC_ALL &&
+	    (src >= PUB_MAX_SRCS || !(f->srcs[src / 64] >> (src % 64) & 1u)))
 		return 0;
 	if (t == TOE_REC_TRADE) {
 		if (f->nchannels && !has_channel(f, r->trade.trade_channel))
@@ -205,7 +217,8 @@ struct pub *pub_create(const struct pub_config *cfg, int *err)
 	if (p->cfg.history) {
 		p->cfg.history = pow2_up(p->cfg.history);
 		p->hist = calloc(p->cfg.history, sizeof(p->hist[0]));
-		if (!p->hist)
+		p->hist_src = calloc(p->cfg.history, sizeof(p->hist_src[0]));
+		if (!p->hist || !p->hist_src)
 			goto fail;
 		p->hist_mask = p->cfg.history - 1;
 	}
@@ -219,6 +232,7 @@ fail:
 		free(p->slots);
 		free(p->wakeq);
 		free(p->hist);
+		free(p->hist_src);
 		free(p);
 	}
 	if (err)
@@ -517,6 +531,7 @@ void pub_destroy(struct pub *p)
 	free(p->slots);
 	free(p->wakeq);
 	free(p->hist);
+	free(p->hist_src);
 	free(p);
 }
 
@@ -532,6 +547,10 @@ void pub_client_get_stats(const struct pub_client *c, struct pub_client_stats *s
 	st->capacity = reg->capacity;
 	st->client_id = c->id;
 	st->hugetlb = c->data.hugetlb;
+	/* the control thread writes the filter, so its own read needs no ordering */
+	const struct pub_filter *f = c->filter;
+	if (f && f->has_stream)
+		memcpy(st->stream, f->stream, sizeof st->stream);
 }
 
 struct pub_client *pub_client_find(struct pub *p, uint32_t id)
@@ -618,7 +637,7 @@ static void replay(struct pub *p, struct pub_client *c)
 		from = p->hist_n;
 		while (from > first && got < want) {
 			from--;
-			if (pub_filter_match(f, &p->hist[from & p->hist_mask]))
+			if (pub_filter_match(f, &p->hist[from & p->hist_mask], p->hist_src[from & p->hist_mask]))
 				got++;
 		}
 	}
@@ -627,13 +646,18 @@ static void replay(struct pub *p, struct pub_client *c)
 		const union toe_record *r = &p->hist[i & p->hist_mask];
 		if (c->replay_start == TOE_START_MSG_SEQ && r->hdr.msg_seq < c->replay_arg)
 			continue;
-		if (pub_filter_match(f, r))
+		if (pub_filter_match(f, r, p->hist_src[i & p->hist_mask]))
 			toe_ring_prod_push(&c->ring, r);
 	}
 	commit(p, c, seq0, drop0);
 }
 
 unsigned pub_publish_nowake(struct pub *p, const union toe_record *recs, unsigned n)
+{
+	return pub_publish_src(p, recs, NULL, n);
+}
+
+unsigned pub_publish_src(struct pub *p, const union toe_record *recs, const uint8_t *srcs, unsigned n)
 {
 	uint32_t hwm = __atomic_load_n(&p->hwm, __ATOMIC_ACQUIRE);
 	uint64_t delivered0 = p->delivered;
@@ -646,14 +670,16 @@ unsigned pub_publish_nowake(struct pub *p, const union toe_record *recs, unsigne
 		const struct pub_filter *f = __atomic_load_n(&c->filter, __ATOMIC_ACQUIRE);
 		uint64_t seq0 = c->ring.seq, drop0 = c->ring.dropped;
 		for (unsigned i = 0; i < n; i++)
-			if (pub_filter_match(f, &recs[i]))
+			if (pub_filter_match(f, &recs[i], srcs ? srcs[i] : PUB_SRC_NONE))
 				toe_ring_prod_push(&c->ring, &recs[i]);
 		commit(p, c, seq0, drop0);
 	}
 	/* history after the fan-out, so a replay never repeats this batch */
 	if (p->hist) {
-		for (unsigned i = 0; i < n; i++)
+		for (unsigned i = 0; i < n; i++) {
 			p->hist[(p->hist_n + i) & p->hist_mask] = recs[i];
+			p->hist_src[(p->hist_n + i) & p->hist_mask] = srcs ? srcs[i] : PUB_SRC_NONE;
+		}
 		p->hist_n += n;
 	}
 	__atomic_store_n(&p->published, p->published + n, __ATOMIC_RELAXED);

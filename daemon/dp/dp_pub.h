@@ -42,11 +42,30 @@ struct pub_config {
 	uint64_t max_ring_bytes;      /* all rings together (pub_ring_cost each); 0: no budget */
 };
 
+/* A record's source: which feed or [udp] port stream carried it, so that a
+ * client can subscribe by stream name. The data plane tags each record it
+ * publishes (pub_publish_src); sources are numbered by dp_setup_streams:
+ * feeds 0..63 in file order, then the [udp] ports no feed takes. */
+#define PUB_MAX_SRCS 128
+#define PUB_SRC_ALL 0xfe  /* concerns every stream (a loss inside the pipeline): every subscription */
+#define PUB_SRC_NONE 0xff /* not known: only subscriptions without a stream name */
+
+/* A stream clients may name (toe_sub.stream): the sources it covers. */
+struct pub_stream {
+	char name[TOE_CTL_STREAM_LEN];
+	const char *kind;  /* "feed", "group", "udp" (for messages) */
+	uint64_t srcs[2];  /* bit s % 64 of word s / 64: source s */
+	const char *why;   /* non-NULL: the name exists but cannot be told apart here; refused with this */
+};
+
 /* A validated filter: sorted lists, NUL-padded security ids. */
 struct pub_filter {
 	uint32_t types; /* TOE_TYPE_BIT mask, never 0 once normalised */
 	uint32_t nchannels;
 	uint32_t nsecurities;
+	uint32_t has_stream;  /* 1: only records of the sources in srcs (and PUB_SRC_ALL) */
+	uint64_t srcs[2];
+	char stream[TOE_CTL_STREAM_LEN]; /* the name asked for (for toectl) */
 	int32_t channels[TOE_CTL_MAX_CHANNELS];
 	char securities[TOE_CTL_MAX_SECURITIES][TOE_SECURITY_ID_LEN];
 };
@@ -85,6 +104,7 @@ struct pub_client_stats {
 	uint32_t capacity;
 	uint32_t client_id;
 	int hugetlb;
+	char stream[TOE_CTL_STREAM_LEN]; /* the stream subscribed to by name, "" all (control thread only) */
 };
 
 struct pub;
@@ -92,7 +112,10 @@ struct pub_client;
 
 /* Normalise f in place (types 0 -> all, sort, dedupe). Returns 0 or -EINVAL. */
 int pub_filter_normalise(struct pub_filter *f);
-int pub_filter_match(const struct pub_filter *f, const union toe_record *r);
+/* Whether record r from source src (PUB_SRC_*) passes f. */
+int pub_filter_match(const struct pub_filter *f, const union toe_record *r, uint8_t src);
+/* The stream named name in tbl[0..n), or NULL. */
+const struct pub_stream *pub_stream_find(const struct pub_stream *tbl, uint32_t n, const char *name);
 
 struct pub *pub_create(const struct pub_config *cfg, int *err);
 /* After the producer stopped: close every ring (clients see CLOSED) and free. */
@@ -121,13 +144,17 @@ void pub_reclaim(struct pub *p);
 void pub_get_stats(const struct pub *p, struct pub_stats *st);
 
 /* Producer thread. Returns the number of ring copies delivered. Commits every
- * ring, then wakes the sleeping readers (pub_publish_nowake + pub_wake). */
+ * ring, then wakes the sleeping readers (pub_publish_nowake + pub_wake). Its
+ * records have no source (PUB_SRC_NONE). */
 unsigned pub_publish(struct pub *p, const union toe_record *recs, unsigned n);
 /* The same without the wakes: the records are visible in every ring when it
  * returns; the readers that were asleep are queued (at most once each). The
  * producer must call pub_wake() next (pub_tick() also does): until then a
  * sleeping reader stays asleep, and removed clients are not freed. */
 unsigned pub_publish_nowake(struct pub *p, const union toe_record *recs, unsigned n);
+/* pub_publish_nowake with sources: srcs[i] is recs[i]'s source (PUB_SRC_*, a
+ * source number) for the stream filters; srcs NULL: all PUB_SRC_NONE. */
+unsigned pub_publish_src(struct pub *p, const union toe_record *recs, const uint8_t *srcs, unsigned n);
 /* Wake the readers queued by pub_publish_nowake(); returns how many. */
 unsigned pub_wake(struct pub *p);
 /* Call regularly (every loop turn is fine, at least every heartbeat period):

@@ -167,6 +167,76 @@ int dp_setup_rx(const struct toed_config *c, struct rx_cfg *rc, uint16_t flow_fe
 	return 0;
 }
 
+void dp_setup_udp_srcs(const struct toed_config *c, const struct rx_cfg *rc, uint8_t udp_src[RX_MAX_UDP])
+{
+	for (uint32_t i = 0; i < RX_MAX_UDP; i++) {
+		udp_src[i] = (uint8_t)(TOED_MAX_FEEDS + i);
+		for (uint32_t k = 0; i < rc->nudp && k < c->nfeeds; k++) {
+			const struct toed_feed *f = &c->feed[k];
+			if (f->protocol == TOED_PROTO_UDP && f->port == rc->udp[i].in_port && f->vendor.port == rc->udp[i].port) {
+				udp_src[i] = (uint8_t)k;
+				break;
+			}
+		}
+	}
+}
+
+static void src_set(uint64_t srcs[2], uint32_t s)
+{
+	srcs[s / 64] |= 1ull << (s % 64);
+}
+
+uint32_t dp_setup_streams(const struct toed_config *c, const struct rx_cfg *rc, int card,
+			  struct pub_stream tbl[DP_MAX_STREAM_NAMES])
+{
+	static const char card_why[] = "backend = xrt does not say which tcp feed carried a record (more than one)";
+	uint8_t udp_src[RX_MAX_UDP];
+	uint32_t n = 0, ntcp = rc->mtoe.nflows;
+	for (uint32_t i = 0; i < c->nfeeds && n < DP_MAX_STREAM_NAMES; i++) {
+		const struct toed_feed *f = &c->feed[i];
+		struct pub_stream *t = &tbl[n++];
+		memset(t, 0, sizeof *t);
+		snprintf(t->name, sizeof t->name, "%s", f->stream[0] ? f->stream : f->name);
+		t->kind = "feed";
+		src_set(t->srcs, i);
+		if (card && f->protocol == TOED_PROTO_TCP && ntcp > 1)
+			t->why = card_why;
+	}
+	/* groups in order of first use; a name a feed already has is that feed (conf_check
+	 * refuses a group named like another stream) */
+	for (uint32_t i = 0; i < c->nfeeds && n < DP_MAX_STREAM_NAMES; i++) {
+		const struct toed_feed *f = &c->feed[i];
+		if (!f->group[0] || pub_stream_find(tbl, n, f->group))
+			continue;
+		struct pub_stream *t = &tbl[n++];
+		memset(t, 0, sizeof *t);
+		snprintf(t->name, sizeof t->name, "%s", f->group);
+		t->kind = "group";
+		for (uint32_t k = i; k < c->nfeeds; k++) {
+			if (strcmp(c->feed[k].group, f->group) != 0)
+				continue;
+			src_set(t->srcs, k);
+			if (card && c->feed[k].protocol == TOED_PROTO_TCP && ntcp > 1)
+				t->why = card_why;
+		}
+	}
+	dp_setup_udp_srcs(c, rc, udp_src);
+	for (uint32_t i = 0; i < rc->nudp && n < DP_MAX_STREAM_NAMES; i++) {
+		char name[TOE_CTL_STREAM_LEN];
+		if (udp_src[i] < TOED_MAX_FEEDS)
+			continue;
+		snprintf(name, sizeof name, "udp-%u", (unsigned)rc->udp[i].port);
+		if (pub_stream_find(tbl, n, name))
+			continue;
+		struct pub_stream *t = &tbl[n++];
+		memset(t, 0, sizeof *t);
+		memcpy(t->name, name, sizeof name);
+		t->kind = "udp";
+		src_set(t->srcs, udp_src[i]);
+	}
+	return n;
+}
+
 void dp_setup_live(struct toed_dp_live *l, const struct toed_config *cfg)
 {
 	memset(l, 0, sizeof *l);

@@ -42,6 +42,21 @@ void dp_setup_net(const struct toed_config *c, uint32_t port, struct net_cfg *n)
 int dp_setup_rx(const struct toed_config *c, struct rx_cfg *rc, uint16_t flow_feed[TOED_MAX_FEEDS], char *err,
 		size_t errlen);
 
+/* Stream names clients subscribe by (toe_sub.stream): each feed's stream name (source: its
+ * feed index), each arbitration group's name (its feeds' sources), and "udp-PORT" for each
+ * [udp] port no feed takes (source TOED_MAX_FEEDS + its index in the pipeline's UDP streams).
+ * card: backend = xrt, whose records do not say which TCP feed carried them: with more than one
+ * TCP feed, their names (and their groups') are listed with a reason to refuse. Returns the
+ * number of names written to tbl (at most DP_MAX_STREAM_NAMES). */
+#define DP_MAX_STREAM_NAMES (TOED_MAX_FEEDS + TOED_MAX_GROUPS + RX_MAX_UDP)
+_Static_assert(TOED_MAX_FEEDS + RX_MAX_UDP <= PUB_MAX_SRCS, "every source has a number below PUB_MAX_SRCS");
+uint32_t dp_setup_streams(const struct toed_config *c, const struct rx_cfg *rc, int card,
+			  struct pub_stream tbl[DP_MAX_STREAM_NAMES]);
+
+/* The source (PUB_SRC_*) of each of rc's UDP streams: the UDP feed that takes its port (on its [port.N]), or
+ * TOED_MAX_FEEDS + its index. */
+void dp_setup_udp_srcs(const struct toed_config *c, const struct rx_cfg *rc, uint8_t udp_src[RX_MAX_UDP]);
+
 /* The data-plane thread's live settings: [dataplane], pcap pace and loops, [tcp] timeouts. */
 void dp_setup_live(struct toed_dp_live *l, const struct toed_config *c);
 

@@ -139,6 +139,8 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 	rx_cfg_default(rc);
 	if (dp_setup_rx(cfg, rc, dp->flow_feed, err, errlen) < 0)
 		return -1;
+	dp_setup_udp_srcs(cfg, rc, dp->udp_src);
+	dp->card_tcp_src = rc->mtoe.nflows == 1 ? (uint8_t)dp->flow_feed[0] : PUB_SRC_NONE;
 	dp_setup_live(&dp->live, cfg);
 	if (dp->backend == TOED_BACKEND_XRT) {
 		/* the card runs the pipeline: no software copy, only its limits to check */
@@ -366,6 +368,7 @@ struct dp_run {
 	struct toed_dp_live live;
 	uint32_t live_gen;
 	union toe_record batch[DP_BATCH];
+	uint8_t batch_src[DP_BATCH]; /* each record's source (PUB_SRC_*) */
 	unsigned nbatch;
 	uint64_t published;
 	uint64_t unmapped;
@@ -386,6 +389,7 @@ struct dp_run {
 	int csum_warned;
 	/* the card */
 	union toe_record cbatch[DP_CARD_BATCH];
+	uint8_t cbatch_src[DP_CARD_BATCH];
 	uint64_t last_card;     /* CLOCK_MONOTONIC of the last counter read */
 	uint64_t last_rec;      /* CLOCK_MONOTONIC of the last poll that found records */
 	int link;               /* last link state seen (-1: not yet) */
@@ -405,10 +409,11 @@ static void set_state(struct toed_dp *dp, uint32_t s)
 
 /* The one publication path of both backends: records in ring order (rx_pipe's
  * output of the software backend, the card's HBM ring) to the tick recording
- * when it is on, then to the clients' rings. The records are visible when it
- * returns; the readers that slept are woken by wake_readers() (pub_wake), so
- * that their system calls come after every ring's commit. */
-static void publish(struct dp_run *r, const union toe_record *recs, unsigned n)
+ * when it is on, then to the clients' rings (srcs[i]: recs[i]'s source for the
+ * stream filters). The records are visible when it returns; the readers that
+ * slept are woken by wake_readers() (pub_wake), so that their system calls
+ * come after every ring's commit. */
+static void publish(struct dp_run *r, const union toe_record *recs, const uint8_t *srcs, unsigned n)
 {
 	struct toed_dp *dp = r->dp;
 	if (!n)
@@ -416,7 +421,7 @@ static void publish(struct dp_run *r, const union toe_record *recs, unsigned n)
 	if (toed_record_dp_active(dp->rec))
 		for (unsigned i = 0; i < n; i++)
 			toed_record_dp_tick(dp->rec, &recs[i]);
-	pub_publish_nowake(dp->pub, recs, n);
+	pub_publish_src(dp->pub, recs, srcs, n);
 	r->published += n;
 }
 
@@ -427,7 +432,7 @@ static void wake_readers(struct dp_run *r)
 
 static void publish_batch(struct dp_run *r)
 {
-	publish(r, r->batch, r->nbatch);
+	publish(r, r->batch, r->batch_src, r->nbatch);
 	r->nbatch = 0;
 }
 
@@ -435,6 +440,30 @@ static void flush_batch(struct dp_run *r)
 {
 	publish_batch(r);
 	wake_readers(r);
+}
+
+/* Which feed (or [udp] port) carried pipeline stream sid: a TCP connection's feed is its
+ * mirror TOE flow's, looked up now, while the connection holds its slot. */
+static uint8_t stream_src(const struct toed_dp *dp, const struct rx_pipe *p, uint32_t sid)
+{
+	uint32_t nc = p->cfg.mtoe.max_conns;
+	if (sid < nc) {
+		uint32_t flow = p->conn_flow[sid < MTOE_MAX_CONNS ? sid : 0];
+		return flow < p->cfg.mtoe.nflows && flow < TOED_MAX_FEEDS ? (uint8_t)dp->flow_feed[flow] : PUB_SRC_NONE;
+	}
+	return sid - nc < p->cfg.nudp && sid - nc < RX_MAX_UDP ? dp->udp_src[sid - nc] : PUB_SRC_NONE;
+}
+
+/* The card's records say only their connection: UDP streams are known, TCP ones are the only
+ * TCP feed's (dp_setup_streams refuses the names it cannot serve). */
+static uint8_t card_src(const struct toed_dp *dp, uint32_t sid)
+{
+	uint32_t nc = dp->rxcfg.mtoe.max_conns;
+	if (sid == TOE_HW_STREAM_ALL)
+		return PUB_SRC_ALL;
+	if (sid < nc)
+		return dp->card_tcp_src;
+	return sid - nc < dp->rxcfg.nudp && sid - nc < RX_MAX_UDP ? dp->udp_src[sid - nc] : PUB_SRC_NONE;
 }
 
 /* Software backend: the pipeline's output entries that are records go to the batch. */
@@ -453,6 +482,7 @@ static void drain(struct dp_run *r)
 		 * record (one source, one clock per frame kind: a record completed by
 		 * a later frame than the one it was stamped with has the same clock) */
 		o.tick.hdr.present = (o.tick.hdr.present & ~TOE_CLK_MASK) | (r->clock << TOE_CLK_SHIFT);
+		r->batch_src[r->nbatch] = stream_src(dp, dp->pipe, o.stream);
 		r->batch[r->nbatch++] = o.tick;
 		if (r->nbatch == DP_BATCH)
 			publish_batch(r); /* the wakes at the end of the frame (frame_in) or by the caller */
@@ -1105,9 +1135,10 @@ static void card_publish(struct dp_run *r, int n)
 		}
 		if (m != (unsigned)i)
 			r->cbatch[m] = r->cbatch[i];
+		r->cbatch_src[m] = card_src(r->dp, r->cbatch[m].hdr.stream);
 		m++;
 	}
-	publish(r, r->cbatch, m);
+	publish(r, r->cbatch, r->cbatch_src, m);
 	wake_readers(r);
 }
 

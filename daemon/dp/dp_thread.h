@@ -196,6 +196,8 @@ struct toed_dp {
 	/* set by prepare/open, read-only once the thread runs */
 	struct rx_cfg rxcfg;
 	uint16_t flow_feed[TOED_MAX_FEEDS];
+	uint8_t udp_src[RX_MAX_UDP]; /* source (PUB_SRC_*) of each UDP stream, for stream subscriptions */
+	uint8_t card_tcp_src;        /* backend = xrt: the source of TCP records (the one TCP feed, else none) */
 	const struct fast_prog *prog;
 	uint32_t backend;         /* enum toed_backend */
 	int src_kind;             /* enum src_kind (every port's: [source] type) */

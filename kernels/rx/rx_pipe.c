@@ -262,6 +262,8 @@ int rx_init_decode(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fas
 
 /* ---- entries ---------------------------------------------------------- */
 
+static void stream_line(const struct rx_pipe *p, uint32_t sid, uint32_t *g, uint32_t *line);
+
 static void out_clear(struct rx_out *out, uint8_t kind, uint32_t sid, uint64_t rx_ns)
 {
 	uint32_t i;
@@ -282,10 +284,23 @@ static void out_clear(struct rx_out *out, uint8_t kind, uint32_t sid, uint64_t r
 	out->tick.hdr.rx_ns = rx_ns;
 }
 
+/* With sequence tracking every entry says its group and line, byte gaps and
+ * decode gaps included (the sequence events set their own afterwards). */
+static void out_line(const struct rx_pipe *p, struct rx_out *out, uint32_t sid)
+{
+	uint32_t g, line;
+	if (!(p->cfg.flags & RX_CFG_SEQ))
+		return;
+	stream_line(p, sid, &g, &line);
+	out->tick.hdr.group = (uint8_t)(g + 1);
+	out->tick.hdr.line = (uint8_t)line;
+}
+
 static void out_gap(struct rx_pipe *p, struct rx_out *out, uint32_t sid, uint64_t off, uint64_t len,
 		    uint32_t reason, uint32_t detail)
 {
 	out_clear(out, RX_OUT_GAP, sid, p->now);
+	out_line(p, out, sid);
 	out->offset = off;
 	out->len = len;
 	out->tick.hdr.type = TOE_REC_GAP;

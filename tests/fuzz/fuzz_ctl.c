@@ -11,6 +11,7 @@
  *     back to exactly the bytes sent, up to the first NUL;
  *   - a SUBSCRIBE's filter is normalised: a known, non-empty type mask, channels strictly increasing,
  *     securities non-empty, NUL-padded and strictly increasing, counts within the protocol's limits;
+ *     a stream name (TOE_SUB_F_STREAM) only with its flag and only spelt as the configuration's names;
  *   - ctl_safe_name() into a short buffer never writes past it and never cuts an escape in two.
  */
 #include <errno.h>
@@ -133,7 +134,7 @@ static uint32_t expected_len(uint16_t type, const uint8_t *msg, uint32_t len)
 		if (len < sizeof(m))
 			return UINT32_MAX;
 		memcpy(&m, msg, sizeof(m));
-		return toe_ctl_subscribe_len(m.nchannels, m.nsecurities);
+		return toe_ctl_subscribe_size(m.nchannels, m.nsecurities, m.flags);
 	}
 	default: return UINT32_MAX;
 	}
@@ -193,6 +194,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_name(((const struct toe_ctl_hello *)msg)->name, TOE_CTL_NAME_LEN, rq.name, sizeof(rq.name));
 		if (h.type == TOE_CTL_SUBSCRIBE) {
 			check_filter(&f);
+			/* a stream name only with its flag, and then one the configuration could give */
+			if (f.has_stream != !!(((const struct toe_ctl_subscribe *)msg)->flags & TOE_SUB_F_STREAM) ||
+			    (f.has_stream && !ctl_stream_name_ok(f.stream, sizeof f.stream)))
+				FAIL("stream name accepted wrongly\n");
 			if (rq.start > TOE_START_MSG_SEQ)
 				FAIL("start %u accepted\n", rq.start);
 		}

@@ -14,6 +14,15 @@
  * nothing else. The exchange's sender (mirror_peer.py serve ... TAIL) marks
  * the end of its connection with that TOS, so on the mirror leg the last
  * segments and the FIN are lost while the vendor's ACKs pass.
+ *
+ * Line mode (-DLINE_A_PORT=p -DLINE_B_PORT=q, used by test_toed_ab.sh): two
+ * TCP connections from the exchange's ports p and q (lines A and B of an A/B
+ * pair) each get their own rates, DROP_A/DUP_A and DROP_B/DUP_B per mille;
+ * other traffic passes. With -DBY_MSGSEQ the drop is not random but decided
+ * by the STEP MsgSeqNum of the message the segment starts with ("\00134=" in
+ * its first 64 bytes): dropped when LOSS_FIRST <= m <= LOSS_LAST and
+ * line_hash(m, line) % 1000 < DROP_x, so the test knows which messages each
+ * line lost (the same hash in Python) and the tail of the feed is clean.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -31,6 +40,60 @@
 #define DUP_PERMILLE 30
 #endif
 #define CLONE_MARK 0x70e0070eu
+
+#ifdef LINE_A_PORT
+#ifndef DROP_A
+#define DROP_A 0
+#endif
+#ifndef DUP_A
+#define DUP_A 0
+#endif
+#ifndef DROP_B
+#define DROP_B 0
+#endif
+#ifndef DUP_B
+#define DUP_B 0
+#endif
+#ifndef LOSS_FIRST
+#define LOSS_FIRST 10
+#endif
+#ifndef LOSS_LAST
+#define LOSS_LAST 1000
+#endif
+
+/* The deterministic draw of message m on line 0 (A) or 1 (B), 0..999. */
+static __always_inline __u32 line_hash(__u32 m, __u32 line)
+{
+	__u32 h = m * (line ? 2246822519u : 2654435761u);
+	h ^= h >> 15;
+	return h % 1000u;
+}
+
+/* The MsgSeqNum of the STEP message starting at payload offset off, or 0 when
+ * "\00134=" is not in its first 64 bytes (a segment that continues a message,
+ * or a short one). A STEP header puts it near byte 45 (8=STEP.1.0.0, 9=, 35=,
+ * 49=, 56= before it). The bytes are copied to the stack first: the verifier
+ * follows a fixed-size stack buffer more easily than packet pointers. */
+static __always_inline __u32 step_msgseq(struct __sk_buff *skb, __u32 off)
+{
+	unsigned char b[64];
+	__u32 v = 0;
+	int i, j;
+	if (skb->len < off + sizeof b || bpf_skb_load_bytes(skb, off, b, sizeof b) < 0)
+		return 0;
+	for (i = 0; i + 4 < (int)sizeof b; i++) {
+		if (b[i] != 1 || b[i + 1] != '3' || b[i + 2] != '4' || b[i + 3] != '=')
+			continue;
+		for (j = i + 4; j < (int)sizeof b && j < i + 14; j++) {
+			if (b[j] < '0' || b[j] > '9')
+				break;
+			v = v * 10 + (b[j] - '0');
+		}
+		return v;
+	}
+	return 0;
+}
+#endif
 
 SEC("tc")
 int lossy(struct __sk_buff *skb)
@@ -62,6 +125,32 @@ int lossy(struct __sk_buff *skb)
 	tot = bpf_ntohs(ip->tot_len);
 	if (tcp->syn || tcp->fin || tcp->rst || tot <= ihl + doff)
 		return TC_ACT_OK;
+#ifdef LINE_A_PORT
+	{
+		__u32 sport = bpf_ntohs(tcp->source), line, drop, dup;
+		if (sport == LINE_A_PORT)
+			line = 0, drop = DROP_A, dup = DUP_A;
+		else if (sport == LINE_B_PORT)
+			line = 1, drop = DROP_B, dup = DUP_B;
+		else
+			return TC_ACT_OK;
+#ifdef BY_MSGSEQ
+		__u32 m = step_msgseq(skb, (__u32)sizeof(*eth) + ihl + doff);
+		if (m >= LOSS_FIRST && m <= LOSS_LAST && line_hash(m, line) < drop)
+			return TC_ACT_SHOT;
+		drop = 0;
+#endif
+		r = bpf_get_prandom_u32() % 1000u;
+		if (r < drop)
+			return TC_ACT_SHOT;
+		if (r < drop + dup) {
+			skb->mark = CLONE_MARK;
+			bpf_clone_redirect(skb, skb->ifindex, 0);
+			skb->mark = 0;
+		}
+		return TC_ACT_OK;
+	}
+#endif
 	r = bpf_get_prandom_u32() % 1000u;
 	if (r < DROP_PERMILLE)
 		return TC_ACT_SHOT;

@@ -10,9 +10,10 @@
 # xclbin is a metadata-only one generated from XRT's xclbin.h (xrt_mkxclbin).
 # Checks:
 #   1. one capture (toe-fastgen feed, reordered TCP segments) replayed by the
-#      software backend and fed to the card: two clients each (trades only;
-#      everything, events included) receive exactly the same lines from both
-#      backends, and the ticks equal toe-fastgen's truth;
+#      software backend and fed to the card: two clients each (trades of the
+#      stream "sse" by name; everything, events included) receive exactly the
+#      same lines from both backends, and the ticks equal toe-fastgen's truth
+#      (the card's records are tagged with their feed too);
 #   2. toectl stats shows the card's counters as a block (frames = the
 #      capture's frames, records written to the ring = records the
 #      unfiltered client received = records the host drained, link up);
@@ -69,7 +70,7 @@ level = info
 EOF
 
 clients() { # TAG: a trades client and an everything client against the running daemon
-	"$OUT/tick_client" --socket "$TMP/toed.sock" --from-start --types trade --count "$ntrades" --timeout 20 \
+	"$OUT/tick_client" --socket "$TMP/toed.sock" --from-start --stream sse --types trade --count "$ntrades" --timeout 20 \
 		-o "$TMP/$1.trades" 2>>"$TMP/clients.log" &
 	p1=$!
 	bg_pid $p1

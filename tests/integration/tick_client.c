@@ -3,6 +3,7 @@
  *   tick_client [--socket PATH] [--types trade,order,gap,reset] [--channel N]... [--security ID]...
  *               [--from-start] [--count N] [--idle-ms MS] [--timeout S] [--until-gone]
  *               [--capacity N] [--pause-ms MS] [--ready FILE] [--quiet] [-o FILE]
+ *               [--stream NAME] [--brief]
  *   tick_client --file TICKS.bin [-o FILE]      (a file written by [record] ticks)
  *
  * Trades and orders are printed exactly as toe-fastgen --truth / toe-fastdump
@@ -11,6 +12,8 @@
  * present bit is clear left out), so the output of a filtered subscription
  * can be compared with cmp against the matching lines of the truth file.
  * Gaps and resets are printed as {"event":"gap",...} / {"event":"reset",...}.
+ * --brief prints one line of numbers per record instead (print_brief), with
+ * each record's group and line; --stream subscribes to one named stream.
  *
  * Stops after --count records, after --idle-ms without a record (once at
  * least one came), at --timeout, or with --until-gone when the daemon goes
@@ -123,8 +126,43 @@ static void print_order(FILE *o, const union toe_record *r)
 	fprintf(o, "}\n");
 }
 
+/* --brief: one line of numbers per record, for scripts that check lines and sequences:
+ *   T|O channel biz group line msg_seq flags stream
+ *   G reason channel first last group line stream offset length
+ *   X reason group line stream channel last */
+static int brief;
+
+static void print_brief(FILE *o, const union toe_record *r)
+{
+	const struct toe_rec_hdr *h = &r->hdr;
+	switch (h->type) {
+	case TOE_REC_TRADE:
+	case TOE_REC_ORDER: {
+		int t = h->type == TOE_REC_TRADE;
+		fprintf(o, "%s %d %" PRId64 " %u %u %" PRIu64 " %u %u\n", t ? "T" : "O",
+			t ? r->trade.trade_channel : r->order.order_channel, t ? r->trade.biz_index : r->order.biz_index,
+			h->group, h->line, h->msg_seq, h->flags, h->stream);
+		break;
+	}
+	case TOE_REC_GAP:
+		fprintf(o, "G %u %u %" PRIu64 " %" PRIu64 " %u %u %u %" PRIu64 " %" PRIu64 "\n", r->gap.reason,
+			r->gap.channel, r->gap.first, r->gap.last, h->group, h->line, h->stream, r->gap.offset,
+			r->gap.length);
+		break;
+	case TOE_REC_RESET:
+		fprintf(o, "X %u %u %u %u %u %" PRIu64 "\n", r->reset.reason, h->group, h->line, h->stream,
+			r->reset.channel, r->reset.last);
+		break;
+	default: fprintf(o, "U %u\n", h->type); break;
+	}
+}
+
 static void print_record(FILE *o, const union toe_record *r)
 {
+	if (brief) {
+		print_brief(o, r);
+		return;
+	}
 	switch (r->hdr.type) {
 	case TOE_REC_TRADE: print_trade(o, r); break;
 	case TOE_REC_ORDER: print_order(o, r); break;
@@ -189,7 +227,8 @@ int main(int argc, char **argv)
 		{"until-gone", no_argument, 0, 'G'},    {"ready", required_argument, 0, 'r'},
 		{"file", required_argument, 0, 'f'},    {"output", required_argument, 0, 'o'},
 		{"capacity", required_argument, 0, 'C'}, {"pause-ms", required_argument, 0, 'P'},
-		{"quiet", no_argument, 0, 'q'},         {0, 0, 0, 0},
+		{"quiet", no_argument, 0, 'q'},         {"stream", required_argument, 0, 'N'},
+		{"brief", no_argument, 0, 'B'},         {0, 0, 0, 0},
 	};
 	static int32_t channels[TOE_CTL_MAX_CHANNELS];
 	static const char *securities[TOE_CTL_MAX_SECURITIES];
@@ -198,7 +237,7 @@ int main(int argc, char **argv)
 	uint64_t count = 0, idle_ms = 0, seen = 0, pause_ms = 0;
 	double timeout = 30;
 	int until_gone = 0, quiet = 0, c;
-	while ((c = getopt_long(argc, argv, "s:t:c:i:Sn:I:T:Gr:f:o:C:P:q", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:c:i:Sn:I:T:Gr:f:o:C:P:qN:B", lopts, NULL)) != -1) {
 		switch (c) {
 		case 's': path = optarg; break;
 		case 't':
@@ -230,6 +269,8 @@ int main(int argc, char **argv)
 		case 'C': sub.capacity = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'P': pause_ms = strtoull(optarg, NULL, 0); break;
 		case 'q': quiet = 1; break;
+		case 'N': sub.stream = optarg; break;
+		case 'B': brief = 1; break;
 		default: return 2;
 		}
 	}

@@ -191,7 +191,7 @@ static void test_malformed(void)
 	CHECK(expect_error(s, EINVAL));
 	CHECK_EQ(send_subscribe(s, 0, 0, 9, 0, 0, 0, L, NULL, 0), 0);
 	CHECK(expect_error(s, EINVAL));
-	CHECK_EQ(send_subscribe(s, 0, 0, 0, 0, 0, 1, L, NULL, 0), 0);
+	CHECK_EQ(send_subscribe(s, 0, 0, 0, 0, 0, 2, L, NULL, 0), 0); /* 1 is TOE_SUB_F_STREAM */
 	CHECK(expect_error(s, EINVAL));
 	char empty_sec[16] = {0};
 	CHECK_EQ(send_subscribe(s, 0, 0, 0, 0, 1, 0, L + 16, empty_sec, 16), 0);

@@ -1,6 +1,7 @@
 /* test_client_dump.c - the toe-dump example against a producer process: the
- * lines it prints for ticks and gaps, a DROPPED line after it fell behind, and
- * resubscription across a daemon restart. Runs $BUILD/asan/bin/toe-dump. */
+ * lines it prints for ticks and gaps, --stream (one named stream; an unknown
+ * name refused), a DROPPED line after it fell behind, and resubscription
+ * across a daemon restart. Runs $BUILD/asan/bin/toe-dump. */
 #include <sys/stat.h>
 
 #include "test_client_harness.h"
@@ -70,6 +71,42 @@ static void test_lines(void)
 	CHECK(next_line(f, line, sizeof(line)));
 	CHECK(strstr(line, "offset=19 ") != NULL && strstr(line, "seq=2 ") != NULL);
 	CHECK_EQ(pclose(f), 0);
+	th_quit(&p);
+}
+
+/* --stream NAME: only that stream's records (the harness tags record i with
+ * source i % 3; "b" is source 1); an unknown name exits 1 saying which exist. */
+static void test_stream(void)
+{
+	static struct pub_stream names[2];
+	memset(names, 0, sizeof names);
+	strcpy(names[0].name, "a");
+	names[0].kind = "feed";
+	names[0].srcs[0] = 1u << 0;
+	strcpy(names[1].name, "b");
+	names[1].kind = "feed";
+	names[1].srcs[0] = 1u << 1;
+	struct ctl_config cc = {.allow_gid = -1, .streams = names, .nstreams = 2};
+	struct th_prod p;
+	CHECK_EQ(th_start(&p, path, &(struct pub_config){.no_hugepages = 1}, &cc), 0);
+	FILE *f = start_dump("--stream b --types trade --count 3");
+	CHECK(wait_clients(&p, 1));
+	CHECK_EQ(th_publish(&p, 0, 30), 0);
+	/* trades (i % 3 != 0, i % 10 != 9) of source 1 (i % 3 == 1): 1, 4, 7 */
+	char line[512], expect[64];
+	static const int want[3] = {1, 4, 7};
+	for (int k = 0; k < 3; k++) {
+		CHECK(next_line(f, line, sizeof(line)));
+		snprintf(expect, sizeof(expect), "msg=%d ", want[k] + 1);
+		CHECK(strncmp(line, "TRADE ", 6) == 0 && strstr(line, expect) != NULL);
+	}
+	CHECK_EQ(pclose(f), 0);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "%s --socket %s --timeout 2 --stream zz 2>&1", dump, path);
+	f = popen(cmd, "r");
+	CHECK(f && next_line(f, line, sizeof(line)));
+	CHECK(strstr(line, "subscribe refused") != NULL && strstr(line, "no stream named zz; streams: a, b") != NULL);
+	CHECK_EQ(pclose(f), 1 << 8); /* exit status 1 */
 	th_quit(&p);
 }
 
@@ -146,6 +183,7 @@ int main(void)
 		return test_skip("test_client_dump", "cannot create a temporary folder");
 	snprintf(path, sizeof(path), "%s/toed.sock", dir);
 	test_lines();
+	test_stream();
 	test_drops_and_restart();
 	th_rmdir(dir);
 	return test_done("test_client_dump");

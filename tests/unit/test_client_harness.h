@@ -11,6 +11,8 @@
  *   i % 10 == 9      a GAP event (offset i, length 100, reason TIMEOUT)
  *   else i % 3 == 0  an ORDER, channel 1 + i % 4, security "6000%02d" % (i % 7), order_index i
  *   else             a TRADE, channel 1 + i % 4, security "6000%02d" % (i % 7), trade_index i
+ * and comes from source i % 3 (pub_publish_src: which feed carried it, for
+ * subscriptions by stream name; the names are the ctl_config's streams).
  */
 #ifndef TEST_CLIENT_HARNESS_H
 #define TEST_CLIENT_HARNESS_H
@@ -104,6 +106,7 @@ static inline void th_child(const char *path, const struct pub_config *pc, const
 		_exit(1);
 	fcntl(cmd, F_SETFL, O_NONBLOCK);
 	static union toe_record recs[256];
+	static uint8_t srcs[256];
 	for (;;) {
 		ctl_server_poll(srv, 1);
 		pub_tick(pub, shm_now_ns());
@@ -121,9 +124,11 @@ static inline void th_child(const char *path, const struct pub_config *pc, const
 			uint64_t t0 = shm_now_ns();
 			for (uint32_t done = 0; done < m.n;) {
 				uint32_t k = m.n - done < batch ? m.n - done : batch;
-				for (uint32_t j = 0; j < k; j++)
+				for (uint32_t j = 0; j < k; j++) {
 					th_record(m.first + done + j, &recs[j]);
-				pub_publish(pub, recs, k);
+					srcs[j] = (uint8_t)((m.first + done + j) % 3);
+				}
+				pub_publish_src(pub, recs, srcs, k);
 				done += k;
 			}
 			a.ns = shm_now_ns() - t0;

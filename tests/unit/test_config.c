@@ -1659,6 +1659,21 @@ static void test_groups(void)
 	CHECK_EQ(p->grp[2].nlines, 2);
 	free(fs);
 	free(p);
+	/* the names clients subscribe by: feeds (sources = feed index), then groups */
+	static struct pub_stream tbl[DP_MAX_STREAM_NAMES];
+	uint32_t nt = dp_setup_streams(g_cfg, rc, 0, tbl);
+	CHECK_EQ(nt, 7);
+	const struct pub_stream *st = pub_stream_find(tbl, nt, "ab");
+	CHECK(st && strcmp(st->kind, "group") == 0 && st->srcs[0] == ((1u << 0) | (1u << 2)) && !st->srcs[1]);
+	st = pub_stream_find(tbl, nt, "cd");
+	CHECK(st && st->srcs[0] == ((1u << 3) | (1u << 4)));
+	st = pub_stream_find(tbl, nt, "x");
+	CHECK(st && strcmp(st->kind, "feed") == 0 && st->srcs[0] == (1u << 1) && !st->why);
+	CHECK(pub_stream_find(tbl, nt, "udp-6000") == NULL); /* the port is feed u1's */
+	/* the card cannot tell its four tcp feeds apart: their names are refused with a reason */
+	nt = dp_setup_streams(g_cfg, rc, 1, tbl);
+	CHECK(pub_stream_find(tbl, nt, "x")->why != NULL);
+	CHECK(pub_stream_find(tbl, nt, "u1")->why == NULL);
 	/* off: nothing tracked */
 	CLEAN("[feed.a]\nexchange = 10.0.0.1:5261\n", NO_FEED);
 	rx_cfg_default(rc);
@@ -1685,6 +1700,16 @@ static void test_groups(void)
 			      i, i + 1, i);
 	ERR(head, NO_FAST | NO_FEED, 16,
 	    "[feed.l3] group = g3: more than 3 arbitration groups (the pipeline tracks 3 besides the default one)");
+	/* a group named like another feed's stream: one name, two meanings */
+	o = snprintf(head, sizeof head, fast, g_tpl);
+	snprintf(head + o, sizeof head - (size_t)o,
+		 "[feed.a]\nexchange = 10.0.0.1:5261\ngroup = b\n[feed.b]\nexchange = 10.0.0.2:5261\n");
+	ERR(head, NO_FAST | NO_FEED, 7, "[feed.a] group = b: group b has the stream name of [feed.b]: clients "
+					 "subscribe by both");
+	/* ... but a one-feed group may bear its own feed's name */
+	o = snprintf(head, sizeof head, fast, g_tpl);
+	snprintf(head + o, sizeof head - (size_t)o, "[feed.a]\nexchange = 10.0.0.1:5261\ngroup = a\n");
+	CLEAN(head, NO_FAST | NO_FEED);
 	snprintf(head, sizeof head, "[fast]\ntemplates = %s\narbitration_wait_us = 1000001\n", g_tpl);
 	ERR(head, NO_FAST, 3, "[fast] arbitration_wait_us = 1000001: above 1000000 (one second)");
 }

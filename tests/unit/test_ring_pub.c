@@ -108,20 +108,20 @@ static void test_filter(void)
 	CHECK_EQ(f.nsecurities, 2);
 	union toe_record r;
 	mk_trade(&r, 1, 2, "600000");
-	CHECK(pub_filter_match(&f, &r));
+	CHECK(pub_filter_match(&f, &r, PUB_SRC_NONE));
 	mk_trade(&r, 1, 3, "600000");
-	CHECK(!pub_filter_match(&f, &r)); /* channel */
+	CHECK(!pub_filter_match(&f, &r, PUB_SRC_NONE)); /* channel */
 	mk_trade(&r, 1, 7, "600001");
-	CHECK(!pub_filter_match(&f, &r)); /* security */
+	CHECK(!pub_filter_match(&f, &r, PUB_SRC_NONE)); /* security */
 	mk_trade(&r, 1, 7, "600519");
-	CHECK(pub_filter_match(&f, &r));
+	CHECK(pub_filter_match(&f, &r, PUB_SRC_NONE));
 	mk_order(&r, 1, 2, "600000");
-	CHECK(!pub_filter_match(&f, &r)); /* type */
+	CHECK(!pub_filter_match(&f, &r, PUB_SRC_NONE)); /* type */
 	memset(&r, 0, sizeof(r));
 	r.hdr.type = TOE_REC_GAP;
-	CHECK(pub_filter_match(&f, &r)); /* events pass the channel/security lists */
+	CHECK(pub_filter_match(&f, &r, PUB_SRC_NONE)); /* events pass the channel/security lists */
 	r.hdr.type = 200;
-	CHECK(!pub_filter_match(&f, &r));
+	CHECK(!pub_filter_match(&f, &r, PUB_SRC_NONE));
 	memset(&f, 0, sizeof(f));
 	f.nsecurities = 1; /* an empty id is refused */
 	CHECK_EQ(pub_filter_normalise(&f), -EINVAL);
@@ -132,7 +132,27 @@ static void test_filter(void)
 	CHECK_EQ(pub_filter_normalise(&f), 0);
 	mk_trade(&r, 1, 1, "");
 	memcpy(r.trade.security_id, "ABCDEFGHIJKLMNOP", 16);
-	CHECK(pub_filter_match(&f, &r));
+	CHECK(pub_filter_match(&f, &r, PUB_SRC_NONE));
+	/* a stream name: only its sources pass (events too), PUB_SRC_ALL always, unknown never */
+	memset(&f, 0, sizeof(f));
+	f.has_stream = 1;
+	f.srcs[0] = 1ull << 3;
+	f.srcs[1] = 1ull << (70 - 64);
+	CHECK_EQ(pub_filter_normalise(&f), 0);
+	mk_trade(&r, 1, 2, "600000");
+	CHECK(pub_filter_match(&f, &r, 3));
+	CHECK(pub_filter_match(&f, &r, 70));
+	CHECK(!pub_filter_match(&f, &r, 4));
+	CHECK(!pub_filter_match(&f, &r, 6)); /* bit 70 - 64 of word 0 is not source 6 */
+	CHECK(!pub_filter_match(&f, &r, PUB_SRC_NONE));
+	CHECK(pub_filter_match(&f, &r, PUB_SRC_ALL));
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = TOE_REC_GAP;
+	CHECK(!pub_filter_match(&f, &r, 4));
+	CHECK(pub_filter_match(&f, &r, 3));
+	f.has_stream = 0; /* no name: every source */
+	CHECK(pub_filter_match(&f, &r, 4));
+	CHECK(pub_filter_match(&f, &r, PUB_SRC_NONE));
 }
 
 static void test_fanout_and_drops(void)

@@ -421,6 +421,49 @@ static void test_two_lines(void)
 	CHECK_EQ(pipe_->st.undrained, 0);
 }
 
+/* Every entry of a line says its group and line: the mirror TOE's byte gaps and
+ * the decoder's gaps too, not only records and sequence events. */
+static void test_gap_lines(void)
+{
+	static struct got g;
+	static uint8_t b[4096];
+	struct rx_cfg cfg;
+	uint64_t biz[2] = {1, 2};
+	uint32_t k;
+	setup(&cfg);
+	cfg.seq.ngroups = 2;
+	cfg.seq.flow_group[0] = 1;
+	cfg.seq.flow_group[1] = 1;
+	cfg.seq.flow_line[0] = 0;
+	cfg.seq.flow_line[1] = 1;
+	CHECK_EQ(rx_init_decode(pipe_, &cfg, &tr_prog, fs_, RX_NSTREAMS(&cfg)), RX_OK);
+	g.n = 0;
+	ev_open(2, 1, 0, &g);
+	int n = make_msg(b, sizeof b, 1, TOE_REC_TRADE, 1, biz, 2);
+	ev_data(2, 1, b, n, 10 * US, &g);
+	/* the mirror lost 100 bytes, then garbage the deframer skips */
+	struct mtoe_event e = {MTOE_EV_GAP, TOE_GAP_TIMEOUT, 2, 1, 0, off_[2], 100, NULL};
+	CHECK_EQ(rx_event(pipe_, &e, 20 * US), 1);
+	off_[2] += 100;
+	drain_into(&g);
+	ev_data(2, 1, (const uint8_t *)"junk junk", 9, 30 * US, &g);
+	n = make_msg(b, sizeof b, 2, TOE_REC_TRADE, 1, biz, 0);
+	biz[0] = 3;
+	n = make_msg(b, sizeof b, 2, TOE_REC_TRADE, 1, biz, 1);
+	ev_data(2, 1, b, n, 40 * US, &g);
+	uint32_t gaps = 0, decode = 0;
+	for (k = 0; k < g.n; k++) {
+		CHECK_EQ(g.o[k].tick.hdr.group, 2);
+		CHECK_EQ(g.o[k].tick.hdr.line, 1);
+		CHECK_EQ(g.o[k].tick.hdr.stream, 2);
+		gaps += g.o[k].kind == RX_OUT_GAP && g.o[k].tick.gap.reason == TOE_GAP_TIMEOUT;
+		decode += g.o[k].kind == RX_OUT_GAP && g.o[k].tick.gap.reason == TOE_GAP_DECODE;
+	}
+	CHECK_EQ(gaps, 1);
+	CHECK_EQ(decode, 1);
+	CHECK(g.n >= 6); /* reset, 2 records, 2 gaps, the record after */
+}
+
 /* A configuration naming a group beyond ngroups is refused. */
 static void test_bad_cfg(void)
 {
@@ -447,6 +490,7 @@ int main(void)
 	fast_enc_init(&enc, &tr_prog);
 	test_one_line();
 	test_two_lines();
+	test_gap_lines();
 	test_bad_cfg();
 	free(pipe_);
 	free(fs_);

@@ -218,6 +218,8 @@ int sse_gen_next(struct sse_gen *g, union toe_record *out)
 	int with_status = rnd(&g->rng, 100) < g->cfg.status_pct;
 	int32_t status = (int32_t)rnd(&g->rng, 4);
 	int64_t biz = ++g->biz_index;
+	if (g->cfg.biz_per_channel)
+		biz = ++g->chan_biz[s->channel <= SSE_GEN_MAX_CHAN ? s->channel : 0];
 	if (type == TOE_REC_TRADE) {
 		fill_trade(g, s, &out->trade);
 		out->trade.biz_index = biz;

@@ -6,7 +6,12 @@
  * data, toe-fastgen and the feed simulator.
  *
  * Continuity rules the records follow:
- *   - BizIndex is global: 1, 2, 3, ... one per record;
+ *   - BizIndex is global: 1, 2, 3, ... one per record; or, with
+ *     cfg.biz_per_channel, as SSE numbers it: 1, 2, 3, ... per channel,
+ *     contiguous across trades and orders of that channel (the numbering
+ *     [fast] sequence_check expects; the global one looks like jumps to it).
+ *     Global stays the default: toe-verify and the tests that compare with a
+ *     truth file match records by their global BizIndex;
  *   - TradeIndex and OrderIndex count per channel from 1 (each security
  *     belongs to one channel, 1..nchannels);
  *   - TradeTime/OrderTime (HHMMSScc) never decrease, skip the lunch break
@@ -40,6 +45,7 @@ struct sse_gen_cfg {
 	uint32_t order_pct;   /* share of orders among the records, 0..100 (e.g. 70) */
 	uint32_t status_pct;  /* share of records carrying DataStatus, 0..100 */
 	int32_t start_time;   /* HHMMSScc of the first record (0: 09:29:58.00) */
+	uint32_t biz_per_channel; /* 1: BizIndex counts per channel (SSE), 0: across channels */
 };
 
 /* Fill cfg with the defaults: seed 1, 200 securities, 4 channels, 70% orders,
@@ -62,7 +68,8 @@ struct sse_gen {
 	struct sse_gen_cfg cfg;
 	uint64_t rng;
 	uint64_t count;       /* records produced */
-	int64_t biz_index;    /* last BizIndex given */
+	int64_t biz_index;    /* last BizIndex given (across channels) */
+	int64_t chan_biz[SSE_GEN_MAX_CHAN + 1]; /* biz_per_channel: last BizIndex per channel */
 	int64_t order_no;     /* last OrderNO given */
 	int32_t time;         /* current HHMMSScc */
 	int32_t trade_index[SSE_GEN_MAX_CHAN]; /* last per channel */

@@ -26,6 +26,12 @@
  * open. The daemon may send BYE before closing on shutdown. A connection that
  * closes releases its ring.
  *
+ * Growing a message within version 1: a request's new part is announced by a
+ * flag bit that older peers refuse ("unknown flags", ERROR EINVAL), so an old
+ * daemon says no instead of misreading; a message without the flag keeps its
+ * old layout and length, so old clients work with new daemons unchanged.
+ * SUBSCRIBE's stream name (TOE_SUB_F_STREAM) came this way.
+ *
  * Limits (the daemon's [shm] keys): a connection refused at once gets an ERROR
  * with id 0 and ref_type 0, then the close: EUSERS (too many connections, in
  * all or from this uid); a connection whose first whole request does not come
@@ -54,6 +60,11 @@
 #define TOE_CTL_MAX_CHANNELS 64
 #define TOE_CTL_MAX_SECURITIES 256
 #define TOE_CTL_NFDS 3
+#define TOE_CTL_STREAM_LEN 32 /* a stream name with its NUL: a feed's stream name, a group name, udp-PORT */
+
+/* toe_ctl_subscribe.flags */
+#define TOE_SUB_F_STREAM 0x1u /* a stream name (char[TOE_CTL_STREAM_LEN], NUL-padded) follows the securities:
+				 only the records of that feed or arbitration group */
 
 enum toe_ctl_type {
 	TOE_CTL_HELLO = 1,
@@ -109,8 +120,9 @@ struct toe_ctl_hello_ok {
 	uint32_t reserved;
 };
 
-/* Followed by int32_t channels[nchannels] then char securities[nsecurities][16];
- * length == sizeof(struct toe_ctl_subscribe) + 4 * nchannels + 16 * nsecurities. */
+/* Followed by int32_t channels[nchannels] then char securities[nsecurities][16],
+ * then with TOE_SUB_F_STREAM char stream[TOE_CTL_STREAM_LEN];
+ * length == toe_ctl_subscribe_size(nchannels, nsecurities, flags). */
 struct toe_ctl_subscribe {
 	struct toe_ctl_hdr hdr;
 	uint32_t types;    /* TOE_TYPE_BIT mask; 0 = every type */
@@ -119,7 +131,7 @@ struct toe_ctl_subscribe {
 	uint16_t nchannels;   /* 0 = every channel */
 	uint16_t nsecurities; /* 0 = every security */
 	uint64_t start_arg;
-	uint32_t flags; /* 0 */
+	uint32_t flags; /* TOE_SUB_F_* */
 	uint32_t reserved;
 };
 
@@ -201,7 +213,7 @@ TOE_STATIC_ASSERT(sizeof(struct toe_ctl_bye) == 24, "bye");
 TOE_STATIC_ASSERT(sizeof(struct toe_ctl_admin) == 24, "admin");
 TOE_STATIC_ASSERT(sizeof(struct toe_ctl_admin_ok) == 32, "admin_ok");
 TOE_STATIC_ASSERT(sizeof(struct toe_ctl_subscribe) + 4 * TOE_CTL_MAX_CHANNELS +
-			  TOE_SECURITY_ID_LEN * TOE_CTL_MAX_SECURITIES <= TOE_CTL_MAX_MSG,
+			  TOE_SECURITY_ID_LEN * TOE_CTL_MAX_SECURITIES + TOE_CTL_STREAM_LEN <= TOE_CTL_MAX_MSG,
 		  "largest subscribe fits");
 
 static inline void toe_ctl_hdr_init(struct toe_ctl_hdr *h, uint16_t type, uint32_t length, uint32_t id)
@@ -217,6 +229,12 @@ static inline uint32_t toe_ctl_subscribe_len(uint32_t nchannels, uint32_t nsecur
 {
 	return (uint32_t)sizeof(struct toe_ctl_subscribe) + 4u * nchannels +
 	       (uint32_t)TOE_SECURITY_ID_LEN * nsecurities;
+}
+
+/* The length of a SUBSCRIBE with these counts and flags (TOE_SUB_F_STREAM adds the name). */
+static inline uint32_t toe_ctl_subscribe_size(uint32_t nchannels, uint32_t nsecurities, uint32_t flags)
+{
+	return toe_ctl_subscribe_len(nchannels, nsecurities) + ((flags & TOE_SUB_F_STREAM) ? TOE_CTL_STREAM_LEN : 0u);
 }
 
 #endif

@@ -92,13 +92,16 @@ enum toe_rx_clock {
 
 struct toe_rec_hdr {
 	uint16_t type;    /* enum toe_rec_type */
-	uint16_t stream;  /* feed/connection index within the daemon that carried it */
+	uint16_t stream;  /* the connection (TCP: the mirror TOE's slot, reused by later connections) or UDP
+			     port stream within the daemon that carried it; a client picks feeds and groups
+			     by name (toe_sub.stream) */
 	uint32_t present; /* bit per enum toe_tick_field; bits 29..31: enum toe_rx_clock */
 	uint64_t msg_seq; /* STEP MsgSeqNum of the carrying message (0: raw FAST) */
 	uint64_t seq;     /* per-ring sequence number: a jump means records were dropped */
 	uint64_t rx_ns;   /* arrival time, CLOCK_REALTIME ns (0 when unknown); which clock: toe_rx_clock() */
 	uint16_t flags;   /* TOE_RF_* */
-	uint8_t group;    /* sequence/arbitration group that delivered it, from 1 (0: tracking off) */
+	uint8_t group;    /* sequence/arbitration group that delivered it, from 1 (0: tracking off); set on
+			     every record type: ticks, gaps (byte, decode, sequence, MsgSeqNum) and resets */
 	uint8_t line;     /* the line of that group that carried it, from 0 (0 when group is 0) */
 	uint32_t bad_fields; /* TOE_RF_RANGE: bit per enum toe_tick_field whose value did not fit */
 };

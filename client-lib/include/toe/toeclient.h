@@ -73,7 +73,17 @@ struct toe_opts {
 
 /* A subscription filter: zero-initialise. Empty lists match everything;
  * channel and security lists apply to trades and orders (gap and reset
- * events pass them). */
+ * events pass them). stream (NULL: every stream) names one feed (its stream
+ * name, [feed.NAME] unless `stream =` renames it), one arbitration group (the
+ * `group =` of its feeds: its lines' records, after arbitration) or a [udp]
+ * port ("udp-PORT"): only that stream's records, events included, reach the
+ * ring. An unknown name is refused with -ENOENT (-EINVAL: not a name), and
+ * toe_last_error() says which names the daemon has.
+ *
+ * ABI rule: fields are only ever added in place of reserved words, which
+ * old programs leave zero and whose zero means "as before"; the struct's
+ * size and every older offset stay the same, on 32-bit systems too (a
+ * pointer takes a whole 64-bit word), and TOE_ABI_VERSION does not change. */
 struct toe_sub {
 	uint32_t types;                /* TOE_TYPE_BIT(TOE_REC_...) mask; 0: every type */
 	uint32_t capacity;             /* ring size in records, power of two; 0: daemon default */
@@ -84,7 +94,11 @@ struct toe_sub {
 	const char *const *securities; /* security ids, e.g. "600000" (at most 16 characters) */
 	uint32_t nsecurities;          /* <= TOE_CTL_MAX_SECURITIES */
 	uint32_t flags;                /* 0 */
-	uint64_t reserved[4];
+	union {                        /* (was reserved[0]) */
+		const char *stream;    /* a stream name (at most TOE_CTL_STREAM_LEN - 1 bytes); NULL: all */
+		uint64_t stream_word_;
+	};
+	uint64_t reserved[3];
 };
 
 struct toe_stats {
