@@ -631,7 +631,6 @@ int main(int argc, char **argv)
 				struct pollfd p = {.fd = fd, .events = POLLIN};
 				poll(&p, 1, 10);
 			}
-			fprintf(stderr, "toe-feedsim: session: %s\n", feed_sess_why(fsess));
 		}
 	}
 	if (peer.mode != FEED_MODE_UDP) {

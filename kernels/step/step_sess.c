@@ -329,6 +329,8 @@ static uint32_t server_logon(struct step_sess *s, const struct step_fields *f, u
 	r = seq_check(s, f->seq, f->poss_dup, f->reset_seq || f->seq == 1, now);
 	if (f->reset_seq)
 		s->out_seq = 1;
+	if (!s->cfg.target[0]) /* any peer was accepted: answer to the one that logged on */
+		step_strcpy(s->cfg.target, f->sender, STEP_ID_MAX);
 	s->hb_s = hb;
 	r |= send_logon(s, now, f->reset_seq);
 	set_state(s, STEP_SESS_ACTIVE, now);

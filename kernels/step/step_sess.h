@@ -109,7 +109,8 @@ struct step_ev {
 struct step_sess_cfg {
 	uint32_t role;                   /* enum step_sess_role */
 	char sender[STEP_ID_MAX];        /* 49= we send (our CompID) */
-	char target[STEP_ID_MAX];        /* 56= we send (the peer's CompID) */
+	char target[STEP_ID_MAX];        /* 56= we send (the peer's CompID); server: the CompID the peer
+					  * must log on as, or "" for any (then set to the one that did) */
 	char username[STEP_ID_MAX];      /* client: 553= sent; server: required when not empty */
 	char password[STEP_PW_MAX];      /* client: 554= sent; server: required when not empty */
 	uint32_t heartbeat_s;            /* client: HeartBtInt asked for; server: used if the peer sends none */
