@@ -17,7 +17,8 @@
  *	s.utc_off_ms = realtime_ms - monotonic_ms;     // SendingTime = now + utc_off_ms
  *	r = step_sess_connected(&s, now_ms);           // TCP up: the client queues its Logon
  *	...
- *	// each STEP message the deframer delivers (step_feed() == STEP_MSG):
+ *	// each STEP message the deframer delivers (step_feed() == STEP_MSG, or
+ *	// fast_stream_next() == FS_MESSAGE with fs->msg_events set: d.msg is fs->step.msg):
  *	if (step_is_admin(d.msg.msgtype))
  *		r |= step_sess_on_msg(&s, d.msg.raw, d.msg.len, now_ms);
  *	else
