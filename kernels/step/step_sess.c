@@ -250,8 +250,10 @@ uint32_t step_sess_logout(struct step_sess *s, const char *text, uint64_t now_ms
 static uint32_t seq_check(struct step_sess *s, uint64_t seq, uint32_t poss_dup, uint32_t logon_reset, uint64_t now)
 {
 	uint64_t x = s->in_expect;
-	if (!seq)
-		return 0; /* no 34=: nothing to check (counted as a protocol error by the caller) */
+	if (!seq) {
+		s->st.in_no_seq++; /* no 34=: nothing to check against */
+		return 0;
+	}
 	if (logon_reset) {
 		s->in_expect = seq + 1;
 		if (x > 1 && seq < x) {

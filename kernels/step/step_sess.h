@@ -124,6 +124,7 @@ struct step_sess_stats {
 	uint64_t in_gaps, in_gap_msgs, in_repeats, in_possdup, seq_resets;
 	uint64_t in_ignored;        /* arrived with no session (DOWN or CLOSING) */
 	uint64_t in_bad;            /* unreadable session messages */
+	uint64_t in_no_seq;         /* messages without MsgSeqNum (not sequence-checked) */
 	uint64_t out_msgs, out_heartbeats, out_test_requests;
 	uint64_t logons, logon_refused, hb_missed, hb_timeouts, peer_logouts, disconnects;
 	uint64_t out_dropped;       /* session messages that did not fit out[] (the caller is not sending) */
