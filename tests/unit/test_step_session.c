@@ -14,6 +14,7 @@
 
 #include "test.h"
 #include "step_pair.h"
+#include "step/host/step_ev_fmt.h"
 
 static struct end cli, srv;
 
@@ -195,8 +196,12 @@ static void test_peer_logout(void)
 	CHECK_EQ(srv.s.state, STEP_SESS_LOGOUT_SENT);
 	pump(&srv, &cli, 100);
 	CHECK_EQ(end_count(&cli, STEP_EV_PEER_LOGOUT, &e), 1);
-	if (e)
+	if (e) {
+		char line[200];
 		CHECK(strcmp(e->text, "end of day") == 0);
+		step_ev_format(e, line, sizeof line);
+		CHECK(strcmp(line, "peer logged out: end of day") == 0);
+	}
 	CHECK(cli.r & STEP_SESS_CLOSE);
 	CHECK_EQ(end_count(&srv, STEP_EV_LOGGED_OUT, &e), 1);
 	if (e)
@@ -312,15 +317,21 @@ static void test_gaps_repeats(void)
 	CHECK_EQ(cli.s.in_expect, 21);
 	CHECK_EQ(end_count(&cli, STEP_EV_SEQ_GAP, &e), 2);
 	if (e) {
+		char line[200];
 		CHECK_EQ(e->a, 9);
 		CHECK_EQ(e->b, 20);
+		step_ev_format(e, line, sizeof line);
+		CHECK(strcmp(line, "MsgSeqNum gap: expected 9, got 20 (11 missing)") == 0);
 	}
+	step_sess_on_data(&cli.s, 0, 1); /* no MsgSeqNum: counted, nothing else */
+	CHECK_EQ(cli.s.st.in_no_seq, 1);
+	CHECK_EQ(cli.s.in_expect, 21);
 	CHECK_EQ(end_count(&cli, STEP_EV_SEQ_REPEAT, &e), 2);
 	if (e) {
 		CHECK_EQ(e->a, 9);
 		CHECK_EQ(e->b, 8);
 	}
-	CHECK_EQ(cli.s.st.in_data, 7);
+	CHECK_EQ(cli.s.st.in_data, 8);
 
 	/* a session message out of sequence counts the same; a possible duplicate is no repeat */
 	uint8_t buf[256];
