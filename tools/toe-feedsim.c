@@ -312,6 +312,13 @@ enum {
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
+		/* --session (long options only) */
+		{"session", no_argument, 0, O_SESSION},   {"sender-comp-id", required_argument, 0, O_SENDER},
+		{"target-comp-id", required_argument, 0, O_TARGET}, {"username", required_argument, 0, O_USERNAME},
+		{"password", required_argument, 0, O_PASSWORD}, {"password-file", required_argument, 0, O_PASSWORD_FILE},
+		{"heartbeat-s", required_argument, 0, O_HEARTBEAT},
+		{"logon-timeout-ms", required_argument, 0, O_LOGON_TIMEOUT},
+		{"hold-ms", required_argument, 0, O_HOLD}, {"logout", required_argument, 0, O_LOGOUT},
 		{"templates", required_argument, 0, 't'}, {"records", required_argument, 0, 'n'},
 		{"seed", required_argument, 0, 's'},      {"rate", required_argument, 0, 'r'},
 		{"fast", no_argument, 0, 'F'},            {"burst", required_argument, 0, 'b'},
@@ -322,12 +329,6 @@ int main(int argc, char **argv)
 		{"sendlog", required_argument, 0, 'L'},   {"cpu", required_argument, 0, 'P'},
 		{"delay-ms", required_argument, 0, 'd'},  {"wait-ms", required_argument, 0, 'w'},
 		{"ahead-mb", required_argument, 0, 'A'},  {"help", no_argument, 0, 'h'},
-		{"session", no_argument, 0, O_SESSION},   {"sender-comp-id", required_argument, 0, O_SENDER},
-		{"target-comp-id", required_argument, 0, O_TARGET}, {"username", required_argument, 0, O_USERNAME},
-		{"password", required_argument, 0, O_PASSWORD}, {"password-file", required_argument, 0, O_PASSWORD_FILE},
-		{"heartbeat-s", required_argument, 0, O_HEARTBEAT},
-		{"logon-timeout-ms", required_argument, 0, O_LOGON_TIMEOUT},
-		{"hold-ms", required_argument, 0, O_HOLD}, {"logout", required_argument, 0, O_LOGOUT},
 		{0, 0, 0, 0},
 	};
 	const char *templates = NULL, *truth_path = NULL, *sendlog_path = NULL;
