@@ -2,8 +2,10 @@
  * toed runs it) against toe-feedsim's session server (tools/feed/feed_sess.c)
  * in-process, over a socketpair: logon, data re-stamped into the session's
  * sequence, heartbeats both ways, TestRequest, the server's Logout; a refused
- * logon; a server that goes silent. Time is simulated (ms), so the test
- * takes no real time.
+ * logon; a server that goes silent. Then two step_links (the byte-stream
+ * adapter the daemon's connection hooks use) back to back, the bytes cut into
+ * pieces of 1 to 7 bytes. Time is simulated (ms), so the test takes no real
+ * time.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #include "test.h"
 #include "feed/feed_sess.h"
+#include "step/host/step_link.h"
 #include "step_pair.h"
 
 static struct end cli;
@@ -207,10 +210,102 @@ static void test_silent_server(void)
 	stop(fs);
 }
 
+/* Everything one link queued to the other, in pieces of 1..7 bytes. */
+static uint32_t link_move(struct step_link *from, struct step_link *to, uint64_t now, uint32_t *rnd)
+{
+	uint32_t r = 0, off = 0, n = from->s.out_len;
+	static uint8_t buf[STEP_SESS_OUT_MAX];
+	memcpy(buf, from->s.out, n);
+	step_sess_sent(&from->s);
+	while (off < n) {
+		*rnd = *rnd * 1103515245u + 12345u;
+		uint32_t k = 1 + (*rnd >> 16) % 7;
+		if (k > n - off)
+			k = n - off;
+		r |= step_link_bytes(to, buf + off, k, now);
+		off += k;
+	}
+	return r;
+}
+
+static void test_links(void)
+{
+	static struct step_link c, sv;
+	struct step_sess_cfg cc, sc;
+	struct step_ev ev;
+	uint32_t rnd = 7, rc = 0, rs = 0;
+	memset(&cc, 0, sizeof cc);
+	memset(&sc, 0, sizeof sc);
+	cc.role = STEP_SESS_CLIENT;
+	snprintf(cc.sender, sizeof cc.sender, "TOED");
+	snprintf(cc.target, sizeof cc.target, "SSE");
+	cc.heartbeat_s = 2;
+	sc.role = STEP_SESS_SERVER;
+	snprintf(sc.sender, sizeof sc.sender, "SSE");
+	step_link_init(&c, &cc, 0);
+	step_link_init(&sv, &sc, 0);
+	step_link_open(&sv, 0);
+	step_link_open(&c, 0);
+	rs |= link_move(&c, &sv, 0, &rnd);
+	rc |= link_move(&sv, &c, 0, &rnd);
+	CHECK_EQ(c.s.state, STEP_SESS_ACTIVE);
+	CHECK_EQ(sv.s.state, STEP_SESS_ACTIVE);
+	/* data from the server, then 20 s of idle heartbeats both ways */
+	uint8_t buf[256];
+	for (uint32_t i = 0; i < 50; i++) {
+		struct step_enc e;
+		uint8_t d[3] = { 1, 2, (uint8_t)i };
+		step_enc_begin(&e, buf, sizeof buf, "UA5801", "SSE", "TOED", step_sess_next_seq(&sv.s, 10), 0);
+		step_enc_data(&e, d, 3);
+		uint32_t n = step_enc_end(&e);
+		for (uint32_t off = 0; off < n; off += 5)
+			rc |= step_link_bytes(&c, buf + e.start + off, n - off < 5 ? n - off : 5, 10);
+	}
+	for (uint64_t now = 100; now <= 20000; now += 100) {
+		rc |= step_link_tick(&c, now);
+		rs |= step_link_tick(&sv, now);
+		rs |= link_move(&c, &sv, now, &rnd);
+		rc |= link_move(&sv, &c, now, &rnd);
+	}
+	CHECK_EQ(c.s.st.in_data, 50);
+	CHECK(c.s.st.out_heartbeats >= 8);
+	CHECK(sv.s.st.out_heartbeats >= 8);
+	CHECK_EQ(c.s.st.hb_missed + sv.s.st.hb_missed, 0);
+	CHECK_EQ(c.s.st.in_gaps + c.s.st.in_repeats + sv.s.st.in_gaps + sv.s.st.in_repeats, 0);
+	CHECK_EQ(c.bad_frames + sv.bad_frames, 0);
+	CHECK_EQ(c.s.in_expect, sv.s.out_seq);
+	CHECK_EQ(sv.s.in_expect, c.s.out_seq);
+	/* our Logout, answered */
+	rc |= step_sess_logout(&c.s, "done", 20000);
+	rs |= link_move(&c, &sv, 20000, &rnd);
+	rc |= link_move(&sv, &c, 20000, &rnd);
+	CHECK(rc & STEP_SESS_CLOSE);
+	CHECK(rs & STEP_SESS_CLOSE);
+	int logged_out = 0, peer_logout = 0;
+	while (step_sess_event(&c.s, &ev))
+		logged_out += ev.type == STEP_EV_LOGGED_OUT;
+	while (step_sess_event(&sv.s, &ev))
+		peer_logout += ev.type == STEP_EV_PEER_LOGOUT && strcmp(ev.text, "done") == 0;
+	CHECK_EQ(logged_out, 1);
+	CHECK_EQ(peer_logout, 1);
+	/* a new connection starts a new byte stream: a half message left behind does not matter */
+	step_link_bytes(&c, (const uint8_t *)"8=STEP.1.0.0\x01" "9=5", 15, 20001);
+	step_link_close(&c, 20001);
+	step_link_close(&sv, 20001);
+	step_link_open(&sv, 30000);
+	step_link_open(&c, 30000);
+	CHECK_EQ(step_pending(&c.d), 0);
+	link_move(&c, &sv, 30000, &rnd);
+	link_move(&sv, &c, 30000, &rnd);
+	CHECK_EQ(c.s.state, STEP_SESS_ACTIVE);
+	CHECK_EQ(c.bad_frames, 0);
+}
+
 int main(void)
 {
 	test_conversation();
 	test_refused();
 	test_silent_server();
+	test_links();
 	return test_done("step_session_feedsim");
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "fast/step_deframe.h"
+#include "step/host/step_link.h"
 #include "feed/feed_net.h"
 #include "step/host/step_ev_fmt.h"
 
@@ -22,8 +22,7 @@ struct feed_sess {
 	int closed;
 	FILE *log;
 	char why[256];
-	struct step_sess s;
-	struct step_deframer d;
+	struct step_link l;
 	uint8_t buf[RESTAMP_MAX];
 };
 
@@ -54,12 +53,12 @@ static void act(struct feed_sess *fs, uint32_t r, uint64_t now)
 {
 	struct step_ev ev;
 	char line[240];
-	if ((r & STEP_SESS_SEND) && fs->s.out_len) {
-		if (!fs->closed && send_all(fs->fd, fs->s.out, fs->s.out_len) < 0)
+	if ((r & STEP_SESS_SEND) && fs->l.s.out_len) {
+		if (!fs->closed && send_all(fs->fd, fs->l.s.out, fs->l.s.out_len) < 0)
 			set_closed(fs, strerror(errno));
-		step_sess_sent(&fs->s);
+		step_sess_sent(&fs->l.s);
 	}
-	while (step_sess_event(&fs->s, &ev)) {
+	while (step_sess_event(&fs->l.s, &ev)) {
 		step_ev_format(&ev, line, sizeof line);
 		if (fs->log)
 			fprintf(fs->log, "toe-feedsim: session: %s\n", line);
@@ -70,8 +69,8 @@ static void act(struct feed_sess *fs, uint32_t r, uint64_t now)
 	}
 	if (r & STEP_SESS_CLOSE) {
 		set_closed(fs, "session closed");
-		step_sess_disconnected(&fs->s, now);
-		while (step_sess_event(&fs->s, &ev))
+		step_sess_disconnected(&fs->l.s, now);
+		while (step_sess_event(&fs->l.s, &ev))
 			;
 	}
 }
@@ -87,11 +86,9 @@ struct feed_sess *feed_sess_new(int fd, const struct step_sess_cfg *cfg, FILE *l
 	c.role = STEP_SESS_SERVER;
 	fs->fd = fd;
 	fs->log = log;
-	step_sess_init(&fs->s, &c);
 	/* the caller's clock is CLOCK_MONOTONIC in ms; SendingTime is UTC */
-	fs->s.utc_off_ms = (int64_t)(feed_now_ns(CLOCK_REALTIME) / 1000000u) -
-			   (int64_t)(feed_now_ns(CLOCK_MONOTONIC) / 1000000u);
-	step_init(&fs->d);
+	step_link_init(&fs->l, &c,
+		       (int64_t)(feed_now_ns(CLOCK_REALTIME) / 1000000u) - (int64_t)(feed_now_ns(CLOCK_MONOTONIC) / 1000000u));
 	return fs;
 }
 
@@ -104,7 +101,7 @@ static int state(const struct feed_sess *fs)
 {
 	if (fs->closed)
 		return FEED_SESS_CLOSED;
-	return fs->s.state == STEP_SESS_ACTIVE || fs->s.state == STEP_SESS_LOGOUT_SENT ? FEED_SESS_UP : FEED_SESS_WAIT;
+	return fs->l.s.state == STEP_SESS_ACTIVE || fs->l.s.state == STEP_SESS_LOGOUT_SENT ? FEED_SESS_UP : FEED_SESS_WAIT;
 }
 
 int feed_sess_service(struct feed_sess *fs, uint64_t now_ms)
@@ -112,8 +109,8 @@ int feed_sess_service(struct feed_sess *fs, uint64_t now_ms)
 	uint8_t in[4096];
 	if (fs->closed)
 		return FEED_SESS_CLOSED;
-	if (fs->s.state == STEP_SESS_DOWN)
-		act(fs, step_sess_connected(&fs->s, now_ms), now_ms);
+	if (fs->l.s.state == STEP_SESS_DOWN)
+		act(fs, step_link_open(&fs->l, now_ms), now_ms);
 	for (int round = 0; round < 64 && !fs->closed; round++) {
 		ssize_t n = recv(fs->fd, in, sizeof in, MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
@@ -121,27 +118,14 @@ int feed_sess_service(struct feed_sess *fs, uint64_t now_ms)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (n <= 0) {
-			act(fs, step_sess_disconnected(&fs->s, now_ms), now_ms);
+			act(fs, step_sess_disconnected(&fs->l.s, now_ms), now_ms);
 			set_closed(fs, n == 0 ? "the peer closed the connection" : strerror(errno));
 			break;
 		}
-		uint32_t off = 0;
-		int st;
-		for (int guard = 0; guard < 100000 && !fs->closed; guard++) {
-			off += step_feed(&fs->d, in + off, (uint32_t)n - off, &st);
-			if (st == STEP_MSG) {
-				const struct step_msg *m = &fs->d.msg;
-				act(fs,
-				    m->raw ? step_sess_on_msg(&fs->s, m->raw, m->len, now_ms)
-					   : step_sess_on_data(&fs->s, m->seq, now_ms),
-				    now_ms);
-			}
-			if (st == STEP_NEED_MORE)
-				break;
-		}
+		act(fs, step_link_bytes(&fs->l, in, (uint32_t)n, now_ms), now_ms);
 	}
 	if (!fs->closed)
-		act(fs, step_sess_tick(&fs->s, now_ms), now_ms);
+		act(fs, step_link_tick(&fs->l, now_ms), now_ms);
 	return state(fs);
 }
 
@@ -151,9 +135,9 @@ uint64_t feed_sess_send_data(struct feed_sess *fs, const uint8_t *msg, uint32_t 
 	struct step_enc e;
 	if (state(fs) != FEED_SESS_UP || step_fields_read(msg, len, &f) < 0)
 		return 0;
-	uint64_t seq = step_sess_next_seq(&fs->s, now_ms);
-	step_enc_begin(&e, fs->buf, sizeof fs->buf, f.msgtype, fs->s.cfg.sender, fs->s.cfg.target, seq,
-		       (uint64_t)((int64_t)now_ms + fs->s.utc_off_ms));
+	uint64_t seq = step_sess_next_seq(&fs->l.s, now_ms);
+	step_enc_begin(&e, fs->buf, sizeof fs->buf, f.msgtype, fs->l.s.cfg.sender, fs->l.s.cfg.target, seq,
+		       (uint64_t)((int64_t)now_ms + fs->l.s.utc_off_ms));
 	step_enc_data(&e, f.data, f.data_len);
 	uint32_t n = step_enc_end(&e);
 	if (!n)
@@ -168,7 +152,7 @@ uint64_t feed_sess_send_data(struct feed_sess *fs, const uint8_t *msg, uint32_t 
 void feed_sess_logout(struct feed_sess *fs, const char *text, uint64_t now_ms)
 {
 	if (!fs->closed)
-		act(fs, step_sess_logout(&fs->s, text, now_ms), now_ms);
+		act(fs, step_sess_logout(&fs->l.s, text, now_ms), now_ms);
 }
 
 const char *feed_sess_why(const struct feed_sess *fs)
@@ -178,5 +162,5 @@ const char *feed_sess_why(const struct feed_sess *fs)
 
 const struct step_sess *feed_sess_state(const struct feed_sess *fs)
 {
-	return &fs->s;
+	return &fs->l.s;
 }
