@@ -390,18 +390,28 @@ static void check_groups(struct ctx *x)
 }
 
 /* The STEP session keys: a session needs toed's own connection (a tcp feed on a role = tcp
- * port) and both CompIDs; on a mirror port toed only watches the vendor's own session. */
+ * port) and both CompIDs; on a mirror port toed only watches the vendor's own session. A
+ * session is asked for by a key with a value (a CompID, a username, a password file,
+ * reset_on_logon = yes); heartbeat_s alone asks for nothing, so a file that spells out every
+ * default (as written back by a tool) means what it meant. */
 static void check_session(struct ctx *x, int fi)
 {
-	static const int keys[] = { TOED_K_FEED_SENDER_COMP_ID, TOED_K_FEED_TARGET_COMP_ID, TOED_K_FEED_HEARTBEAT_S,
-				    TOED_K_FEED_USERNAME,       TOED_K_FEED_PASSWORD_FILE,  TOED_K_FEED_RESET_ON_LOGON };
 	struct toed_config *c = x->c;
 	struct toed_feed *f = &c->feed[fi];
-	int first = -1; /* the session key set on the earliest line */
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (kline(x, S_FEED, fi, keys[i]) &&
-		    (first < 0 || kline(x, S_FEED, fi, keys[i]) < kline(x, S_FEED, fi, first)))
-			first = keys[i];
+	const int asked[] = {
+		[TOED_K_FEED_SENDER_COMP_ID - TOED_K_FEED_SENDER_COMP_ID] = f->sender_comp_id[0] != 0,
+		[TOED_K_FEED_TARGET_COMP_ID - TOED_K_FEED_SENDER_COMP_ID] = f->target_comp_id[0] != 0,
+		[TOED_K_FEED_HEARTBEAT_S - TOED_K_FEED_SENDER_COMP_ID] = 0,
+		[TOED_K_FEED_USERNAME - TOED_K_FEED_SENDER_COMP_ID] = f->username[0] != 0,
+		[TOED_K_FEED_PASSWORD_FILE - TOED_K_FEED_SENDER_COMP_ID] = f->password_file[0] != 0,
+		[TOED_K_FEED_RESET_ON_LOGON - TOED_K_FEED_SENDER_COMP_ID] = f->reset_on_logon != 0,
+	};
+	int first = -1; /* the key asking for a session on the earliest line */
+	for (int i = 0; i < (int)(sizeof asked / sizeof asked[0]); i++) {
+		int k = TOED_K_FEED_SENDER_COMP_ID + i;
+		if (asked[i] && (first < 0 || kline(x, S_FEED, fi, k) < kline(x, S_FEED, fi, first)))
+			first = k;
+	}
 	if (first < 0)
 		return;
 	if (!kok(x, S_FEED, fi, TOED_K_FEED_PROTOCOL) || !kok(x, S_FEED, fi, TOED_K_FEED_PORT))

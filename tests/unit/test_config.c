@@ -1774,8 +1774,17 @@ static void test_sessions(void)
 	WARN("[feed.m]\nexchange = 10.9.0.1:5261\nsender_comp_id = V1\n", 0, 3,
 	     "[feed.m] sender_comp_id = V1: has no effect: port 0 has role = mirror (toed only watches this "
 	     "connection; the session is the vendor's own)");
-	WARN("[feed.u]\nprotocol = udp\nvendor = *:6000\nheartbeat_s = 5\n", 0, 4,
-	     "[feed.u] heartbeat_s = 5: has no effect: a udp feed has no STEP session");
+	WARN("[feed.u]\nprotocol = udp\nvendor = *:6000\nheartbeat_s = 5\nusername = v1\n", 0, 5,
+	     "[feed.u] username = v1: has no effect: a udp feed has no STEP session");
+	/* every default spelled out asks for no session (a file written back by a tool) */
+	CLEAN("[feed.m]\nexchange = 10.9.0.1:5261\nsender_comp_id =\ntarget_comp_id =\nheartbeat_s = 30\n"
+	      "username =\npassword_file =\nreset_on_logon = no\n",
+	      0);
+	snprintf(text, sizeof text,
+		 "%s[feed.s]\nexchange = 10.9.0.1:5261\nsender_comp_id =\ntarget_comp_id =\nheartbeat_s = 30\n"
+		 "[fast]\ntemplates = %s\n",
+		 card, g_tpl);
+	expect_clean(__LINE__, text);
 	unlink(pwf);
 	unlink(xcl);
 }
