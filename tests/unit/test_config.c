@@ -1696,15 +1696,12 @@ static void test_groups(void)
 	ERR(head, NO_FAST, 3, "[fast] arbitration_wait_us = 1000001: above 1000000 (one second)");
 }
 
-/* The STEP session keys: on toed's own connection (a role = tcp port, on the card
- * until the software backend runs role = tcp), warned about elsewhere. */
+/* The STEP session keys: on toed's own connection (a role = tcp port), warned about elsewhere. */
 static void test_sessions(void)
 {
-	char xcl[PATH_MAX + 32], pwf[PATH_MAX + 32], text[4096], why[160];
-	const char *card = "[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\nrole = tcp\nip = 10.1.0.2\n"
-			   "netmask = 24\nmac = 02:00:00:00:00:01\n"; /* lines 1..8 */
-	tmp_path(xcl, sizeof xcl, "card.xclbin");
-	write_file(xcl, "xclbin2");
+	char pwf[PATH_MAX + 32], text[4096], why[160];
+	const char *card = "[source]\ninterface = lo\n[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n"
+			   "# toed's own connections\n#\n"; /* lines 1..8 */
 	tmp_path(pwf, sizeof pwf, "sse.password");
 	write_file(pwf, "s3cret\nignored\n");
 	CHECK_EQ(chmod(pwf, 0600), 0);
@@ -1786,7 +1783,6 @@ static void test_sessions(void)
 		 card, g_tpl);
 	expect_clean(__LINE__, text);
 	unlink(pwf);
-	unlink(xcl);
 }
 
 int main(void)
