@@ -2,9 +2,11 @@
  * its own deframer, for callers that see a connection's in-order bytes rather
  * than deframed messages (host only: the deframer is 32 KB, one per connection).
  *
- * What the daemon's connection hooks need, a few lines each (`act` sends
- * l.s.out with the connection's send function, then step_sess_sent(&l.s),
- * logs step_sess_event()s, closes on STEP_SESS_CLOSE):
+ * What the daemon's connection hooks (struct dp_tcp_hooks, set with
+ * toed_dp_set_tcp_hooks) need, a few lines each, one step_link per feed
+ * (`act` sends l.s.out with dp_tcp_send(t, feed, ...), then step_sess_sent(&l.s),
+ * logs step_sess_event()s with step_ev_format(), closes the connection on
+ * STEP_SESS_CLOSE; now_ms is the hooks' CLOCK_MONOTONIC now_ns / 1000000):
  *
  *	step_link_init(&l, &cfg, realtime_ms - monotonic_ms);   // cfg: toed_feed_session_cfg()
  *	on_open:  act(step_link_open(&l, now_ms));               // queues the Logon
