@@ -4,7 +4,9 @@
  *               [--per-msg K] [--securities N] [--channels N] [--order-pct P] [--biz-per-channel]
  *               (--listen IP:PORT | --connect IP:PORT | --udp IP:PORT)
  *               [--truth FILE.jsonl] [--sendlog FILE] [--cpu N] [--delay-ms D] [--wait-ms W]
- *               [--ahead-mb M]
+ *               [--ahead-mb M] [--session [--sender-comp-id ID] [--target-comp-id ID] [--username U]
+ *               [--password P | --password-file F] [--heartbeat-s N] [--logon-timeout-ms T]
+ *               [--hold-ms H] [--logout TEXT]]
  *
  * The feed is the one toe-fastgen writes for the same options (sse_gen.c,
  * feed_gen.c): trades and orders, BizIndex 1, 2, 3..., STEP messages of
@@ -33,6 +35,18 @@
  * of the feed, so a receiver that saw the end can read it. Nothing is added
  * to the FAST data: receivers match by MsgSeqNum.
  *
+ * --session makes it a STEP session server (tools/feed/feed_sess.c over
+ * kernels/step/step_sess.c), as an exchange's TCP gateway is: the peer must
+ * log on first (35=A with the expected SenderCompID/TargetCompID and, when
+ * given, Username 553 / Password 554); a wrong one is answered with a Logout
+ * whose Text says why, and the tool exits 1. Once logged on, the feed is
+ * streamed with every data message re-stamped into the session's sequence
+ * (MsgSeqNum shared with the session messages, CompIDs the session's; the
+ * sendlog records the numbers sent, --truth keeps the feed's own message
+ * numbers), Heartbeats go out when idle, TestRequests are answered and a
+ * silent peer is tested and dropped. After the feed the session is held for
+ * --hold-ms (heartbeats only), then ended with a Logout when --logout is given.
+ *
  * Summary on stderr. Exit status: 0 done, 1 error, 2 usage.
  */
 #include <errno.h>
@@ -49,6 +63,7 @@
 #include "feed/feed_gen.h"
 #include "feed/feed_lat.h"
 #include "feed/feed_net.h"
+#include "feed/feed_sess.h"
 #include "fast/step_deframe.h"
 
 #define AHEAD_MB_DEFAULT 64  /* encoded messages held ahead */
@@ -86,7 +101,17 @@ static void usage(FILE *f)
 		"                     --connect: retry W ms (default 10000); after the FIN: wait W ms for the\n"
 		"                     peer's (default 5000)\n"
 		"  --ahead-mb M       encode up to M MiB of messages ahead (default %d; ~90 bytes a record):\n"
-		"                     a feed that fits is encoded before the first send\n",
+		"                     a feed that fits is encoded before the first send\n"
+		"  --session          TCP: be a STEP session server; the peer must log on before the feed\n"
+		"  --sender-comp-id ID  --session: our SenderCompID (49=, default SSE)\n"
+		"  --target-comp-id ID  --session: the CompID the peer must log on as (default: any)\n"
+		"  --username U       --session: the Username (553=) the peer must give (default: any)\n"
+		"  --password P       --session: the Password (554=) the peer must give (default: any)\n"
+		"  --password-file F  --session: the same, read from the first line of F\n"
+		"  --heartbeat-s N    --session: HeartBtInt when the peer's Logon has none (default 30)\n"
+		"  --logon-timeout-ms T  --session: wait T ms for the Logon (default 10000)\n"
+		"  --hold-ms H        --session: after the feed, keep the session (heartbeats) H ms (default 0)\n"
+		"  --logout TEXT      --session: end with a Logout carrying TEXT (default: the FIN only)\n",
 		FEED_MAX_PER_MSG, SSE_GEN_MAX_SEC, SSE_GEN_MAX_CHAN, AHEAD_MB_DEFAULT);
 }
 
@@ -212,9 +237,89 @@ static int send_all(int fd, const struct sockaddr_in *to, const uint8_t *p, size
 	return 0;
 }
 
+/* ---- --session ------------------------------------------------------------ */
+
+static uint64_t now_ms(void)
+{
+	return feed_now_ns(CLOCK_MONOTONIC) / 1000000u;
+}
+
+/* Service the session until it is up (0) or over (-1), polling the socket. */
+static int sess_until_up(struct feed_sess *fs, int fd)
+{
+	for (;;) {
+		int st = feed_sess_service(fs, now_ms());
+		if (st != FEED_SESS_WAIT)
+			return st == FEED_SESS_UP ? 0 : -1;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		poll(&p, 1, 10);
+	}
+}
+
+/* Service the session until deadline_ns (CLOCK_MONOTONIC), sleeping in the
+ * socket's poll; the last 2 ms are left to feed_wait_until's precise wait.
+ * Returns -1 when the session ended. */
+static int sess_wait(struct feed_sess *fs, int fd, uint64_t deadline_ns)
+{
+	for (;;) {
+		if (feed_sess_service(fs, now_ms()) == FEED_SESS_CLOSED)
+			return -1;
+		uint64_t now = feed_now_ns(CLOCK_MONOTONIC);
+		if (now + 2000000u >= deadline_ns)
+			break;
+		uint64_t left_ms = (deadline_ns - now - 2000000u) / 1000000u;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		poll(&p, 1, left_ms > 10 ? 10 : (int)left_ms);
+	}
+	feed_wait_until(deadline_ns);
+	return 0;
+}
+
+static int read_password_file(const char *path, char *out, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "toe-feedsim: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	char line[256];
+	if (!fgets(line, sizeof line, f))
+		line[0] = 0;
+	fclose(f);
+	line[strcspn(line, "\r\n")] = 0;
+	if (!line[0] || strlen(line) >= len) {
+		fprintf(stderr, "toe-feedsim: %s: the first line must hold a password of 1 to %zu characters\n", path,
+			len - 1);
+		return -1;
+	}
+	memcpy(out, line, strlen(line) + 1); /* fits: checked above */
+	return 0;
+}
+
+/* Copy an ID option into a session field: NULL, or the complaint. */
+static const char *opt_id(const char *arg, char *out, size_t len)
+{
+	if (!*arg || strlen(arg) >= len || strchr(arg, '\x01') || strchr(arg, '='))
+		return "needs 1 to 31 characters, no SOH and no '='";
+	snprintf(out, len, "%s", arg);
+	return NULL;
+}
+
+enum {
+	O_SESSION = 1000, O_SENDER, O_TARGET, O_USERNAME, O_PASSWORD, O_PASSWORD_FILE, O_HEARTBEAT, O_LOGON_TIMEOUT,
+	O_HOLD, O_LOGOUT,
+};
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
+		/* --session (long options only) */
+		{"session", no_argument, 0, O_SESSION},   {"sender-comp-id", required_argument, 0, O_SENDER},
+		{"target-comp-id", required_argument, 0, O_TARGET}, {"username", required_argument, 0, O_USERNAME},
+		{"password", required_argument, 0, O_PASSWORD}, {"password-file", required_argument, 0, O_PASSWORD_FILE},
+		{"heartbeat-s", required_argument, 0, O_HEARTBEAT},
+		{"logon-timeout-ms", required_argument, 0, O_LOGON_TIMEOUT},
+		{"hold-ms", required_argument, 0, O_HOLD}, {"logout", required_argument, 0, O_LOGOUT},
 		{"templates", required_argument, 0, 't'}, {"records", required_argument, 0, 'n'},
 		{"seed", required_argument, 0, 's'},      {"rate", required_argument, 0, 'r'},
 		{"fast", no_argument, 0, 'F'},            {"burst", required_argument, 0, 'b'},
@@ -236,6 +341,14 @@ int main(int argc, char **argv)
 	struct feed_peer peer = {.mode = FEED_MODE_NONE};
 	struct sse_gen_cfg cfg;
 	sse_gen_default(&cfg);
+	int session = 0, sess_opts = 0;
+	const char *password_file = NULL, *logout_text = NULL;
+	uint64_t hold_ms = 0;
+	struct step_sess_cfg scfg;
+	memset(&scfg, 0, sizeof scfg);
+	snprintf(scfg.sender, sizeof scfg.sender, "SSE");
+	scfg.heartbeat_s = 30;
+	scfg.logon_timeout_ms = 10000;
 
 	while ((c = getopt_long(argc, argv, "t:n:s:r:Fb:k:S:c:p:l:C:u:T:L:P:d:w:A:Bh", lopts, NULL)) != -1) {
 		const char *bad = NULL;
@@ -294,6 +407,36 @@ int main(int argc, char **argv)
 			if (feed_parse_u64(optarg, 1, AHEAD_MB_MAX, &ahead_mb))
 				bad = "--ahead-mb needs a number in 1..2048";
 			break;
+		case O_SESSION: session = 1; break;
+		case O_SENDER: bad = opt_id(optarg, scfg.sender, sizeof scfg.sender); sess_opts++; break;
+		case O_TARGET: bad = opt_id(optarg, scfg.target, sizeof scfg.target); sess_opts++; break;
+		case O_USERNAME: bad = opt_id(optarg, scfg.username, sizeof scfg.username); sess_opts++; break;
+		case O_PASSWORD:
+			if (!*optarg || strlen(optarg) >= sizeof scfg.password)
+				bad = "--password needs 1 to 63 characters";
+			else
+				snprintf(scfg.password, sizeof scfg.password, "%s", optarg);
+			sess_opts++;
+			break;
+		case O_PASSWORD_FILE: password_file = optarg; sess_opts++; break;
+		case O_HEARTBEAT:
+			if (feed_parse_u64(optarg, 0, STEP_SESS_HB_MAX, &v))
+				bad = "--heartbeat-s needs a number of seconds in 0..3600";
+			scfg.heartbeat_s = (uint32_t)v;
+			sess_opts++;
+			break;
+		case O_LOGON_TIMEOUT:
+			if (feed_parse_u64(optarg, 1, 3600000, &v))
+				bad = "--logon-timeout-ms needs a number of ms in 1..3600000";
+			scfg.logon_timeout_ms = (uint32_t)v;
+			sess_opts++;
+			break;
+		case O_HOLD:
+			if (feed_parse_u64(optarg, 0, 86400000, &hold_ms))
+				bad = "--hold-ms needs a number of ms";
+			sess_opts++;
+			break;
+		case O_LOGOUT: logout_text = optarg; sess_opts++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -307,6 +450,23 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (sess_opts && !session) {
+		fprintf(stderr, "toe-feedsim: the session options need --session\n");
+		usage(stderr);
+		return 2;
+	}
+	if (session && peer.mode == FEED_MODE_UDP) {
+		fprintf(stderr, "toe-feedsim: --session needs a TCP connection (--listen or --connect), not --udp\n");
+		usage(stderr);
+		return 2;
+	}
+	if (password_file && scfg.password[0]) {
+		fprintf(stderr, "toe-feedsim: --password and --password-file exclude each other\n");
+		usage(stderr);
+		return 2;
+	}
+	if (password_file && read_password_file(password_file, scfg.password, sizeof scfg.password))
+		return 2;
 	if (fast && rate_given) {
 		fprintf(stderr, "toe-feedsim: --rate and --fast exclude each other\n");
 		usage(stderr);
@@ -316,6 +476,8 @@ int main(int argc, char **argv)
 
 	int rc = 1, fd = -1;
 	char err[512];
+	struct feed_sess *fsess = NULL;
+	uint64_t last_service_ns = 0;
 	FILE *sendlog = NULL;
 	struct feed_sendlog_ent *log = NULL;
 	size_t nlog = 0, caplog = 0;
@@ -365,11 +527,22 @@ int main(int argc, char **argv)
 	}
 	if (peer.mode != FEED_MODE_UDP && feed_tcp_nodelay(fd))
 		fprintf(stderr, "toe-feedsim: TCP_NODELAY: %s (continuing)\n", strerror(errno));
+	if (session) {
+		if (!(fsess = feed_sess_new(fd, &scfg, stderr, err, sizeof err))) {
+			fprintf(stderr, "toe-feedsim: %s\n", err);
+			goto done;
+		}
+		if (sess_until_up(fsess, fd)) {
+			fprintf(stderr, "toe-feedsim: no session: %s\n", feed_sess_why(fsess));
+			goto done;
+		}
+	}
 
 	uint64_t t0 = feed_now_ns(CLOCK_MONOTONIC) + delay_ms * 1000000u;
 	uint64_t sent_recs = 0, sent_msgs = 0, sent_bytes = 0, late = 0, late_max = 0, in_burst = 0;
 	uint64_t fragmented = 0;
-	feed_wait_until(t0);
+	if (fsess ? sess_wait(fsess, fd, t0) : (feed_wait_until(t0), 0))
+		goto sess_over;
 	t0 = feed_now_ns(CLOCK_MONOTONIC);
 	for (;;) {
 		if (s.q->count == 0) {
@@ -393,7 +566,8 @@ int main(int argc, char **argv)
 				if (r == 0)
 					break;
 			}
-			feed_wait_until(due);
+			if (fsess ? sess_wait(fsess, fd, due) : (feed_wait_until(due), 0))
+				goto sess_over;
 			uint64_t now = feed_now_ns(CLOCK_MONOTONIC);
 			if (now - due > LATE_NS)
 				late++;
@@ -401,7 +575,18 @@ int main(int argc, char **argv)
 				late_max = now - due;
 		}
 		uint64_t send_ns = feed_now_ns(CLOCK_REALTIME);
-		if (send_all(fd, peer.mode == FEED_MODE_UDP ? &peer.sa : NULL, s.q->buf + m.off, m.len)) {
+		if (fsess) {
+			/* read the peer and run the timers at most every ms: cheap at any rate */
+			uint64_t mono = feed_now_ns(CLOCK_MONOTONIC);
+			if (mono - last_service_ns >= 1000000u) {
+				last_service_ns = mono;
+				if (feed_sess_service(fsess, mono / 1000000u) == FEED_SESS_CLOSED)
+					goto sess_over;
+			}
+			m.seq = feed_sess_send_data(fsess, s.q->buf + m.off, m.len, mono / 1000000u);
+			if (!m.seq)
+				goto sess_over;
+		} else if (send_all(fd, peer.mode == FEED_MODE_UDP ? &peer.sa : NULL, s.q->buf + m.off, m.len)) {
 			fprintf(stderr, "toe-feedsim: send (message %" PRIu64 "): %s\n", m.seq, strerror(errno));
 			goto done;
 		}
@@ -437,6 +622,20 @@ int main(int argc, char **argv)
 	if (sendlog && (feed_sendlog_write(sendlog, log, nlog) || fflush(sendlog) || ferror(sendlog))) {
 		fprintf(stderr, "toe-feedsim: %s: write failed\n", sendlog_path);
 		goto done;
+	}
+	if (fsess) {
+		if (hold_ms && sess_wait(fsess, fd, feed_now_ns(CLOCK_MONOTONIC) + hold_ms * 1000000u))
+			goto sess_over;
+		if (logout_text) {
+			feed_sess_logout(fsess, logout_text, now_ms());
+			/* the peer's answer, or step_sess's own give-up after STEP_SESS_LOGOUT_WAIT_MS */
+			uint64_t until = feed_now_ns(CLOCK_MONOTONIC) + 3000000000u;
+			while (feed_now_ns(CLOCK_MONOTONIC) < until &&
+			       feed_sess_service(fsess, now_ms()) != FEED_SESS_CLOSED) {
+				struct pollfd p = {.fd = fd, .events = POLLIN};
+				poll(&p, 1, 10);
+			}
+		}
 	}
 	if (peer.mode != FEED_MODE_UDP) {
 		/* FIN, then let the peer finish reading and close its side */
@@ -477,8 +676,21 @@ int main(int argc, char **argv)
 			"toe-feedsim: warning: %" PRIu64 " datagrams were larger than %d bytes and went IP-fragmented "
 			"at MTU 1500 (toed drops IP fragments); lower --per-msg\n",
 			fragmented, UDP_UNFRAGMENTED);
+	if (fsess) {
+		const struct step_sess *ss = feed_sess_state(fsess);
+		fprintf(stderr,
+			"toe-feedsim: session: %" PRIu64 " heartbeats and %" PRIu64 " TestRequests sent, %" PRIu64
+			" messages received (%" PRIu64 " gaps, %" PRIu64 " repeats)\n",
+			ss->st.out_heartbeats, ss->st.out_test_requests, ss->st.in_msgs, ss->st.in_gaps,
+			ss->st.in_repeats);
+	}
 	rc = 0;
+	goto done;
+sess_over:
+	fprintf(stderr, "toe-feedsim: the session ended before the feed did: %s\n",
+		fsess ? feed_sess_why(fsess) : "?");
 done:
+	feed_sess_free(fsess);
 	if (fd >= 0)
 		close(fd);
 	if (s.truth && fclose(s.truth) && rc == 0) {

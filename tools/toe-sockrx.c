@@ -3,6 +3,8 @@
  *   toe-sockrx --templates FILE.xml (--listen IP:PORT | --connect IP:PORT | --udp IP:PORT)
  *              [--busy-poll] [--cpu N] [--out FILE.jsonl] [--sendlog FILE] [--latency-out FILE]
  *              [--records N] [--idle-ms T] [--wait-ms W] [--label NAME]
+ *              [--session [--sender-comp-id ID] [--target-comp-id ID] [--username U]
+ *              [--password P] [--heartbeat-s N] [--reset-on-logon]]
  *
  * What a vendor runs without toed: its own host's kernel socket to the
  * exchange, recv() in a plain process, the same STEP deframer + FAST decoder
@@ -20,6 +22,13 @@
  * --framing step prints it (equal to toe-feedsim --truth when nothing was
  * lost); printing costs time in the receive loop, so measure latency in a
  * run without --out.
+ *
+ * --session (TCP) runs the vendor's end of a STEP session on the connection,
+ * the same session layer toed uses (kernels/step/step_sess.c): a Logon
+ * first, Heartbeats and TestRequest answers, MsgSeqNum checks on every
+ * message; session events are printed as "toe-sockrx: session: ...". A
+ * refused logon, a heartbeat timeout or a session protocol error is an error
+ * (exit 1); the exchange's Logout ends the feed like a FIN.
  *
  * The feed ends at the peer's FIN (TCP), after --records N records, or
  * (UDP) after --idle-ms without a datagram once data came. Exit status: 0,
@@ -41,6 +50,8 @@
 #include "feed/feed_gen.h"
 #include "feed/feed_lat.h"
 #include "feed/feed_net.h"
+#include "step/host/step_ev_fmt.h"
+#include "step/step_sess.h"
 
 #define RXBUF (256u << 10)
 #define UDP_RCVBUF (32 << 20)
@@ -65,8 +76,85 @@ static void usage(FILE *f)
 		"  --idle-ms T        UDP: stop after T ms without data once data came (default 1000)\n"
 		"  --wait-ms W        --listen: wait W ms for the connection (default forever); --connect:\n"
 		"                     retry W ms; --udp: wait W ms for the first datagram (default 30000)\n"
-		"  --label NAME       name in the latency summary (default sockrx-recv / sockrx-busypoll)\n");
+		"  --label NAME       name in the latency summary (default sockrx-recv / sockrx-busypoll)\n"
+		"  --session          TCP: log on to a STEP session first and keep it (heartbeats, TestRequest)\n"
+		"  --sender-comp-id ID  --session: our SenderCompID (default TOED)\n"
+		"  --target-comp-id ID  --session: the exchange's CompID (default SSE)\n"
+		"  --username U       --session: Username (553=, default none)\n"
+		"  --password P       --session: Password (554=, default none)\n"
+		"  --heartbeat-s N    --session: HeartBtInt asked for (default 30)\n"
+		"  --reset-on-logon   --session: ask both sides to restart MsgSeqNum at 1 (141=Y)\n");
 }
+
+/* ---- --session: the vendor's end of the STEP session ------------------------- */
+
+struct rx_sess {
+	struct step_sess s;
+	int fd;
+	int over;       /* the session ended: stop reading */
+	int failed;     /* ... because of an error */
+	int logged_on;
+	uint64_t last_tick_ms;
+};
+
+static uint64_t mono_ms(void)
+{
+	return feed_now_ns(CLOCK_MONOTONIC) / 1000000u;
+}
+
+/* Act on what a session call returned: send, print events, note the end. */
+static void rx_sess_act(struct rx_sess *rs, uint32_t r)
+{
+	struct step_ev ev;
+	char line[256];
+	if (rs->s.out_len) {
+		const uint8_t *p = rs->s.out;
+		size_t n = rs->s.out_len;
+		while (n) {
+			ssize_t w = send(rs->fd, p, n, MSG_NOSIGNAL);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				fprintf(stderr, "toe-sockrx: session: send: %s\n", strerror(errno));
+				rs->over = rs->failed = 1;
+				break;
+			}
+			p += w;
+			n -= (size_t)w;
+		}
+		step_sess_sent(&rs->s);
+	}
+	while (step_sess_event(&rs->s, &ev)) {
+		step_ev_format(&ev, line, sizeof line);
+		fprintf(stderr, "toe-sockrx: session: %s\n", line);
+		if (ev.type == STEP_EV_LOGGED_ON)
+			rs->logged_on = 1;
+		if (ev.type == STEP_EV_LOGON_REFUSED || ev.type == STEP_EV_LOGON_TIMEOUT || ev.type == STEP_EV_HB_TIMEOUT ||
+		    ev.type == STEP_EV_PROTOCOL)
+			rs->failed = 1;
+	}
+	if (r & STEP_SESS_CLOSE)
+		rs->over = 1;
+}
+
+static void rx_sess_tick(struct rx_sess *rs)
+{
+	uint64_t now = mono_ms();
+	if (now - rs->last_tick_ms < 10)
+		return;
+	rs->last_tick_ms = now;
+	rx_sess_act(rs, step_sess_tick(&rs->s, now));
+}
+
+static const char *opt_id(const char *arg, char *out, size_t len)
+{
+	if (!*arg || strlen(arg) >= len || strchr(arg, '\x01'))
+		return "needs 1 to 31 characters, no SOH";
+	snprintf(out, len, "%s", arg);
+	return NULL;
+}
+
+enum { O_SESSION = 1000, O_SENDER, O_TARGET, O_USERNAME, O_PASSWORD, O_HEARTBEAT, O_RESET };
 
 struct rx_stamp {
 	uint64_t msg_seq, rx_ns;
@@ -82,6 +170,10 @@ int main(int argc, char **argv)
 		{"latency-out", required_argument, 0, 'O'}, {"records", required_argument, 0, 'n'},
 		{"idle-ms", required_argument, 0, 'i'},   {"wait-ms", required_argument, 0, 'w'},
 		{"label", required_argument, 0, 'N'},     {"help", no_argument, 0, 'h'},
+		{"session", no_argument, 0, O_SESSION},   {"sender-comp-id", required_argument, 0, O_SENDER},
+		{"target-comp-id", required_argument, 0, O_TARGET}, {"username", required_argument, 0, O_USERNAME},
+		{"password", required_argument, 0, O_PASSWORD}, {"heartbeat-s", required_argument, 0, O_HEARTBEAT},
+		{"reset-on-logon", no_argument, 0, O_RESET},
 		{0, 0, 0, 0},
 	};
 	const char *templates = NULL, *out_path = NULL, *sendlog_path = NULL, *lat_path = NULL;
@@ -90,6 +182,14 @@ int main(int argc, char **argv)
 	int64_t cpu = -1, wait_ms = -2;
 	int busy = 0, c;
 	struct feed_peer peer = {.mode = FEED_MODE_NONE};
+	int session = 0, sess_opts = 0;
+	uint64_t v;
+	struct step_sess_cfg scfg;
+	memset(&scfg, 0, sizeof scfg);
+	scfg.role = STEP_SESS_CLIENT;
+	snprintf(scfg.sender, sizeof scfg.sender, "TOED");
+	snprintf(scfg.target, sizeof scfg.target, "SSE");
+	scfg.heartbeat_s = 30;
 
 	while ((c = getopt_long(argc, argv, "t:l:C:u:BP:o:L:O:n:i:w:N:h", lopts, NULL)) != -1) {
 		const char *bad = NULL;
@@ -113,6 +213,24 @@ int main(int argc, char **argv)
 			break;
 		case 'w': bad = feed_opt_wait_ms(optarg, &wait_ms); break;
 		case 'N': label = optarg; break;
+		case O_SESSION: session = 1; break;
+		case O_SENDER: bad = opt_id(optarg, scfg.sender, sizeof scfg.sender); sess_opts++; break;
+		case O_TARGET: bad = opt_id(optarg, scfg.target, sizeof scfg.target); sess_opts++; break;
+		case O_USERNAME: bad = opt_id(optarg, scfg.username, sizeof scfg.username); sess_opts++; break;
+		case O_PASSWORD:
+			if (!*optarg || strlen(optarg) >= sizeof scfg.password)
+				bad = "--password needs 1 to 63 characters";
+			else
+				snprintf(scfg.password, sizeof scfg.password, "%s", optarg);
+			sess_opts++;
+			break;
+		case O_HEARTBEAT:
+			if (feed_parse_u64(optarg, 0, STEP_SESS_HB_MAX, &v))
+				bad = "--heartbeat-s needs a number of seconds in 0..3600";
+			scfg.heartbeat_s = (uint32_t)v;
+			sess_opts++;
+			break;
+		case O_RESET: scfg.reset_on_logon = 1; sess_opts++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -126,8 +244,19 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (sess_opts && !session) {
+		fprintf(stderr, "toe-sockrx: the session options need --session\n");
+		usage(stderr);
+		return 2;
+	}
+	if (session && peer.mode == FEED_MODE_UDP) {
+		fprintf(stderr, "toe-sockrx: --session needs a TCP connection (--listen or --connect), not --udp\n");
+		usage(stderr);
+		return 2;
+	}
 	if (!label)
 		label = busy ? "sockrx-busypoll" : "sockrx-recv";
+	struct rx_sess *rs = NULL;
 
 	int rc = 1, fd = -1, failed = 0;
 	char err[512];
@@ -175,6 +304,21 @@ int main(int argc, char **argv)
 	}
 
 	fast_stream_init(fs, prog, FAST_FRAMING_STEP);
+	if (session) {
+		if (!(rs = calloc(1, sizeof *rs))) {
+			fprintf(stderr, "toe-sockrx: out of memory\n");
+			goto done;
+		}
+		rs->fd = fd;
+		step_sess_init(&rs->s, &scfg);
+		rs->s.utc_off_ms = (int64_t)(feed_now_ns(CLOCK_REALTIME) / 1000000u) - (int64_t)mono_ms();
+		fs->msg_events = 1; /* every message, heartbeats included, goes to the session */
+		if (!busy) { /* a blocking recv() that returns to run the session's timers */
+			struct timeval tv = {0, 100000};
+			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		}
+		rx_sess_act(rs, step_sess_connected(&rs->s, mono_ms()));
+	}
 	uint64_t records = 0, bytes = 0, recvs = 0, trades = 0, orders = 0, unmapped = 0, errors = 0;
 	uint64_t last_seq = UINT64_MAX, t_first = 0, t_last = 0, max_seq = 0;
 	uint64_t start = feed_now_ns(CLOCK_MONOTONIC);
@@ -187,6 +331,11 @@ int main(int argc, char **argv)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				if (rs) {
+					rx_sess_tick(rs);
+					if (rs->over)
+						break;
+				}
 				if (peer.mode != FEED_MODE_UDP)
 					continue;
 				/* UDP: the end is a silence */
@@ -208,6 +357,13 @@ int main(int argc, char **argv)
 		fast_stream_feed(fs, buf, (uint32_t)n);
 		int ev;
 		while ((ev = fast_stream_next(fs)) != FS_NONE) {
+			if (ev == FS_MESSAGE) {
+				const struct step_msg *m = &fs->step.msg;
+				if (rs && !rs->over)
+					rx_sess_act(rs, m->raw ? step_sess_on_msg(&rs->s, m->raw, m->len, mono_ms())
+							       : step_sess_on_data(&rs->s, m->seq, mono_ms()));
+				continue;
+			}
 			if (ev == FS_ERROR) {
 				if (errors++ < MAX_ERR_LINES)
 					fprintf(stderr, "toe-sockrx: offset %" PRIu64 ": %s; resynchronising\n",
@@ -249,6 +405,23 @@ int main(int argc, char **argv)
 		}
 		if (max_records && records >= max_records)
 			break;
+		if (rs) {
+			rx_sess_tick(rs);
+			if (rs->over)
+				break;
+		}
+	}
+	if (rs) {
+		const struct step_sess *ss = &rs->s;
+		fprintf(stderr,
+			"toe-sockrx: session: %s; %" PRIu64 " messages (%" PRIu64 " session), %" PRIu64 " gaps (%" PRIu64
+			" messages missing), %" PRIu64 " repeats, %" PRIu64 " restarts; %" PRIu64 " heartbeats, %" PRIu64
+			" TestRequests sent\n",
+			rs->logged_on ? "was logged on" : "never logged on", ss->st.in_msgs, ss->st.in_admin, ss->st.in_gaps,
+			ss->st.in_gap_msgs, ss->st.in_repeats, ss->st.seq_resets, ss->st.out_heartbeats,
+			ss->st.out_test_requests);
+		if (rs->failed || !rs->logged_on || ss->st.in_gaps || ss->st.in_repeats)
+			failed = 1;
 	}
 	if (peer.mode == FEED_MODE_UDP && !bytes) {
 		fprintf(stderr, "toe-sockrx: udp %s: no datagram came\n", peer.arg);
@@ -328,6 +501,7 @@ int main(int argc, char **argv)
 	}
 	rc = failed;
 done:
+	free(rs);
 	if (fd >= 0)
 		close(fd);
 	if (out && out != stdout && fclose(out) && rc == 0) {

@@ -6,6 +6,7 @@
  * in force when the key was not set.
  */
 #include "conf/conf_impl.h"
+#include "step/step_sess.h"
 
 #include <errno.h>
 #include <string.h>
@@ -399,6 +400,64 @@ static void check_groups(struct ctx *x)
 	}
 }
 
+/* The STEP session keys: a session needs toed's own connection (a tcp feed on a role = tcp
+ * port) and both CompIDs; on a mirror port toed only watches the vendor's own session. A
+ * session is asked for by a key with a value (a CompID, a username, a password file,
+ * reset_on_logon = yes); heartbeat_s alone asks for nothing, so a file that spells out every
+ * default (as written back by a tool) means what it meant. */
+static void check_session(struct ctx *x, int fi)
+{
+	struct toed_config *c = x->c;
+	struct toed_feed *f = &c->feed[fi];
+	const int asked[] = {
+		[TOED_K_FEED_SENDER_COMP_ID - TOED_K_FEED_SENDER_COMP_ID] = f->sender_comp_id[0] != 0,
+		[TOED_K_FEED_TARGET_COMP_ID - TOED_K_FEED_SENDER_COMP_ID] = f->target_comp_id[0] != 0,
+		[TOED_K_FEED_HEARTBEAT_S - TOED_K_FEED_SENDER_COMP_ID] = 0,
+		[TOED_K_FEED_USERNAME - TOED_K_FEED_SENDER_COMP_ID] = f->username[0] != 0,
+		[TOED_K_FEED_PASSWORD_FILE - TOED_K_FEED_SENDER_COMP_ID] = f->password_file[0] != 0,
+		[TOED_K_FEED_RESET_ON_LOGON - TOED_K_FEED_SENDER_COMP_ID] = f->reset_on_logon != 0,
+	};
+	int first = -1; /* the key asking for a session on the earliest line */
+	for (int i = 0; i < (int)(sizeof asked / sizeof asked[0]); i++) {
+		int k = TOED_K_FEED_SENDER_COMP_ID + i;
+		if (asked[i] && (first < 0 || kline(x, S_FEED, fi, k) < kline(x, S_FEED, fi, first)))
+			first = k;
+	}
+	if (first < 0)
+		return;
+	if (!kok(x, S_FEED, fi, TOED_K_FEED_PROTOCOL) || !kok(x, S_FEED, fi, TOED_K_FEED_PORT))
+		return;
+	const struct toed_port *p = &c->port[f->port];
+	if (f->protocol != TOED_PROTO_TCP) {
+		key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, first, 0, "has no effect: a udp feed has no STEP session");
+		return;
+	}
+	if (!p->enabled || !kok(x, S_PORT, (int)f->port, TOED_K_PORT_ROLE))
+		return;
+	if (p->role != TOED_ROLE_TCP) {
+		key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, first, 0,
+			"has no effect: port %u has role = %s (toed only watches this connection; the session is the "
+			"vendor's own)", f->port, p->role == TOED_ROLE_MIRROR ? "mirror" : "udp");
+		return;
+	}
+	if (kok(x, S_FEED, fi, TOED_K_FEED_SENDER_COMP_ID) && !f->sender_comp_id[0])
+		key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_SENDER_COMP_ID, kline(x, S_FEED, fi, first),
+			"not set (a STEP session logs on as sender_comp_id; the other session keys are set)");
+	if (kok(x, S_FEED, fi, TOED_K_FEED_TARGET_COMP_ID) && !f->target_comp_id[0])
+		key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_TARGET_COMP_ID, kline(x, S_FEED, fi, first),
+			"not set (a STEP session names the exchange's CompID)");
+	if (f->password_file[0] && kok(x, S_FEED, fi, TOED_K_FEED_PASSWORD_FILE) && !x->offline) {
+		char why[160], pw[STEP_PW_MAX];
+		struct stat st;
+		if (toed_read_password(f->password_file, pw, sizeof pw, why, sizeof why) < 0)
+			key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PASSWORD_FILE, 0, "%s", why);
+		else if (stat(f->password_file, &st) == 0 && (st.st_mode & 077))
+			key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, TOED_K_FEED_PASSWORD_FILE, 0,
+				"readable by other users (mode %04o): chmod 600", (unsigned)(st.st_mode & 07777));
+		memset(pw, 0, sizeof pw);
+	}
+}
+
 static void check_feeds(struct ctx *x)
 {
 	struct toed_config *c = x->c;
@@ -471,6 +530,8 @@ static void check_feeds(struct ctx *x)
 					"follows the same connections as [feed.%s]", g->name);
 		}
 	}
+	for (uint32_t i = 0; i < c->nfeeds; i++)
+		check_session(x, (int)i);
 	check_groups(x);
 	if (!c->nfeeds && !c->udp.nports && kok(x, S_UDP, 0, TOED_K_UDP_PORTS))
 		conf_msg(x, TOED_DIAG_WARNING, 0, "no [feed.NAME] section and no [udp] ports: nothing will be decoded");

@@ -19,6 +19,7 @@
 
 #include "toe/ctl.h"
 #include "toe/shm.h"
+#include "step/step_sess.h"
 
 const char *const conf_sec_name[S_COUNT] = {
 	"", "device", "source", "port", "feed", "tcp", "udp", "fast", "shm", "dataplane", "log", "record",
@@ -95,6 +96,13 @@ const struct key conf_keys[] = {
 	{ S_FEED, T_UINT, TOED_K_FEED_PORT, 0, "port", FF(port), 0, TOED_MAX_PORTS - 1,
 	  .above = "above 3 (the card has 4 ports, 0..3)", .def = "0" },
 	{ S_FEED, T_NAME, TOED_K_FEED_GROUP, F_EMPTY, "group", FF(group), .def = NULL },
+	{ S_FEED, T_NAME, TOED_K_FEED_SENDER_COMP_ID, F_EMPTY, "sender_comp_id", FF(sender_comp_id), .def = "" },
+	{ S_FEED, T_NAME, TOED_K_FEED_TARGET_COMP_ID, F_EMPTY, "target_comp_id", FF(target_comp_id), .def = "" },
+	{ S_FEED, T_UINT, TOED_K_FEED_HEARTBEAT_S, 0, "heartbeat_s", FF(heartbeat_s), 0, STEP_SESS_HB_MAX,
+	  .above = "above 3600 (one hour)", .def = "30" },
+	{ S_FEED, T_NAME, TOED_K_FEED_USERNAME, F_EMPTY, "username", FF(username), .def = "" },
+	{ S_FEED, T_PATH_IN, TOED_K_FEED_PASSWORD_FILE, 0, "password_file", FF(password_file), .def = "" },
+	{ S_FEED, T_BOOL, TOED_K_FEED_RESET_ON_LOGON, 0, "reset_on_logon", FF(reset_on_logon), .def = "no" },
 
 	{ S_TCP, T_UINT, TOED_K_TCP_MSS, 0, "mss", CF(tcp.mss), MSS_MIN, MSS_MAX,
 	  .below = "below 536 (the smallest MSS every IPv4 host must accept)",

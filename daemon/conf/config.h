@@ -140,6 +140,13 @@ struct toed_feed {
 	uint32_t framing;           /* enum toed_framing */
 	uint32_t port;              /* index of the port that carries it */
 	char group[TOED_NAME_MAX];  /* arbitration group ("" none): feeds of one group are its lines, in file order */
+	/* STEP session on toed's own connection (role = tcp port); "" sender_comp_id: no session */
+	char sender_comp_id[TOED_NAME_MAX];  /* 49= we send */
+	char target_comp_id[TOED_NAME_MAX];  /* 56= we send, the exchange's CompID */
+	uint32_t heartbeat_s;                /* HeartBtInt asked for, 0: none */
+	char username[TOED_NAME_MAX];        /* 553= ("" none) */
+	char password_file[TOED_PATH_MAX];   /* first line is 554= ("" none); read at each logon */
+	uint32_t reset_on_logon;             /* 141=Y: both sides restart MsgSeqNum at 1 on each logon */
 };
 
 struct toed_config {
@@ -273,6 +280,8 @@ enum toed_key {
 	TOED_K_PORT_VLAN, TOED_K_PORT_VERIFY_CHECKSUMS, TOED_K_PORT_INTERFACE, TOED_K_PORT_QUEUE,
 	TOED_K_FEED_EXCHANGE, TOED_K_FEED_VENDOR, TOED_K_FEED_PROTOCOL, TOED_K_FEED_FRAMING,
 	TOED_K_FEED_STREAM, TOED_K_FEED_PORT, TOED_K_FEED_GROUP,
+	TOED_K_FEED_SENDER_COMP_ID, TOED_K_FEED_TARGET_COMP_ID, TOED_K_FEED_HEARTBEAT_S, TOED_K_FEED_USERNAME,
+	TOED_K_FEED_PASSWORD_FILE, TOED_K_FEED_RESET_ON_LOGON,
 	TOED_K_TCP_MSS, TOED_K_TCP_CONNECTIONS, TOED_K_TCP_WINDOW, TOED_K_TCP_GAP_TIMEOUT_MS,
 	TOED_K_TCP_IDLE_TIMEOUT_S,
 	TOED_K_UDP_PORTS,
@@ -334,6 +343,15 @@ void toed_change_format(const struct toed_change *c, char *buf, size_t len);
 void toed_diff_print(const struct toed_diff *d, FILE *f);
 
 /* ---- helpers ---------------------------------------------------------------------- */
+
+/* STEP session (conf_session.c). A feed has a session when sender_comp_id is set. */
+struct step_sess_cfg;
+int toed_feed_has_session(const struct toed_feed *f);
+/* The session layer's settings for feed f, the password read from its password_file now:
+ * 0, or -1 with the reason in why (the file cannot be read, the password is empty or too long). */
+int toed_feed_session_cfg(const struct toed_feed *f, struct step_sess_cfg *out, char *why, size_t wl);
+/* The first line of path (without its newline): 0, or -1 with the reason. */
+int toed_read_password(const char *path, char *out, size_t len, char *why, size_t wl);
 
 /* What the components make of a configuration is dp/dp_setup.h. */
 

@@ -321,6 +321,7 @@ static uint32_t step_fast(struct step_deframer *s, const uint8_t *q, uint32_t av
 		s->msg.data_len = 0;
 		s->msg.seq = seq;
 		s->msg.len = t + 7;
+		s->msg.raw = q;
 		s->no_data++;
 		return t + 7;
 	}
@@ -333,6 +334,7 @@ static uint32_t step_fast(struct step_deframer *s, const uint8_t *q, uint32_t av
 	s->msg.data = s->body + k;
 	s->msg.data_len = dl;
 	s->msg.seq = seq;
+	s->msg.raw = 0;
 	s->msg.len = t + 7;
 	return t + 7;
 }
@@ -354,6 +356,7 @@ void step_init(struct step_deframer *s)
 	s->msg.len = 0;
 	s->msg.data_len = 0;
 	s->msg.data = s->body;
+	s->msg.raw = 0;
 	for (k = 0; k < STEP_MAX_MSGTYPE + 1; k++)
 		s->msg.msgtype[k] = 0;
 	s->err = FAST_OK;
@@ -762,6 +765,9 @@ static uint32_t step_run(struct step_deframer *s, const uint8_t *src, uint32_t n
 				s->msg.data = s->body;
 				s->msg.data_len = 0;
 				s->no_data++;
+				s->msg.raw = s->body; /* the whole message is body[0..pos] */
+			} else {
+				s->msg.raw = 0;
 			}
 			body[pos++] = c;
 			i++;

@@ -34,6 +34,9 @@ struct step_msg {
 	uint32_t len;        /* bytes of the whole message, 8= to the final SOH */
 	uint32_t data_len;   /* 95= value */
 	const uint8_t *data; /* 96= bytes; valid until the next step_feed() */
+	const uint8_t *raw;  /* messages without 96= (data_len 0: logon, heartbeat...): the
+			      * whole message, len bytes, valid until the next step_feed(), for
+			      * the session layer (kernels/step/); NULL for data messages */
 	char msgtype[STEP_MAX_MSGTYPE + 1]; /* 35= value, NUL-terminated */
 };
 

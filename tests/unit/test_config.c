@@ -25,6 +25,7 @@
 
 #include "conf/config.h"
 #include "dp/dp_setup.h"
+#include "step/step_sess.h"
 
 static char g_dir[200];  /* temporary directory (realpath) */
 static char g_conf[256]; /* g_dir/t.conf */
@@ -1151,6 +1152,12 @@ static void test_key_table(void)
 		{ TOED_K_FEED_STREAM, "feed", "stream", 0 },
 		{ TOED_K_FEED_PORT, "feed", "port", 0 },
 		{ TOED_K_FEED_GROUP, "feed", "group", 0 },
+		{ TOED_K_FEED_SENDER_COMP_ID, "feed", "sender_comp_id", 0 },
+		{ TOED_K_FEED_TARGET_COMP_ID, "feed", "target_comp_id", 0 },
+		{ TOED_K_FEED_HEARTBEAT_S, "feed", "heartbeat_s", 0 },
+		{ TOED_K_FEED_USERNAME, "feed", "username", 0 },
+		{ TOED_K_FEED_PASSWORD_FILE, "feed", "password_file", 0 },
+		{ TOED_K_FEED_RESET_ON_LOGON, "feed", "reset_on_logon", 0 },
 		{ TOED_K_TCP_MSS, "tcp", "mss", 0 },
 		{ TOED_K_TCP_CONNECTIONS, "tcp", "connections", 0 },
 		{ TOED_K_TCP_WINDOW, "tcp", "window", 0 },
@@ -1714,6 +1721,95 @@ static void test_groups(void)
 	ERR(head, NO_FAST, 3, "[fast] arbitration_wait_us = 1000001: above 1000000 (one second)");
 }
 
+/* The STEP session keys: on toed's own connection (a role = tcp port), warned about elsewhere. */
+static void test_sessions(void)
+{
+	char pwf[PATH_MAX + 32], text[4096], why[160];
+	const char *card = "[source]\ninterface = lo\n[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n"
+			   "# toed's own connections\n#\n"; /* lines 1..8 */
+	tmp_path(pwf, sizeof pwf, "sse.password");
+	write_file(pwf, "s3cret\nignored\n");
+	CHECK_EQ(chmod(pwf, 0600), 0);
+
+	snprintf(text, sizeof text,
+		 "%s[feed.s]\nexchange = 10.9.0.1:5261\nsender_comp_id = VENDOR01\ntarget_comp_id = SSE\n"
+		 "heartbeat_s = 10\nusername = v1\npassword_file = sse.password\nreset_on_logon = yes\n"
+		 "[fast]\ntemplates = %s\n",
+		 card, g_tpl);
+	expect_clean(__LINE__, text);
+	const struct toed_feed *f = &g_cfg->feed[0];
+	CHECK(strcmp(f->sender_comp_id, "VENDOR01") == 0);
+	CHECK(strcmp(f->target_comp_id, "SSE") == 0);
+	CHECK(strcmp(f->username, "v1") == 0);
+	CHECK(strcmp(f->password_file, pwf) == 0); /* resolved against the file's directory */
+	CHECK_EQ(f->heartbeat_s, 10);
+	CHECK_EQ(f->reset_on_logon, 1);
+	CHECK_EQ(toed_feed_has_session(f), 1);
+	struct step_sess_cfg sc;
+	CHECK_EQ(toed_feed_session_cfg(f, &sc, why, sizeof why), 0);
+	CHECK(strcmp(sc.password, "s3cret") == 0);
+	CHECK(strcmp(sc.sender, "VENDOR01") == 0 && strcmp(sc.target, "SSE") == 0 && strcmp(sc.username, "v1") == 0);
+	CHECK_EQ(sc.heartbeat_s, 10);
+	CHECK_EQ(sc.reset_on_logon, 1);
+	CHECK_EQ(sc.role, STEP_SESS_CLIENT);
+
+	/* defaults: no session */
+	CLEAN("", 0);
+	CHECK_EQ(toed_feed_has_session(&g_cfg->feed[0]), 0);
+	CHECK_EQ(g_cfg->feed[0].heartbeat_s, 30);
+	CHECK_EQ(g_cfg->feed[0].reset_on_logon, 0);
+
+	/* both CompIDs are needed */
+	snprintf(text, sizeof text, "%s[feed.s]\nexchange = 10.9.0.1:5261\nsender_comp_id = VENDOR01\n", card);
+	ERR(text, NO_SRC | NO_FEED, 11,
+	    "[feed.s] target_comp_id: not set (a STEP session names the exchange's CompID)");
+	snprintf(text, sizeof text, "%s[feed.s]\nexchange = 10.9.0.1:5261\nusername = v1\ntarget_comp_id = SSE\n",
+		 card);
+	ERR(text, NO_SRC | NO_FEED, 11,
+	    "[feed.s] sender_comp_id: not set (a STEP session logs on as sender_comp_id; the other session keys "
+	    "are set)");
+	/* values */
+	ERR("[feed.s]\nexchange = 10.9.0.1:5261\nsender_comp_id = A B\n", 0, 3,
+	    "[feed.s] sender_comp_id = A B: not a name (1 to 31 letters, digits, '_', '-' or '.')");
+	ERR("[feed.s]\nexchange = 10.9.0.1:5261\nheartbeat_s = 3601\n", 0, 3,
+	    "[feed.s] heartbeat_s = 3601: above 3600 (one hour)");
+
+	/* the password file: missing, empty, readable by others */
+	const char *sess = "[feed.s]\nexchange = 10.9.0.1:5261\nsender_comp_id = V\ntarget_comp_id = SSE\n"
+			   "password_file = %s\n"; /* lines 9..13 */
+	char head[2048];
+	snprintf(head, sizeof head, "%s%s", card, sess);
+	snprintf(text, sizeof text, head, "missing.password");
+	ERR(text, NO_SRC | NO_FEED, 13, "[feed.s] password_file = missing.password: No such file or directory");
+	write_file(pwf, "\n");
+	snprintf(text, sizeof text, head, "sse.password");
+	ERR(text, NO_SRC | NO_FEED, 13, "[feed.s] password_file = sse.password: the first line (the password) is empty");
+	CHECK_EQ(toed_read_password(pwf, sc.password, sizeof sc.password, why, sizeof why), -1);
+	write_file(pwf, "pw");
+	CHECK_EQ(chmod(pwf, 0644), 0);
+	WARN(text, NO_SRC | NO_FEED, 13, "[feed.s] password_file = sse.password: readable by other users (mode 0644): "
+					  "chmod 600");
+	CHECK_EQ(toed_read_password(pwf, sc.password, sizeof sc.password, why, sizeof why), 0);
+	CHECK(strcmp(sc.password, "pw") == 0); /* no newline at the end is fine */
+
+	/* elsewhere the keys do nothing, and say so */
+	WARN("[feed.m]\nexchange = 10.9.0.1:5261\nsender_comp_id = V1\n", 0, 3,
+	     "[feed.m] sender_comp_id = V1: has no effect: port 0 has role = mirror (toed only watches this "
+	     "connection; the session is the vendor's own)");
+	WARN("[feed.u]\nprotocol = udp\nvendor = *:6000\nheartbeat_s = 5\nusername = v1\n", 0, 5,
+	     "[feed.u] username = v1: has no effect: a udp feed has no STEP session");
+	/* every default spelled out asks for no session (a file written back by a tool) */
+	CLEAN("[feed.m]\nexchange = 10.9.0.1:5261\nsender_comp_id =\ntarget_comp_id =\nheartbeat_s = 30\n"
+	      "username =\npassword_file =\nreset_on_logon = no\n",
+	      0);
+	snprintf(text, sizeof text,
+		 "%s[feed.s]\nexchange = 10.9.0.1:5261\nsender_comp_id =\ntarget_comp_id =\nheartbeat_s = 30\n"
+		 "[fast]\ntemplates = %s\n",
+		 card, g_tpl);
+	expect_clean(__LINE__, text);
+	unlink(pwf);
+}
+
 int main(void)
 {
 	char cwd[PATH_MAX], tmpl[] = "/tmp/toed-config-XXXXXX";
@@ -1747,6 +1843,7 @@ int main(void)
 	test_helpers();
 	test_limits();
 	test_groups();
+	test_sessions();
 
 	unlink(g_conf);
 	rmdir(g_dir);
