@@ -1790,15 +1790,15 @@ static void test_seq_fields(void)
 					   "the template file");
 	SF_ERR(g_xtpl, "7001:ChanNo:SeqNumber",
 	       "[fast] sequence_fields = 7001:ChanNo:SeqNumber: template 7001 has no field SeqNumber");
-	SF_ERR(g_xtpl, "7001:ChanNo:Px", "[fast] sequence_fields = 7001:ChanNo:Px: template 7001: sequence field Px "
+	SF_ERR(g_xtpl, "7003:ChanNo:Px", "[fast] sequence_fields = 7003:ChanNo:Px: template 7003: sequence field Px "
 					"is a decimal, not an integer");
-	SF_ERR(g_xtpl, "7001:Venue:SeqNo", "[fast] sequence_fields = 7001:Venue:SeqNo: template 7001: channel field "
+	SF_ERR(g_xtpl, "7003:Venue:SeqNo", "[fast] sequence_fields = 7003:Venue:SeqNo: template 7003: channel field "
 					  "Venue is a string, not an integer");
-	SF_ERR(g_xtpl, "7001:ChanNo:LegSeq", "[fast] sequence_fields = 7001:ChanNo:LegSeq: template 7001: sequence "
+	SF_ERR(g_xtpl, "7003:ChanNo:LegSeq", "[fast] sequence_fields = 7003:ChanNo:LegSeq: template 7003: sequence "
 					    "field LegSeq is inside a sequence or group (a record holds many of its "
 					    "values)");
-	SF_ERR(g_xtpl, "7001:ChanNo:NoIdField",
-	       "[fast] sequence_fields = 7001:ChanNo:NoIdField: template 7001: sequence field NoIdField has no id in "
+	SF_ERR(g_xtpl, "7003:ChanNo:NoIdField",
+	       "[fast] sequence_fields = 7003:ChanNo:NoIdField: template 7003: sequence field NoIdField has no id in "
 	       "the template file (sequence tracking matches fields by id)");
 	SF_ERR(g_xtpl, "*:ChanNo:TradeIndex",
 	       "[fast] sequence_fields = *:ChanNo:TradeIndex: no template has both ChanNo and TradeIndex");
