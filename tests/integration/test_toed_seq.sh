@@ -1,14 +1,15 @@
 #!/bin/sh
-# test_toed_seq.sh - sequence tracking in toed, seen through toectl stats (text and --json).
+# test_toed_seq.sh - sequence tracking in toed, seen through toectl seq and stats (text and --json).
 #
 # toe-fastgen writes 400 records on one channel, one record per STEP message,
 # so BizIndex runs 1..400 on channel 1 (SSE numbers BizIndex per channel across
 # 3201 and 5801). The feed is then edited: message 100 (BizIndex 100) removed,
 # message 200 sent twice. toed replays it with [fast] sequence_check = yes and
 # the keys named in [fast] sequence_fields (SSE's, by name per template), and
-# toectl stats must show channel 1 with last sequence 400, one gap of one
-# missing number and one duplicate, delivered 399 (text and JSON), and the rx
-# block the matching counters. Then the same with the default keys (sse).
+# toectl seq (and stats) must show channel 1 with last sequence 400, one gap of
+# one missing number and one duplicate, delivered 399 (text and JSON), and the
+# rx counters to match (a MsgSeqNum jump too). Then the same with the default
+# keys (sse). Last, --check-config refuses an unknown field (exit 78).
 # Needs no root and python3 (SKIP without it). Takes about 4 s.
 . "$(dirname "$0")/toed_common.sh"
 
@@ -43,11 +44,18 @@ run() { # LABEL SEQUENCE_FIELDS-LINE
 	start_notify
 	start_toed "$TMP/toed.conf"
 	wait_for "$TMP/toed.log" 'pcap replay over' 10 || fail "$1: the replay did not end ($(tail -n 3 "$TMP/toed.log"))"
-	$C stats >"$TMP/stats.txt" || fail "$1: toectl stats exited $?"
-	line=$(grep -E '^ +channel 1 +last' "$TMP/stats.txt")
-	[ -n "$line" ] || fail "$1: toectl stats shows no channel 1: $(grep -A3 'sequence group' "$TMP/stats.txt")"
-	echo "$line" | grep -Eq 'last 400 +delivered 399 +dups 1 +gaps 1 +missing 1 ' ||
-		fail "$1: channel 1 should be last 400, delivered 399, 1 dup, 1 gap of 1: $line"
+	for cmd in seq stats; do
+		$C $cmd >"$TMP/$cmd.txt" || fail "$1: toectl $cmd exited $?"
+		line=$(grep -E '^ +channel 1 +last' "$TMP/$cmd.txt")
+		[ -n "$line" ] || fail "$1: toectl $cmd shows no channel 1: $(cat "$TMP/$cmd.txt")"
+		echo "$line" | grep -Eq 'last 400 +delivered 399 +dups 1 +gaps 1 +missing 1 ' ||
+			fail "$1: toectl $cmd: channel 1 should be last 400, delivered 399, 1 dup, 1 gap of 1: $line"
+	done
+	grep -Eq '^ *sequence_check +yes' "$TMP/seq.txt" || fail "$1: toectl seq: $(head -n 3 "$TMP/seq.txt")"
+	$C seq --json >"$TMP/seq.json" || fail "$1: toectl seq --json exited $?"
+	got=$(json_get "$TMP/seq.json" \
+		'(d["sequence_check"], d["seq_gaps"], d["seq_dups"], d["msg_jumps"], [(c["channel"], c["last"], c["gaps"], c["duplicates"]) for g in d["sequence_groups"] for c in g["channels"]])')
+	[ "$got" = "(True, 1, 1, 1, [(1, 400, 1, 1)])" ] || fail "$1: toectl seq --json: $got"
 	$C stats --json >"$TMP/stats.json" || fail "$1: toectl stats --json exited $?"
 	got=$(json_get "$TMP/stats.json" \
 		'[(c["channel"], c["last"], c["gaps"], c["missing"], c["duplicates"]) for g in d["sequence_groups"] for c in g["channels"]]')
