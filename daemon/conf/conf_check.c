@@ -9,6 +9,7 @@
 #include "step/step_sess.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -629,11 +630,23 @@ static void compile_templates(struct ctx *x)
 			c->fast.templates, nr);
 		return;
 	}
-	if (fast_compile_file(c->fast.templates, &c->fast.prog, NULL, err, sizeof err) < 0) {
+	/* the names, for [fast] sequence_fields */
+	struct fast_names *nm = calloc(1, sizeof *nm);
+	if (!nm) {
+		key_msg(x, TOED_DIAG_ERROR, S_FAST, 0, TOED_K_FAST_TEMPLATES, 0, "out of memory");
+		return;
+	}
+	if (fast_compile_file(c->fast.templates, &c->fast.prog, nm, err, sizeof err) < 0) {
 		key_msg(x, TOED_DIAG_ERROR, S_FAST, 0, TOED_K_FAST_TEMPLATES, 0, "%s", err);
+		free(nm);
 		return;
 	}
 	c->fast.have_prog = 1;
+	/* the SSE default is not held against other exchanges' templates: those are just untracked */
+	if (kok(x, S_FAST, 0, TOED_K_FAST_SEQUENCE_FIELDS) &&
+	    conf_seqfields_resolve(c, nm, kline(x, S_FAST, 0, TOED_K_FAST_SEQUENCE_FIELDS) != 0, err, sizeof err) < 0)
+		key_msg(x, TOED_DIAG_ERROR, S_FAST, 0, TOED_K_FAST_SEQUENCE_FIELDS, 0, "%s", err);
+	free(nm);
 	int mapped = 0;
 	for (uint32_t i = 0; i < c->fast.prog.ntpl; i++)
 		if (c->fast.prog.tpl[i].kind != TOE_REC_NONE)

@@ -27,7 +27,7 @@ extern const char *const conf_sec_name[S_COUNT];
 /* Value types: index of conf_types[] (conf_types.c). */
 enum kind {
 	T_ENUM, T_BOOL, T_UINT, T_CPU, T_BDF, T_IFNAME, T_NAME, T_GROUP, T_PATH_IN, T_PATH_OUT, T_SOCKPATH,
-	T_IPV4, T_NETMASK, T_MAC, T_ENDPOINT, T_PACE, T_LOOP, T_HUGEPAGES, T_PORTLIST, T_MODE, T_AUTOBOOL,
+	T_IPV4, T_NETMASK, T_MAC, T_ENDPOINT, T_PACE, T_LOOP, T_HUGEPAGES, T_PORTLIST, T_MODE, T_AUTOBOOL, T_SEQFIELDS,
 	T_COUNT
 };
 
@@ -150,6 +150,13 @@ int conf_valid_name(const char *s);
 /* A relative path against the config file's directory (then TOED_DATADIR for input files);
  * x == NULL (built-in defaults): kept as written. */
 int conf_resolve_path(struct ctx *x, const char *v, int input, char *out, size_t len, char *why, size_t wl);
+
+/* [fast] sequence_fields (conf_seqfields.c): the rules as written, and against the compiled
+ * templates (names to field ids; with check, every problem is an error in why). */
+struct fast_names;
+int conf_seqfields_parse(struct ctx *x, struct toed_config *c, const char *v, char *why, size_t wl);
+void conf_seqfields_format(const struct toed_config *c, char *buf, size_t len);
+int conf_seqfields_resolve(struct toed_config *c, const struct fast_names *nm, int check, char *why, size_t wl);
 
 /* ---- loading (conf_read.c) ---------------------------------------------------------------- */
 

@@ -123,6 +123,7 @@ const struct key conf_keys[] = {
 	{ S_FAST, T_BOOL, TOED_K_FAST_SEQUENCE_CHECK, 0, "sequence_check", CF(fast.sequence_check), .def = "no" },
 	{ S_FAST, T_UINT, TOED_K_FAST_ARBITRATION_WAIT_US, 0, "arbitration_wait_us", CF(fast.arbitration_wait_us), 0,
 	  1000000, .above = "above 1000000 (one second)", .def = "1000" },
+	{ S_FAST, T_SEQFIELDS, TOED_K_FAST_SEQUENCE_FIELDS, 0, "sequence_fields", CF(fast.nseq_fields), .def = "sse" },
 	{ S_FAST, T_ENUM, TOED_K_FAST_DECODER, F_LIVE, "decoder", CF(fast.decoder), .names = e_decoder, .def = "auto" },
 
 	{ S_SHM, T_HUGEPAGES, TOED_K_SHM_HUGEPAGES, 0, "hugepages", CF(shm.hugepages), 0, 65536,

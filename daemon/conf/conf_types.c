@@ -819,6 +819,18 @@ FORMAT(portlist)
 	}
 }
 
+/* seqfields: [fast] sequence_fields (conf_seqfields.c) */
+PARSE(seqfields)
+{
+	UNUSED(k), UNUSED(base);
+	return conf_seqfields_parse(x, c, v, why, wl);
+}
+FORMAT(seqfields)
+{
+	UNUSED(k), UNUSED(base);
+	conf_seqfields_format(c, buf, len);
+}
+
 /* mode: an octal file mode 0000..0777 */
 PARSE(mode)
 {
@@ -868,6 +880,7 @@ const struct conf_type conf_types[T_COUNT] = {
 	[T_PORTLIST] = { "port list", parse_portlist, fmt_portlist },
 	[T_MODE] = { "mode", parse_mode, fmt_mode },
 	[T_AUTOBOOL] = { "auto/yes/no", parse_autobool, fmt_autobool },
+	[T_SEQFIELDS] = { "sequence fields", parse_seqfields, fmt_seqfields },
 };
 
 int conf_parse_value(struct ctx *x, const struct key *k, struct toed_config *c, void *base, const char *v, char *why,

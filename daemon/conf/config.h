@@ -78,6 +78,7 @@ static inline uint64_t toed_fds_needed(uint32_t max_clients)
 #define TOED_SOCKPATH_MAX 108 /* sizeof(sockaddr_un.sun_path) */
 #define TOED_MAX_PORTS NET_MAX_ADDRS /* card ports (the U50's 4x10G) */
 #define TOED_MAX_FEEDS MTOE_MAX_FLOWS
+#define TOED_SEQ_FIELDS_MAX 16 /* [fast] sequence_fields rules (SEQ_MAX_FIELDS) */
 #define TOED_MAX_GROUPS 3 /* named arbitration groups (the pipeline's RX_MAX_GROUPS, less the default one) */
 #define TOED_MAX_LINES 4  /* feeds in one group (SEQ_MAX_LINES) */
 
@@ -189,6 +190,15 @@ struct toed_config {
 		uint32_t framing;                 /* enum toed_framing: UDP feeds' default */
 		uint32_t sequence_check;          /* per-channel sequence tracking and arbitration (RX_CFG_SEQ) */
 		uint32_t arbitration_wait_us;     /* how long a hole waits for another line of its group */
+		/* [fast] sequence_fields: per template, which fields are the channel and the
+		 * sequence. As written (a name or a field id), resolved to field ids against
+		 * the templates at load (chan_fid, seq_fid). tid 0: every template having both. */
+		uint32_t nseq_fields;
+		struct toed_seq_field {
+			uint32_t tid;
+			uint32_t chan_fid, seq_fid;
+			char chan[TOED_NAME_MAX], seq[TOED_NAME_MAX];
+		} seq_fields[TOED_SEQ_FIELDS_MAX];
 		uint32_t decoder;                 /* enum toed_decoder (software backend; live) */
 		uint32_t have_prog;               /* prog holds the compiled templates */
 		struct fast_prog prog;            /* compiled at load: the file checked is the file used */
@@ -286,7 +296,7 @@ enum toed_key {
 	TOED_K_TCP_IDLE_TIMEOUT_S,
 	TOED_K_UDP_PORTS,
 	TOED_K_FAST_TEMPLATES, TOED_K_FAST_FRAMING, TOED_K_FAST_SEQUENCE_CHECK, TOED_K_FAST_ARBITRATION_WAIT_US,
-	TOED_K_FAST_DECODER,
+	TOED_K_FAST_SEQUENCE_FIELDS, TOED_K_FAST_DECODER,
 	TOED_K_SHM_HUGEPAGES, TOED_K_SHM_RING_SIZE, TOED_K_SHM_MAX_CLIENTS, TOED_K_SHM_MAX_CLIENTS_PER_UID,
 	TOED_K_SHM_HANDSHAKE_TIMEOUT_MS, TOED_K_SHM_RING_MEMORY_MB, TOED_K_SHM_RING_MEMORY_PER_UID_MB, TOED_K_SHM_SOCKET,
 	TOED_K_SHM_SOCKET_GROUP, TOED_K_SHM_SOCKET_MODE,

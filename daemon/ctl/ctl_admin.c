@@ -770,6 +770,25 @@ static void report_latency(struct out *o, const struct toed_dp_snapshot *s)
 	end(o);
 }
 
+/* toectl seq: the sequence-tracking counters of the receive pipeline (seq_*, msg_*), then
+ * report_sequence's groups and channels. */
+static void report_seq(struct toed *t, struct out *o, const struct toed_dp_snapshot *s)
+{
+	const char *names[RX_STATS_COUNT];
+	uint64_t values[RX_STATS_COUNT];
+	uint32_t n;
+	begin(o, NULL, NULL);
+	kv_bool(o, "sequence_check", s->seq_on);
+	if (!s->seq_on && !o->json)
+		fprintf(o->f, "(sequence tracking is off: set [fast] sequence_check = yes and restart)\n");
+	n = rx_stats_table(&s->rx, names, values, RX_STATS_COUNT);
+	for (uint32_t k = 0; k < n && k < RX_STATS_COUNT; k++)
+		if (!strncmp(names[k], "seq_", 4) || !strncmp(names[k], "msg_", 4))
+			kv_u64(o, names[k], values[k]);
+	report_sequence(t, o, s);
+	end(o);
+}
+
 /* ---- entry ----------------------------------------------------------------------------------- */
 
 int toed_admin_report(struct toed *t, int what, int json, uid_t peer_uid, char **text, size_t *len)
@@ -801,6 +820,10 @@ int toed_admin_report(struct toed *t, int what, int json, uid_t peer_uid, char *
 	case TOED_REPORT_LATENCY:
 		toed_dp_snapshot(&t->dp, t->snap);
 		report_latency(&o, t->snap);
+		break;
+	case TOED_REPORT_SEQ:
+		toed_dp_snapshot(&t->dp, t->snap);
+		report_seq(t, &o, t->snap);
 		break;
 	case TOED_REPORT_RELOAD: {
 		if (peer_uid != 0 && peer_uid != getuid()) {

@@ -32,6 +32,7 @@ enum toed_report {
 	TOED_REPORT_CLIENTS = 3,
 	TOED_REPORT_RELOAD = 4,
 	TOED_REPORT_LATENCY = 5,
+	TOED_REPORT_SEQ = 6,
 };
 
 /* Build a report into *text (malloc'd, *len bytes, NUL-terminated). peer_uid:

@@ -213,6 +213,7 @@ static int on_admin(void *arg, const struct ctl_peer *peer, uint32_t cmd, uint32
 		   : cmd == TOE_ADMIN_CLIENTS ? TOED_REPORT_CLIENTS
 		   : cmd == TOE_ADMIN_RELOAD  ? TOED_REPORT_RELOAD
 		   : cmd == TOE_ADMIN_LATENCY ? TOED_REPORT_LATENCY
+		   : cmd == TOE_ADMIN_SEQ     ? TOED_REPORT_SEQ
 					      : 0;
 	log_debug("control: %s request from pid %d uid %u", what ? "admin" : "unknown admin", (int)peer->pid,
 		  (unsigned)peer->uid);

@@ -1,6 +1,6 @@
 /* toectl - ask a running toed for its state, its counters, its clients, or to reload.
  *
- *   toectl [-s SOCKET] status|stats|clients|reload|latency [--json]
+ *   toectl [-s SOCKET] status|stats|clients|reload|latency|seq [--json]
  *   toectl [-s SOCKET] wait-ready [--timeout S]
  *
  * wait-ready asks for the status every 50 ms (a daemon not yet listening is
@@ -38,7 +38,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: toectl [-s SOCKET] status|stats|clients|reload|latency [--json]\n"
+	fprintf(f, "usage: toectl [-s SOCKET] status|stats|clients|reload|latency|seq [--json]\n"
 		   "       toectl [-s SOCKET] wait-ready [--timeout S]\n"
 		   "  status    the daemon's state: source, data plane, watchdog, reloads, live settings\n"
 		   "  stats     counters of every block: frames and drops by reason, connections, streams,\n"
@@ -47,6 +47,8 @@ static void usage(FILE *f)
 		   "  reload    reload the configuration file (as SIGHUP does) and print what changed\n"
 		   "  latency   with [dataplane] trace = yes: percentiles of each record's time inside toed,\n"
 		   "            from the frame's arrival stamp to decoded and to visible in the clients' rings\n"
+		   "  seq       with [fast] sequence_check = yes: per arbitration group its lines and per channel\n"
+		   "            the last sequence, records delivered, duplicates, gaps and numbers missing\n"
 		   "  wait-ready  wait until toed is ready (its data plane is live: clients get ticks), also\n"
 		   "            while it is still starting and not yet listening; for scripts that start\n"
 		   "            toed --foreground. Exit 0 ready, 5 not within the timeout, 1 toed failed\n"
@@ -307,6 +309,8 @@ int main(int argc, char **argv)
 		cmd = TOE_ADMIN_RELOAD;
 	} else if (!strcmp(cmd_name, "latency")) {
 		cmd = TOE_ADMIN_LATENCY;
+	} else if (!strcmp(cmd_name, "seq")) {
+		cmd = TOE_ADMIN_SEQ;
 	} else if (!strcmp(cmd_name, "wait-ready")) {
 		cmd = CMD_WAIT_READY;
 	} else {

@@ -26,8 +26,8 @@
  * in this file is shared. No function pointer: a compile-time guard and a
  * data pointer the card never sets. With RX_CFG_SEQ the sequence keys of a
  * fast-path record come from its tick record (fastx_key), where
- * fastx_keys_set found them exact for every keyed template; where it did
- * not, sequence tracking keeps the reference decoder.
+ * fastx_keys_set found them exact; the templates where it did not go to
+ * the reference record by record (counted: seq_key_fallback).
  */
 #include "rx_pipe.h"
 #include "fast/fast_tick.h"
@@ -423,6 +423,9 @@ static int seq_record(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 	out->tick.hdr.line = (uint8_t)line;
 #ifdef TOE_CPU_DECODER
 	/* a fast-path record has no value array: its key is in its tick (fx_ok) */
+	if (out->rec && p->fastx && p->fx_keyed == p->fastx && out->rec->tpl < FAST_MAX_TEMPLATES &&
+	    p->fastx->kref[out->rec->tpl])
+		p->st.seq_key_fallback++; /* the fast decoder's fallback, for this key */
 	if (!out->rec ? !fastx_key(p->fastx, &chan, &s) : !seq_key(&p->keys, out->rec, &chan, &s)) {
 #else
 	if (!seq_key(&p->keys, out->rec, &chan, &s)) {
@@ -501,10 +504,11 @@ static int msg_check(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 #define RX_STREAM_ITERS (MTOE_MAX_WINDOW + NET_MAX_FRAME + 2u)
 
 #ifdef TOE_CPU_DECODER
-/* Whether the CPU decoder may decode: it is set and tick records are wanted;
- * with RX_CFG_SEQ also every keyed template's key must be readable from its
- * tick record (fastx_keys_set, redone when the decoder or the keys changed:
- * rx_init clears fx_keyed, fastx_dec_init clears keys_for). */
+/* Whether the CPU decoder may decode: it is set and tick records are wanted.
+ * With RX_CFG_SEQ its keys are set first (fastx_keys_set, redone when the
+ * decoder or the keys changed: rx_init clears fx_keyed, fastx_dec_init
+ * clears keys_for): a template whose key is not readable from its tick
+ * record goes to the reference record by record (seq_key_fallback). */
 static int fx_ok(struct rx_pipe *p)
 {
 	if (p->fastx == 0 || (p->cfg.flags & RX_CFG_NO_TICK))
@@ -516,7 +520,7 @@ static int fx_ok(struct rx_pipe *p)
 		p->fastx->keys_for = p;
 		p->fx_keyed = p->fastx;
 	}
-	return p->fastx->keys_ok != 0;
+	return 1;
 }
 #endif
 

@@ -226,6 +226,8 @@ struct rx_out {
 	X(bad_stream)      /* events for a stream id without a fast_stream (a bug if nonzero) */ \
 	X(seq_records)     /* RX_CFG_SEQ: records with a (channel, sequence) key, checked */ \
 	X(seq_unkeyed)     /* records without a key (template untracked, key field absent): delivered */ \
+	X(seq_key_fallback) /* records the CPU fast decoder left to the reference because their  \
+			      template's key is not readable from the tick record */ \
 	X(seq_dups)        /* dropped: (channel, sequence) already delivered (A/B copies, repeats) */ \
 	X(seq_stale)       /* dropped: a line still on the numbering before its channel restarted */ \
 	X(seq_late)        /* delivered filling a hole (TOE_RF_LATE) */                \

@@ -446,7 +446,7 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 
 	/* the line's own continuity: what this line lost, covered or not */
 	/* a restart: the line's first record on this channel since a new
-	 * session (seq_line_session) is a 1, and the channel was beyond 2; any
+	 * session (seq_line_session) is a 1, and the channel had reached 2 or more; any
 	 * other 1 is a copy or a reordered first record */
 	restart = s == 1 && c->line_sess[L] != g->sess[L] && c->next > 2 && !caught_up;
 	c->line_sess[L] = g->sess[L];

@@ -39,7 +39,7 @@
  *   hole; later ones are counted as before_start and dropped.
  * - A restart is a 1 as a line's first record on a channel after a new
  *   session of that line (seq_line_session: a new logon, a new connection)
- *   while the channel was beyond 2; any other 1 is a copy or a reordered
+ *   while the channel had reached 2 or more; any other 1 is a copy or a reordered
  *   record. It gives the channel a new epoch. A line that has not restarted yet still sends the old
  *   numbering: its records are stale, not new, until it sends 1 itself.
  * - Per line and channel, the line's own next sequence is kept, so each
@@ -47,7 +47,7 @@
  *   them, and wins and lost races are counted per line.
  *
  * MsgSeqNum (per connection, struct seq_msg): jumps are named ranges,
- * repeats are counted, a 1 after anything beyond 2 is a restart (new logon).
+ * repeats are counted, a 1 after 2 or more is a restart (new logon).
  *
  * Keys: struct seq_keys says, per template index of the compiled program,
  * which instructions hold the channel and the sequence; seq_keys_resolve()

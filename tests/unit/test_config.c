@@ -24,12 +24,14 @@
 #include <unistd.h>
 
 #include "conf/config.h"
+#include "conf/conf_impl.h" /* conf_keys[], conf_fmt_value: a key written back */
 #include "dp/dp_setup.h"
 #include "step/step_sess.h"
 
 static char g_dir[200];  /* temporary directory (realpath) */
 static char g_conf[256]; /* g_dir/t.conf */
 static char g_tpl[512];  /* absolute path of the repository's template file */
+static char g_xtpl[512]; /* tests/data/xchg-seq-templates.xml: a non-SSE exchange */
 static struct toed_config *g_cfg;
 static struct toed_diag g_diag;
 
@@ -227,9 +229,9 @@ static void test_default_examples(void)
 		o += sprintf(o, "%s\n", uncomment ? line + 1 : line);
 		uncommented += uncomment;
 	}
-	/* 43 keys in fixed sections (4 of them [source] xsk_*, 1 [fast] decoder); interface is set, not commented;
+	/* 44 keys in fixed sections (4 of them [source] xsk_*, 1 [fast] decoder, 1 [fast] sequence_fields); interface is set, not commented;
 	 * 6 examples are not defaults */
-	CHECK_EQ(uncommented, 36);
+	CHECK_EQ(uncommented, 37);
 	/* the copy lives in the temporary directory: give it the relative template path */
 	char tdir[PATH_MAX + 16], tcopy[PATH_MAX + 64];
 	tmp_path(tdir, sizeof tdir, "templates");
@@ -1168,6 +1170,7 @@ static void test_key_table(void)
 		{ TOED_K_FAST_FRAMING, "fast", "framing", 0 },
 		{ TOED_K_FAST_SEQUENCE_CHECK, "fast", "sequence_check", 0 },
 		{ TOED_K_FAST_ARBITRATION_WAIT_US, "fast", "arbitration_wait_us", 0 },
+		{ TOED_K_FAST_SEQUENCE_FIELDS, "fast", "sequence_fields", 0 },
 		{ TOED_K_FAST_DECODER, "fast", "decoder", 1 },
 		{ TOED_K_SHM_HUGEPAGES, "shm", "hugepages", 0 },
 		{ TOED_K_SHM_RING_SIZE, "shm", "ring_size", 0 },
@@ -1808,6 +1811,105 @@ static void test_sessions(void)
 		 card, g_tpl);
 	expect_clean(__LINE__, text);
 	unlink(pwf);
+/* [fast] sequence_fields: the SSE default, rules by name and by id, checked against the templates. */
+static void test_seq_fields(void)
+{
+	char head[2048];
+	struct rx_cfg *rc = malloc(sizeof *rc);
+	uint16_t ff[TOED_MAX_FEEDS];
+	char err[256];
+	/* the default: SSE's two rules, written back as sse, and the pipeline gets them as before */
+	snprintf(head, sizeof head, "[fast]\ntemplates = %s\nsequence_check = yes\n", g_tpl);
+	CLEAN(head, NO_FAST);
+	CHECK_EQ(g_cfg->fast.nseq_fields, 2);
+	char v[256];
+	conf_fmt_value(&conf_keys[TOED_K_FAST_SEQUENCE_FIELDS], g_cfg, g_cfg, v, sizeof v);
+	CHECK(strcmp(v, "sse") == 0);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, ff, err, sizeof err), 0);
+	struct seq_field_cfg sse[SEQ_MAX_FIELDS];
+	CHECK_EQ(rc->seq.nfields, seq_fields_sse(sse));
+	CHECK(memcmp(rc->seq.fields, sse, 2 * sizeof sse[0]) == 0);
+	/* the default does not hold other exchanges' templates to SSE's fields */
+	snprintf(head, sizeof head, "[fast]\ntemplates = %s\nsequence_check = yes\n", g_xtpl);
+	CLEAN(head, NO_FAST);
+	/* SSE by name, per template */
+	snprintf(head, sizeof head,
+		 "[fast]\ntemplates = %s\nsequence_check = yes\n"
+		 "sequence_fields = 3201:TradeChannel:BizIndex, 5801:OrderChannel:BizIndex\n", g_tpl);
+	CLEAN(head, NO_FAST);
+	CHECK_EQ(g_cfg->fast.nseq_fields, 2);
+	CHECK_EQ(g_cfg->fast.seq_fields[0].tid, 3201);
+	CHECK_EQ(g_cfg->fast.seq_fields[0].chan_fid, SEQ_SSE_TRADE_CHANNEL);
+	CHECK_EQ(g_cfg->fast.seq_fields[0].seq_fid, SEQ_SSE_BIZ_INDEX);
+	CHECK_EQ(g_cfg->fast.seq_fields[1].chan_fid, SEQ_SSE_ORDER_CHANNEL);
+	conf_fmt_value(&conf_keys[TOED_K_FAST_SEQUENCE_FIELDS], g_cfg, g_cfg, v, sizeof v);
+	CHECK(strcmp(v, "3201:TradeChannel:BizIndex, 5801:OrderChannel:BizIndex") == 0);
+	/* another exchange: names, ids and * mixed; the pipeline gets field ids */
+	snprintf(head, sizeof head,
+		 "[fast]\ntemplates = %s\nsequence_check = yes\n"
+		 "sequence_fields = 7001:ChanNo:SeqNo, *:601:TradeIndex\n", g_xtpl);
+	CLEAN(head, NO_FAST);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, ff, err, sizeof err), 0);
+	CHECK_EQ(rc->seq.nfields, 2);
+	CHECK_EQ(rc->seq.fields[0].tid, 7001);
+	CHECK_EQ(rc->seq.fields[0].chan_fid, 501);
+	CHECK_EQ(rc->seq.fields[0].seq_fid, 502);
+	CHECK_EQ(rc->seq.fields[1].tid, 0);
+	CHECK_EQ(rc->seq.fields[1].chan_fid, 601);
+	CHECK_EQ(rc->seq.fields[1].seq_fid, 602);
+	/* a change needs a restart, named as written */
+	{
+		struct toed_config *old = malloc(sizeof *old);
+		struct toed_diff *d = malloc(sizeof *d);
+		memcpy(old, g_cfg, sizeof *old);
+		snprintf(head, sizeof head,
+			 "[fast]\ntemplates = %s\nsequence_check = yes\nsequence_fields = 7001:ChanNo:SeqNo\n", g_xtpl);
+		CLEAN(head, NO_FAST);
+		toed_config_diff(old, g_cfg, d);
+		diff_has(d, "[fast] sequence_fields changed (7001:ChanNo:SeqNo, *:601:TradeIndex -> 7001:ChanNo:SeqNo): "
+			    "needs a restart");
+		free(d);
+		free(old);
+	}
+
+	/* errors, on the key's line (3) */
+#define SF_ERR(tpl, val, tail)                                                                              \
+	do {                                                                                               \
+		snprintf(head, sizeof head, "[fast]\ntemplates = %s\nsequence_fields = %s\n", tpl, val);      \
+		ERR(head, NO_FAST, 3, tail);                                                               \
+	} while (0)
+	SF_ERR(g_xtpl, "9999:ChanNo:SeqNo", "[fast] sequence_fields = 9999:ChanNo:SeqNo: no template 9999 in "
+					   "the template file");
+	SF_ERR(g_xtpl, "7001:ChanNo:SeqNumber",
+	       "[fast] sequence_fields = 7001:ChanNo:SeqNumber: template 7001 has no field SeqNumber");
+	SF_ERR(g_xtpl, "7003:ChanNo:Px", "[fast] sequence_fields = 7003:ChanNo:Px: template 7003: sequence field Px "
+					"is a decimal, not an integer");
+	SF_ERR(g_xtpl, "7003:Venue:SeqNo", "[fast] sequence_fields = 7003:Venue:SeqNo: template 7003: channel field "
+					  "Venue is a string, not an integer");
+	SF_ERR(g_xtpl, "7003:ChanNo:LegSeq", "[fast] sequence_fields = 7003:ChanNo:LegSeq: template 7003: sequence "
+					    "field LegSeq is inside a sequence or group (a record holds many of its "
+					    "values)");
+	SF_ERR(g_xtpl, "7003:ChanNo:NoIdField",
+	       "[fast] sequence_fields = 7003:ChanNo:NoIdField: template 7003: sequence field NoIdField has no id in "
+	       "the template file (sequence tracking matches fields by id)");
+	SF_ERR(g_xtpl, "*:ChanNo:TradeIndex",
+	       "[fast] sequence_fields = *:ChanNo:TradeIndex: no template has both ChanNo and TradeIndex");
+	SF_ERR(g_tpl, "sse, 7001:ChanNo:SeqNo", "[fast] sequence_fields = sse, 7001:ChanNo:SeqNo: no template 7001 in "
+					       "the template file");
+	/* syntax: no templates needed to find these */
+	SF_ERR(g_xtpl, "7001:ChanNo", "[fast] sequence_fields = 7001:ChanNo: '7001:ChanNo' is not "
+				     "TEMPLATE:CHANNEL:SEQUENCE (or sse)");
+	SF_ERR(g_xtpl, "x1:ChanNo:SeqNo", "[fast] sequence_fields = x1:ChanNo:SeqNo: 'x1' is not a template id "
+					 "(1..4294967295) or *");
+	SF_ERR(g_xtpl, "7001:Chan No:SeqNo", "[fast] sequence_fields = 7001:Chan No:SeqNo: channel field 'Chan No' "
+					    "is not a field name or id");
+	SF_ERR(g_xtpl, "7001:SeqNo:SeqNo", "[fast] sequence_fields = 7001:SeqNo:SeqNo: 'SeqNo' is both the channel "
+					  "and the sequence");
+	SF_ERR(g_xtpl, ",", "[fast] sequence_fields = ,: no rule (TEMPLATE:CHANNEL:SEQUENCE, or sse)");
+#undef SF_ERR
+	free(rc);
 }
 
 int main(void)
@@ -1816,6 +1918,7 @@ int main(void)
 	if (!getcwd(cwd, sizeof cwd) || strlen(cwd) > 400)
 		return test_skip("config", "no current directory");
 	snprintf(g_tpl, sizeof g_tpl, "%.400s/conf/templates/sse-l2-3201-5801.xml", cwd);
+	snprintf(g_xtpl, sizeof g_xtpl, "%.400s/tests/data/xchg-seq-templates.xml", cwd);
 	if (access(g_tpl, R_OK) < 0 || access("conf/toed.conf", R_OK) < 0)
 		return test_skip("config", "run from the repository root (conf/toed.conf and conf/templates needed)");
 	char real[PATH_MAX];
@@ -1844,6 +1947,7 @@ int main(void)
 	test_limits();
 	test_groups();
 	test_sessions();
+	test_seq_fields();
 
 	unlink(g_conf);
 	rmdir(g_dir);

@@ -168,6 +168,80 @@ static void test_msg_seq(void)
 	CHECK_EQ(m.restarts, 1);
 }
 
+/* Restarts beyond the first: a second logon, a restart whose numbering jumps at
+ * once, a channel only at 1 (no restart: a repeat), a restart of one channel
+ * leaving another alone; MsgSeqNum likewise. A 1 restarts a channel (or the
+ * MsgSeqNum) whose highest number was 2 or more (seq_track.c: next > 2). */
+static void test_restart_edges(void)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	static struct evs e;
+	struct seq_msg m;
+	uint64_t a = 0, b = 0;
+	seq_group_init(&g, 0, 1, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	for (uint64_t s = 1; s <= 9; s++) {
+		CHECK_EQ(check(&g, &q, &e, 0, 2, s, s, NULL), SEQ_DELIVER);
+		CHECK_EQ(check(&g, &q, &e, 0, 5, 100 + s, s, NULL), SEQ_DELIVER);
+	}
+	CHECK_EQ(check(&g, &q, &e, 0, 7, 1, 10, NULL), SEQ_DELIVER);
+	/* logon 1: channel 2 back to 1, then a jump in the new numbering (1 -> 4: 2..3 lost) */
+	seq_line_session(&g, 0);
+	CHECK_EQ(check(&g, &q, &e, 0, 2, 1, 20, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 2, 4, 21, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 2);
+	CHECK_EQ(e.ev[0].kind, SEQ_EV_RESTART);
+	CHECK_EQ(e.ev[0].chan, 2);
+	CHECK_EQ(e.ev[0].last, 9);
+	CHECK_EQ(e.ev[1].kind, SEQ_EV_GAP);
+	CHECK_EQ(e.ev[1].chan, 2);
+	CHECK_EQ(e.ev[1].first, 2);
+	CHECK_EQ(e.ev[1].last, 3);
+	CHECK_EQ(check(&g, &q, &e, 0, 2, 3, 22, NULL), SEQ_DUP); /* declared lost: dropped */
+	/* channel 5 goes on unrestarted in the same session: 110 is its next */
+	CHECK_EQ(check(&g, &q, &e, 0, 5, 110, 23, NULL), SEQ_DELIVER);
+	/* channel 7 only had 1: its 1 after the logon is a repeat, not a restart */
+	CHECK_EQ(check(&g, &q, &e, 0, 7, 1, 24, NULL), SEQ_DUP);
+	CHECK_EQ(check(&g, &q, &e, 0, 7, 2, 25, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 2);
+	/* logon 2: channel 2 was at 4: a second restart */
+	seq_line_session(&g, 0);
+	CHECK_EQ(check(&g, &q, &e, 0, 2, 1, 30, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 3);
+	CHECK_EQ(e.ev[2].kind, SEQ_EV_RESTART);
+	CHECK_EQ(e.ev[2].chan, 2);
+	CHECK_EQ(e.ev[2].last, 4);
+	CHECK_EQ(check(&g, &q, &e, 0, 2, 2, 31, NULL), SEQ_DELIVER);
+	/* a 1 again in the same session: a repeat */
+	CHECK_EQ(check(&g, &q, &e, 0, 2, 1, 32, NULL), SEQ_DUP);
+	CHECK_EQ(e.n, 3);
+	CHECK_EQ(g.st.restarts, 2);
+	CHECK_EQ(g.st.gaps, 1);
+	CHECK_EQ(g.st.missing, 2);
+
+	/* MsgSeqNum: two logons, the second with an immediate jump; 1 right after 1 is a repeat */
+	seq_msg_init(&m);
+	for (uint64_t s = 1; s <= 5; s++)
+		CHECK_EQ(seq_msg_check(&m, s, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_RESTART);
+	CHECK_EQ(b, 5);
+	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_REPEAT);
+	CHECK_EQ(seq_msg_check(&m, 2, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 3, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_RESTART);
+	CHECK_EQ(b, 3);
+	CHECK_EQ(seq_msg_check(&m, 6, &a, &b), SEQ_MSG_JUMP);
+	CHECK_EQ(a, 2);
+	CHECK_EQ(b, 5);
+	CHECK_EQ(seq_msg_check(&m, 6, &a, &b), SEQ_MSG_REPEAT);
+	CHECK_EQ(m.restarts, 2);
+	CHECK_EQ(m.jumps, 1);
+	CHECK_EQ(m.missing, 4);
+	CHECK_EQ(m.repeats, 2);
+}
+
 /* ---- two lines ----------------------------------------------------------- */
 
 #define NCH 3
@@ -543,6 +617,7 @@ int main(void)
 	test_one_line();
 	test_channel_table();
 	test_msg_seq();
+	test_restart_edges();
 	test_two_lines();
 	test_line_dies();
 	test_restart_two_lines();

@@ -168,6 +168,7 @@ enum toe_admin_cmd {
 	TOE_ADMIN_CLIENTS = 3, /* control connections and their rings */
 	TOE_ADMIN_RELOAD = 4,  /* reload the configuration file (root or the daemon's user only) */
 	TOE_ADMIN_LATENCY = 5, /* [dataplane] trace: percentiles of each stage inside toed */
+	TOE_ADMIN_SEQ = 6,     /* [fast] sequence_check: per group and channel the sequence state */
 };
 #define TOE_ADMIN_F_JSON 0x1u /* the answer is one JSON document instead of text */
 

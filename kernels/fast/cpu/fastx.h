@@ -92,6 +92,11 @@ struct fastx_dec {
 	 * sequence land in the tick record, for seq_key without a value array */
 	const void *keys_for;      /* the owner that set them (rx_pipe); fastx_dec_init clears it */
 	uint32_t keys_ok;          /* fastx_keys_set's verdict: every key readable from the tick */
+	uint64_t key_fallback;     /* records handed to the reference only because their template's
+				      sequence key is not readable from the tick (kref) */
+	uint8_t tref[FAST_MAX_TEMPLATES]; /* per template index: the reference decodes it (not
+					     specialised, or kref); read once per record */
+	uint8_t kref[FAST_MAX_TEMPLATES]; /* specialised, but its key is not in the tick (fastx_keys_set) */
 	struct fastx_keyloc {
 		uint16_t off;      /* byte offset in union toe_record */
 		uint8_t w;         /* 0: the template has no key; XW_I32 / XW_I64 */
@@ -127,9 +132,11 @@ uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uin
  * none). Returns 0 when, for every specialised template with a key, both key
  * fields land unchanged in the tick record (an integer field with a tick
  * destination, no rescaling, and no range check that could drop the value:
- * a 64-bit destination, or a 32-bit one of an int32 field); -1 when not
- * (the caller then keeps the reference for sequence tracking). Templates
- * left to the reference need nothing: their records carry the value array. */
+ * a 64-bit destination, or a 32-bit one of an int32 field); -1 when not:
+ * then the templates whose keys are not (kref) go to the reference, record
+ * by record (counted in key_fallback), and the others stay on the fast
+ * path. Templates left to the reference need nothing: their records carry
+ * the value array. */
 int fastx_keys_set(struct fastx_dec *x, const uint16_t *chan, const uint16_t *seq);
 
 /* seq_key() of the last record decoded by the specialised path (not

@@ -417,7 +417,7 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		if (UNLIKELY(err))
 			goto fail;
 		t = fastx_find_cached(x, xp, (uint32_t)tid);
-		if (UNLIKELY(t >= 0 && !xp->tpl[t].ok))
+		if (UNLIKELY(t >= 0 && x->tref[t]))
 			return fastx_fallback(x, d, b, len, seq, used); /* nothing changed yet */
 		te->gen = gen;
 		te->state = FAST_DICT_ASSIGNED;
@@ -426,7 +426,7 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	} else if (te->gen == gen && te->state == FAST_DICT_ASSIGNED) {
 		tid = te->i;
 		t = fastx_find_cached(x, xp, (uint32_t)tid);
-		if (UNLIKELY(t >= 0 && !xp->tpl[t].ok))
+		if (UNLIKELY(t >= 0 && x->tref[t]))
 			return fastx_fallback(x, d, b, len, seq, used);
 	} else {
 		err = FAST_E_MANDATORY_UNDEF;

@@ -327,6 +327,8 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 	x->warn = x->scratch->warn;
 	x->tid = x->scratch->tid;
 	x->tpl = x->scratch->tpl;
+	if (x->tpl < FAST_MAX_TEMPLATES && x->kref[x->tpl])
+		x->key_fallback++;
 	x->tick_type = TOE_REC_NONE;
 	if (err != FAST_OK)
 		return err;
@@ -397,9 +399,12 @@ int fastx_rec_avx512_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t
 
 void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fast_rec *scratch)
 {
+	uint32_t t;
 	memset(x, 0, sizeof *x);
 	x->xp = xp;
 	x->scratch = scratch;
+	for (t = 0; t < FAST_MAX_TEMPLATES; t++)
+		x->tref[t] = !xp->tpl[t].ok;
 }
 
 int fastx_record_isa(int isa, int pext, struct fastx_dec *x, struct fast_dec *d, const uint8_t *buf, uint32_t len,

@@ -7,8 +7,9 @@
  * reads them back. That is exact only where the tick holds the field's value
  * unchanged: an integer op with a tick destination, no rescaling, and a
  * destination as wide as the value (64-bit, or 32-bit for an int32 field,
- * which cannot fail the range check); anything else makes fastx_keys_set
- * refuse, and the caller keeps the reference for sequence tracking.
+ * which cannot fail the range check); for anything else fastx_keys_set
+ * sends that template's records to the reference (kref, counted in
+ * key_fallback) and the other templates stay on the fast path.
  */
 #include <string.h>
 
@@ -41,12 +42,17 @@ int fastx_keys_set(struct fastx_dec *x, const uint16_t *chan, const uint16_t *se
 	int ok = 0;
 	memset(x->kchan, 0, sizeof x->kchan);
 	memset(x->kseq, 0, sizeof x->kseq);
+	memset(x->kref, 0, sizeof x->kref);
+	for (t = 0; t < FAST_MAX_TEMPLATES; t++)
+		x->tref[t] = !xp->tpl[t].ok;
 	for (t = 0; t < ntpl; t++) {
 		if (chan[t] == KEY_NONE || seq[t] == KEY_NONE || !xp->tpl[t].ok)
 			continue;
 		if (keyloc(xp, t, chan[t], &x->kchan[t]) != 0 || keyloc(xp, t, seq[t], &x->kseq[t]) != 0) {
 			x->kchan[t].w = 0;
 			x->kseq[t].w = 0;
+			x->kref[t] = 1; /* its records go to the reference, which has the value array */
+			x->tref[t] = 1;
 			ok = -1;
 		}
 	}
