@@ -33,6 +33,7 @@ static const struct ename e_role[] = {
 	{ "mirror", TOED_ROLE_MIRROR }, { "tcp", TOED_ROLE_TCP }, { "udp", TOED_ROLE_UDP }, { NULL, 0 }
 };
 static const struct ename e_proto[] = { { "tcp", TOED_PROTO_TCP }, { "udp", TOED_PROTO_UDP }, { NULL, 0 } };
+static const struct ename e_open[] = { { "connect", TOED_OPEN_CONNECT }, { "accept", TOED_OPEN_ACCEPT }, { NULL, 0 } };
 static const struct ename e_framing[] = {
 	{ "step", TOED_FRAMING_STEP }, { "raw", TOED_FRAMING_RAW }, { "datagram", TOED_FRAMING_RAW }, { NULL, 0 }
 };
@@ -95,6 +96,7 @@ const struct key conf_keys[] = {
 	{ S_FEED, T_UINT, TOED_K_FEED_PORT, 0, "port", FF(port), 0, TOED_MAX_PORTS - 1,
 	  .above = "above 3 (the card has 4 ports, 0..3)", .def = "0" },
 	{ S_FEED, T_NAME, TOED_K_FEED_GROUP, F_EMPTY, "group", FF(group), .def = NULL },
+	{ S_FEED, T_ENUM, TOED_K_FEED_OPEN, 0, "open", FF(open), .names = e_open, .def = "connect" },
 
 	{ S_TCP, T_UINT, TOED_K_TCP_MSS, 0, "mss", CF(tcp.mss), MSS_MIN, MSS_MAX,
 	  .below = "below 536 (the smallest MSS every IPv4 host must accept)",

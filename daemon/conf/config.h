@@ -100,6 +100,8 @@ enum toed_pace { TOED_PACE_RECORDED = 0, TOED_PACE_FAST = 1, TOED_PACE_FACTOR = 
 
 enum toed_role { TOED_ROLE_MIRROR = 0, TOED_ROLE_TCP = 1, TOED_ROLE_UDP = 2 };
 enum toed_proto { TOED_PROTO_TCP = 0, TOED_PROTO_UDP = 1 };
+/* [feed.NAME] open: how a role = tcp port's connection opens. */
+enum toed_open { TOED_OPEN_CONNECT = 0, TOED_OPEN_ACCEPT = 1 };
 /* Same values as enum fast_framing (fast/fast_stream.h). */
 enum toed_framing { TOED_FRAMING_STEP = 0, TOED_FRAMING_RAW = 1 };
 /* [fast] decoder: the software backend's FAST decoder (kernels/fast/cpu/fastx.h enum fastx_choice). */
@@ -140,6 +142,7 @@ struct toed_feed {
 	uint32_t framing;           /* enum toed_framing */
 	uint32_t port;              /* index of the port that carries it */
 	char group[TOED_NAME_MAX];  /* arbitration group ("" none): feeds of one group are its lines, in file order */
+	uint32_t open;              /* enum toed_open: role = tcp, toed connects or accepts */
 };
 
 struct toed_config {
@@ -272,7 +275,7 @@ enum toed_key {
 	TOED_K_PORT_IP, TOED_K_PORT_NETMASK, TOED_K_PORT_GATEWAY, TOED_K_PORT_MAC, TOED_K_PORT_ROLE,
 	TOED_K_PORT_VLAN, TOED_K_PORT_VERIFY_CHECKSUMS, TOED_K_PORT_INTERFACE, TOED_K_PORT_QUEUE,
 	TOED_K_FEED_EXCHANGE, TOED_K_FEED_VENDOR, TOED_K_FEED_PROTOCOL, TOED_K_FEED_FRAMING,
-	TOED_K_FEED_STREAM, TOED_K_FEED_PORT, TOED_K_FEED_GROUP,
+	TOED_K_FEED_STREAM, TOED_K_FEED_PORT, TOED_K_FEED_GROUP, TOED_K_FEED_OPEN,
 	TOED_K_TCP_MSS, TOED_K_TCP_CONNECTIONS, TOED_K_TCP_WINDOW, TOED_K_TCP_GAP_TIMEOUT_MS,
 	TOED_K_TCP_IDLE_TIMEOUT_S,
 	TOED_K_UDP_PORTS,

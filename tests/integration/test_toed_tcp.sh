@@ -120,7 +120,9 @@ netmask = 24
 ${GW:+gateway = $GW}
 
 [feed.sse]
-exchange = $EX_IP:$2
+${ACCEPT:+open = accept}
+${ACCEPT:+vendor = *:$2}
+exchange = $EX_IP${ACCEPT:-:$2}
 
 [tcp]
 connections = 4
@@ -189,7 +191,13 @@ feed() {
 	fi
 	rt0=$(retrans_segs)
 	t0=$(date +%s%N)
-	ip netns exec "$NS_EX" timeout 90 "$FEEDSIM" --templates "$TEMPLATES" --listen "$EX_IP:$port" \
+	if [ -n "${ACCEPT:-}" ]; then
+		fs_open="--connect $TOED_IP:$port"
+	else
+		fs_open="--listen $EX_IP:$port"
+	fi
+	# shellcheck disable=SC2086 # fs_open is two words
+	ip netns exec "$NS_EX" timeout 90 "$FEEDSIM" --templates "$TEMPLATES" $fs_open \
 		--records "$RECORDS" --seed "$seed" --rate "$RATE" --truth "$w.truth" --wait-ms 30000 \
 		2>"$w.feedsim.err" &
 	p_fs=$!
@@ -329,9 +337,41 @@ run() {
 }
 
 # the feeds' ports differ per run: the exchange may still hold the previous one's connection in TIME-WAIT
+# run_accept TYPE PORT: open = accept: the exchange connects to toed; a peer from another address is reset
+run_accept() {
+	ACCEPT=1 start_toed "$1" "$2"
+	[ $? = 2 ] && { say "SKIP $1 accept: toed could not start here: $(tail -n 3 "$WORK/toed.log")"; return 0; }
+	port=$2
+	ACCEPT=1 feed "$1-accept" 17 exact
+	ACCEPT=1 feed "$1-accept-again" 18 exact
+	# a connection from an address that is not the feed's exchange: accepted by TCP, then reset
+	ip -n "$NS_EX" addr add 10.31.0.2/24 dev ex0 2>/dev/null
+	ip netns exec "$NS_EX" "$PY" - "$TOED_IP" "$2" >"$WORK/$1.stranger" 2>&1 <<'PYEOF'
+import socket, sys, time
+s = socket.socket()
+s.bind(("10.31.0.2", 0))
+s.settimeout(5)
+s.connect((sys.argv[1], int(sys.argv[2])))
+try:
+    print("read", len(s.recv(100)))
+except ConnectionResetError:
+    print("reset")
+PYEOF
+	grep -q reset "$WORK/$1.stranger" || fail "$1 accept: a stranger's connection was not reset: $(cat "$WORK/$1.stranger")"
+	ip -n "$NS_EX" addr del 10.31.0.2/24 dev ex0 2>/dev/null
+	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$1.acc.json" || fail "$1 accept: toectl stats --json"
+	[ "$(jget "$WORK/$1.acc.json" "d['tcp']['accept_refused']")" -ge 1 ] || fail "$1 accept: accept_refused not counted"
+	c0="d['tcp_connections'][0]"
+	[ "$(jget "$WORK/$1.acc.json" "$c0['ups']")" -ge 2 ] || fail "$1 accept: fewer than two connections accepted"
+	[ "$(jget "$WORK/$1.acc.json" "$c0['phase']")" = listening ] || fail "$1 accept: not listening again after the close"
+	say "$1: open = accept: two feeds accepted from the exchange, exact; a stranger's connection reset"
+	e2e_stop_toed
+}
+
 if [ "${TOE_TCP_ONLY:-}" != gateway ]; then
 	run af_xdp 7101
 	run af_packet 7201
+	run_accept af_xdp 7111
 fi
 
 # a peer behind a gateway: toed (10.33.0.5/24, gateway 10.33.0.254) -> router -> exchange 10.34.0.1
