@@ -257,8 +257,11 @@ static void conn_down(struct dp_tcp *t, struct rx_pipe *p, struct dp_tcp_feed *f
 {
 	uint8_t reason = ev->type == GTOE_EV_RESET ? MTOE_CLOSE_RST : MTOE_CLOSE_FIN;
 	int was_up = f->phase == DP_TCP_UP;
-	gtoe_info(t->g, f->conn, &f->last);
-	f->last.state = GTOE_CLOSED;
+	if (was_up) {
+		/* refused attempts while reconnecting do not hide the last connection's figures */
+		gtoe_info(t->g, f->conn, &f->last);
+		f->last.state = GTOE_CLOSED;
+	}
 	gtoe_release(t->g, f->conn);
 	f->conn = -1;
 	f->phase = f->accept ? DP_TCP_LISTEN : DP_TCP_WAIT;

@@ -97,7 +97,7 @@ struct dp_tcp_feed {
 	uint64_t attempts, ups, downs;
 	uint32_t last_down;   /* gtoe event type that ended the last connection (0 none) */
 	uint32_t last_reason; /* its reason (GTOE_ERR_*) */
-	struct gtoe_info last; /* the last connection's report, taken as it ended */
+	struct gtoe_info last; /* the last established connection's report, taken as it ended */
 };
 
 struct dp_tcp;

@@ -273,9 +273,11 @@ check_both() {
 	[ "${_s2:-0}" -gt 0 ] || fail "$1: no ACK delayed toward the exchange (HTB 1:2 on $LOSSY_DEV2)"
 	"$TOECTL" -s "$SOCK" stats --json >"$2.json" || fail "$1: toectl stats --json"
 	_c="d['tcp_connections'][0]"
-	_ooo=$(($(jget "$2.json" "$_c['out_of_order']") - $(jget "$2.0.json" "$_c['out_of_order']")))
-	_dup=$(($(jget "$2.json" "$_c['dup_segs']") - $(jget "$2.0.json" "$_c['dup_segs']")))
-	_sck=$(($(jget "$2.json" "$_c['sacks_out']") - $(jget "$2.0.json" "$_c['sacks_out']")))
+	# the connection's own counters (toectl keeps the last established connection's while toed reconnects)
+	[ "$(jget "$2.json" "$_c['ups']")" -gt "$(jget "$2.0.json" "$_c['ups']")" ] || fail "$1: no new connection counted"
+	_ooo=$(jget "$2.json" "$_c['out_of_order']")
+	_dup=$(jget "$2.json" "$_c['dup_segs']")
+	_sck=$(jget "$2.json" "$_c['sacks_out']")
 	[ "$_ooo" -gt 0 ] || fail "$1: toed saw no segment out of order"
 	say "$1: both ways impaired: $3 ms (paced $((RECORDS * 1000 / RATE)) ms); ss -ti: retrans $_rtx, max rto ${_rto} ms, max backoff ${_bo:-0}, reord_seen ${_reord:-?} ($_sl samples); HTB slow class sent $_s1 toward toed, $_s2 toward the exchange (pacers included); toed: out_of_order $_ooo, dup_segs $_dup, sacks_out $_sck"
 }
