@@ -105,7 +105,9 @@ TOED_IP=10.31.0.5
 . "$here/lib_e2e.sh"
 
 IFACE=tt0 GW=
-start_toed() { # TYPE PORT (on $IFACE, address $TOED_IP, gateway $GW, exchange $EX_IP)
+start_toed() { # TYPE PORT (on $IFACE, address $TOED_IP, gateway $GW, exchange $EX_IP; ACCEPT set: open = accept)
+	_ex=$EX_IP:$2
+	[ -n "${ACCEPT:-}" ] && _ex=$EX_IP
 	{
 		echo "[source]"
 		echo "type = $1"
@@ -122,7 +124,7 @@ ${GW:+gateway = $GW}
 [feed.sse]
 ${ACCEPT:+open = accept}
 ${ACCEPT:+vendor = *:$2}
-exchange = $EX_IP${ACCEPT:-:$2}
+exchange = $_ex
 
 [tcp]
 connections = 4
