@@ -348,27 +348,30 @@ run_accept() {
 	port=$2
 	ACCEPT=1 feed "$1-accept" 17 exact
 	ACCEPT=1 feed "$1-accept-again" 18 exact
-	# a connection from an address that is not the feed's exchange: accepted by TCP, then reset
+	# a connection from an address that is not the feed's exchange never becomes the feed's: the XDP
+	# program steers only the feed's frames to toed (the host stack, which has no address here, drops the
+	# rest: the SYN times out); were it steered, toed would reset it (accept_refused, test_dp_tcp)
 	ip -n "$NS_EX" addr add 10.31.0.2/24 dev ex0 2>/dev/null
 	ip netns exec "$NS_EX" "$PY" - "$TOED_IP" "$2" >"$WORK/$1.stranger" 2>&1 <<'PYEOF'
-import socket, sys, time
+import socket, sys
 s = socket.socket()
 s.bind(("10.31.0.2", 0))
-s.settimeout(5)
-s.connect((sys.argv[1], int(sys.argv[2])))
+s.settimeout(3)
 try:
+    s.connect((sys.argv[1], int(sys.argv[2])))
     print("read", len(s.recv(100)))
-except ConnectionResetError:
+except (ConnectionResetError, ConnectionRefusedError):
     print("reset")
+except (TimeoutError, socket.timeout):
+    print("timeout")
 PYEOF
-	grep -q reset "$WORK/$1.stranger" || fail "$1 accept: a stranger's connection was not reset: $(cat "$WORK/$1.stranger")"
+	grep -q 'reset\|timeout' "$WORK/$1.stranger" || fail "$1 accept: a stranger's connection was taken: $(cat "$WORK/$1.stranger")"
 	ip -n "$NS_EX" addr del 10.31.0.2/24 dev ex0 2>/dev/null
 	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$1.acc.json" || fail "$1 accept: toectl stats --json"
-	[ "$(jget "$WORK/$1.acc.json" "d['tcp']['accept_refused']")" -ge 1 ] || fail "$1 accept: accept_refused not counted"
 	c0="d['tcp_connections'][0]"
 	[ "$(jget "$WORK/$1.acc.json" "$c0['ups']")" -ge 2 ] || fail "$1 accept: fewer than two connections accepted"
 	[ "$(jget "$WORK/$1.acc.json" "$c0['phase']")" = listening ] || fail "$1 accept: not listening again after the close"
-	say "$1: open = accept: two feeds accepted from the exchange, exact; a stranger's connection reset"
+	say "$1: open = accept: two feeds accepted from the exchange, exact; a stranger's connection not taken ($(cat "$WORK/$1.stranger"))"
 	e2e_stop_toed
 }
 
