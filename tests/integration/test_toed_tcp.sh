@@ -245,8 +245,9 @@ slow_classes() {
 	[ -n "${SLOW_DONE:-}" ] && return 0
 	_rd=$((RATE * 90 * 8 / 4))
 	for _d in "$LOSSY_DEV:$_rd" "$LOSSY_DEV2:512000"; do
-		ip netns exec "$LOSSY_NS" tc qdisc replace dev "${_d%%:*}" root handle 1: htb &&
-			ip netns exec "$LOSSY_NS" tc class replace dev "${_d%%:*}" parent 1: classid 1:2 htb \
+		ip netns exec "$LOSSY_NS" tc qdisc del dev "${_d%%:*}" root 2>/dev/null
+		ip netns exec "$LOSSY_NS" tc qdisc add dev "${_d%%:*}" root handle 1: htb &&
+			ip netns exec "$LOSSY_NS" tc class add dev "${_d%%:*}" parent 1: classid 1:2 htb \
 				rate "${_d#*:}bit" ceil "${_d#*:}bit" burst 1 cburst 1 ||
 			fail "cannot set up the slow HTB class on ${_d%%:*}"
 	done
