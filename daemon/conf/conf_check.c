@@ -497,7 +497,22 @@ static void check_feeds(struct ctx *x)
 					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PROTOCOL, 0,
 						"port %u has role = tcp (udp feeds need a mirror or udp port)", f->port);
 			}
-			if (tcp && proto_ok && p->enabled && p->role == TOED_ROLE_TCP &&
+			int acc = f->open == TOED_OPEN_ACCEPT && kok(x, S_FEED, fi, TOED_K_FEED_OPEN);
+			if (acc && tcp && proto_ok && p->enabled && kok(x, S_PORT, (int)f->port, TOED_K_PORT_ROLE) &&
+			    p->role != TOED_ROLE_TCP)
+				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_OPEN, 0,
+					"port %u has role = %s: only a role = tcp port holds connections it can accept",
+					f->port, toed_role_name(p->role));
+			if (acc && tcp && proto_ok && p->enabled && p->role == TOED_ROLE_TCP) {
+				if (kok(x, S_FEED, fi, TOED_K_FEED_VENDOR) && !f->vendor.port)
+					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_VENDOR, 0,
+						"open = accept listens on this port: give it (address:port or *:port)");
+				if (kok(x, S_FEED, fi, TOED_K_FEED_EXCHANGE) && !f->exchange.ip)
+					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_EXCHANGE, 0,
+						"open = accept takes a connection from this address only: give it "
+						"(address, or address:port)");
+			}
+			if (tcp && proto_ok && p->enabled && p->role == TOED_ROLE_TCP && !acc &&
 			    kok(x, S_FEED, fi, TOED_K_FEED_EXCHANGE) && (f->exchange.ip == 0 || f->exchange.port == 0) &&
 			    (f->exchange.ip || f->exchange.port))
 				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_EXCHANGE, 0,

@@ -34,6 +34,7 @@ static const struct ename e_role[] = {
 	{ "mirror", TOED_ROLE_MIRROR }, { "tcp", TOED_ROLE_TCP }, { "udp", TOED_ROLE_UDP }, { NULL, 0 }
 };
 static const struct ename e_proto[] = { { "tcp", TOED_PROTO_TCP }, { "udp", TOED_PROTO_UDP }, { NULL, 0 } };
+static const struct ename e_open[] = { { "connect", TOED_OPEN_CONNECT }, { "accept", TOED_OPEN_ACCEPT }, { NULL, 0 } };
 static const struct ename e_framing[] = {
 	{ "step", TOED_FRAMING_STEP }, { "raw", TOED_FRAMING_RAW }, { "datagram", TOED_FRAMING_RAW }, { NULL, 0 }
 };
@@ -103,6 +104,7 @@ const struct key conf_keys[] = {
 	{ S_FEED, T_NAME, TOED_K_FEED_USERNAME, F_EMPTY, "username", FF(username), .def = "" },
 	{ S_FEED, T_PATH_IN, TOED_K_FEED_PASSWORD_FILE, 0, "password_file", FF(password_file), .def = "" },
 	{ S_FEED, T_BOOL, TOED_K_FEED_RESET_ON_LOGON, 0, "reset_on_logon", FF(reset_on_logon), .def = "no" },
+	{ S_FEED, T_ENUM, TOED_K_FEED_OPEN, 0, "open", FF(open), .names = e_open, .def = "connect" },
 
 	{ S_TCP, T_UINT, TOED_K_TCP_MSS, 0, "mss", CF(tcp.mss), MSS_MIN, MSS_MAX,
 	  .below = "below 536 (the smallest MSS every IPv4 host must accept)",

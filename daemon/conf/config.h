@@ -101,6 +101,8 @@ enum toed_pace { TOED_PACE_RECORDED = 0, TOED_PACE_FAST = 1, TOED_PACE_FACTOR = 
 
 enum toed_role { TOED_ROLE_MIRROR = 0, TOED_ROLE_TCP = 1, TOED_ROLE_UDP = 2 };
 enum toed_proto { TOED_PROTO_TCP = 0, TOED_PROTO_UDP = 1 };
+/* [feed.NAME] open: how a role = tcp port's connection opens. */
+enum toed_open { TOED_OPEN_CONNECT = 0, TOED_OPEN_ACCEPT = 1 };
 /* Same values as enum fast_framing (fast/fast_stream.h). */
 enum toed_framing { TOED_FRAMING_STEP = 0, TOED_FRAMING_RAW = 1 };
 /* [fast] decoder: the software backend's FAST decoder (kernels/fast/cpu/fastx.h enum fastx_choice). */
@@ -148,6 +150,7 @@ struct toed_feed {
 	char username[TOED_NAME_MAX];        /* 553= ("" none) */
 	char password_file[TOED_PATH_MAX];   /* first line is 554= ("" none); read at each logon */
 	uint32_t reset_on_logon;             /* 141=Y: both sides restart MsgSeqNum at 1 on each logon */
+	uint32_t open;              /* enum toed_open: role = tcp, toed connects or accepts */
 };
 
 struct toed_config {
@@ -292,6 +295,7 @@ enum toed_key {
 	TOED_K_FEED_STREAM, TOED_K_FEED_PORT, TOED_K_FEED_GROUP,
 	TOED_K_FEED_SENDER_COMP_ID, TOED_K_FEED_TARGET_COMP_ID, TOED_K_FEED_HEARTBEAT_S, TOED_K_FEED_USERNAME,
 	TOED_K_FEED_PASSWORD_FILE, TOED_K_FEED_RESET_ON_LOGON,
+	TOED_K_FEED_OPEN,
 	TOED_K_TCP_MSS, TOED_K_TCP_CONNECTIONS, TOED_K_TCP_WINDOW, TOED_K_TCP_GAP_TIMEOUT_MS,
 	TOED_K_TCP_IDLE_TIMEOUT_S,
 	TOED_K_UDP_PORTS,

@@ -28,6 +28,7 @@ const char *dp_tcp_phase_name(uint32_t phase)
 	case DP_TCP_RESOLVING: return "resolving";
 	case DP_TCP_CONNECTING: return "connecting";
 	case DP_TCP_UP: return "up";
+	case DP_TCP_LISTEN: return "listening";
 	default: return "?";
 	}
 }
@@ -120,6 +121,8 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 		f->rport = (uint16_t)fd->exchange.port;
 		f->lport = (uint16_t)fd->vendor.port;
 		f->conn = -1;
+		f->listener = -1;
+		f->accept = fd->open == TOED_OPEN_ACCEPT;
 	}
 	struct gtoe_cfg gc;
 	gtoe_cfg_default(&gc);
@@ -148,6 +151,18 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 	}
 	/* a restarted toed does not reuse the last run's local ports */
 	t->g->ephemeral = (uint16_t)(gc.isn_key >> 7);
+	for (uint32_t i = 0; i < t->nfeeds; i++) {
+		struct dp_tcp_feed *f = &t->f[i];
+		if (!f->accept)
+			continue;
+		f->listener = gtoe_listen(t->g, t->laddr, f->lport);
+		if (f->listener < 0) {
+			snprintf(err, errlen, "%s: [feed.%s] open = accept: cannot listen on port %u (gtoe_listen %d)",
+				 cfg->path, f->name, f->lport, f->listener);
+			return -1;
+		}
+		f->phase = DP_TCP_LISTEN;
+	}
 	return 0;
 }
 
@@ -242,11 +257,14 @@ static void conn_down(struct dp_tcp *t, struct rx_pipe *p, struct dp_tcp_feed *f
 {
 	uint8_t reason = ev->type == GTOE_EV_RESET ? MTOE_CLOSE_RST : MTOE_CLOSE_FIN;
 	int was_up = f->phase == DP_TCP_UP;
-	gtoe_info(t->g, f->conn, &f->last);
-	f->last.state = GTOE_CLOSED;
+	if (was_up) {
+		/* refused attempts while reconnecting do not hide the last connection's figures */
+		gtoe_info(t->g, f->conn, &f->last);
+		f->last.state = GTOE_CLOSED;
+	}
 	gtoe_release(t->g, f->conn);
 	f->conn = -1;
-	f->phase = DP_TCP_WAIT;
+	f->phase = f->accept ? DP_TCP_LISTEN : DP_TCP_WAIT;
 	f->downs++;
 	f->last_down = ev->type;
 	f->last_reason = ev->reason;
@@ -256,6 +274,15 @@ static void conn_down(struct dp_tcp *t, struct rx_pipe *p, struct dp_tcp_feed *f
 			t->hooks.on_close(t->hooks.arg, t, (uint32_t)(f - t->f));
 		pipe_event(p, f, MTOE_EV_CLOSE, reason, NULL, 0, ts_ns);
 		f->backoff_ns = DP_TCP_BACKOFF_MIN_NS;
+	}
+	if (f->accept) {
+		log_info("data plane: feed %s: connection from %u.%u.%u.%u %s; listening on port %u", f->name,
+			 f->raddr >> 24, (f->raddr >> 16) & 255, (f->raddr >> 8) & 255, f->raddr & 255,
+			 ev->type == GTOE_EV_RESET ? "reset by the peer" : ev->type == GTOE_EV_ERROR ? "failed" : "closed",
+			 f->lport);
+		return;
+	}
+	if (was_up) {
 	} else {
 		f->backoff_ns = f->backoff_ns ? f->backoff_ns * 2 : DP_TCP_BACKOFF_MIN_NS;
 		if (f->backoff_ns > DP_TCP_BACKOFF_MAX_NS)
@@ -272,6 +299,29 @@ static void conn_down(struct dp_tcp *t, struct rx_pipe *p, struct dp_tcp_feed *f
 		 : ev->reason == GTOE_ERR_TIMEOUT ? " (timed out)"
 		 : ev->reason == GTOE_ERR_KEEPALIVE ? " (keepalive unanswered)" : "",
 		 (unsigned long long)(f->backoff_ns / 1000000ull));
+}
+
+/* A passive open on a feed's listener: the feed's connection if it comes from
+ * the feed's exchange and none is up, else reset (counted, logged). */
+static int accepted(struct dp_tcp *t, const struct gtoe_event *ev)
+{
+	const struct gtoe_conn *c = &t->g->conn[ev->conn];
+	struct dp_tcp_feed *f = NULL;
+	for (uint32_t i = 0; i < t->nfeeds; i++)
+		if (t->f[i].accept && t->f[i].listener == ev->listener)
+			f = &t->f[i];
+	if (f && f->conn < 0 && c->raddr == f->raddr && (!f->rport || c->rport == f->rport)) {
+		f->conn = ev->conn;
+		f->attempts++;
+		return 1;
+	}
+	t->st.accept_refused++;
+	log_warn("data plane: feed %s: connection from %u.%u.%u.%u:%u reset (%s)", f ? f->name : "?", c->raddr >> 24,
+		 (c->raddr >> 16) & 255, (c->raddr >> 8) & 255, c->raddr & 255, c->rport,
+		 !f ? "no feed listens" : f->conn >= 0 ? "the feed's connection is up" : "not the feed's exchange");
+	gtoe_abort(t->g, ev->conn);
+	gtoe_release(t->g, ev->conn);
+	return 0;
 }
 
 int dp_tcp_pump(struct dp_tcp *t, struct rx_pipe *p, uint64_t ts_ns)
@@ -303,6 +353,8 @@ int dp_tcp_pump(struct dp_tcp *t, struct rx_pipe *p, uint64_t ts_ns)
 		}
 		if (!gtoe_ev_next(t->g, &ev))
 			return 0;
+		if (ev.type == GTOE_EV_CONNECTED && ev.listener >= 0 && !feed_of(t, ev.conn) && !accepted(t, &ev))
+			continue;
 		struct dp_tcp_feed *f = feed_of(t, ev.conn);
 		if (!f)
 			continue; /* a slot released already */
@@ -312,8 +364,9 @@ int dp_tcp_pump(struct dp_tcp *t, struct rx_pipe *p, uint64_t ts_ns)
 			f->offset = 0;
 			f->ups++;
 			t->st.established++;
-			log_info("data plane: feed %s: connected to %u.%u.%u.%u:%u", f->name, f->raddr >> 24,
-				 (f->raddr >> 16) & 255, (f->raddr >> 8) & 255, f->raddr & 255, f->rport);
+			log_info("data plane: feed %s: connected %s %u.%u.%u.%u:%u", f->name, f->accept ? "from" : "to",
+				 f->raddr >> 24, (f->raddr >> 16) & 255, (f->raddr >> 8) & 255, f->raddr & 255,
+				 f->accept ? t->g->conn[f->conn].rport : f->rport);
 			if (t->hooks.on_open)
 				t->hooks.on_open(t->hooks.arg, t, (uint32_t)(f - t->f));
 			pipe_event(p, f, MTOE_EV_OPEN, MTOE_OPEN_SYN, NULL, 0, ts_ns);
@@ -346,7 +399,7 @@ void dp_tcp_tick(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
 	gtoe_poll(t->g, now_ns);
 	for (uint32_t i = 0; i < t->nfeeds; i++) {
 		struct dp_tcp_feed *f = &t->f[i];
-		if ((f->phase != DP_TCP_WAIT && f->phase != DP_TCP_RESOLVING) || now_ns < f->next_try_ns)
+		if (f->accept || (f->phase != DP_TCP_WAIT && f->phase != DP_TCP_RESOLVING) || now_ns < f->next_try_ns)
 			continue;
 		/* the next hop first: the SYN leaves as soon as its MAC is known, not after an RTO */
 		struct net_tx_l2 l2;

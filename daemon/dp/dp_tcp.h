@@ -56,6 +56,7 @@ enum dp_tcp_phase {
 	DP_TCP_RESOLVING = 1, /* asking ARP for the next hop */
 	DP_TCP_CONNECTING = 2,
 	DP_TCP_UP = 3,
+	DP_TCP_LISTEN = 4,    /* open = accept: waiting for the exchange to connect */
 };
 
 /* Counters of the port (besides net_stats, gtoe_stats and src_stats). */
@@ -70,7 +71,8 @@ enum dp_tcp_phase {
 	X(connects, "connections opened (SYN sent)")                                             \
 	X(established, "connections established")                                               \
 	X(closes, "connections ended (any reason)")                                              \
-	X(bytes_in, "in-order bytes handed to the decoder")
+	X(bytes_in, "in-order bytes handed to the decoder")                                      \
+	X(accept_refused, "connections accepted then reset: not from the feed's exchange, or one already up")
 
 struct dp_tcp_stats {
 #define DP_TCP_FIELD_(f, d) uint64_t f;
@@ -84,7 +86,9 @@ struct dp_tcp_feed {
 	uint32_t feed;        /* index in the configuration's feeds */
 	uint32_t stream;      /* the pipeline's TCP stream (the feed's mirror flow index) */
 	uint32_t raddr;
-	uint16_t rport, lport; /* lport 0: ephemeral */
+	uint16_t rport, lport; /* lport 0: ephemeral; open = accept: rport 0 any */
+	uint32_t accept;      /* open = accept: toed listens on lport */
+	int32_t listener;     /* its gtoe listener, -1 none */
 	int32_t conn;         /* gtoe slot, -1 none */
 	uint32_t phase;       /* enum dp_tcp_phase */
 	uint64_t next_try_ns; /* CLOCK_MONOTONIC */
@@ -93,7 +97,7 @@ struct dp_tcp_feed {
 	uint64_t attempts, ups, downs;
 	uint32_t last_down;   /* gtoe event type that ended the last connection (0 none) */
 	uint32_t last_reason; /* its reason (GTOE_ERR_*) */
-	struct gtoe_info last; /* the last connection's report, taken as it ended */
+	struct gtoe_info last; /* the last established connection's report, taken as it ended */
 };
 
 struct dp_tcp;

@@ -15,7 +15,15 @@
  *                 STEP/FAST): how the time splits between network and decode;
  *   fastx_in_order, fastx_reorder_1pct  the first two with the CPU fast
  *                 decoder (rx_pipe.fastx, kernels/fast/cpu/) instead of the
- *                 reference fast_stream_next + fast_tick_map.
+ *                 reference fast_stream_next + fast_tick_map;
+ *   gtoe_in_order, gtoe_fastx_in_order  toed's own connection (role = tcp,
+ *                 daemon/dp/dp_tcp.c): the same segments, acknowledging
+ *                 toed's ISS, through net_rx + the general TOE
+ *                 (gtoe_input_pkt, its ACKs built into frames by gtoe_frame
+ *                 as toed sends them), the in-order bytes handed to the
+ *                 pipeline as DATA events (rx_event, as dp_tcp_pump does),
+ *                 then STEP + FAST + tick mapping; no vendor ACK frames in
+ *                 its capture (toed makes its own).
  * Times are the thread's CPU time (bench_cpu_s): the machines are shared and
  * wall time would count other processes' slices.
  * Throughput is in Gb/s of TCP payload (the stream bytes) and Mpps. Every run
@@ -32,6 +40,8 @@
 #include "rx/rx_pipe.h"
 #include "fast/host/fast_compile.h"
 #include "fast/cpu/fastx.h"
+#include "toe/gtoe.h"
+#include "toe/gtoe_frame.h"
 
 #define MSS 1408
 #define REPS_DEFAULT 5
@@ -116,6 +126,91 @@ static uint64_t run_net(const struct capture *c, const struct rx_cfg *cfg)
 	return bytes;
 }
 
+/* toed's own connection: a general TOE with one connection established to the capture's exchange */
+static struct gtoe G;
+static struct gtoe_cfg gcfg;
+static uint8_t *gbuf;
+static int32_t gtoe_setup(uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport, uint32_t irs)
+{
+	struct gtoe_seg s, o;
+	int32_t c;
+	if (gtoe_init(&G, &gcfg, gbuf, GTOE_BUF_BYTES(&gcfg)) != GTOE_OK)
+		return -1;
+	c = gtoe_connect(&G, laddr, lport, raddr, rport, 0);
+	if (c < 0 || !gtoe_tx_next(&G, 0, &s))
+		return -1;
+	memset(&o, 0, sizeof o);
+	o.saddr = raddr;
+	o.daddr = laddr;
+	o.sport = rport;
+	o.dport = lport;
+	o.seq = irs;
+	o.ack = s.seq + 1;
+	o.flags = TCP_SYN | TCP_ACK;
+	o.win = 65535;
+	o.has_mss = 1;
+	o.mss = MSS;
+	gtoe_input_seg(&G, &o, 1000);
+	while (gtoe_tx_next(&G, 1000, &s))
+		;
+	return G.conn[c].state == GTOE_ESTABLISHED ? c : -1;
+}
+
+/* the capture through net_rx + gtoe + rx_event (dp_tcp's path); returns the records (UINT64_MAX on a gap) */
+static uint64_t run_gtoe(const struct capture *c, const struct rx_cfg *cfg, int32_t conn)
+{
+	struct rx_out o;
+	struct net_pkt pkt;
+	struct gtoe_seg seg;
+	struct net_tx_l2 l2;
+	struct mtoe_event ev;
+	uint8_t af[256];
+	const uint8_t *d;
+	uint32_t n;
+	uint16_t id = 0;
+	uint64_t recs = 0, acc = 0, ts = 1000000000ull;
+	memset(&l2, 0, sizeof l2);
+	memset(&ev, 0, sizeof ev);
+	ev.type = MTOE_EV_OPEN;
+	ev.reason = MTOE_OPEN_SYN;
+	rx_event(&pipe_, &ev, ts);
+	while (rx_next(&pipe_, &o))
+		;
+	ev.type = MTOE_EV_DATA;
+	ev.reason = 0;
+	for (uint32_t i = 0; i < c->n; i++) {
+		if (net_rx(&cfg->net, &nst, c->buf + c->f[i].off, c->f[i].len, ts, &pkt) == NET_RX_TCP)
+			gtoe_input_pkt(&G, &pkt, ts);
+		while (gtoe_tx_next(&G, ts, &seg))
+			acc += gtoe_frame(&seg, &l2, id++, af, sizeof af);
+		while ((n = gtoe_peek(&G, conn, &d)) > 0) {
+			ev.len = n;
+			ev.data = d;
+			rx_event(&pipe_, &ev, ts);
+			while (rx_next(&pipe_, &o)) {
+				if (o.kind == RX_OUT_RECORD) {
+					recs++;
+					acc += o.tick.hdr.present;
+				} else if (o.kind == RX_OUT_GAP) {
+					return UINT64_MAX;
+				}
+			}
+			gtoe_consume(&G, conn, n);
+			ev.offset += n;
+		}
+		ts += 1200;
+		if ((i & 1023) == 1023) {
+			gtoe_poll(&G, ts);
+			rx_poll(&pipe_, ts);
+			while (rx_next(&pipe_, &o))
+				if (o.kind == RX_OUT_GAP)
+					return UINT64_MAX;
+		}
+	}
+	sink = acc;
+	return recs;
+}
+
 int main(void)
 {
 	char err[256];
@@ -195,6 +290,27 @@ int main(void)
 			add(&cre, &used_re, fr, fl);
 		}
 	}
+	/* toed's own connection: the same segments, acknowledging its ISS (deterministic: isn_key default, now 0) */
+	struct capture cg = {0};
+	size_t used_g = 0;
+	gtoe_cfg_default(&gcfg);
+	gcfg.mss = MSS;
+	gbuf = malloc(GTOE_BUF_BYTES(&gcfg));
+	cg.buf = malloc((size_t)nseg * 1536);
+	cg.f = calloc(nseg, sizeof *cg.f);
+	int32_t gconn = gbuf ? gtoe_setup(s.daddr, 40000, s.saddr, 9000, isn) : -1;
+	if (!cg.buf || !cg.f || gconn < 0)
+		return 1;
+	uint32_t gack = G.conn[gconn].snd_nxt;
+	for (uint32_t k = 0; k < nseg; k++) {
+		size_t o = (size_t)k * MSS, n = len - o < MSS ? len - o : MSS;
+		s.seq = isn + 1 + (uint32_t)o;
+		s.ack = gack;
+		s.tcp_flags = TCP_ACK | TCP_PSH;
+		fl = pb_tcp(fr, sizeof fr, &s, feed + o, n);
+		add(&cg, &used_g, fr, fl);
+		cg.payload += n;
+	}
 	printf("input: %u records, %zu bytes of TCP payload in %u segments of %d bytes (%u frames with ACKs); "
 	       "reordered copy: %u segments swapped with the next (%.2f%%)\n",
 	       RECORDS, len, nseg, MSS, cin.n, swapped, 100.0 * swapped / nseg);
@@ -219,14 +335,17 @@ int main(void)
 		const struct rx_cfg *cfg;
 		int net_only;
 		int fast;
+		int gtoe;
 		double t[BENCH_MAX_REPS];
 	} v[] = {
-		{"in_order", &cin, &cfg, 0, 0, {0}},
-		{"reorder_1pct", &cre, &cfg, 0, 0, {0}},
-		{"no_tcp_csum", &cin, &nocsum, 0, 0, {0}},
-		{"net_mtoe_only", &cin, &cfg, 1, 0, {0}},
-		{"fastx_in_order", &cin, &cfg, 0, 1, {0}},
-		{"fastx_reorder_1pct", &cre, &cfg, 0, 1, {0}},
+		{"in_order", &cin, &cfg, 0, 0, 0, {0}},
+		{"reorder_1pct", &cre, &cfg, 0, 0, 0, {0}},
+		{"no_tcp_csum", &cin, &nocsum, 0, 0, 0, {0}},
+		{"net_mtoe_only", &cin, &cfg, 1, 0, 0, {0}},
+		{"fastx_in_order", &cin, &cfg, 0, 1, 0, {0}},
+		{"fastx_reorder_1pct", &cre, &cfg, 0, 1, 0, {0}},
+		{"gtoe_in_order", &cg, &cfg, 0, 0, 1, {0}},
+		{"gtoe_fastx_in_order", &cg, &cfg, 0, 1, 1, {0}},
 	};
 	struct fastx_prog *xp = fastx_prog_new(&prog);
 	static struct fastx_dec xd;
@@ -251,8 +370,14 @@ int main(void)
 					fastx_dec_init(&xd, xp, &fs[0].rec);
 					pipe_.fastx = &xd;
 				}
+				if (v[i].gtoe) {
+					net_stats_init(&nst);
+					if (gtoe_setup(s.daddr, 40000, s.saddr, 9000, isn) != gconn ||
+					    G.conn[gconn].snd_nxt != gack)
+						return 1;
+				}
 				t0 = bench_cpu_s();
-				n = run(v[i].c);
+				n = v[i].gtoe ? run_gtoe(v[i].c, v[i].cfg, gconn) : run(v[i].c);
 				want = RECORDS;
 			}
 			v[i].t[r] = bench_cpu_s() - t0;
@@ -281,7 +406,11 @@ int main(void)
 		       v[i].name, RECORDS, (unsigned long long)v[i].c->payload, nseg, v[i].c->n, gb / best, gb / med,
 		       v[i].c->n / med / 1e6, med * 1e9 / nseg);
 	}
-	printf("target: 10 Gb/s of TCP payload on one core (net_rx + mirror TOE + STEP + FAST + tick mapping)\n");
+	printf("target: 10 Gb/s of TCP payload on one core (net_rx + mirror TOE + STEP + FAST + tick mapping; "
+	       "gtoe_*: net_rx + general TOE with its ACK frames + STEP + FAST + tick mapping)\n");
+	free(gbuf);
+	free(cg.buf);
+	free(cg.f);
 	free(feed);
 	free(cin.buf);
 	free(cre.buf);

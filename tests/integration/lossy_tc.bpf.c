@@ -9,6 +9,19 @@
  * (a clone redirected to the same device's egress, marked so that this
  * program passes it through when it comes round again).
  *
+ * Reordering (-DREORDER_PERMILLE=r, default 0): another r per mille go
+ * through HTB class 1:2 (skb->priority REORDER_CLASS), which the caller sets
+ * up as a slow class under an HTB root on the same device (no netem, fq or
+ * etf on these kernels); everything else is unclassified and leaves through
+ * HTB's direct queue at once. An idle HTB class sends its first packet at
+ * once, so a pacer goes first: a copy of the segment whose ethertype is
+ * PACER_ETHERTYPE (every receiver ignores it) puts the class in debt by the
+ * segment's length at the class's rate, and the segment itself waits that
+ * long while later segments overtake it.
+ * Both directions (-DPURE_ACKS=1, default 0): pure ACKs (no payload, no
+ * SYN/FIN/RST) are dropped, duplicated and delayed like data segments, for
+ * the link's direction where the receiver only acknowledges.
+ *
  * Tail mode (-DTAIL_TOS=t, used by test_mirror_tail.sh): drop every IPv4
  * TCP segment whose IP TOS byte is t, data, FIN and pure ACK alike, and
  * nothing else. The exchange's sender (mirror_peer.py serve ... TAIL) marks
@@ -39,7 +52,15 @@
 #ifndef DUP_PERMILLE
 #define DUP_PERMILLE 30
 #endif
+#ifndef REORDER_PERMILLE
+#define REORDER_PERMILLE 0
+#endif
+#ifndef PURE_ACKS
+#define PURE_ACKS 0
+#endif
 #define CLONE_MARK 0x70e0070eu
+#define REORDER_CLASS 0x00010002u /* HTB class 1:2 */
+#define PACER_ETHERTYPE 0x88b5u     /* IEEE 802 local experimental */
 
 #ifdef LINE_A_PORT
 #ifndef DROP_A
@@ -123,7 +144,7 @@ int lossy(struct __sk_buff *skb)
 #endif
 	doff = tcp->doff * 4u;
 	tot = bpf_ntohs(ip->tot_len);
-	if (tcp->syn || tcp->fin || tcp->rst || tot <= ihl + doff)
+	if (tcp->syn || tcp->fin || tcp->rst || (!PURE_ACKS && tot <= ihl + doff))
 		return TC_ACT_OK;
 #ifdef LINE_A_PORT
 	{
@@ -157,6 +178,18 @@ int lossy(struct __sk_buff *skb)
 	if (r < DROP_PERMILLE + DUP_PERMILLE) {
 		skb->mark = CLONE_MARK;
 		bpf_clone_redirect(skb, skb->ifindex, 0);
+		skb->mark = 0;
+		return TC_ACT_OK;
+	}
+	if (r < DROP_PERMILLE + DUP_PERMILLE + REORDER_PERMILLE) {
+		__be16 ours = eth->h_proto, pacer = bpf_htons(PACER_ETHERTYPE);
+
+		skb->priority = REORDER_CLASS;
+		skb->mark = CLONE_MARK;
+		if (bpf_skb_store_bytes(skb, 12, &pacer, 2, 0) == 0) {
+			bpf_clone_redirect(skb, skb->ifindex, 0);
+			bpf_skb_store_bytes(skb, 12, &ours, 2, 0);
+		}
 		skb->mark = 0;
 	}
 	return TC_ACT_OK;

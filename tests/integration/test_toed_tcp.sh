@@ -34,6 +34,20 @@
 # RetransSegs counter, the sum of what ss -ti shows per connection, grows),
 # helped by toed's SACK blocks; every record is still exact.
 #
+# Then both directions impaired on that hop (lossy_both_tc.bpf.o on the
+# egress of both router interfaces): 2% of the segments dropped, 2%
+# duplicated and 2% delayed through a slow HTB class (the pacer scheme in
+# lossy_tc.bpf.c) so that later segments overtake them, data toward toed and
+# toed's pure ACKs toward the exchange alike. Every record exact; ss -ti
+# sampled in the exchange's namespace during the transfer shows Linux's
+# retransmissions and never an RTO backoff above TOE_TCP_MAX_BACKOFF (2);
+# the transfer ends within 10 s of its paced length (half of it, when longer); both slow classes
+# delayed segments and toed saw segments out of order.
+# TOE_TCP_BIG=N (unset: not run; make bench runs it with 1000000) adds the
+# same both-ways impaired run with N records at TOE_TCP_BIG_RATE/s (50000; its time bound is
+# 1.5 times the paced length).
+# TOE_TCP_ONLY=gateway runs only the routed part.
+#
 # TOE_TCP_RECORDS (default 20000) records per run at TOE_TCP_RATE/s (20000).
 # Needs root, ip, tc, ethtool, python3; exits 77 (SKIP) without them; the
 # AF_XDP run skips alone where XDP cannot be attached. Run it under
@@ -51,11 +65,13 @@ FEEDSIM=$BUILD/bin/toe-feedsim
 VERIFY=$BUILD/bin/toe-verify
 STEER=$BUILD/bpf/toe_steer.bpf.o
 LOSSY=$BUILD/bpf/lossy_tc.bpf.o
+LOSSY2=$BUILD/bpf/lossy_both_tc.bpf.o
+MAX_BACKOFF=${TOE_TCP_MAX_BACKOFF:-2}
 
 script_needs_root
 script_needs_tools ip tc ethtool timeout
 script_needs_python
-need="$TOED $TOECTL $FEEDSIM $VERIFY $STEER $LOSSY"
+need="$TOED $TOECTL $FEEDSIM $VERIFY $STEER $LOSSY $LOSSY2"
 missing=
 for f in $need; do
 	[ -e "$f" ] || missing="$missing $f"
@@ -90,7 +106,9 @@ TOED_IP=10.31.0.5
 . "$here/lib_e2e.sh"
 
 IFACE=tt0 GW=
-start_toed() { # TYPE PORT (on $IFACE, address $TOED_IP, gateway $GW, exchange $EX_IP)
+start_toed() { # TYPE PORT (on $IFACE, address $TOED_IP, gateway $GW, exchange $EX_IP; ACCEPT set: open = accept)
+	_ex=$EX_IP:$2
+	[ -n "${ACCEPT:-}" ] && _ex=$EX_IP
 	{
 		echo "[source]"
 		echo "type = $1"
@@ -105,7 +123,9 @@ netmask = 24
 ${GW:+gateway = $GW}
 
 [feed.sse]
-exchange = $EX_IP:$2
+${ACCEPT:+open = accept}
+${ACCEPT:+vendor = *:$2}
+exchange = $_ex
 
 [tcp]
 connections = 4
@@ -145,12 +165,18 @@ retrans_segs() {
 }
 
 # feed NAME SEED MODE(exact|dup|lossy): one feed through toed's own connection (to $port);
-# dup: lossy_tc on the exchange's egress; lossy: on $LOSSY_NS $LOSSY_DEV's egress (a hop between)
+# dup: lossy_tc on the exchange's egress; lossy: on $LOSSY_NS $LOSSY_DEV's egress (a hop between);
+# both: lossy_both_tc on both router interfaces ($LOSSY_DEV toward toed, $LOSSY_DEV2 toward the exchange),
+# ss -ti sampled meanwhile. RECORDS and RATE may be overridden per call (the environment of feed).
 feed() {
 	name=$1 seed=$2 mode=$3
 	w=$WORK/$name
+	# a big feed: a deeper client ring (a loaded machine delays the reader; its drops would be counted)
+	_cap=
+	[ "$RECORDS" -gt 100000 ] && _cap="--capacity 262144"
+	# shellcheck disable=SC2086
 	"$VERIFY" --templates "$TEMPLATES" --socket "$SOCK" --expect "$RECORDS" --seed "$seed" --idle-ms 3000 \
-		--timeout 90 --label "$name" --ready "$w.ready" >"$w.out" 2>"$w.err" &
+		--timeout 120 --label "$name" --ready "$w.ready" $_cap >"$w.out" 2>"$w.err" &
 	p_v=$!
 	pids="$pids $p_v"
 	_i=0
@@ -161,8 +187,23 @@ feed() {
 	[ -e "$w.ready" ] || fail "$name: toe-verify did not subscribe: $(cat "$w.err")"
 	[ "$mode" = dup ] && { script_netns netns_impair "$NS_EX" ex0 "$LOSSY"; }
 	[ "$mode" = lossy ] && { script_netns netns_impair "$LOSSY_NS" "$LOSSY_DEV" "$LOSSY"; }
+	if [ "$mode" = both ]; then
+		slow_classes
+		script_netns netns_impair "$LOSSY_NS" "$LOSSY_DEV" "$LOSSY2"
+		script_netns netns_impair "$LOSSY_NS" "$LOSSY_DEV2" "$LOSSY2"
+		"$TOECTL" -s "$SOCK" stats --json >"$w.0.json" || fail "$name: toectl stats --json"
+		ss_sample "$w.ss" &
+		p_ss=$!
+		pids="$pids $p_ss"
+	fi
 	rt0=$(retrans_segs)
-	ip netns exec "$NS_EX" timeout 90 "$FEEDSIM" --templates "$TEMPLATES" --listen "$EX_IP:$port" \
+	if [ -n "${ACCEPT:-}" ]; then
+		fs_open="--connect $TOED_IP:$port"
+	else
+		fs_open="--listen $EX_IP:$port"
+	fi
+	# shellcheck disable=SC2086 # fs_open is two words
+	ip netns exec "$NS_EX" timeout 120 "$FEEDSIM" --templates "$TEMPLATES" $fs_open \
 		--records "$RECORDS" --seed "$seed" --rate "$RATE" --truth "$w.truth" --wait-ms 30000 \
 		2>"$w.feedsim.err" &
 	p_fs=$!
@@ -171,6 +212,12 @@ feed() {
 	[ "$mode" = dup ] && netns_impair_off "$NS_EX" ex0
 	[ "$mode" = lossy ] && netns_impair_off "$LOSSY_NS" "$LOSSY_DEV"
 	retrans=$(($(retrans_segs) - rt0))
+	if [ "$mode" = both ]; then
+		kill "$p_ss" 2>/dev/null
+		wait "$p_ss" 2>/dev/null
+		netns_impair_off "$LOSSY_NS" "$LOSSY_DEV"
+		netns_impair_off "$LOSSY_NS" "$LOSSY_DEV2"
+	fi
 	wait "$p_v"
 	rc=$?
 	[ $rc -eq 0 ] || { cat "$w.out"; head -n 20 "$w.err"; fail "$name: toe-verify exited $rc"; }
@@ -181,7 +228,67 @@ feed() {
 	if [ "$mode" = lossy ]; then
 		[ "${retrans:-0}" -gt 0 ] || fail "$name: Linux retransmitted nothing (RetransSegs): the loss did not work"
 	fi
+	# the transfer's length as the client saw it (first record to last): not the connection's
+	# setup (toed's reconnect backoff) nor the simulator's wait for the FIN
+	[ "$mode" = both ] && check_both "$name" "$w" "$("$PY" -c "print(int(float('$(vget "$w.out" seconds)') * 1000))")"
 	say "$name: $RECORDS of $RECORDS records exact through toed's own connection (Linux retransmitted ${retrans:-0})"
+}
+
+# ss_sample FILE: ss -tin of the exchange's connection every 50 ms (killed by feed)
+ss_sample() {
+	while :; do
+		ip netns exec "$NS_EX" ss -tinH state established "( sport = :$port )" >>"$1" 2>/dev/null
+		echo "--" >>"$1"
+		sleep 0.05
+	done
+}
+
+# slow_classes: HTB roots on both router interfaces, class 1:2 the slow one lossy_both_tc delays through.
+# Its rate is a quarter of the feed's (about 90 bytes a record) toward toed, so a delayed data segment
+# waits for about four segments' time; 512 kbit/s toward the exchange (a 66-byte ACK waits ~1 ms).
+slow_classes() {
+	[ -n "${SLOW_DONE:-}" ] && return 0
+	_rd=$((RATE * 90 * 8 / 4))
+	for _d in "$LOSSY_DEV:$_rd" "$LOSSY_DEV2:512000"; do
+		ip netns exec "$LOSSY_NS" tc qdisc del dev "${_d%%:*}" root 2>/dev/null
+		ip netns exec "$LOSSY_NS" tc qdisc add dev "${_d%%:*}" root handle 1: htb &&
+			ip netns exec "$LOSSY_NS" tc class add dev "${_d%%:*}" parent 1: classid 1:2 htb \
+				rate "${_d#*:}bit" ceil "${_d#*:}bit" burst 1 cburst 1 ||
+			fail "cannot set up the slow HTB class on ${_d%%:*}"
+	done
+	SLOW_DONE=1
+}
+
+# slow_sent DEV: packets class 1:2 sent (pacers included)
+slow_sent() {
+	ip netns exec "$LOSSY_NS" tc -s class show dev "$1" classid 1:2 | sed -n 's/^ *Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p'
+}
+
+# check_both NAME W MS: after a both-ways impaired feed (records already checked)
+check_both() {
+	_sl=$(awk '/^--$/ { n++ } END { print n + 0 }' "$2.ss")
+	[ "$(grep -c 'rto:' "$2.ss")" -gt 0 ] || fail "$1: ss -ti never showed the connection ($_sl samples)"
+	_bo=$(grep -o 'backoff:[0-9]*' "$2.ss" | cut -d: -f2 | sort -n | tail -n 1)
+	_rto=$(grep -o ' rto:[0-9.]*' "$2.ss" | cut -d: -f2 | sort -n | tail -n 1)
+	_rtx=$(grep -o 'retrans:[0-9]*/[0-9]*' "$2.ss" | tail -n 1 | cut -d/ -f2)
+	_reord=$(grep -o 'reord_seen:[0-9]*' "$2.ss" | tail -n 1 | cut -d: -f2)
+	[ "${_bo:-0}" -le "$MAX_BACKOFF" ] || fail "$1: ss -ti showed RTO backoff ${_bo} (bound $MAX_BACKOFF): a stall"
+	[ "${_rtx:-0}" -gt 0 ] || fail "$1: ss -ti shows no retransmission: the loss did not work"
+	_paced=$((RECORDS * 1000 / RATE))
+	_bound=$((_paced + (_paced / 2 > 10000 ? _paced / 2 : 10000)))
+	[ "$3" -le "$_bound" ] || fail "$1: the transfer took $3 ms (bound $_bound)"
+	_s1=$(slow_sent "$LOSSY_DEV") _s2=$(slow_sent "$LOSSY_DEV2")
+	[ "${_s1:-0}" -gt 0 ] || fail "$1: nothing delayed toward toed (HTB 1:2 on $LOSSY_DEV)"
+	[ "${_s2:-0}" -gt 0 ] || fail "$1: no ACK delayed toward the exchange (HTB 1:2 on $LOSSY_DEV2)"
+	"$TOECTL" -s "$SOCK" stats --json >"$2.json" || fail "$1: toectl stats --json"
+	_c="d['tcp_connections'][0]"
+	# the connection's own counters (toectl keeps the last established connection's while toed reconnects)
+	[ "$(jget "$2.json" "$_c['ups']")" -gt "$(jget "$2.0.json" "$_c['ups']")" ] || fail "$1: no new connection counted"
+	_ooo=$(jget "$2.json" "$_c['out_of_order']")
+	_dup=$(jget "$2.json" "$_c['dup_segs']")
+	_sck=$(jget "$2.json" "$_c['sacks_out']")
+	[ "$_ooo" -gt 0 ] || fail "$1: toed saw no segment out of order"
+	say "$1: both ways impaired: $3 ms (paced $((RECORDS * 1000 / RATE)) ms); ss -ti: retrans $_rtx, max rto ${_rto} ms, max backoff ${_bo:-0}, reord_seen ${_reord:-?} ($_sl samples); HTB slow class sent $_s1 toward toed, $_s2 toward the exchange (pacers included); toed: out_of_order $_ooo, dup_segs $_dup, sacks_out $_sck"
 }
 
 # run TYPE: a daemon on source TYPE; feeds, ping, arping, toectl
@@ -241,8 +348,45 @@ run() {
 }
 
 # the feeds' ports differ per run: the exchange may still hold the previous one's connection in TIME-WAIT
-run af_xdp 7101
-run af_packet 7201
+# run_accept TYPE PORT: open = accept: the exchange connects to toed; a peer from another address is reset
+run_accept() {
+	ACCEPT=1 start_toed "$1" "$2"
+	[ $? = 2 ] && { say "SKIP $1 accept: toed could not start here: $(tail -n 3 "$WORK/toed.log")"; return 0; }
+	port=$2
+	ACCEPT=1 feed "$1-accept" 17 exact
+	ACCEPT=1 feed "$1-accept-again" 18 exact
+	# a connection from an address that is not the feed's exchange never becomes the feed's: the XDP
+	# program steers only the feed's frames to toed (the host stack, which has no address here, drops the
+	# rest: the SYN times out); were it steered, toed would reset it (accept_refused, test_dp_tcp)
+	ip -n "$NS_EX" addr add 10.31.0.2/24 dev ex0 2>/dev/null
+	ip netns exec "$NS_EX" "$PY" - "$TOED_IP" "$2" >"$WORK/$1.stranger" 2>&1 <<'PYEOF'
+import socket, sys
+s = socket.socket()
+s.bind(("10.31.0.2", 0))
+s.settimeout(3)
+try:
+    s.connect((sys.argv[1], int(sys.argv[2])))
+    print("read", len(s.recv(100)))
+except (ConnectionResetError, ConnectionRefusedError):
+    print("reset")
+except (TimeoutError, socket.timeout):
+    print("timeout")
+PYEOF
+	grep -q 'reset\|timeout' "$WORK/$1.stranger" || fail "$1 accept: a stranger's connection was taken: $(cat "$WORK/$1.stranger")"
+	ip -n "$NS_EX" addr del 10.31.0.2/24 dev ex0 2>/dev/null
+	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$1.acc.json" || fail "$1 accept: toectl stats --json"
+	c0="d['tcp_connections'][0]"
+	[ "$(jget "$WORK/$1.acc.json" "$c0['ups']")" -ge 2 ] || fail "$1 accept: fewer than two connections accepted"
+	[ "$(jget "$WORK/$1.acc.json" "$c0['phase']")" = listening ] || fail "$1 accept: not listening again after the close"
+	say "$1: open = accept: two feeds accepted from the exchange, exact; a stranger's connection not taken ($(cat "$WORK/$1.stranger"))"
+	e2e_stop_toed
+}
+
+if [ "${TOE_TCP_ONLY:-}" != gateway ]; then
+	run af_xdp 7101
+	run af_packet 7201
+	run_accept af_xdp 7111
+fi
 
 # a peer behind a gateway: toed (10.33.0.5/24, gateway 10.33.0.254) -> router -> exchange 10.34.0.1
 NS_GW=toetgw$$
@@ -253,7 +397,8 @@ ip -n "$NS_GW" addr add 10.33.0.254/24 dev gw1 && ip -n "$NS_GW" addr add 10.34.
 	ip -n "$NS_EX" addr add 10.34.0.1/24 dev ex1 && ip -n "$NS_EX" route add 10.33.0.0/24 via 10.34.0.254 &&
 	ip netns exec "$NS_GW" sysctl -qw net.ipv4.ip_forward=1 || fail "cannot set up the routed path"
 script_netns netns_clsact "$NS_GW" gw1
-IFACE=tg0 GW=10.33.0.254 TOED_IP=10.33.0.5 EX_IP=10.34.0.1 LOSSY_NS=$NS_GW LOSSY_DEV=gw1
+script_netns netns_clsact "$NS_GW" gw0
+IFACE=tg0 GW=10.33.0.254 TOED_IP=10.33.0.5 EX_IP=10.34.0.1 LOSSY_NS=$NS_GW LOSSY_DEV=gw1 LOSSY_DEV2=gw0
 port=7301
 gtype=af_xdp
 start_toed af_xdp $port || { gtype=af_packet; start_toed af_packet $port; } || fail "gateway: toed did not start"
@@ -268,6 +413,10 @@ feed "gateway-$gtype-lossy" 14 lossy
 "$TOECTL" -s "$SOCK" stats --json >"$WORK/gw2.json" || fail "gateway: toectl stats --json"
 c0="d['tcp_connections'][0]"
 say "gateway: lossy hop: toed saw $(jget "$WORK/gw2.json" "$c0['out_of_order']") segments out of order, sent $(jget "$WORK/gw2.json" "$c0['sacks_out']") ACKs with SACK blocks"
+feed "gateway-$gtype-both" 15 both
+if [ -n "${TOE_TCP_BIG:-}" ]; then
+	RECORDS=$TOE_TCP_BIG RATE=${TOE_TCP_BIG_RATE:-50000} SLOW_DONE= feed "gateway-$gtype-both-big" 16 both
+fi
 e2e_stop_toed
 echo "PASS: toed's own TCP connection (role = tcp), ARP and ICMP answers"
 exit 0

@@ -758,6 +758,21 @@ static void test_ports(void)
 	ERR("[port.1]\ninterface = eth1\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n", 0, 3,
 	    "[port.1] role = tcp: the software backend holds its own connections on port 0 only (ports 1..3 receive: "
 	    "mirror or udp)");
+	/* open = accept: toed listens on vendor's port for the exchange's connection */
+	CLEAN("[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n[feed.a]\nexchange = 10.1.0.9\nvendor = *:7000\n"
+	      "open = accept\n", NO_FEED);
+	CHECK(g_cfg->feed[0].open == TOED_OPEN_ACCEPT && g_cfg->feed[0].vendor.port == 7000);
+	ERR("[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n[feed.a]\nexchange = 10.1.0.9\nvendor = 10.1.0.2\n"
+	    "open = accept\n", NO_FEED, 7,
+	    "[feed.a] vendor = 10.1.0.2: open = accept listens on this port: give it (address:port or *:port)");
+	ERR("[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n[feed.a]\nexchange = *:5261\nvendor = *:7000\n"
+	    "open = accept\n", NO_FEED, 6,
+	    "[feed.a] exchange = *:5261: open = accept takes a connection from this address only: give it (address, "
+	    "or address:port)");
+	ERR("[feed.a]\nexchange = 10.0.0.1:5261\nopen = accept\n", NO_FEED, 3,
+	    "[feed.a] open = accept: port 0 has role = mirror: only a role = tcp port holds connections it can accept");
+	ERR("[feed.a]\nexchange = 10.0.0.1:5261\nopen = listen\n", NO_FEED, 3,
+	    "[feed.a] open = listen: must be one of: connect, accept");
 	ERR("[port.4]\n", 0, 1, "[port.4]: port number above 3 (the card has 4 ports)");
 	ERR("[port.x]\n", 0, 1, "[port.x]: not a port number (port.0 .. port.3)");
 	ERR("[port.01]\n", 0, 1, "[port.01]: not a port number (port.0 .. port.3)");
@@ -1160,6 +1175,7 @@ static void test_key_table(void)
 		{ TOED_K_FEED_USERNAME, "feed", "username", 0 },
 		{ TOED_K_FEED_PASSWORD_FILE, "feed", "password_file", 0 },
 		{ TOED_K_FEED_RESET_ON_LOGON, "feed", "reset_on_logon", 0 },
+		{ TOED_K_FEED_OPEN, "feed", "open", 0 },
 		{ TOED_K_TCP_MSS, "tcp", "mss", 0 },
 		{ TOED_K_TCP_CONNECTIONS, "tcp", "connections", 0 },
 		{ TOED_K_TCP_WINDOW, "tcp", "window", 0 },
@@ -1811,6 +1827,8 @@ static void test_sessions(void)
 		 card, g_tpl);
 	expect_clean(__LINE__, text);
 	unlink(pwf);
+}
+
 /* [fast] sequence_fields: the SSE default, rules by name and by id, checked against the templates. */
 static void test_seq_fields(void)
 {

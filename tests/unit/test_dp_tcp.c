@@ -84,7 +84,11 @@ struct rig {
 	struct tsrc src;
 };
 
-static int rig_up(struct rig *r)
+static int rig_up_feed(struct rig *r, const char *feed);
+static int rig_up(struct rig *r) { return rig_up_feed(r, "exchange = 10.9.0.1:5261\n"); }
+
+/* [feed.sse] holds FEED (its keys, one a line) */
+static int rig_up_feed(struct rig *r, const char *feed)
 {
 	char text[PATH_MAX + 512], err[256];
 	struct toed_diag *d = malloc(sizeof *d);
@@ -93,8 +97,8 @@ static int rig_up(struct rig *r)
 	snprintf(text, sizeof text,
 		 "[source]\ntype = af_xdp\ninterface = lo\n"
 		 "[port]\nrole = tcp\nip = 10.0.0.5\nnetmask = 24\ngateway = 10.0.0.1\nmac = 02:00:00:00:00:05\n"
-		 "[feed.sse]\nexchange = 10.9.0.1:5261\n[tcp]\nconnections = 4\n[fast]\ntemplates = %s\n",
-		 g_tpl);
+		 "[feed.sse]\n%s[tcp]\nconnections = 4\n[fast]\ntemplates = %s\n",
+		 feed, g_tpl);
 	toed_diag_init(d);
 	int rc = toed_config_load_mem("/tmp/dp_tcp.conf", text, strlen(text), r->cfg, d);
 	if (rc)
@@ -357,6 +361,134 @@ static void test_connect(void)
 	rig_down(&r);
 }
 
+/* a peer on the subnet (PEER_IP + k) ARPs for us, then opens a connection to port 7000 from sport */
+#define PEER_IP 0x0a000009u
+static const uint8_t PEER_MAC[6] = { 2, 0, 0, 0, 0, 9 };
+static uint32_t peer_open(struct rig *r, uint32_t ip, uint16_t sport, uint64_t now, uint32_t *resets,
+			  uint32_t *others)
+{
+	struct pb_spec s;
+	uint8_t f[256];
+	size_t n;
+	uint32_t syn_ack = 0;
+	pb_init(&s);
+	memcpy(s.dst_mac, OUR_MAC, 6);
+	memcpy(s.src_mac, PEER_MAC, 6);
+	s.arp_op = 1;
+	memcpy(s.arp_sha, PEER_MAC, 6);
+	s.arp_spa = ip;
+	s.arp_tpa = OUR_IP;
+	n = pb_arp(f, sizeof f, &s);
+	frame_in(r, f, n, now);
+	r->src.n = 0;
+	pb_init(&s);
+	memcpy(s.dst_mac, OUR_MAC, 6);
+	memcpy(s.src_mac, PEER_MAC, 6);
+	s.saddr = ip;
+	s.daddr = OUR_IP;
+	s.sport = sport;
+	s.dport = 7000;
+	s.seq = 9000;
+	s.tcp_flags = 0x02;
+	s.win = 65535;
+	n = pb_tcp(f, sizeof f, &s, NULL, 0);
+	frame_in(r, f, n, now);
+	pump(r, now, resets, others);
+	dp_tcp_flush(r->t, r->pipe, now);
+	CHECK_EQ(r->src.n, 1);
+	if (r->src.n >= 1) {
+		const uint8_t *p = r->src.frame[0];
+		CHECK_MEM(p, PEER_MAC, 6);
+		CHECK_EQ(p[34 + 13] & 0x17, 0x12); /* SYN-ACK */
+		syn_ack = be32(p + 34 + 4);
+	}
+	r->src.n = 0;
+	s.seq = 9001;
+	s.ack = syn_ack + 1;
+	s.tcp_flags = 0x10;
+	n = pb_tcp(f, sizeof f, &s, NULL, 0);
+	frame_in(r, f, n, now);
+	pump(r, now, resets, others);
+	dp_tcp_flush(r->t, r->pipe, now);
+	return syn_ack;
+}
+
+/* open = accept: toed listens, takes the exchange's connection, resets others, listens again after a close */
+static void test_accept(void)
+{
+	struct rig r;
+	uint32_t resets = 0, others = 0;
+	uint64_t now = 1000000000ull;
+	if (rig_up_feed(&r, "exchange = 10.0.0.9\nvendor = *:7000\nopen = accept\n") < 0)
+		return;
+	CHECK_EQ(r.t->nfeeds, 1);
+	CHECK_EQ(r.t->f[0].accept, 1);
+	CHECK(r.t->f[0].listener >= 0);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_LISTEN);
+	dp_tcp_tick(r.t, r.pipe, now);
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK_EQ(r.src.n, 0); /* no SYN, no ARP: it waits */
+	/* a stranger (10.0.0.8): its handshake completes in TCP, then toed resets it */
+	peer_open(&r, PEER_IP - 1, 4000, now, &resets, &others);
+	CHECK_EQ(r.t->st.accept_refused, 1);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_LISTEN);
+	CHECK_EQ(r.t->f[0].conn, -1);
+	CHECK_EQ(r.src.n, 1);
+	if (r.src.n >= 1)
+		CHECK_EQ(r.src.frame[0][34 + 13] & 0x04, 0x04); /* RST */
+	CHECK_EQ(resets, 0);
+	/* the exchange: accepted, the stream opens, its bytes reach the decoder */
+	uint32_t iss = peer_open(&r, PEER_IP, 4001, now, &resets, &others);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_UP);
+	CHECK(r.t->f[0].conn >= 0);
+	CHECK_EQ(r.t->st.established, 1);
+	CHECK_EQ(r.t->f[0].ups, 1);
+	CHECK_EQ(resets, 1); /* the OPEN */
+	struct pb_spec s;
+	uint8_t f[256];
+	size_t n;
+	static uint8_t junk[64];
+	pb_init(&s);
+	memcpy(s.dst_mac, OUR_MAC, 6);
+	memcpy(s.src_mac, PEER_MAC, 6);
+	s.saddr = PEER_IP;
+	s.daddr = OUR_IP;
+	s.sport = 4001;
+	s.dport = 7000;
+	s.seq = 9001;
+	s.ack = iss + 1;
+	s.tcp_flags = 0x18;
+	s.win = 65535;
+	n = pb_tcp(f, sizeof f, &s, junk, sizeof junk);
+	frame_in(&r, f, n, now);
+	pump(&r, now, &resets, &others);
+	dp_tcp_flush(r.t, r.pipe, now); /* its ACK */
+	CHECK_EQ(r.t->st.bytes_in, sizeof junk);
+	/* a second connection from the exchange while one is up: reset */
+	peer_open(&r, PEER_IP, 4002, now, &resets, &others);
+	CHECK_EQ(r.t->st.accept_refused, 2);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_UP);
+	/* the exchange resets: the stream closes, toed listens again (no reconnect) */
+	s.seq = 9001 + sizeof junk;
+	s.tcp_flags = 0x04;
+	n = pb_tcp(f, sizeof f, &s, NULL, 0);
+	frame_in(&r, f, n, now);
+	pump(&r, now, &resets, &others);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_LISTEN);
+	CHECK_EQ(r.t->f[0].conn, -1);
+	CHECK_EQ(r.pipe->sst[0].closes, 1);
+	r.src.n = 0;
+	now += 10 * DP_TCP_BACKOFF_MAX_NS;
+	dp_tcp_tick(r.t, r.pipe, now);
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK_EQ(r.src.n, 0);
+	/* and takes the next one */
+	peer_open(&r, PEER_IP, 4003, now, &resets, &others);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_UP);
+	CHECK_EQ(r.t->f[0].ups, 2);
+	rig_down(&r);
+}
+
 int main(void)
 {
 	char cwd[PATH_MAX - 64];
@@ -367,5 +499,6 @@ int main(void)
 		return test_skip("dp_tcp", "run from the repository root (conf/templates needed)");
 	test_arp_icmp();
 	test_connect();
+	test_accept();
 	return test_done("dp_tcp");
 }

@@ -1,0 +1,152 @@
+#!/bin/sh
+# bench_e2e_tcp.sh - end-to-end latency through toed's own TCP connection (role = tcp) beside Linux's recv().
+#
+# Run by tests/bench/run.sh (`make bench`); prints human lines and RESULT {json} lines.
+# Three namespaces (lib_netns.sh), offloads off on every veth:
+#
+#   exchange ex0 10.32.0.1/24 <-> ve0 10.32.0.2 (Linux vendor host: toe-sockrx --connect, kernel TCP, recv())
+#            ex1 10.32.1.1/24 <-> tt0 (toed, [port] role = tcp, ip 10.32.1.5, AF_XDP native copy mode)
+#
+# Two toe-feedsim --listen run at the same time, same seed and rate (E2E_TCP_RATE records/s, default 10000),
+# one per receiver: toed connects to its own (its general TOE holds the connection, its data plane
+# busy-polls on CPU 1) and toe-verify reads its ring in toe_wait() (the library's default wait, not pinned),
+# checking every record against the truth; toe-sockrx reads the other with a blocking recv() (not pinned).
+# Latency is one-way per STEP message, from the simulator's send() (its send log) to the reader's read.
+# The mirror path's figures are bench_e2e.sh's (same make bench, not the same run). The ratio printed is
+# Linux recv / toed of this run. Trust p50/p90; the tail is mostly the shared machine's scheduler.
+# Exit 0 done, 77 skipped (no root / namespaces / XDP), 1 a wrong record or a setup failure.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+
+. "$(dirname "$0")/../integration/lib_script.sh"
+TEMPLATES=$root/conf/templates/sse-l2-3201-5801.xml
+TOED=${TOED:-$BUILD/bin/toed}
+TOECTL=$BUILD/bin/toectl
+FEEDSIM=$BUILD/bin/toe-feedsim
+SOCKRX=$BUILD/bin/toe-sockrx
+VERIFY=$BUILD/bin/toe-verify
+STEER=$BUILD/bpf/toe_steer.bpf.o
+RATE=${E2E_TCP_RATE:-10000}
+RECORDS=${E2E_TCP_RECORDS:-50000}
+
+script_needs_root
+script_needs_tools ip tc ethtool timeout
+script_needs_python
+[ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] || skip "needs 2 CPUs (a busy-polling data plane and a reader)"
+script_needs_built "$TOED" "$TOECTL" "$FEEDSIM" "$SOCKRX" "$VERIFY" "$STEER"
+
+script_workdir toe-bench-e2e-tcp
+chmod 755 "$WORK"
+fail() {
+	echo "FAILED: $*"
+	[ -f "$WORK/toed.log" ] && tail -n 10 "$WORK/toed.log"
+	exit 1
+}
+
+NS_EX=toebtex$$ NS_VE=toebtve$$ NS_MI=toebttd$$
+script_netns netns_add "$NS_EX" "$NS_VE" "$NS_MI"
+script_netns netns_veth "$NS_EX" ex0 "$NS_VE" ve0
+script_netns netns_veth "$NS_EX" ex1 "$NS_MI" tt0
+ip -n "$NS_EX" addr add 10.32.0.1/24 dev ex0 && ip -n "$NS_VE" addr add 10.32.0.2/24 dev ve0 &&
+	ip -n "$NS_EX" addr add 10.32.1.1/24 dev ex1 || fail "cannot address the veths"
+. "$root/tests/integration/lib_e2e.sh"
+
+PORT_T=9401 PORT_L=9402
+cat >"$WORK/toed.conf" <<EOF
+[source]
+type = af_xdp
+interface = tt0
+xdp_mode = native
+
+[port]
+role = tcp
+ip = 10.32.1.5
+netmask = 24
+
+[feed.sse]
+exchange = 10.32.1.1:$PORT_T
+
+[tcp]
+connections = 4
+window = 1M
+
+[fast]
+templates = $TEMPLATES
+
+[shm]
+hugepages = off
+socket = $SOCK
+
+[dataplane]
+cpu = 1
+busy_poll = yes
+
+[log]
+target = stderr
+level = info
+EOF
+: >"$WORK/toed.log"
+ip netns exec "$NS_MI" "$TOED" -c "$WORK/toed.conf" --foreground --bpf-object "$STEER" >>"$WORK/toed.log" 2>&1 &
+TOED_PID=$!
+if ! wait_for "$WORK/toed.log" 'notice: ready' 15; then
+	kill -0 "$TOED_PID" 2>/dev/null || skip "toed (role = tcp, AF_XDP) cannot start here: $(tail -n 2 "$WORK/toed.log")"
+	fail "toed did not become ready"
+fi
+
+echo "== latency through toed's own connection: $RECORDS records at $RATE records/s, send() -> reader's read"
+echo "placement: toed data plane busy-polling on CPU 1 (AF_XDP native copy mode, role = tcp); toe-verify in"
+echo "           toe_wait() (default), toe-sockrx in a blocking recv() and both simulators not pinned;"
+echo "           machine: $(nproc) CPUs, $(uname -r); uptime: $(uptime)"
+w=$WORK/lat
+"$VERIFY" --templates "$TEMPLATES" --socket "$SOCK" --expect "$RECORDS" --seed 41 --sendlog "$w.t.sendlog" \
+	--latency-out "$w.toed.lat" --ready "$w.ready" --timeout 90 --label e2e-toed-tcp-wait \
+	>"$w.verify.out" 2>"$w.verify.err" &
+p_v=$!
+pids="$pids $p_v"
+_i=0
+while [ ! -e "$w.ready" ] && [ $_i -lt 200 ]; do
+	sleep 0.05
+	_i=$((_i + 1))
+done
+[ -e "$w.ready" ] || fail "toe-verify did not subscribe: $(cat "$w.verify.err")"
+ip netns exec "$NS_EX" timeout 90 "$FEEDSIM" --templates "$TEMPLATES" --listen "10.32.1.1:$PORT_T" \
+	--records "$RECORDS" --seed 41 --rate "$RATE" --sendlog "$w.t.sendlog" --wait-ms 30000 2>"$w.fs_t.err" &
+p_ft=$!
+ip netns exec "$NS_EX" timeout 90 "$FEEDSIM" --templates "$TEMPLATES" --listen "10.32.0.1:$PORT_L" \
+	--records "$RECORDS" --seed 41 --rate "$RATE" --sendlog "$w.l.sendlog" --wait-ms 30000 2>"$w.fs_l.err" &
+p_fl=$!
+ip netns exec "$NS_VE" timeout 90 "$SOCKRX" --templates "$TEMPLATES" --connect "10.32.0.1:$PORT_L" \
+	--sendlog "$w.l.sendlog" --latency-out "$w.sockrx.lat" --wait-ms 30000 --label e2e-tcp-sockrx-recv \
+	>"$w.sockrx.out" 2>"$w.sockrx.err" &
+p_r=$!
+pids="$pids $p_ft $p_fl $p_r"
+wait "$p_ft" || fail "toe-feedsim (toed's): $(cat "$w.fs_t.err")"
+wait "$p_fl" || fail "toe-feedsim (Linux's): $(cat "$w.fs_l.err")"
+wait "$p_r" || fail "toe-sockrx: $(cat "$w.sockrx.err")"
+wait "$p_v" || fail "toe-verify: $(head -n 20 "$w.verify.err"; cat "$w.verify.out")"
+[ "$(vget "$w.verify.out" matched)" = "$RECORDS" ] ||
+	fail "toed's client got $(vget "$w.verify.out" matched) of $RECORDS records exact: $(cat "$w.verify.out")"
+grep -h '^toe-verify: .*latency' "$w.verify.err"
+grep -h '^toe-sockrx: .*latency' "$w.sockrx.err"
+grep -h '^RESULT ' "$w.verify.out" "$w.sockrx.err"
+grep -h '^RESULT ' "$w.verify.out" "$w.sockrx.err" | sed 's/^RESULT //' >"$WORK/lat.jsonl"
+"$PY" - "$WORK/lat.jsonl" <<'EOF' || fail "ratio"
+import json, sys
+res = {}
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    res[d.get("name")] = d
+b, t = res.get("e2e-tcp-sockrx-recv"), res.get("e2e-toed-tcp-wait")
+if not b or not t:
+    sys.exit("missing results: %s" % sorted(res))
+out = {"name": "e2e-ratio-tcp-sockrx-recv-vs-toed-tcp-wait", "unit": "x", "same_run": True}
+for k in ("p50", "p90", "p99"):
+    out[k] = round(b[k] / t[k], 2) if t.get(k) else None
+print("Linux recv / toed's own connection, same run: p50 %.2fx, p90 %.2fx, p99 %.2fx" %
+      (out["p50"] or 0, out["p90"] or 0, out["p99"] or 0))
+print("RESULT " + json.dumps(out, separators=(",", ":")))
+EOF
+"$TOECTL" -s "$SOCK" stats --json >"$WORK/s.json" || fail "toectl stats"
+echo "toed's connection: $(jget "$WORK/s.json" "d['tcp_connections'][0]['bytes_in']") bytes in, $(jget "$WORK/s.json" "d['tcp_connections'][0]['acks_out']") ACKs out; uptime after: $(uptime)"
+e2e_stop_toed
+exit 0
