@@ -139,7 +139,7 @@ static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 	uint32_t w[SCAN_WORDS], sum;
 
 	mt[0] = 0;
-	if (avail < 40 || q[1] != '=' || q[2] != 'S' || q[3] != 'T' || q[4] != 'E' || q[5] != 'P' || q[6] != '.')
+	if (avail < 40 || memcmp(q, "8=STEP.", 7) != 0)
 		return 0;
 	k = find_soh(q, 7, 7 + STEP_MAX_VER + 1);
 	if (k == 7 + STEP_MAX_VER + 1 || q[k + 1] != '9' || q[k + 2] != '=')
@@ -170,27 +170,29 @@ static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 #endif
 		sum = scan_scalar(q, t, w);
 	k = h;
-	for (nfields = 0; nfields < STEP_MAX_BODY / 4 + 1; nfields++) {
-		uint32_t tag = 0, t0 = k;
-		if (k >= t)
-			break;
-		if (k + 2 < t && IS_DIGIT(q[k]) && IS_DIGIT(q[k + 1]) && q[k + 2] == '=') {
+	for (nfields = 0; nfields < STEP_MAX_BODY / 4 + 1 && k < t; nfields++) {
+		uint32_t tag;
+		uint8_t c0 = q[k], c1 = q[k + 1]; /* k + 2 < t + 7 <= avail */
+		if (IS_DIGIT(c0) && IS_DIGIT(c1) && q[k + 2] == '=' && k + 2 < t) {
 			/* the usual two-digit tag: what the loop below finds */
-			tag = (uint32_t)(q[k] - '0') * 10 + (uint32_t)(q[k + 1] - '0');
-			k += 2;
-		}
-		for (j = 0; j < 10; j++) {
-			uint8_t c = q[k];
-			if (k >= t || !IS_DIGIT(c))
-				break;
-			if (tag >= 100000000u)
+			tag = (uint32_t)(c0 - '0') * 10 + (uint32_t)(c1 - '0');
+			k += 3;
+		} else {
+			uint32_t t0 = k;
+			tag = 0;
+			for (j = 0; j < 10; j++) {
+				uint8_t c = q[k];
+				if (k >= t || !IS_DIGIT(c))
+					break;
+				if (tag >= 100000000u)
+					return 0;
+				tag = tag * 10 + (uint32_t)(c - '0');
+				k++;
+			}
+			if (k == t0 || k >= t || q[k] != '=')
 				return 0;
-			tag = tag * 10 + (uint32_t)(c - '0');
 			k++;
 		}
-		if (k == t0 || k >= t || q[k] != '=')
-			return 0;
-		k++;
 		if (tag == 96) {
 			if (!have95 || have96 || dl + 1 > t - k || q[k + dl] != SOH)
 				return 0;
@@ -201,20 +203,21 @@ static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 		}
 		soh = mask_soh(w, k, t);
 		if (soh == t || soh == k)
-			return 0;
-		if (tag == 35) {
-			for (j = 0; j < STEP_MAX_MSGTYPE; j++) {
-				if (k + j >= soh)
-					break;
-				mt[j] = (char)q[k + j];
-			}
-			mt[j] = 0;
-		} else if (tag == 34 || tag == 95) {
+			return 0; /* value empty or running past the body */
+		switch (tag) {
+		case 35: {
+			uint32_t n = soh - k < STEP_MAX_MSGTYPE ? soh - k : STEP_MAX_MSGTYPE;
+			memcpy(mt, q + k, n);
+			mt[n] = 0;
+			break;
+		}
+		case 34:
+		case 95: {
 			uint64_t x = 0;
 			if (soh - k > (tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG))
 				return 0;
-			for (j = 0; k + j < soh; j++) {
-				uint8_t c = q[k + j];
+			for (j = k; j < soh; j++) {
+				uint8_t c = q[j];
 				if (!IS_DIGIT(c))
 					return 0;
 				x = x * 10 + (uint64_t)(c - '0');
@@ -227,8 +230,12 @@ static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 				dl = (uint32_t)x;
 				have95 = 1;
 			}
-		} else if (tag == 10) {
+			break;
+		}
+		case 10:
 			return 0;
+		default:
+			break;
 		}
 		k = soh + 1;
 	}
