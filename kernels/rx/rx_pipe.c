@@ -264,9 +264,9 @@ int rx_init_decode(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fas
 
 static void stream_line(const struct rx_pipe *p, uint32_t sid, uint32_t *g, uint32_t *line);
 
-static void out_clear(struct rx_out *out, uint8_t kind, uint32_t sid, uint64_t rx_ns)
+/* Every field of an entry but its tick record. */
+static void out_head(struct rx_out *out, uint8_t kind, uint32_t sid)
 {
-	uint32_t i;
 	out->kind = kind;
 	out->reason = 0;
 	out->stream = (uint16_t)sid;
@@ -276,6 +276,12 @@ static void out_clear(struct rx_out *out, uint8_t kind, uint32_t sid, uint64_t r
 	out->len = 0;
 	out->rec = 0;
 	out->data = 0;
+}
+
+static void out_clear(struct rx_out *out, uint8_t kind, uint32_t sid, uint64_t rx_ns)
+{
+	uint32_t i;
+	out_head(out, kind, sid);
 	/* the whole record: every byte a client may read is defined */
 	for (i = 0; i < TOE_RECORD_SIZE; i++)
 		out->tick.bytes[i] = 0;
@@ -550,7 +556,14 @@ static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 		if (ev == FS_RECORD) {
 			int t = TOE_REC_NONE;
 			uint32_t warn = fs->rec.warn;
-			out_clear(out, RX_OUT_RECORD, sid, p->now);
+#ifdef TOE_CPU_DECODER
+			if (fx && p->fastx->tick_type > 0) {
+				/* the decoder's tick overwrites every byte: no clearing first */
+				out_head(out, RX_OUT_RECORD, sid);
+				out->tick = p->fastx->tick;
+			} else
+#endif
+				out_clear(out, RX_OUT_RECORD, sid, p->now);
 			out->msg_seq = fs->msg_seq;
 			out->offset = fs->data_offset;
 			out->rec = &fs->rec;
@@ -559,9 +572,7 @@ static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 				t = p->fastx->tick_type;
 				warn = p->fastx->warn;
 				if (!p->fastx->used_fallback)
-					out->rec = 0;
-				if (t > 0)
-					out->tick = p->fastx->tick;
+					out->rec = 0; /* its tick (t > 0) was copied above */
 			} else
 #endif
 			if (!(p->cfg.flags & RX_CFG_NO_TICK))
@@ -769,8 +780,9 @@ int rx_drain(struct rx_pipe *p, struct rx_out *out)
 			out->data = p->tap_data;
 			return 1;
 		}
-		/* a record's sequence events, then the record they preceded */
-		if (seq_entry(p, out))
+		/* a record's sequence events, then the record they preceded
+		 * (the length test first: no call per record when none wait) */
+		if (seq_queue_len(&p->sq) != 0 && seq_entry(p, out))
 			return 1;
 		if (p->held) {
 			p->held = 0;

@@ -28,7 +28,9 @@
  * wall time would count other processes' slices.
  * Throughput is in Gb/s of TCP payload (the stream bytes) and Mpps. Every run
  * must decode every record of the feed, else the benchmark fails.
- * BENCH_RECORDS / BENCH_REPS override the size. The issue's target: 10 Gb/s
+ * BENCH_RECORDS / BENCH_REPS override the size; BENCH_RX_ONLY=name runs only
+ * the variants of that exact name (comma-separated list), e.g. to count
+ * instructions per decoder under callgrind. The issue's target: 10 Gb/s
  * on one core.
  */
 #include <stdio.h>
@@ -64,6 +66,22 @@ static volatile uint64_t sink;
 
 static uint32_t RECORDS = 500000u;
 static int REPS = REPS_DEFAULT;
+
+/* Whether name is one of the comma-separated names in list. */
+static int bench_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == n && strncmp(p, name, n) == 0)
+			return 1;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return 0;
+}
 
 static void add(struct capture *c, size_t *used, const uint8_t *fr, size_t len)
 {
@@ -352,10 +370,16 @@ int main(void)
 	if (!xp)
 		return 1;
 	const int nv = (int)(sizeof v / sizeof v[0]);
+	const char *only = getenv("BENCH_RX_ONLY");
+	int skip[sizeof v / sizeof v[0]] = {0};
+	for (int i = 0; i < nv; i++)
+		skip[i] = only && !bench_listed(only, v[i].name);
 	for (int r = 0; r < REPS; r++) {
 		for (int i = 0; i < nv; i++) {
 			uint64_t n, want;
 			double t0;
+			if (skip[i])
+				continue;
 			if (v[i].net_only) {
 				net_stats_init(&nst);
 				if (mtoe_init(&mt, &v[i].cfg->mtoe, mbuf, mlen) != MTOE_OK)
@@ -391,6 +415,8 @@ int main(void)
 	printf("%-18s %10s %10s %10s %10s %12s\n", "variant", "Gb/s best", "Gb/s p50", "Mpps p50", "ns/seg p50",
 	       "Mrec/s p50");
 	for (int i = 0; i < nv; i++) {
+		if (skip[i])
+			continue;
 		bench_sort(v[i].t, REPS);
 		double best = v[i].t[0], med = v[i].t[REPS / 2];
 		double gb = v[i].c->payload * 8.0 / 1e9;

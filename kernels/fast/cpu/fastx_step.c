@@ -2,9 +2,11 @@
  *
  * The common case, a whole message at the start of the chunk while the
  * deframer is between messages (state S_HUNT, nothing buffered, nothing
- * pending), is parsed here straight from the caller's bytes: SOH bytes are
- * found with memchr (SIMD in glibc), the checksum is summed 32 bytes at a
- * time with AVX2 SAD (psadbw) where the CPU has it, and the 96= data is not
+ * pending), is parsed here straight from the caller's bytes: one pass over
+ * the message (32 bytes a step with AVX2 where the CPU has it) makes a
+ * bitmap of its SOH bytes and the checksum's byte sum (SAD, psadbw), the
+ * fields are then walked with a count-trailing-zeros per SOH (tags of two
+ * digits read directly), and the 96= data is not
  * copied: msg.data points into the chunk, which fast_stream keeps valid
  * while it decodes the message. The rules are exactly those of the
  * reference's step_fast() (kernels/fast/step_deframe.c), and the deframer's
@@ -28,59 +30,103 @@
 #define STEP_MAX_SEQ_DIG 19
 #define IS_DIGIT(c) ((uint8_t)((c) - '0') < 10u)
 
-static uint32_t sum_scalar(const uint8_t *p, uint32_t n)
-{
-	uint32_t s = 0, i = 0;
-	uint64_t acc = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-		memcpy(&w, p + i, 8);
-		acc += (w & 0x00ff00ff00ff00ffull) + (w >> 8 & 0x00ff00ff00ff00ffull);
-		if ((i & 1023) == 1016) { /* fold before a 16-bit lane can carry */
-			s += (uint32_t)(acc & 0xffff) + (uint32_t)(acc >> 16 & 0xffff) + (uint32_t)(acc >> 32 & 0xffff) +
-			     (uint32_t)(acc >> 48);
-			acc = 0;
-		}
-	}
-	s += (uint32_t)(acc & 0xffff) + (uint32_t)(acc >> 16 & 0xffff) + (uint32_t)(acc >> 32 & 0xffff) +
-	     (uint32_t)(acc >> 48);
-	for (; i < n; i++)
-		s += p[i];
-	return s;
-}
-
-#if defined(__x86_64__)
-__attribute__((target("avx2"))) static uint32_t sum_avx2(const uint8_t *p, uint32_t n)
-{
-	__m256i acc = _mm256_setzero_si256(), z = _mm256_setzero_si256();
-	uint32_t i = 0, s;
-	for (; i + 32 <= n; i += 32)
-		acc = _mm256_add_epi64(acc, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(p + i)), z));
-	s = (uint32_t)(_mm256_extract_epi64(acc, 0) + _mm256_extract_epi64(acc, 1) + _mm256_extract_epi64(acc, 2) +
-		       _mm256_extract_epi64(acc, 3));
-	for (; i < n; i++)
-		s += p[i];
-	return s;
-}
-#endif
-
-static uint32_t sum_bytes(const uint8_t *p, uint32_t n)
-{
-#if defined(__x86_64__)
-	if (fastx_isa_get() >= FASTX_ISA_AVX2)
-		return sum_avx2(p, n);
-#endif
-	return sum_scalar(p, n);
-}
-
-/* First SOH in p[k..end), or end. */
+/* First SOH in p[k..end), or end; p[k..k+8) must be readable for every
+ * k < end (bulk's callers have the 7-byte trailer after the body). Fields
+ * are short (a dozen bytes): a word at a time inline beats a memchr call. */
 static inline uint32_t find_soh(const uint8_t *p, uint32_t k, uint32_t end)
 {
-	const uint8_t *f;
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	while (k < end) {
+		uint64_t x, z;
+		memcpy(&x, p + k, 8);
+		x ^= ones; /* SOH bytes become 0 */
+		z = (x - ones) & ~x & highs; /* the lowest set bit marks the first */
+		if (z) {
+			k += (uint32_t)__builtin_ctzll(z) >> 3;
+			return k < end ? k : end;
+		}
+		k += 8;
+	}
+	return end;
+}
+
+/* One pass over q[0..t), the message up to its trailer: SOH positions as
+ * a bitmap (bit i % 32 of w[i / 32]) and the byte sum the checksum wants.
+ * The field walk then finds each SOH with a count-trailing-zeros instead of
+ * a search per field. w has room for (t + 31) / 32 words. */
+#define SCAN_WORDS ((7 + STEP_MAX_VER + 1 + 2 + STEP_MAX_LEN_DIG + 1 + STEP_MAX_BODY + 31) / 32 + 1)
+
+static uint32_t scan_scalar(const uint8_t *q, uint32_t t, uint32_t *w)
+{
+	uint32_t i, s = 0, m = 0;
+	for (i = 0; i < t; i++) {
+		s += q[i];
+		m |= (uint32_t)(q[i] == SOH) << (i & 31);
+		if ((i & 31) == 31) {
+			w[i >> 5] = m;
+			m = 0;
+		}
+	}
+	if (t & 31)
+		w[t >> 5] = m;
+	return s;
+}
+
+#if defined(__x86_64__)
+/* 32 bytes of 0xff then 32 of 0: loading 32 bytes at keep_lo + 32 - r keeps
+ * the first r bytes of a vector. */
+static const uint8_t keep_lo[64] = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
+/* avail: readable bytes at q (>= t); the last vector is read whole when it
+ * fits in them, else from a zero-padded copy. */
+__attribute__((target("avx2"))) static uint32_t scan_avx2(const uint8_t *q, uint32_t t, uint32_t avail,
+							    uint32_t *w)
+{
+	const __m256i soh = _mm256_set1_epi8(SOH), z = _mm256_setzero_si256();
+	__m256i acc = z;
+	uint32_t i;
+	for (i = 0; i + 32 <= t; i += 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(q + i));
+		w[i >> 5] = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, soh));
+		acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, z));
+	}
+	if (i < t) {
+		uint32_t r = t - i;
+		__m256i v;
+		if (i + 32 <= avail) {
+			v = _mm256_loadu_si256((const __m256i *)(q + i));
+		} else {
+			uint8_t tmp[32] = {0};
+			memcpy(tmp, q + i, r);
+			v = _mm256_loadu_si256((const __m256i *)tmp);
+		}
+		v = _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(keep_lo + 32 - r)));
+		w[i >> 5] = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, soh));
+		acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, z));
+	}
+	return (uint32_t)(_mm256_extract_epi64(acc, 0) + _mm256_extract_epi64(acc, 1) + _mm256_extract_epi64(acc, 2) +
+			  _mm256_extract_epi64(acc, 3));
+}
+#endif
+
+/* First SOH in [k, end) by the bitmap, or end; end <= t. */
+static inline uint32_t mask_soh(const uint32_t *w, uint32_t k, uint32_t end)
+{
+	uint32_t wi = k >> 5, m, r;
 	if (k >= end)
 		return end;
-	f = memchr(p + k, SOH, end - k);
-	return f ? (uint32_t)(f - p) : end;
+	m = w[wi] & (~0u << (k & 31));
+	while (m == 0) {
+		wi++;
+		if (wi * 32 >= end)
+			return end;
+		m = w[wi];
+	}
+	r = wi * 32 + (uint32_t)__builtin_ctz(m);
+	return r < end ? r : end;
 }
 
 /* step_fast()'s rules on q[0..avail), q[0] == '8'; 0 when not taken. */
@@ -90,9 +136,10 @@ static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 	uint64_t seq = 0;
 	const uint8_t *data = q;
 	char mt[STEP_MAX_MSGTYPE + 1];
+	uint32_t w[SCAN_WORDS], sum;
 
 	mt[0] = 0;
-	if (avail < 40 || q[1] != '=' || q[2] != 'S' || q[3] != 'T' || q[4] != 'E' || q[5] != 'P' || q[6] != '.')
+	if (avail < 40 || memcmp(q, "8=STEP.", 7) != 0)
 		return 0;
 	k = find_soh(q, 7, 7 + STEP_MAX_VER + 1);
 	if (k == 7 + STEP_MAX_VER + 1 || q[k + 1] != '9' || q[k + 2] != '=')
@@ -116,23 +163,36 @@ static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 	    !IS_DIGIT(q[t + 5]) || q[t + 6] != SOH)
 		return 0;
 	ck = (uint32_t)(q[t + 3] - '0') * 100 + (uint32_t)(q[t + 4] - '0') * 10 + (uint32_t)(q[t + 5] - '0');
+#if defined(__x86_64__)
+	if (fastx_isa_get() >= FASTX_ISA_AVX2)
+		sum = scan_avx2(q, t, avail, w);
+	else
+#endif
+		sum = scan_scalar(q, t, w);
 	k = h;
-	for (nfields = 0; nfields < STEP_MAX_BODY / 4 + 1; nfields++) {
-		uint32_t tag = 0, t0 = k;
-		if (k >= t)
-			break;
-		for (j = 0; j < 10; j++) {
-			uint8_t c = q[k];
-			if (k >= t || !IS_DIGIT(c))
-				break;
-			if (tag >= 100000000u)
+	for (nfields = 0; nfields < STEP_MAX_BODY / 4 + 1 && k < t; nfields++) {
+		uint32_t tag;
+		uint8_t c0 = q[k], c1 = q[k + 1]; /* k + 2 < t + 7 <= avail */
+		if (IS_DIGIT(c0) && IS_DIGIT(c1) && q[k + 2] == '=' && k + 2 < t) {
+			/* the usual two-digit tag: what the loop below finds */
+			tag = (uint32_t)(c0 - '0') * 10 + (uint32_t)(c1 - '0');
+			k += 3;
+		} else {
+			uint32_t t0 = k;
+			tag = 0;
+			for (j = 0; j < 10; j++) {
+				uint8_t c = q[k];
+				if (k >= t || !IS_DIGIT(c))
+					break;
+				if (tag >= 100000000u)
+					return 0;
+				tag = tag * 10 + (uint32_t)(c - '0');
+				k++;
+			}
+			if (k == t0 || k >= t || q[k] != '=')
 				return 0;
-			tag = tag * 10 + (uint32_t)(c - '0');
 			k++;
 		}
-		if (k == t0 || k >= t || q[k] != '=')
-			return 0;
-		k++;
 		if (tag == 96) {
 			if (!have95 || have96 || dl + 1 > t - k || q[k + dl] != SOH)
 				return 0;
@@ -141,22 +201,23 @@ static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 			have96 = 1;
 			continue;
 		}
-		soh = find_soh(q, k, t);
+		soh = mask_soh(w, k, t);
 		if (soh == t || soh == k)
-			return 0;
-		if (tag == 35) {
-			for (j = 0; j < STEP_MAX_MSGTYPE; j++) {
-				if (k + j >= soh)
-					break;
-				mt[j] = (char)q[k + j];
-			}
-			mt[j] = 0;
-		} else if (tag == 34 || tag == 95) {
+			return 0; /* value empty or running past the body */
+		switch (tag) {
+		case 35: {
+			uint32_t n = soh - k < STEP_MAX_MSGTYPE ? soh - k : STEP_MAX_MSGTYPE;
+			memcpy(mt, q + k, n);
+			mt[n] = 0;
+			break;
+		}
+		case 34:
+		case 95: {
 			uint64_t x = 0;
 			if (soh - k > (tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG))
 				return 0;
-			for (j = 0; k + j < soh; j++) {
-				uint8_t c = q[k + j];
+			for (j = k; j < soh; j++) {
+				uint8_t c = q[j];
 				if (!IS_DIGIT(c))
 					return 0;
 				x = x * 10 + (uint64_t)(c - '0');
@@ -169,12 +230,16 @@ static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 				dl = (uint32_t)x;
 				have95 = 1;
 			}
-		} else if (tag == 10) {
+			break;
+		}
+		case 10:
 			return 0;
+		default:
+			break;
 		}
 		k = soh + 1;
 	}
-	if ((have95 && !have96) || (sum_bytes(q, t) & 0xffu) != ck)
+	if ((have95 && !have96) || (sum & 0xffu) != ck)
 		return 0;
 	/* accepted: what step_fast + step_run leave behind */
 	memcpy(s->msg.msgtype, mt, sizeof mt);
