@@ -264,8 +264,11 @@ static void check_port_source(struct ctx *x, int i)
 	if (i == 0) {
 		static const int pk[] = { TOED_K_PORT_INTERFACE, TOED_K_PORT_QUEUE };
 		static const int sk[] = { TOED_K_SOURCE_INTERFACE, TOED_K_SOURCE_QUEUE };
+		/* the same value in both places (a file written back spells out every key) is no conflict */
+		int differs[2] = { p->interface[0] && strcmp(p->interface, c->source.interface) != 0,
+				   p->queue_set && p->queue != c->source.queue };
 		for (size_t k = 0; k < 2; k++)
-			if (kline(x, S_PORT, 0, pk[k]) && kline(x, S_SOURCE, 0, sk[k]))
+			if (differs[k] && kline(x, S_PORT, 0, pk[k]) && kline(x, S_SOURCE, 0, sk[k]))
 				key_msg(x, TOED_DIAG_ERROR, S_PORT, 0, pk[k], 0,
 					"[source] %s is set too (line %u): port 0's %s is given in one place",
 					conf_keys[sk[k]].name, kline(x, S_SOURCE, 0, sk[k]), conf_keys[pk[k]].name);

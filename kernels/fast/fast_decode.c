@@ -6,6 +6,7 @@
  * frames instead of recursion. Section numbers refer to the FAST 1.1 spec.
  */
 #include "fast_decode.h"
+#include "fast_int_exact.h"
 
 /* Input cursor. */
 struct cur {
@@ -95,81 +96,13 @@ static inline int pmap_extra(const struct pmap *pm)
 	return (pm->hi | pm->lo) != 0;
 }
 
-/* Integer decoding (§10.6.1). The wire value is up to 70 bits; it is kept
- * as hi:lo (hi holds the bits above 64, sign-extended) so that range checks
- * and the nullable -1 are exact for every type, including the nullable
- * uInt64 / int64 values that need 65 bits on the wire. */
-enum { IT_I32, IT_U32, IT_I64, IT_U64 };
+/* Integer decoding (§10.6.1): the exact decoder is fast_int_exact.h, shared
+ * with the CPU fast decoder; read_int below takes the common short case. */
+enum { IT_I32 = FAST_IT_I32, IT_U32 = FAST_IT_U32, IT_I64 = FAST_IT_I64, IT_U64 = FAST_IT_U64 };
 
 static int read_int_exact(struct ctx *x, uint32_t type, uint32_t nullable, int64_t *out, uint32_t *present)
 {
-	const uint32_t maxb = (type == IT_I32 || type == IT_U32) ? 5 : 10;
-	const uint32_t is_signed = (type == IT_I32 || type == IT_I64);
-	uint64_t lo = 0;
-	uint32_t hi = 0, neg = 0, i, n = 0;
-	uint8_t first = 0, second = 0;
-
-	for (i = 0; i < 10; i++) {
-		uint8_t b;
-		if (i >= maxb)
-			return FAST_E_NO_STOP_BIT;
-		if (x->c.pos >= x->c.len)
-			return FAST_E_TRUNCATED;
-		b = x->c.b[x->c.pos++];
-		if (i == 0) {
-			first = b;
-			if (is_signed && (b & 0x40)) {
-				neg = 1;
-				lo = ~(uint64_t)0;
-				hi = 0xffffffffu;
-			}
-		} else if (i == 1) {
-			second = b;
-		}
-		hi = (hi << 7) | (uint32_t)(lo >> 57);
-		lo = (lo << 7) | (b & 0x7f);
-		n = i + 1;
-		if (b & 0x80)
-			break;
-	}
-	if (n == 0 || !(x->c.b[x->c.pos - 1] & 0x80))
-		return FAST_E_NO_STOP_BIT;
-
-	/* R6: redundant leading byte */
-	if (n > 1) {
-		if (is_signed ? ((first == 0x00 && !(second & 0x40)) || (first == 0x7f && (second & 0x40)))
-			      : first == 0x00)
-			x->warn |= 1u << FAST_E_OVERLONG_INT;
-	}
-
-	if (nullable && !neg) {
-		if (hi == 0 && lo == 0) {
-			*present = 0;
-			*out = 0;
-			return FAST_OK;
-		}
-		if (lo == 0)
-			hi--;
-		lo--;
-	}
-	*present = 1;
-	if (neg) {
-		if (hi != 0xffffffffu || !(lo >> 63))
-			return FAST_E_RANGE;
-		if (type == IT_I32 && (int64_t)lo < -2147483648LL)
-			return FAST_E_RANGE;
-	} else {
-		if (hi != 0)
-			return FAST_E_RANGE;
-		if (type == IT_I64 && (lo >> 63))
-			return FAST_E_RANGE;
-		if (type == IT_I32 && lo > 2147483647ULL)
-			return FAST_E_RANGE;
-		if (type == IT_U32 && lo > 4294967295ULL)
-			return FAST_E_RANGE;
-	}
-	*out = (int64_t)lo;
-	return FAST_OK;
+	return fast_int_exact(x->c.b, x->c.len, &x->c.pos, &x->warn, type, nullable, out, present);
 }
 
 /* The common case: an encoding short enough that no type can overflow

@@ -66,6 +66,9 @@ static int put_section(size_t *o, const struct toed_config *c, int sec, int inst
 		const struct key *k = &conf_keys[i];
 		if (k->sec != sec)
 			continue;
+		/* port 0's queue falls back to [source] queue unless written: a 0 here would be a second one */
+		if (sec == S_PORT && k->id == TOED_K_PORT_QUEUE && !c->port[inst].queue_set)
+			continue;
 		conf_fmt_value(k, c, conf_sec_cbase(c, sec, inst), v, sizeof v);
 		if (!put(o, "%s = %s\n", k->name, v))
 			return 0;

@@ -721,6 +721,8 @@ static void test_ports(void)
 	    "place");
 	ERR("[source]\ntype = af_xdp\ninterface = eth0\nqueue = 1\n[port.0]\nqueue = 2\n", NO_SRC, 6,
 	    "[port.0] queue = 2: [source] queue is set too (line 4): port 0's queue is given in one place");
+	/* the same values in both places: what a written-back file says (fuzz_config) */
+	CLEAN("[source]\ntype = af_xdp\ninterface = eth0\nqueue = 1\n[port.0]\ninterface = eth0\nqueue = 1\n", NO_SRC);
 	ERR("[source]\ntype = af_xdp\ninterface = eth0\n[port.1]\ninterface = eth0\nqueue = 1\n", NO_SRC, 5,
 	    "[port.1] interface = eth0: already the interface of [port]: one interface feeds one port (each port's "
 	    "af_xdp source takes the whole interface)");

@@ -8,9 +8,10 @@
  *
  * What the common path does not take (integers longer than 4 / 8 bytes,
  * special string forms, presence maps longer than 8 bytes, fields that run
- * past the end of the input) goes to the exact readers below, which follow
- * the reference's read_int_exact / read_ascii_slow / read_pmap step by step
- * (same values, same warnings, same error and same cursor on error), so the
+ * past the end of the input) goes to the exact readers below: integers to
+ * the reference's own fast_int_exact (fast/fast_int_exact.h); strings and
+ * presence maps follow its read_ascii_slow / read_pmap step by step (same
+ * values, same warnings, same error and same cursor on error), so the
  * two decoders cannot disagree on the edge cases the vectors and the
  * differential fuzzer (tests/fuzz/fuzz_fastx_diff.c) probe.
  */
@@ -96,70 +97,7 @@ __attribute__((noinline)) static int x_pmap_exact(struct fx *c)
 __attribute__((noinline)) static int x_int_exact(struct fx *c, uint32_t type, uint32_t nullable, int64_t *out,
 						 uint32_t *present)
 {
-	const uint32_t maxb = (type == XT_I32 || type == XT_U32) ? 5 : 10;
-	const uint32_t is_signed = (type == XT_I32 || type == XT_I64);
-	uint64_t lo = 0;
-	uint32_t hi = 0, neg = 0, i, n = 0;
-	uint8_t first = 0, second = 0;
-
-	for (i = 0; i < 10; i++) {
-		uint8_t b;
-		if (i >= maxb)
-			return FAST_E_NO_STOP_BIT;
-		if (c->pos >= c->len)
-			return FAST_E_TRUNCATED;
-		b = c->b[c->pos++];
-		if (i == 0) {
-			first = b;
-			if (is_signed && (b & 0x40)) {
-				neg = 1;
-				lo = ~(uint64_t)0;
-				hi = 0xffffffffu;
-			}
-		} else if (i == 1) {
-			second = b;
-		}
-		hi = (hi << 7) | (uint32_t)(lo >> 57);
-		lo = (lo << 7) | (b & 0x7f);
-		n = i + 1;
-		if (b & 0x80)
-			break;
-	}
-	if (n == 0 || !(c->b[c->pos - 1] & 0x80))
-		return FAST_E_NO_STOP_BIT;
-	if (n > 1) {
-		if (is_signed ? ((first == 0x00 && !(second & 0x40)) || (first == 0x7f && (second & 0x40)))
-			      : first == 0x00)
-			c->warn |= 1u << FAST_E_OVERLONG_INT;
-	}
-	if (nullable && !neg) {
-		if (hi == 0 && lo == 0) {
-			*present = 0;
-			*out = 0;
-			return FAST_OK;
-		}
-		if (lo == 0)
-			hi--;
-		lo--;
-	}
-	*present = 1;
-	if (neg) {
-		if (hi != 0xffffffffu || !(lo >> 63))
-			return FAST_E_RANGE;
-		if (type == XT_I32 && (int64_t)lo < -2147483648LL)
-			return FAST_E_RANGE;
-	} else {
-		if (hi != 0)
-			return FAST_E_RANGE;
-		if (type == XT_I64 && (lo >> 63))
-			return FAST_E_RANGE;
-		if (type == XT_I32 && lo > 2147483647ULL)
-			return FAST_E_RANGE;
-		if (type == XT_U32 && lo > 4294967295ULL)
-			return FAST_E_RANGE;
-	}
-	*out = (int64_t)lo;
-	return FAST_OK;
+	return fast_int_exact(c->b, c->len, &c->pos, &c->warn, type, nullable, out, present);
 }
 
 /* dst gets the clean (7-bit) bytes. */
