@@ -273,21 +273,24 @@ static void conn_down(struct dp_tcp *t, struct rx_pipe *p, struct dp_tcp_feed *f
 		if (t->hooks.on_close)
 			t->hooks.on_close(t->hooks.arg, t, (uint32_t)(f - t->f));
 		pipe_event(p, f, MTOE_EV_CLOSE, reason, NULL, 0, ts_ns);
-		f->backoff_ns = DP_TCP_BACKOFF_MIN_NS;
+		if (!f->asked_close)
+			f->backoff_ns = DP_TCP_BACKOFF_MIN_NS;
 	}
 	if (f->accept) {
+		f->asked_close = 0;
 		log_info("data plane: feed %s: connection from %u.%u.%u.%u %s; listening on port %u", f->name,
 			 f->raddr >> 24, (f->raddr >> 16) & 255, (f->raddr >> 8) & 255, f->raddr & 255,
 			 ev->type == GTOE_EV_RESET ? "reset by the peer" : ev->type == GTOE_EV_ERROR ? "failed" : "closed",
 			 f->lport);
 		return;
 	}
-	if (was_up) {
+	if (was_up && !f->asked_close) {
 	} else {
 		f->backoff_ns = f->backoff_ns ? f->backoff_ns * 2 : DP_TCP_BACKOFF_MIN_NS;
 		if (f->backoff_ns > DP_TCP_BACKOFF_MAX_NS)
 			f->backoff_ns = DP_TCP_BACKOFF_MAX_NS;
 	}
+	f->asked_close = 0;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	f->next_try_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + f->backoff_ns;
@@ -468,4 +471,13 @@ int32_t dp_tcp_send(struct dp_tcp *t, uint32_t i, const uint8_t *data, uint32_t 
 	if (!t->g || i >= t->nfeeds || t->f[i].phase != DP_TCP_UP)
 		return -1;
 	return gtoe_send(t->g, t->f[i].conn, data, len);
+}
+
+int dp_tcp_close(struct dp_tcp *t, uint32_t i)
+{
+	if (!t->g || i >= t->nfeeds || t->f[i].phase != DP_TCP_UP)
+		return -1;
+	t->f[i].asked_close = 1;
+	gtoe_shutdown(t->g, t->f[i].conn);
+	return 0;
 }

@@ -80,6 +80,19 @@ struct dp_tcp_stats {
 #undef DP_TCP_FIELD_
 };
 
+/* The session layer's report on a feed (written by the hooks, dp/dp_sess.c; read by the snapshot). */
+#define DP_TCP_SESS_TEXT 64
+struct dp_tcp_sess {
+	uint32_t on;          /* the feed has a STEP session */
+	uint32_t state;       /* enum step_sess_state */
+	uint64_t logons, refusals, hb_missed, hb_timeouts, peer_logouts;
+	uint64_t out_heartbeats, out_test_requests, in_msgs;
+	uint64_t out_queued, out_dropped; /* bytes the TCP send buffer did not take at once / at all */
+	uint64_t closes;      /* connections the session closed (refusal, timeout, logout) */
+	uint64_t log_suppressed; /* event lines over the log's rate limit */
+	char last_logout[DP_TCP_SESS_TEXT]; /* the last refusal's or peer Logout's text */
+};
+
 /* One TCP feed of the port: its connection and reconnect state. */
 struct dp_tcp_feed {
 	char name[TOED_NAME_MAX]; /* the feed's, for the log */
@@ -98,6 +111,8 @@ struct dp_tcp_feed {
 	uint32_t last_down;   /* gtoe event type that ended the last connection (0 none) */
 	uint32_t last_reason; /* its reason (GTOE_ERR_*) */
 	struct gtoe_info last; /* the last established connection's report, taken as it ended */
+	uint32_t asked_close; /* dp_tcp_close() ended the connection: back off as after a failure */
+	struct dp_tcp_sess sess;
 };
 
 struct dp_tcp;
@@ -152,6 +167,11 @@ void dp_tcp_tick(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns);
 void dp_tcp_flush(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns);
 /* Bytes out on feed i's connection (index in t->f): bytes taken, -1 not up. */
 int32_t dp_tcp_send(struct dp_tcp *t, uint32_t i, const uint8_t *data, uint32_t len);
+
+/* Close feed i's connection after what was sent (FIN). The reconnect then
+ * backs off as after a failure (the session refused or gave up: hammering
+ * the exchange would not help). 0, or -1 when not up. */
+int dp_tcp_close(struct dp_tcp *t, uint32_t i);
 
 const char *dp_tcp_phase_name(uint32_t phase);
 
