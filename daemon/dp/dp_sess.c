@@ -34,6 +34,7 @@ int dp_sess_init(struct dp_sess *s, struct dp_tcp *t, const struct toed_config *
 		}
 		step_link_init(&s->f[i].l, &sc, s->utc_off_ms);
 		s->f[i].on = 1;
+		snprintf(s->f[i].password_file, sizeof s->f[i].password_file, "%s", fc->password_file);
 		t->f[i].sess.on = 1;
 		any = 1;
 	}
@@ -137,9 +138,18 @@ static void act(struct dp_sess *s, uint32_t i, uint32_t r, uint64_t now_ms)
 static void on_open(void *arg, struct dp_tcp *t, uint32_t i)
 {
 	struct dp_sess *s = arg;
-	(void)t;
 	if (i >= s->nfeeds || !s->f[i].on)
 		return;
+	struct dp_sess_feed *sf = &s->f[i];
+	if (sf->password_file[0]) {
+		char pw[STEP_PW_MAX], why[160];
+		if (toed_read_password(sf->password_file, pw, sizeof pw, why, sizeof why) == 0)
+			memcpy(sf->l.s.cfg.password, pw, sizeof pw);
+		else
+			log_warn("data plane: feed %s: session: password_file %s: %s; logging on with the last password read",
+				 t->f[i].name, sf->password_file, why);
+		memset(pw, 0, sizeof pw);
+	}
 	uint64_t now = clock_ms(CLOCK_MONOTONIC);
 	s->f[i].pend_len = 0;
 	act(s, i, step_link_open(&s->f[i].l, now), now);

@@ -10,6 +10,9 @@
  * queue (counted); what does not fit there is counted and the connection is
  * closed (a session stream with a hole in it is worthless).
  *
+ * The password file is read again at each connection (a changed password
+ * needs no reload; an unreadable one is warned about and the last one used).
+ *
  * Events go to the log (at most DP_SESS_LOG_BURST lines per feed per second,
  * the rest counted) and their effect to the feed's struct dp_tcp_sess report
  * (toectl stats, tcp_connections). They are not sent to clients.
@@ -29,6 +32,7 @@
 
 struct dp_sess_feed {
 	uint32_t on;
+	char password_file[TOED_PATH_MAX]; /* read again at each logon ("" none) */
 	struct step_link l;
 	uint32_t pend_len;
 	uint8_t pend[DP_SESS_PEND_MAX];
