@@ -22,11 +22,12 @@
  * (timers, reconnects) followed by the same pump; dp_tcp_flush() once per
  * burst (segments and replies out, the source kicked).
  *
- * Session seam (the STEP session layer plugs in here, not built here):
- * struct dp_tcp_hooks gets each connection's open and close, every in-order
- * byte before the decoder sees it, and a tick; it answers with
- * dp_tcp_send() (bytes out on the feed's connection). NULL hooks: a plain
- * connection whose bytes all go to the decoder.
+ * Session seam (the STEP session layer, dp/dp_sess.c, plugs in here when a
+ * feed has sender_comp_id): struct dp_tcp_hooks gets each connection's open
+ * and close, every in-order byte before the decoder sees it, and a tick; it
+ * answers with dp_tcp_send() (bytes out on the feed's connection) and
+ * dp_tcp_close(), and reports in the feed's struct dp_tcp_sess. NULL hooks:
+ * a plain connection whose bytes all go to the decoder.
  *
  * Nothing here runs on a mirror port: the thread does not create it, and
  * the source is opened without transmit there (src_tx refuses and counts).

@@ -175,8 +175,12 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 			int any = dp_sess_init(dp->sess, dp->tcp, cfg, err, errlen);
 			if (any < 0)
 				return -1;
-			if (any)
+			if (any) {
 				dp->tcp->hooks = dp_sess_hooks(dp->sess);
+			} else {
+				free(dp->sess); /* no feed has a session */
+				dp->sess = NULL;
+			}
 		}
 	}
 	uint32_t nfs = RX_NSTREAMS(rc);
