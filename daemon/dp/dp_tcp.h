@@ -51,6 +51,7 @@
 #define DP_TCP_BACKOFF_MAX_NS 5000000000ull  /* doubling up to 5 s */
 #define DP_TCP_ARP_RETRY_NS 100000000ull     /* a next hop not resolved yet is asked again after this */
 #define DP_TCP_SND_BUF 8192u                 /* send buffer per connection (logon, heartbeats) */
+#define DP_TCP_CLOSE_WAIT_NS 2000000000ull   /* dp_tcp_close: a peer that has not closed its side by then is reset */
 
 enum dp_tcp_phase {
 	DP_TCP_WAIT = 0,     /* backing off / not started */
@@ -113,6 +114,8 @@ struct dp_tcp_feed {
 	uint32_t last_reason; /* its reason (GTOE_ERR_*) */
 	struct gtoe_info last; /* the last established connection's report, taken as it ended */
 	uint32_t asked_close; /* dp_tcp_close() ended the connection: back off as after a failure */
+	uint32_t aborted;     /* ... and reset it after DP_TCP_CLOSE_WAIT_NS (a hung peer never sends its FIN) */
+	uint64_t close_by_ns; /* CLOCK_MONOTONIC: when */
 	struct dp_tcp_sess sess;
 };
 
@@ -169,9 +172,11 @@ void dp_tcp_flush(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns);
 /* Bytes out on feed i's connection (index in t->f): bytes taken, -1 not up. */
 int32_t dp_tcp_send(struct dp_tcp *t, uint32_t i, const uint8_t *data, uint32_t len);
 
-/* Close feed i's connection after what was sent (FIN). The reconnect then
- * backs off as after a failure (the session refused or gave up: hammering
- * the exchange would not help). 0, or -1 when not up. */
+/* Close feed i's connection after what was sent (FIN); a peer that has not
+ * closed its side within DP_TCP_CLOSE_WAIT_NS is reset (a hung exchange's
+ * kernel still ACKs but never sends the FIN). The reconnect then backs off as
+ * after a failure (the session refused or gave up: hammering the exchange
+ * would not help). 0, or -1 when not up. */
 int dp_tcp_close(struct dp_tcp *t, uint32_t i);
 
 const char *dp_tcp_phase_name(uint32_t phase);

@@ -22,7 +22,9 @@
  *     the connection's open sends the Logon, the exchange's Logon answer logs
  *     it on; then the exchange falls silent: a TestRequest goes out, then the
  *     session gives up and closes the connection (a FIN), counted in the
- *     feed's session report; the exchange's RST ends it and a reconnect is due.
+ *     feed's session report; the exchange ACKs the FIN but never closes its
+ *     side: toed resets the connection after DP_TCP_CLOSE_WAIT_NS, the stream
+ *     closes and a reconnect is due.
  */
 #include "test.h"
 
@@ -630,15 +632,30 @@ static void test_session(void)
 	for (uint32_t k = 0; k < r.src.n; k++)
 		fin |= be16(r.src.frame[k] + 12) == 0x0800 && (r.src.frame[k][34 + 13] & 0x01);
 	CHECK(fin);
-	/* the exchange resets: down, the session too, a reconnect backs off as after a failure */
+	/* the exchange's kernel ACKs the FIN but it never sends its own (a hung exchange): after
+	 * DP_TCP_CLOSE_WAIT_NS toed resets the connection; down, the session too, a reconnect is due */
 	s.seq = 5001 + answer;
-	s.tcp_flags = 0x04;
+	s.ack = r.t->g->conn[r.t->f[0].conn].snd_max; /* all of it, the FIN too */
+	s.tcp_flags = 0x10;
 	n = pb_tcp(f, sizeof f, &s, NULL, 0);
 	frame_in(&r, f, n, now);
 	pump(&r, now, &resets, &others);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_UP);
+	r.src.n = 0;
+	now += DP_TCP_CLOSE_WAIT_NS + 500000000ull;
+	dp_tcp_tick(r.t, r.pipe, now);
+	dp_tcp_flush(r.t, r.pipe, now);
+	int rst = 0;
+	for (uint32_t k = 0; k < r.src.n; k++)
+		rst |= be16(r.src.frame[k] + 12) == 0x0800 && (r.src.frame[k][34 + 13] & 0x04);
+	CHECK(rst);
+	pump(&r, now, &resets, &others);
 	CHECK_EQ(r.t->f[0].phase, DP_TCP_WAIT);
+	CHECK_EQ(r.t->f[0].conn, -1);
 	CHECK_EQ(r.t->f[0].sess.state, STEP_SESS_DOWN);
 	CHECK_EQ(r.t->f[0].asked_close, 0);
+	CHECK_EQ(r.t->f[0].aborted, 0);
+	CHECK_EQ(r.pipe->sst[0].closes, 1);
 	CHECK(r.t->f[0].backoff_ns >= DP_TCP_BACKOFF_MIN_NS);
 	/* a refused connection attempt now (not up): nothing is sent by the session */
 	CHECK_EQ(dp_tcp_send(r.t, 0, (const uint8_t *)"x", 1), -1);
