@@ -129,10 +129,9 @@ static void act(struct dp_sess *s, uint32_t i, uint32_t r, uint64_t now_ms)
 		log_warn("data plane: feed %s: session: %u outbound bytes did not fit the queue; closing the connection",
 			 tf->name, DP_SESS_PEND_MAX);
 	}
-	if ((r & STEP_SESS_CLOSE) || hole) {
-		if (dp_tcp_close(s->t, i) == 0)
-			rep->closes++;
-	}
+	/* a closing session asks again on every tick until the connection is down: count it once */
+	if (((r & STEP_SESS_CLOSE) || hole) && !tf->asked_close && dp_tcp_close(s->t, i) == 0)
+		rep->closes++;
 }
 
 static void on_open(void *arg, struct dp_tcp *t, uint32_t i)

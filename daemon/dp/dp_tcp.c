@@ -497,6 +497,8 @@ int dp_tcp_close(struct dp_tcp *t, uint32_t i)
 {
 	if (!t->g || i >= t->nfeeds || t->f[i].phase != DP_TCP_UP)
 		return -1;
+	if (t->f[i].asked_close)
+		return 0; /* closing already: the reset deadline stands */
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t->f[i].asked_close = 1;

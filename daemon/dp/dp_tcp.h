@@ -176,7 +176,7 @@ int32_t dp_tcp_send(struct dp_tcp *t, uint32_t i, const uint8_t *data, uint32_t 
  * closed its side within DP_TCP_CLOSE_WAIT_NS is reset (a hung exchange's
  * kernel still ACKs but never sends the FIN). The reconnect then backs off as
  * after a failure (the session refused or gave up: hammering the exchange
- * would not help). 0, or -1 when not up. */
+ * would not help). 0 (also when closing already), or -1 when not up. */
 int dp_tcp_close(struct dp_tcp *t, uint32_t i);
 
 const char *dp_tcp_phase_name(uint32_t phase);

@@ -9,7 +9,9 @@
 #                toectl's heartbeats_out), the exchange logs out ("end of day": toed's log, last_logout);
 #   2. shutdown: a held session, toed stopped (SIGTERM): the exchange sees toed's Logout ("shutdown");
 #   3. refused:  a wrong password: each logon is refused ("wrong Password" in toed's log, logon_refusals in
-#                toectl), toed closes and logs on again later with a growing backoff.
+#                toectl), toed closes and logs on again later with a growing backoff;
+#   4. silent:   the exchange's process is stopped (SIGSTOP) after the logon: toed sends a TestRequest, gives
+#                up, closes, resets the connection when the exchange never closes its side, and reconnects.
 # Needs root, ip, python3; exits 77 (SKIP) without them. Run it under flock /tmp/toed-itest.lock.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -24,7 +26,7 @@ VERIFY=$BUILD/bin/toe-verify
 STEER=$BUILD/bpf/toe_steer.bpf.o
 
 script_needs_root
-script_needs_tools ip timeout
+script_needs_tools ip timeout pgrep
 script_needs_python
 for f in "$TOED" "$TOECTL" "$FEEDSIM" "$VERIFY" "$STEER"; do
 	[ -e "$f" ] || make -s BUILD="$BUILD" "$f" >/dev/null 2>&1 || skip "cannot build: $f"
@@ -38,6 +40,11 @@ fail() {
 	if [ -f "$WORK/toed.log" ]; then
 		echo "--- toed log (last 30 lines):"
 		tail -n 30 "$WORK/toed.log"
+	fi
+	if [ -n "${TOED_PID:-}" ] && "$TOECTL" -s "$SOCK" stats --json >"$WORK/fail.json" 2>/dev/null; then
+		echo "--- toectl stats: tcp_connections[0], gtoe:"
+		jget "$WORK/fail.json" "d['tcp_connections'][0]"
+		jget "$WORK/fail.json" "d.get('gtoe')"
 	fi
 	exit 1
 }
@@ -198,6 +205,30 @@ grep -A3 "logon refused" "$WORK/toed.log" | sed -n 's/.*; again in \([0-9]*\) ms
 [ "$(wc -l <"$WORK/$n.waits")" -ge 2 ] || fail "$n: no reconnect logged after the refusals"
 [ "$(tail -n 1 "$WORK/$n.waits")" -gt 100 ] || fail "$n: the backoff did not grow: $(tr '\n' ' ' <"$WORK/$n.waits")"
 say "$n: 3 logons refused (wrong Password), toed retried with backoffs $(tr '\n' ' ' <"$WORK/$n.waits")ms"
+e2e_stop_toed
+
+# ---- 4. an exchange that hangs ----------------------------------------------------------
+n=silent
+start_toed "$WORK/pw"
+feedsim $n --records 100 --rate 1000 --hold-ms 30000
+wait_for "$WORK/toed.log" "session: logged on" 15 || fail "$n: toed did not log on"
+sim=$(pgrep -P "$p_fs" -x toe-feedsim)
+[ -n "$sim" ] || fail "$n: no toe-feedsim process under $p_fs"
+kill -STOP "$sim"
+wait_for "$WORK/toed.log" "session: heartbeat missed" 10 || fail "$n: toed sent no TestRequest"
+wait_for "$WORK/toed.log" "session: heartbeat timeout" 10 || fail "$n: toed did not give up"
+wait_for "$WORK/toed.log" "did not close its side within 2000 ms: reset" 10 || fail "$n: toed did not reset"
+wait_for "$WORK/toed.log" "connection to $EX_IP:$PORT closed; again in" 10 || fail "$n: no reconnect scheduled"
+stats_until "$WORK/$n.json" "$c0['heartbeat_timeouts'] >= 1"
+[ "$(jget "$WORK/$n.json" "$c0['heartbeats_missed']")" -ge 1 ] || fail "$n: toectl heartbeats_missed"
+[ "$(jget "$WORK/$n.json" "$c0['test_requests_out']")" -ge 1 ] || fail "$n: toectl test_requests_out"
+[ "$(jget "$WORK/$n.json" "$c0['heartbeat_timeouts']")" -ge 1 ] || fail "$n: toectl heartbeat_timeouts"
+[ "$(jget "$WORK/$n.json" "$c0['session_closes']")" = 1 ] ||
+	fail "$n: toectl session_closes $(jget "$WORK/$n.json" "$c0['session_closes']"), expected 1"
+kill -CONT "$sim"
+kill "$sim" 2>/dev/null
+wait "$p_fs" 2>/dev/null
+say "$n: a hung exchange: TestRequest, given up, reset, reconnect scheduled"
 e2e_stop_toed
 
 echo "PASS: the STEP session on toed's own connection"

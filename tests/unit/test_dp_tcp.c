@@ -649,6 +649,7 @@ static void test_session(void)
 	for (uint32_t k = 0; k < r.src.n; k++)
 		rst |= be16(r.src.frame[k] + 12) == 0x0800 && (r.src.frame[k][34 + 13] & 0x04);
 	CHECK(rst);
+	CHECK_EQ(r.t->f[0].sess.closes, 1); /* asked on every tick while closing, counted once */
 	pump(&r, now, &resets, &others);
 	CHECK_EQ(r.t->f[0].phase, DP_TCP_WAIT);
 	CHECK_EQ(r.t->f[0].conn, -1);
