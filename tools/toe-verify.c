@@ -78,6 +78,9 @@
 #define AHEAD_DEFAULT 262144u /* expected records generated ahead (32 MiB) */
 
 static volatile sig_atomic_t stop;
+/* --any-msg-seq: a STEP session re-stamps the data messages into its own sequence
+ * (toe-feedsim --session), so the truth's msg_seq is not the wire's */
+static int any_msg_seq;
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -93,6 +96,7 @@ static void usage(FILE *f)
 		"                  [--busy-poll] [--spin NS] [--cpu N] [--priority N] [--slow US] [--sendlog FILE]\n"
 		"                  [--latency-out FILE]\n"
 		"                  [--label NAME] [--idle-ms T] [--timeout S] [--ready FILE] [--hold FILE] [--join]\n"
+		"                  [--any-msg-seq]\n"
 		"                  [--from-start] [--ahead N]\n"
 		"  --templates FILE   the FAST template file toe-feedsim encodes with\n"
 		"  --socket PATH      toed's control socket (default $TOED_SOCKET, else %s)\n"
@@ -117,6 +121,7 @@ static void usage(FILE *f)
 		"  --ready FILE       create FILE once subscribed\n"
 		"  --hold FILE        after the summary, stay subscribed until FILE exists (or --timeout)\n"
 		"  --join             the first record may be any of the feed (subscribed mid-stream)\n"
+		"  --any-msg-seq      do not compare msg_seq (toe-feedsim --session re-stamps it)\n"
 		"  --from-start       start with every record still in the daemon's history (a feed that\n"
 		"                     began before this client subscribed)\n"
 		"  --ahead N          expected records generated ahead before subscribing (default %u)\n",
@@ -286,7 +291,7 @@ static void describe_diff(const union toe_record *got, const union toe_record *w
 	} while (0)
 	DIFF(got->hdr.type != want->hdr.type, "type");
 	DIFF((got->hdr.present & TOE_PRESENT_FIELDS) != (want->hdr.present & TOE_PRESENT_FIELDS), "present"); /* not the clock bits */
-	DIFF(got->hdr.msg_seq != want->hdr.msg_seq, "msg_seq");
+	DIFF(!any_msg_seq && got->hdr.msg_seq != want->hdr.msg_seq, "msg_seq");
 	if (got->hdr.type == want->hdr.type && got->hdr.type == TOE_REC_TRADE) {
 		const struct toe_trade *a = &got->trade, *b = &want->trade;
 		DIFF(a->trade_qty != b->trade_qty, "TradeQty");
@@ -325,7 +330,7 @@ static int same_record(const union toe_record *a, const union toe_record *b)
 {
 	const size_t body = sizeof(struct toe_rec_hdr);
 	return a->hdr.type == b->hdr.type && ((a->hdr.present ^ b->hdr.present) & TOE_PRESENT_FIELDS) == 0 &&
-	       a->hdr.msg_seq == b->hdr.msg_seq &&
+	       (any_msg_seq || a->hdr.msg_seq == b->hdr.msg_seq) &&
 	       memcmp(a->bytes + body, b->bytes + body, TOE_RECORD_SIZE - body) == 0;
 }
 
@@ -660,7 +665,8 @@ int main(int argc, char **argv)
 		{"sendlog", required_argument, 0, 'L'},   {"latency-out", required_argument, 0, 'O'},
 		{"label", required_argument, 0, 'N'},     {"idle-ms", required_argument, 0, 'i'},
 		{"timeout", required_argument, 0, 'T'},   {"ready", required_argument, 0, 'r'},
-		{"join", no_argument, 0, 'j'},            {"ahead", required_argument, 0, 'A'},
+		{"join", no_argument, 0, 'j'},            {"any-msg-seq", no_argument, 0, 'M'},
+		{"ahead", required_argument, 0, 'A'},
 		{"hold", required_argument, 0, 'H'},      {"from-start", no_argument, 0, 'R'},
 		{"spin", required_argument, 0, 'W'},      {"priority", required_argument, 0, 'Q'},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
@@ -755,6 +761,7 @@ int main(int argc, char **argv)
 		case 'H': hold = optarg; break;
 		case 'R': from_start = 1; break;
 		case 'j': v.join = 1; break;
+		case 'M': any_msg_seq = 1; break;
 		case 'A':
 			if (feed_parse_u64(optarg, 1024, 1u << 26, &ahead))
 				bad = "--ahead needs a number of records in 1024..67108864";

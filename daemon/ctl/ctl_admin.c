@@ -372,6 +372,24 @@ static void report_tcp(struct toed *t, struct out *o, const struct toed_dp_snaps
 		kv_u64(o, "downs", c->downs);
 		kv_str(o, "last_down", gtoe_down_name(c->last_down, c->last_reason));
 		kv_u64(o, "stream_offset", c->offset);
+		if (c->sess.on) {
+			const struct dp_tcp_sess *ss = &c->sess;
+			kv_str(o, "session", step_sess_state_name(ss->state));
+			kv_bool(o, "logged_on", ss->state == STEP_SESS_ACTIVE);
+			kv_u64(o, "logons", ss->logons);
+			kv_u64(o, "logon_refusals", ss->refusals);
+			kv_u64(o, "heartbeats_missed", ss->hb_missed);
+			kv_u64(o, "heartbeat_timeouts", ss->hb_timeouts);
+			kv_u64(o, "peer_logouts", ss->peer_logouts);
+			kv_u64(o, "heartbeats_out", ss->out_heartbeats);
+			kv_u64(o, "test_requests_out", ss->out_test_requests);
+			kv_u64(o, "session_msgs_in", ss->in_msgs);
+			kv_u64(o, "session_bytes_queued", ss->out_queued);
+			kv_u64(o, "session_bytes_dropped", ss->out_dropped);
+			kv_u64(o, "session_closes", ss->closes);
+			kv_u64(o, "session_log_suppressed", ss->log_suppressed);
+			kv_str(o, "last_logout", ss->last_logout);
+		}
 		kv_u64(o, "srtt_us", in->srtt_ns / 1000);
 		kv_u64(o, "rttvar_us", in->rttvar_ns / 1000);
 		kv_u64(o, "rto_ms", in->rto_ns / 1000000);

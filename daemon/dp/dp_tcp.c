@@ -273,21 +273,25 @@ static void conn_down(struct dp_tcp *t, struct rx_pipe *p, struct dp_tcp_feed *f
 		if (t->hooks.on_close)
 			t->hooks.on_close(t->hooks.arg, t, (uint32_t)(f - t->f));
 		pipe_event(p, f, MTOE_EV_CLOSE, reason, NULL, 0, ts_ns);
-		f->backoff_ns = DP_TCP_BACKOFF_MIN_NS;
+		if (!f->asked_close)
+			f->backoff_ns = DP_TCP_BACKOFF_MIN_NS;
 	}
+	f->aborted = 0;
 	if (f->accept) {
+		f->asked_close = 0;
 		log_info("data plane: feed %s: connection from %u.%u.%u.%u %s; listening on port %u", f->name,
 			 f->raddr >> 24, (f->raddr >> 16) & 255, (f->raddr >> 8) & 255, f->raddr & 255,
 			 ev->type == GTOE_EV_RESET ? "reset by the peer" : ev->type == GTOE_EV_ERROR ? "failed" : "closed",
 			 f->lport);
 		return;
 	}
-	if (was_up) {
+	if (was_up && !f->asked_close) {
 	} else {
 		f->backoff_ns = f->backoff_ns ? f->backoff_ns * 2 : DP_TCP_BACKOFF_MIN_NS;
 		if (f->backoff_ns > DP_TCP_BACKOFF_MAX_NS)
 			f->backoff_ns = DP_TCP_BACKOFF_MAX_NS;
 	}
+	f->asked_close = 0;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	f->next_try_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + f->backoff_ns;
@@ -351,6 +355,19 @@ int dp_tcp_pump(struct dp_tcp *t, struct rx_pipe *p, uint64_t ts_ns)
 			t->owe_len = n;
 			return 1;
 		}
+		/* a connection we reset (dp_tcp_close's wait ran out) ends without an event */
+		for (uint32_t i = 0; i < t->nfeeds; i++) {
+			struct dp_tcp_feed *f = &t->f[i];
+			if (f->aborted && f->phase == DP_TCP_UP && t->g->conn[f->conn].state == GTOE_CLOSED) {
+				struct gtoe_event e2;
+				memset(&e2, 0, sizeof e2);
+				e2.type = GTOE_EV_CLOSED;
+				e2.conn = (uint16_t)f->conn;
+				e2.listener = -1;
+				conn_down(t, p, f, &e2, ts_ns);
+				return 1;
+			}
+		}
 		if (!gtoe_ev_next(t->g, &ev))
 			return 0;
 		if (ev.type == GTOE_EV_CONNECTED && ev.listener >= 0 && !feed_of(t, ev.conn) && !accepted(t, &ev))
@@ -399,6 +416,12 @@ void dp_tcp_tick(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
 	gtoe_poll(t->g, now_ns);
 	for (uint32_t i = 0; i < t->nfeeds; i++) {
 		struct dp_tcp_feed *f = &t->f[i];
+		if (f->asked_close && !f->aborted && f->phase == DP_TCP_UP && now_ns >= f->close_by_ns) {
+			log_warn("data plane: feed %s: the exchange did not close its side within %llu ms: reset", f->name,
+				 (unsigned long long)(DP_TCP_CLOSE_WAIT_NS / 1000000ull));
+			f->aborted = 1;
+			gtoe_abort(t->g, f->conn);
+		}
 		if (f->accept || (f->phase != DP_TCP_WAIT && f->phase != DP_TCP_RESOLVING) || now_ns < f->next_try_ns)
 			continue;
 		/* the next hop first: the SYN leaves as soon as its MAC is known, not after an RTO */
@@ -468,4 +491,18 @@ int32_t dp_tcp_send(struct dp_tcp *t, uint32_t i, const uint8_t *data, uint32_t 
 	if (!t->g || i >= t->nfeeds || t->f[i].phase != DP_TCP_UP)
 		return -1;
 	return gtoe_send(t->g, t->f[i].conn, data, len);
+}
+
+int dp_tcp_close(struct dp_tcp *t, uint32_t i)
+{
+	if (!t->g || i >= t->nfeeds || t->f[i].phase != DP_TCP_UP)
+		return -1;
+	if (t->f[i].asked_close)
+		return 0; /* closing already: the reset deadline stands */
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t->f[i].asked_close = 1;
+	t->f[i].close_by_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + DP_TCP_CLOSE_WAIT_NS;
+	gtoe_shutdown(t->g, t->f[i].conn);
+	return 0;
 }

@@ -22,11 +22,12 @@
  * (timers, reconnects) followed by the same pump; dp_tcp_flush() once per
  * burst (segments and replies out, the source kicked).
  *
- * Session seam (the STEP session layer plugs in here, not built here):
- * struct dp_tcp_hooks gets each connection's open and close, every in-order
- * byte before the decoder sees it, and a tick; it answers with
- * dp_tcp_send() (bytes out on the feed's connection). NULL hooks: a plain
- * connection whose bytes all go to the decoder.
+ * Session seam (the STEP session layer, dp/dp_sess.c, plugs in here when a
+ * feed has sender_comp_id): struct dp_tcp_hooks gets each connection's open
+ * and close, every in-order byte before the decoder sees it, and a tick; it
+ * answers with dp_tcp_send() (bytes out on the feed's connection) and
+ * dp_tcp_close(), and reports in the feed's struct dp_tcp_sess. NULL hooks:
+ * a plain connection whose bytes all go to the decoder.
  *
  * Nothing here runs on a mirror port: the thread does not create it, and
  * the source is opened without transmit there (src_tx refuses and counts).
@@ -50,6 +51,7 @@
 #define DP_TCP_BACKOFF_MAX_NS 5000000000ull  /* doubling up to 5 s */
 #define DP_TCP_ARP_RETRY_NS 100000000ull     /* a next hop not resolved yet is asked again after this */
 #define DP_TCP_SND_BUF 8192u                 /* send buffer per connection (logon, heartbeats) */
+#define DP_TCP_CLOSE_WAIT_NS 2000000000ull   /* dp_tcp_close: a peer that has not closed its side by then is reset */
 
 enum dp_tcp_phase {
 	DP_TCP_WAIT = 0,     /* backing off / not started */
@@ -80,6 +82,19 @@ struct dp_tcp_stats {
 #undef DP_TCP_FIELD_
 };
 
+/* The session layer's report on a feed (written by the hooks, dp/dp_sess.c; read by the snapshot). */
+#define DP_TCP_SESS_TEXT 64
+struct dp_tcp_sess {
+	uint32_t on;          /* the feed has a STEP session */
+	uint32_t state;       /* enum step_sess_state */
+	uint64_t logons, refusals, hb_missed, hb_timeouts, peer_logouts;
+	uint64_t out_heartbeats, out_test_requests, in_msgs;
+	uint64_t out_queued, out_dropped; /* bytes the TCP send buffer did not take at once / at all */
+	uint64_t closes;      /* connections the session closed (refusal, timeout, logout) */
+	uint64_t log_suppressed; /* event lines over the log's rate limit */
+	char last_logout[DP_TCP_SESS_TEXT]; /* the last refusal's or peer Logout's text */
+};
+
 /* One TCP feed of the port: its connection and reconnect state. */
 struct dp_tcp_feed {
 	char name[TOED_NAME_MAX]; /* the feed's, for the log */
@@ -98,6 +113,10 @@ struct dp_tcp_feed {
 	uint32_t last_down;   /* gtoe event type that ended the last connection (0 none) */
 	uint32_t last_reason; /* its reason (GTOE_ERR_*) */
 	struct gtoe_info last; /* the last established connection's report, taken as it ended */
+	uint32_t asked_close; /* dp_tcp_close() ended the connection: back off as after a failure */
+	uint32_t aborted;     /* ... and reset it after DP_TCP_CLOSE_WAIT_NS (a hung peer never sends its FIN) */
+	uint64_t close_by_ns; /* CLOCK_MONOTONIC: when */
+	struct dp_tcp_sess sess;
 };
 
 struct dp_tcp;
@@ -152,6 +171,13 @@ void dp_tcp_tick(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns);
 void dp_tcp_flush(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns);
 /* Bytes out on feed i's connection (index in t->f): bytes taken, -1 not up. */
 int32_t dp_tcp_send(struct dp_tcp *t, uint32_t i, const uint8_t *data, uint32_t len);
+
+/* Close feed i's connection after what was sent (FIN); a peer that has not
+ * closed its side within DP_TCP_CLOSE_WAIT_NS is reset (a hung exchange's
+ * kernel still ACKs but never sends the FIN). The reconnect then backs off as
+ * after a failure (the session refused or gave up: hammering the exchange
+ * would not help). 0 (also when closing already), or -1 when not up. */
+int dp_tcp_close(struct dp_tcp *t, uint32_t i);
 
 const char *dp_tcp_phase_name(uint32_t phase);
 

@@ -165,6 +165,23 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 		}
 		if (dp_tcp_init(dp->tcp, cfg, &rc->net, err, errlen) < 0)
 			return -1;
+		if (dp->tcp->g) {
+			/* feeds with sender_comp_id: the STEP session drives their connections */
+			dp->sess = calloc(1, sizeof *dp->sess);
+			if (!dp->sess) {
+				snprintf(err, errlen, "data plane: out of memory");
+				return -1;
+			}
+			int any = dp_sess_init(dp->sess, dp->tcp, cfg, err, errlen);
+			if (any < 0)
+				return -1;
+			if (any) {
+				dp->tcp->hooks = dp_sess_hooks(dp->sess);
+			} else {
+				free(dp->sess); /* no feed has a session */
+				dp->sess = NULL;
+			}
+		}
 	}
 	uint32_t nfs = RX_NSTREAMS(rc);
 	dp->mbuf_len = MTOE_BUF_BYTES(rc->mtoe.max_conns, rc->mtoe.window);
@@ -376,6 +393,7 @@ struct dp_run {
 	uint64_t last_snap;
 	uint64_t last_poll_ts;  /* source time of the last rx_poll */
 	uint64_t last_tcp_tick; /* CLOCK_MONOTONIC of the last dp_tcp_tick */
+	uint64_t logout_ns;     /* stopping: when the sessions' Logout wait ends (0: not begun) */
 	uint32_t clock;         /* enum toe_rx_clock of the time the pipeline runs on now: the frame's, or
 				 * the poll's when a timer runs without one */
 	uint64_t live_since;    /* CLOCK_MONOTONIC when the pipeline went live */
@@ -654,6 +672,7 @@ static void snapshot_pipe(struct dp_run *r, struct toed_dp_snapshot *w)
 			d->ups = f->ups;
 			d->downs = f->downs;
 			d->offset = f->offset;
+			d->sess = f->sess;
 			d->info = f->last; /* no connection now: the last one's report */
 			d->lport = f->lport;
 			if (f->conn >= 0 && tc->g) {
@@ -739,6 +758,25 @@ static void turn_hook(struct dp_run *r, uint64_t now)
 	struct toed_dp *dp = r->dp;
 	if (dp->seams.on_turn)
 		dp->seams.on_turn(dp->seams.arg, dp, now - r->live_since);
+}
+
+/* Asked to stop: sessions that are logged on log out first (their Logout
+ * sent, the answer awaited up to DP_SESS_LOGOUT_NS), then the loop ends. */
+#define DP_SESS_LOGOUT_NS 1000000000ull
+static int keep_running(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	uint64_t now;
+	if (!stopping(dp))
+		return 1;
+	if (!dp->sess || !dp->tcp->hooks.arg)
+		return 0;
+	now = mono_ns();
+	if (!r->logout_ns) {
+		dp_sess_logout(dp->sess, "shutdown", now);
+		r->logout_ns = now + DP_SESS_LOGOUT_NS;
+	}
+	return dp_sess_busy(dp->sess) && now < r->logout_ns;
 }
 
 /* pcap: wait until the frame recorded at ts is due; 0 due, -1 stopping. */
@@ -1032,7 +1070,7 @@ static void sw_loop(struct dp_run *r)
 	set_state(dp, TOED_DP_LIVE);
 	log_info("data plane: live (%s)", dp->src_desc);
 
-	while (!stopping(dp)) {
+	while (keep_running(r)) {
 		uint64_t now = mono_ns();
 		int got = 0, stop = 0;
 		housekeeping(r, now);
@@ -1264,6 +1302,8 @@ void toed_dp_destroy(struct toed_dp *dp)
 		dp->src[k] = NULL;
 	}
 	dp->nsrc = 0;
+	free(dp->sess);
+	dp->sess = NULL;
 	dp_tcp_free(dp->tcp);
 	free(dp->tcp);
 	dp->tcp = NULL;

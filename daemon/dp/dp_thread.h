@@ -61,6 +61,7 @@
 #include "src/src.h"
 #include "dp/dp_record.h"
 #include "dp/dp_tcp.h"
+#include "dp/dp_sess.h"
 #include "card/card_backend.h"
 
 struct toed_dp;
@@ -121,6 +122,7 @@ struct toed_dp_tcpconn {
 	uint16_t lport, rport;
 	uint32_t last_down, last_reason; /* gtoe event and reason that ended the last connection */
 	uint64_t attempts, ups, downs, offset;
+	struct dp_tcp_sess sess; /* sess.on 0: no STEP session on this feed */
 	struct gtoe_info info;  /* info.state GTOE_FREE when no connection is open */
 };
 
@@ -209,6 +211,7 @@ struct toed_dp {
 	struct pub *pub;
 	struct toed_record *rec;
 	struct dp_tcp *tcp;       /* a port with an address (role tcp or udp); NULL on a mirror port */
+	struct dp_sess *sess;     /* STEP sessions of its feeds (dp_sess.h), NULL none */
 	struct toe_xrt *xrt;      /* backend = xrt: the card, once toed_dp_open brought it up */
 	int event_fd;             /* written on every state change */
 	struct toed_dp_seams seams; /* from toed_dp_open's caller */

@@ -17,7 +17,14 @@
  *     and a reconnect is scheduled after the backoff;
  *   - the session seam: the hooks see the open, the in-order bytes, the ticks
  *     and the close; dp_tcp_send puts bytes on the connection (a data
- *     segment carrying them), and refuses while it is not up.
+ *     segment carrying them), and refuses while it is not up;
+ *   - the STEP session (dp/dp_sess.c as the hooks, a feed with sender_comp_id):
+ *     the connection's open sends the Logon, the exchange's Logon answer logs
+ *     it on; then the exchange falls silent: a TestRequest goes out, then the
+ *     session gives up and closes the connection (a FIN), counted in the
+ *     feed's session report; the exchange ACKs the FIN but never closes its
+ *     side: toed resets the connection after DP_TCP_CLOSE_WAIT_NS, the stream
+ *     closes and a reconnect is due.
  */
 #include "test.h"
 
@@ -25,9 +32,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dp/dp_setup.h"
+#include "dp/dp_sess.h"
 #include "dp/dp_tcp.h"
 #include "net/net_pkt.h"
 #include "pktbuild.h"
@@ -489,6 +498,171 @@ static void test_accept(void)
 	rig_down(&r);
 }
 
+/* the last frame the source took whose TCP payload holds text; NULL none */
+static const uint8_t *frame_with(const struct rig *r, const char *text, uint32_t *plen)
+{
+	for (uint32_t k = r->src.n; k-- > 0;) {
+		const uint8_t *p = r->src.frame[k];
+		if (r->src.len[k] < 54 || be16(p + 12) != 0x0800 || p[23] != 6)
+			continue;
+		uint32_t doff = (uint32_t)(p[34 + 12] >> 4) * 4, len = be16(p + 16) - 20 - doff;
+		if (len && memmem(p + 34 + doff, len, text, strlen(text))) {
+			*plen = len;
+			return p + 34 + doff;
+		}
+	}
+	return NULL;
+}
+
+static uint64_t mono_ns_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void test_session(void)
+{
+	static struct dp_sess sess; /* 2 deframers of 32 KB and more: not on the stack */
+	struct rig r;
+	struct pb_spec s;
+	static uint8_t f[2048];
+	size_t n;
+	uint32_t resets = 0, others = 0, len = 0;
+	char err[256];
+	/* the session reads CLOCK_MONOTONIC itself: the rig's clock is the same one */
+	uint64_t now = mono_ns_now();
+	if (rig_up_feed(&r, "exchange = 10.9.0.1:5261\nsender_comp_id = VENDOR1\ntarget_comp_id = SSE\n"
+			    "heartbeat_s = 1\n") < 0)
+		return;
+	CHECK_EQ(dp_sess_init(&sess, r.t, r.cfg, err, sizeof err), 1);
+	r.t->hooks = dp_sess_hooks(&sess);
+	CHECK_EQ(r.t->f[0].sess.on, 1);
+	/* the gateway's MAC, then the SYN */
+	dp_tcp_tick(r.t, r.pipe, now);
+	pb_init(&s);
+	memcpy(s.dst_mac, OUR_MAC, 6);
+	memcpy(s.src_mac, GW_MAC, 6);
+	s.arp_op = 2;
+	memcpy(s.arp_sha, GW_MAC, 6);
+	memcpy(s.arp_tha, OUR_MAC, 6);
+	s.arp_spa = GW_IP;
+	s.arp_tpa = OUR_IP;
+	n = pb_arp(f, sizeof f, &s);
+	frame_in(&r, f, n, now);
+	now += 20000000ull;
+	r.src.n = 0;
+	dp_tcp_tick(r.t, r.pipe, now);
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK_EQ(r.src.n, 1);
+	if (r.src.n < 1) {
+		rig_down(&r);
+		return;
+	}
+	uint16_t lport = be16(r.src.frame[0] + 34);
+	uint32_t iss = be32(r.src.frame[0] + 34 + 4);
+	/* SYN-ACK: up, and the hooks' open queues the Logon */
+	pb_init(&s);
+	memcpy(s.dst_mac, OUR_MAC, 6);
+	memcpy(s.src_mac, GW_MAC, 6);
+	s.saddr = EX_IP;
+	s.daddr = OUR_IP;
+	s.sport = 5261;
+	s.dport = lport;
+	s.seq = 5000;
+	s.ack = iss + 1;
+	s.tcp_flags = 0x12;
+	s.win = 65535;
+	n = pb_tcp(f, sizeof f, &s, NULL, 0);
+	r.src.n = 0;
+	frame_in(&r, f, n, now);
+	pump(&r, now, &resets, &others);
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_UP);
+	const uint8_t *logon = frame_with(&r, "\x01" "35=A\x01", &len);
+	CHECK(logon != NULL);
+	CHECK_EQ(r.t->f[0].sess.state, STEP_SESS_LOGON_SENT);
+	if (!logon) {
+		rig_down(&r);
+		return;
+	}
+	CHECK(memmem(logon, len, "\x01" "49=VENDOR1\x01", 11) != NULL);
+	CHECK(memmem(logon, len, "\x01" "108=1\x01", 7) != NULL);
+	/* the exchange's end reads it and answers with its Logon (acking ours) */
+	struct step_sess_cfg sc;
+	static struct step_sess ex;
+	memset(&sc, 0, sizeof sc);
+	sc.role = STEP_SESS_SERVER;
+	snprintf(sc.sender, sizeof sc.sender, "SSE");
+	snprintf(sc.target, sizeof sc.target, "VENDOR1");
+	step_sess_init(&ex, &sc);
+	uint64_t now_ms = now / 1000000ull;
+	step_sess_connected(&ex, now_ms);
+	CHECK(step_sess_on_msg(&ex, logon, len, now_ms) & STEP_SESS_SEND);
+	CHECK_EQ(ex.state, STEP_SESS_ACTIVE);
+	s.seq = 5001;
+	s.ack = iss + 1 + len;
+	s.tcp_flags = 0x18;
+	n = pb_tcp(f, sizeof f, &s, ex.out, ex.out_len);
+	uint32_t answer = ex.out_len;
+	step_sess_sent(&ex);
+	frame_in(&r, f, n, now);
+	pump(&r, now, &resets, &others);
+	CHECK_EQ(r.t->f[0].sess.state, STEP_SESS_ACTIVE);
+	CHECK_EQ(r.t->f[0].sess.logons, 1);
+	CHECK_EQ(r.t->f[0].sess.in_msgs, 1);
+	/* silence past HeartBtInt + margin (20 %, 1 s at least: 2 s): a TestRequest (and heartbeats) go out */
+	r.src.n = 0;
+	now += 2500000000ull;
+	dp_tcp_tick(r.t, r.pipe, now);
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK_EQ(r.t->f[0].sess.hb_missed, 1);
+	CHECK_EQ(r.t->f[0].sess.out_test_requests, 1);
+	CHECK(frame_with(&r, "\x01" "35=1\x01", &len) != NULL);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_UP);
+	/* as long again: the session gives up, the connection is closed (a FIN after the bytes) */
+	r.src.n = 0;
+	now += 2500000000ull;
+	dp_tcp_tick(r.t, r.pipe, now);
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK_EQ(r.t->f[0].sess.hb_timeouts, 1);
+	CHECK_EQ(r.t->f[0].sess.closes, 1);
+	CHECK_EQ(r.t->f[0].asked_close, 1);
+	int fin = 0;
+	for (uint32_t k = 0; k < r.src.n; k++)
+		fin |= be16(r.src.frame[k] + 12) == 0x0800 && (r.src.frame[k][34 + 13] & 0x01);
+	CHECK(fin);
+	/* the exchange's kernel ACKs the FIN but it never sends its own (a hung exchange): after
+	 * DP_TCP_CLOSE_WAIT_NS toed resets the connection; down, the session too, a reconnect is due */
+	s.seq = 5001 + answer;
+	s.ack = r.t->g->conn[r.t->f[0].conn].snd_max; /* all of it, the FIN too */
+	s.tcp_flags = 0x10;
+	n = pb_tcp(f, sizeof f, &s, NULL, 0);
+	frame_in(&r, f, n, now);
+	pump(&r, now, &resets, &others);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_UP);
+	r.src.n = 0;
+	now += DP_TCP_CLOSE_WAIT_NS + 500000000ull;
+	dp_tcp_tick(r.t, r.pipe, now);
+	dp_tcp_flush(r.t, r.pipe, now);
+	int rst = 0;
+	for (uint32_t k = 0; k < r.src.n; k++)
+		rst |= be16(r.src.frame[k] + 12) == 0x0800 && (r.src.frame[k][34 + 13] & 0x04);
+	CHECK(rst);
+	CHECK_EQ(r.t->f[0].sess.closes, 1); /* asked on every tick while closing, counted once */
+	pump(&r, now, &resets, &others);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_WAIT);
+	CHECK_EQ(r.t->f[0].conn, -1);
+	CHECK_EQ(r.t->f[0].sess.state, STEP_SESS_DOWN);
+	CHECK_EQ(r.t->f[0].asked_close, 0);
+	CHECK_EQ(r.t->f[0].aborted, 0);
+	CHECK_EQ(r.pipe->sst[0].closes, 1);
+	CHECK(r.t->f[0].backoff_ns >= DP_TCP_BACKOFF_MIN_NS);
+	/* a refused connection attempt now (not up): nothing is sent by the session */
+	CHECK_EQ(dp_tcp_send(r.t, 0, (const uint8_t *)"x", 1), -1);
+	rig_down(&r);
+}
+
 int main(void)
 {
 	char cwd[PATH_MAX - 64];
@@ -500,5 +674,6 @@ int main(void)
 	test_arp_icmp();
 	test_connect();
 	test_accept();
+	test_session();
 	return test_done("dp_tcp");
 }

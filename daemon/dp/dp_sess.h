@@ -1,0 +1,59 @@
+/* dp_sess.h - the STEP session on toed's own connections: the dp_tcp hooks that drive it.
+ *
+ * One step_link (session + deframer) per feed with sender_comp_id set, driven
+ * from the data-plane thread through struct dp_tcp_hooks: the connection's
+ * open sends the Logon, its in-order bytes feed the session (they also go to
+ * the decoder as before), the tick runs heartbeats and TestRequests, and a
+ * session that asks to close (logon refused, heartbeat timeout, logout done)
+ * closes the connection with dp_tcp_close(), so the reconnect backs off.
+ * Outbound bytes the TCP send buffer does not take at once wait in a bounded
+ * queue (counted); what does not fit there is counted and the connection is
+ * closed (a session stream with a hole in it is worthless).
+ *
+ * The password file is read again at each connection (a changed password
+ * needs no reload; an unreadable one is warned about and the last one used).
+ *
+ * Events go to the log (at most DP_SESS_LOG_BURST lines per feed per second,
+ * the rest counted) and their effect to the feed's struct dp_tcp_sess report
+ * (toectl stats, tcp_connections). They are not sent to clients.
+ */
+#ifndef TOED_DP_SESS_H
+#define TOED_DP_SESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf/config.h"
+#include "dp/dp_tcp.h"
+#include "step/host/step_link.h"
+
+#define DP_SESS_PEND_MAX 4096u /* outbound bytes waiting for room in the TCP send buffer, per feed */
+#define DP_SESS_LOG_BURST 10u  /* event lines per feed per second; more are counted, not logged */
+
+struct dp_sess_feed {
+	uint32_t on;
+	char password_file[TOED_PATH_MAX]; /* read again at each logon ("" none) */
+	struct step_link l;
+	uint32_t pend_len;
+	uint8_t pend[DP_SESS_PEND_MAX];
+	uint64_t log_sec;  /* the second (monotonic) of the log budget */
+	uint32_t log_n;
+};
+
+struct dp_sess {
+	struct dp_tcp *t;
+	uint32_t nfeeds; /* the dp_tcp's */
+	int64_t utc_off_ms;
+	struct dp_sess_feed f[TOED_MAX_FEEDS];
+};
+
+/* The sessions of t's feeds (cfg's settings, passwords read now): 1 when any
+ * feed has one (then install dp_sess_hooks()), 0 none, -1 with err. */
+int dp_sess_init(struct dp_sess *s, struct dp_tcp *t, const struct toed_config *cfg, char *err, size_t errlen);
+struct dp_tcp_hooks dp_sess_hooks(struct dp_sess *s);
+/* Start an orderly Logout on every logged-on session (text as 58=); the
+ * caller keeps ticking until dp_sess_busy() is 0 or its own deadline. */
+void dp_sess_logout(struct dp_sess *s, const char *text, uint64_t now_ns);
+int dp_sess_busy(const struct dp_sess *s);
+
+#endif
