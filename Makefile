@@ -9,8 +9,7 @@
 #
 # Sources are found by folder, so a new file needs no Makefile change:
 #   kernels/<block>/*.c        synthesisable core       -> libtoecore.a
-#   kernels/<block>/host/*.c   host-only helpers        -> libtoecore.a
-#   kernels/<block>/cpu/*.c    host-only CPU fast paths -> libtoecore.a
+#   kernels/<block>/host/*.c   host-only code (heap, libc, SIMD) -> libtoecore.a
 #   client-lib/src/*.c         libtoeclient (.a and .so, exports toe_* only)
 #   client-lib/examples/*.c    example programs linked with libtoeclient
 #   daemon/<room>/*.c          daemon modules -> libtoed.a (base, conf, src, card, dp, ctl);
@@ -38,7 +37,7 @@ FUZZ_SECONDS ?= 300
 WARN     := -Wall -Wextra -Werror
 CSTD     := -std=c11
 INCLUDES := -Iclient-lib/include -Ikernels -Idaemon -Itools -Itests/lib
-# TOE_CPU_DECODER: host builds may hand records to the CPU fast decoder (kernels/fast/cpu/,
+# TOE_CPU_DECODER: host builds may hand records to the CPU fast decoder (kernels/fast/host/,
 # the guarded seam in kernels/rx/rx_pipe.c); the card build never defines it.
 DEFS      = -D_GNU_SOURCE -DTOE_CPU_DECODER -DTOED_DATADIR=\"$(PREFIX)/share/toed\" -DTOED_LIBDIR=\"$(PREFIX)/lib/toed\"
 DEPFLAGS  = -MMD -MP
@@ -64,7 +63,7 @@ LIBS       = $(PKG_LIBS) $(XRT_LIBS) -lm
 CFLAGS_REL = $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) $(RELFLAGS) $(DEPFLAGS)
 CFLAGS_SAN = $(CSTD) $(WARN) $(DEFS) $(INCLUDES) $(PKG_CFLAGS) $(SANFLAGS) $(DEPFLAGS)
 
-CORE_SRC  := $(wildcard kernels/*/*.c) $(wildcard kernels/*/host/*.c) $(wildcard kernels/*/cpu/*.c)
+CORE_SRC  := $(wildcard kernels/*/*.c) $(wildcard kernels/*/host/*.c)
 CLIB_SRC  := $(wildcard client-lib/src/*.c)
 DLIB_SRC  := $(filter-out daemon/main/%,$(wildcard daemon/*/*.c))
 DMAIN_SRC := $(wildcard daemon/main/*.c)

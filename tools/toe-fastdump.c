@@ -9,7 +9,7 @@
  * read the input and the decode-only time and rate instead.
  *
  * Decoders: "reference" is the card's interpreter (every field, as JSON);
- * "fast" the CPU decoder of kernels/fast/cpu/, which decodes straight into
+ * "fast" the CPU decoder of kernels/fast/host/, which decodes straight into
  * tick records (same records, errors and counters; no per-field values, so
  * it only runs with --stats); "auto" picks fast with --stats and the
  * reference when records are printed.
@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "fast/fast_stream.h"
-#include "fast/cpu/fastx.h"
+#include "fast/host/fastx.h"
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_json.h"
 #include "feed/feed_gen.h"

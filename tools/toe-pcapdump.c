@@ -13,7 +13,7 @@
  *     "stream":N before "msg_seq";
  *   {"event":"gap","stream":N,"offset":O,"length":L,"reason":"timeout|window|decode|acked|closed"[,"detail":"<fast_err>"]}
  *   {"event":"reset","stream":N,"reason":"syn|join"}
- * With --decoder fast (the CPU decoder of kernels/fast/cpu/, which decodes
+ * With --decoder fast (the CPU decoder of kernels/fast/host/, which decodes
  * straight into tick records and keeps no per-field values) records print
  * as their tick record instead:
  *   {"stream":N,"msg_seq":S,"tick":"trade|order","present":MASK,"security_id":"..",...}
@@ -46,7 +46,7 @@
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_json.h"
 #include "rx/rx_pipe.h"
-#include "fast/cpu/fastx.h"
+#include "fast/host/fastx.h"
 
 #define PROG "toe-pcapdump"
 

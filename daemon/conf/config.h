@@ -105,7 +105,7 @@ enum toed_proto { TOED_PROTO_TCP = 0, TOED_PROTO_UDP = 1 };
 enum toed_open { TOED_OPEN_CONNECT = 0, TOED_OPEN_ACCEPT = 1 };
 /* Same values as enum fast_framing (fast/fast_stream.h). */
 enum toed_framing { TOED_FRAMING_STEP = 0, TOED_FRAMING_RAW = 1 };
-/* [fast] decoder: the software backend's FAST decoder (kernels/fast/cpu/fastx.h enum fastx_choice). */
+/* [fast] decoder: the software backend's FAST decoder (kernels/fast/host/fastx.h enum fastx_choice). */
 enum toed_decoder { TOED_DECODER_AUTO = 0, TOED_DECODER_FAST = 1, TOED_DECODER_REFERENCE = 2 };
 enum toed_hugepages { TOED_HUGE_AUTO = 0, TOED_HUGE_OFF = 1, TOED_HUGE_COUNT = 2 };
 

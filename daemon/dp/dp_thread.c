@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "fast/cpu/fastx.h"
+#include "fast/host/fastx.h"
 #include "dp/dp_setup.h"
 #include "card/card_xclbin.h"
 

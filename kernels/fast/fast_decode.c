@@ -6,7 +6,7 @@
  * frames instead of recursion. Section numbers refer to the FAST 1.1 spec.
  */
 #include "fast_decode.h"
-#include "fast_int_exact.h"
+#include "fast_read_exact.h"
 
 /* Input cursor. */
 struct cur {
@@ -44,42 +44,7 @@ struct ctx {
 
 static inline int read_pmap(struct ctx *x)
 {
-	const uint8_t *b = x->c.b + x->c.pos;
-	const uint32_t avail = x->c.len - x->c.pos;
-	uint64_t hi = 0, lo = 0;
-	uint32_t i, shift;
-	for (i = 0; i < FAST_MAX_PMAP_BYTES; i++) {
-		uint8_t c;
-		if (i >= avail) {
-			x->c.pos = x->c.len;
-			return FAST_E_TRUNCATED;
-		}
-		c = b[i];
-		hi = (hi << 7) | (lo >> 57);
-		lo = (lo << 7) | (c & 0x7f);
-		if (c & 0x80)
-			break;
-	}
-	if (i == FAST_MAX_PMAP_BYTES) {
-		x->c.pos += FAST_MAX_PMAP_BYTES;
-		return FAST_E_PMAP_TOO_LONG;
-	}
-	/* R7: a trailing byte that carries no set bit is redundant */
-	if (i > 0 && b[i] == 0x80)
-		x->warn |= 1u << FAST_E_OVERLONG_PMAP;
-	x->c.pos += i + 1;
-	/* left-align the 7 * (i + 1) bits received */
-	shift = 128 - 7 * (i + 1);
-	if (shift >= 64) {
-		hi = lo << (shift - 64);
-		lo = 0;
-	} else {
-		hi = (hi << shift) | (lo >> (64 - shift));
-		lo <<= shift;
-	}
-	x->pm.hi = hi;
-	x->pm.lo = lo;
-	return FAST_OK;
+	return fast_pmap_exact(x->c.b, x->c.len, &x->c.pos, &x->warn, &x->pm.hi, &x->pm.lo);
 }
 
 static inline uint32_t pmap_bit(struct pmap *pm)
@@ -96,7 +61,7 @@ static inline int pmap_extra(const struct pmap *pm)
 	return (pm->hi | pm->lo) != 0;
 }
 
-/* Integer decoding (§10.6.1): the exact decoder is fast_int_exact.h, shared
+/* Integer decoding (§10.6.1): the exact decoder is fast_read_exact.h, shared
  * with the CPU fast decoder; read_int below takes the common short case. */
 enum { IT_I32 = FAST_IT_I32, IT_U32 = FAST_IT_U32, IT_I64 = FAST_IT_I64, IT_U64 = FAST_IT_U64 };
 
@@ -150,59 +115,10 @@ static inline __attribute__((always_inline)) int read_int(struct ctx *x, uint32_
 	return FAST_OK;
 }
 
-/* ASCII string (§10.6.3) into dst[0..FAST_MAX_STR), every form. A leading 0x00 byte
- * marks the special forms: mandatory "00 80" is "\0"; nullable "80" is NULL,
- * "00 80" is "" and "00 00 80" is "\0". Any other leading zero is R9. */
+/* ASCII string (§10.6.3), every form: fast_read_exact.h. */
 static int read_ascii_slow(struct ctx *x, uint32_t nullable, uint8_t *dst, uint32_t *len, uint32_t *present)
 {
-	uint8_t t[FAST_MAX_STR + 2];
-	uint32_t i, n = 0, skip = 0, stop = 0;
-	for (i = 0; i < FAST_MAX_STR + 2; i++) {
-		uint8_t b;
-		if (x->c.pos >= x->c.len)
-			return FAST_E_TRUNCATED;
-		b = x->c.b[x->c.pos++];
-		t[i] = b;
-		n = i + 1;
-		if (b & 0x80) {
-			stop = 1;
-			break;
-		}
-	}
-	if (!stop)
-		return FAST_E_STR_TOO_LONG;
-	*present = 1;
-	*len = 0;
-	if (t[0] == 0x80) {
-		if (nullable)
-			*present = 0;
-		return FAST_OK;
-	}
-	if (t[0] == 0x00) {
-		if (n == 2 && t[1] == 0x80) {
-			if (!nullable) {
-				dst[0] = 0;
-				*len = 1;
-			}
-			return FAST_OK;
-		}
-		if (nullable && n == 3 && t[1] == 0x00 && t[2] == 0x80) {
-			dst[0] = 0;
-			*len = 1;
-			return FAST_OK;
-		}
-		x->warn |= 1u << FAST_E_OVERLONG_STR;
-		skip = 1;
-	}
-	if (n - skip > FAST_MAX_STR)
-		return FAST_E_STR_TOO_LONG;
-	for (i = 0; i < FAST_MAX_STR; i++) {
-		if (i + skip >= n)
-			break;
-		dst[i] = t[i + skip] & 0x7f;
-	}
-	*len = n - skip;
-	return FAST_OK;
+	return fast_ascii_exact(x->c.b, x->c.len, &x->c.pos, &x->warn, nullable, dst, len, present);
 }
 
 /* ASCII string: the common case (a first byte that is neither 0x00 nor

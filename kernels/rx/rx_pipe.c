@@ -19,7 +19,7 @@
  * and maps them with fast_tick_map. Host builds define TOE_CPU_DECODER (the
  * Makefile's DEFS; the card build and test_hw_csim.sh do not), which adds
  * one guarded branch in stream_next(): when the caller set p->fastx, the
- * stream's events come from fastx_stream_next (kernels/fast/cpu/, host only)
+ * stream's events come from fastx_stream_next (kernels/fast/host/, host only)
  * on the same struct fast_stream, with the tick record already built. The
  * events, offsets, counters and gap rules are those of the reference (the
  * same fast_stream fields, fuzz_fastx_diff checks it), so everything else
@@ -32,7 +32,7 @@
 #include "rx_pipe.h"
 #include "fast/fast_tick.h"
 #ifdef TOE_CPU_DECODER
-#include "fast/cpu/fastx.h"
+#include "fast/host/fastx.h"
 #endif
 
 _Static_assert((int)MTOE_OPEN_SYN == (int)TOE_RESET_SYN, "open reasons are reset reasons");

@@ -268,7 +268,7 @@ struct rx_out {
 struct rx_stats { RX_STATS(RX_STAT_FIELD) };
 struct rx_stream_stats { RX_STREAM_STATS(RX_STAT_FIELD) };
 
-struct fastx_dec; /* host only: kernels/fast/cpu/fastx.h */
+struct fastx_dec; /* host only: kernels/fast/host/fastx.h */
 
 struct rx_pipe {
 	struct rx_cfg cfg;

@@ -28,7 +28,7 @@
 #include "bench.h"
 #include "fast/fast_stream.h"
 #include "fast/fast_tick.h"
-#include "fast/cpu/fastx.h"
+#include "fast/host/fastx.h"
 #include "fast/host/fast_compile.h"
 #include "feed/sse_gen.h"
 #include "fast/host/step_frame.h"

@@ -14,7 +14,7 @@
  *   net_mtoe_only net_rx + mtoe_segment alone on the in-order capture (no
  *                 STEP/FAST): how the time splits between network and decode;
  *   fastx_in_order, fastx_reorder_1pct  the first two with the CPU fast
- *                 decoder (rx_pipe.fastx, kernels/fast/cpu/) instead of the
+ *                 decoder (rx_pipe.fastx, kernels/fast/host/) instead of the
  *                 reference fast_stream_next + fast_tick_map;
  *   gtoe_in_order, gtoe_fastx_in_order  toed's own connection (role = tcp,
  *                 daemon/dp/dp_tcp.c): the same segments, acknowledging
@@ -41,7 +41,7 @@
 #include "pktbuild.h"
 #include "rx/rx_pipe.h"
 #include "fast/host/fast_compile.h"
-#include "fast/cpu/fastx.h"
+#include "fast/host/fastx.h"
 #include "toe/gtoe.h"
 #include "toe/gtoe_frame.h"
 

@@ -24,7 +24,7 @@
 
 #include "fast/fast_stream.h"
 #include "fast/fast_tick.h"
-#include "fast/cpu/fastx.h"
+#include "fast/host/fastx.h"
 #include "seq/seq_track.h"
 #include "fastx_tpl.h"
 

@@ -9,7 +9,7 @@
  * warning), r->warn carries exactly the expected warning bits.
  *
  * Every vector also runs through the specialised host decoder
- * (kernels/fast/cpu/fastx.h) from the same dictionary state, on the portable
+ * (kernels/fast/host/fastx.h) from the same dictionary state, on the portable
  * scalar path and on the widest SIMD path this CPU has (with and without
  * pext): return code, consumed bytes, warnings, counters, dictionary and the
  * tick record (fast_tick_map of the reference's values) must all be the
@@ -33,7 +33,7 @@
 #include "fast/fast_prog.h"
 #include "fast/host/fast_compile.h"
 #include "fast/fast_tick.h"
-#include "fast/cpu/fastx.h"
+#include "fast/host/fastx.h"
 
 #define FV_NS11 "http://www.fixprotocol.org/ns/fast/td/1.1"
 #define FV_XML(body) \

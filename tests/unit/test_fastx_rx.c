@@ -19,7 +19,7 @@
 #include "test.h"
 #include "bench.h"
 #include "rx/rx_pipe.h"
-#include "fast/cpu/fastx.h"
+#include "fast/host/fastx.h"
 #include "fast/host/fast_compile.h"
 
 #define NREC 3000

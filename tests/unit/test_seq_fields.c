@@ -18,7 +18,7 @@
 
 #include "test.h"
 #include "rx/rx_pipe.h"
-#include "fast/cpu/fastx.h"
+#include "fast/host/fastx.h"
 #include "fast/host/fast_compile.h"
 #include "fast/host/fast_encode.h"
 #include "fast/host/step_frame.h"

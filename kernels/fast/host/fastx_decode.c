@@ -8,11 +8,9 @@
  *
  * What the common path does not take (integers longer than 4 / 8 bytes,
  * special string forms, presence maps longer than 8 bytes, fields that run
- * past the end of the input) goes to the exact readers below: integers to
- * the reference's own fast_int_exact (fast/fast_int_exact.h); strings and
- * presence maps follow its read_ascii_slow / read_pmap step by step (same
- * values, same warnings, same error and same cursor on error), so the
- * two decoders cannot disagree on the edge cases the vectors and the
+ * past the end of the input) goes to the reference's own exact readers
+ * (fast/fast_read_exact.h: integers, strings, presence maps), so the two
+ * decoders cannot disagree on the edge cases the vectors and the
  * differential fuzzer (tests/fuzz/fuzz_fastx_diff.c) probe.
  */
 #include <string.h>
@@ -58,40 +56,7 @@ _Static_assert(FX_PADBUF >= 2 * FX_SAFE, "a window at any position of a short in
 
 __attribute__((noinline)) static int x_pmap_exact(struct fx *c)
 {
-	const uint8_t *b = c->b + c->pos;
-	const uint32_t avail = c->len - c->pos;
-	uint64_t hi = 0, lo = 0;
-	uint32_t i, shift;
-	for (i = 0; i < FAST_MAX_PMAP_BYTES; i++) {
-		uint8_t ch;
-		if (i >= avail) {
-			c->pos = c->len;
-			return FAST_E_TRUNCATED;
-		}
-		ch = b[i];
-		hi = (hi << 7) | (lo >> 57);
-		lo = (lo << 7) | (ch & 0x7f);
-		if (ch & 0x80)
-			break;
-	}
-	if (i == FAST_MAX_PMAP_BYTES) {
-		c->pos += FAST_MAX_PMAP_BYTES;
-		return FAST_E_PMAP_TOO_LONG;
-	}
-	if (i > 0 && b[i] == 0x80)
-		c->warn |= 1u << FAST_E_OVERLONG_PMAP;
-	c->pos += i + 1;
-	shift = 128 - 7 * (i + 1);
-	if (shift >= 64) {
-		hi = lo << (shift - 64);
-		lo = 0;
-	} else {
-		hi = (hi << shift) | (lo >> (64 - shift));
-		lo <<= shift;
-	}
-	c->pm = hi;
-	c->pmlo = lo;
-	return FAST_OK;
+	return fast_pmap_exact(c->b, c->len, &c->pos, &c->warn, &c->pm, &c->pmlo);
 }
 
 __attribute__((noinline)) static int x_int_exact(struct fx *c, uint32_t type, uint32_t nullable, int64_t *out,
@@ -104,51 +69,7 @@ __attribute__((noinline)) static int x_int_exact(struct fx *c, uint32_t type, ui
 __attribute__((noinline)) static int x_ascii_exact(struct fx *c, uint32_t nullable, uint8_t *dst, uint32_t *len,
 						   uint32_t *present)
 {
-	uint8_t t[FAST_MAX_STR + 2];
-	uint32_t i, n = 0, skip = 0, stop = 0;
-	for (i = 0; i < FAST_MAX_STR + 2; i++) {
-		uint8_t b;
-		if (c->pos >= c->len)
-			return FAST_E_TRUNCATED;
-		b = c->b[c->pos++];
-		t[i] = b;
-		n = i + 1;
-		if (b & 0x80) {
-			stop = 1;
-			break;
-		}
-	}
-	if (!stop)
-		return FAST_E_STR_TOO_LONG;
-	*present = 1;
-	*len = 0;
-	if (t[0] == 0x80) {
-		if (nullable)
-			*present = 0;
-		return FAST_OK;
-	}
-	if (t[0] == 0x00) {
-		if (n == 2 && t[1] == 0x80) {
-			if (!nullable) {
-				dst[0] = 0;
-				*len = 1;
-			}
-			return FAST_OK;
-		}
-		if (nullable && n == 3 && t[1] == 0x00 && t[2] == 0x80) {
-			dst[0] = 0;
-			*len = 1;
-			return FAST_OK;
-		}
-		c->warn |= 1u << FAST_E_OVERLONG_STR;
-		skip = 1;
-	}
-	if (n - skip > FAST_MAX_STR)
-		return FAST_E_STR_TOO_LONG;
-	for (i = 0; i + skip < n; i++)
-		dst[i] = t[i + skip] & 0x7f;
-	*len = n - skip;
-	return FAST_OK;
+	return fast_ascii_exact(c->b, c->len, &c->pos, &c->warn, nullable, dst, len, present);
 }
 
 /* ---- arithmetic shared by every copy (the reference's rules) ---- */

@@ -10,7 +10,7 @@
 #define FASTX_INT_H
 
 #include <stdint.h>
-#include "fast/fast_int_exact.h"
+#include "fast/fast_read_exact.h"
 #include "fast/fast_prog.h"
 #include "fastx.h"
 
@@ -30,7 +30,7 @@ enum {
 	XO_COUNT
 };
 
-/* Integer wire types, as the reference's int_type() (fast_int_exact.h). */
+/* Integer wire types, as the reference's int_type() (fast_read_exact.h). */
 enum { XT_I32 = FAST_IT_I32, XT_U32 = FAST_IT_U32, XT_I64 = FAST_IT_I64, XT_U64 = FAST_IT_U64 };
 
 /* Tick destinations. */
