@@ -46,12 +46,9 @@
  * every inner loop is bounded by the room left in body[] (STEP_BUF) or by n.
  */
 #include "step_deframe.h"
+#include "step_scan.h"
 
-#define SOH 0x01
-#define STEP_MAX_VER 16     /* bytes of version text after "8=STEP." */
-#define STEP_MAX_LEN_DIG 6  /* digits of 9= */
-#define STEP_MAX_DLEN_DIG 6 /* digits of 95= */
-#define STEP_MAX_SEQ_DIG 19 /* digits of 34= */
+#define SOH STEP_SOH
 #define STEP_BUF ((uint32_t)sizeof(((struct step_deframer *)0)->body))
 #define STEP_MAGIC_SUM ('8' + '=' + 'S' + 'T' + 'E' + 'P')
 
@@ -96,16 +93,10 @@ enum {
 #define PEND_END(m) ((m) >> 16)
 #define PEND(rd, end) ((uint32_t)(rd) | (uint32_t)(end) << 16)
 
-#define IS_DIGIT(c) ((uint8_t)((c) - '0') < 10u)
+#define IS_DIGIT(c) STEP_IS_DIGIT(c)
 
-/* Little-endian 64-bit word from bytes (compilers merge these into one load
- * or store; no alignment or aliasing assumptions). */
-static inline uint64_t ld64(const uint8_t *p)
-{
-	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
-	       (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
-}
-
+/* Little-endian 64-bit store (ld64 is step_scan.h's step_ld64; compilers
+ * merge the bytes into one store; no alignment or aliasing assumptions). */
 static inline void st64(uint8_t *p, uint64_t w)
 {
 	p[0] = (uint8_t)w;
@@ -119,18 +110,6 @@ static inline void st64(uint8_t *p, uint64_t w)
 }
 
 #define LANES16 0x00ff00ff00ff00ffull
-#define ONES8 0x0101010101010101ull
-#define HIGHS8 0x8080808080808080ull
-
-/* Index of the lowest byte whose top bit is set in z (z != 0, only top bits
- * set). The builtin is one instruction; the portable form (for synthesis)
- * turns the lowest set bit 1 << (8j + 7) into j with a multiply. */
-#if defined(__GNUC__) && !defined(__SYNTHESIS__)
-#define FIRST_MARKED_BYTE(z) ((uint32_t)__builtin_ctzll(z) >> 3)
-#else
-#define FIRST_MARKED_BYTE(z) ((uint32_t)(((((z) & (~(z) + 1)) >> 7) * 0x0001020304050607ull) >> 56))
-#endif
-
 /* Sum of p[0..n), n >= 8 (the checksum wants it modulo 256): eight bytes at
  * a time into four 16-bit lanes, folded every 128 words before a lane can
  * carry; the last n % 8 bytes come from the word ending at p + n with the
@@ -147,7 +126,7 @@ static uint32_t sum_bytes(const uint8_t *p, uint32_t n)
 			cnt = 128;
 		acc = 0;
 		for (j = 0; j < cnt; j++) {
-			uint64_t w = ld64(p + k + 8 * j);
+			uint64_t w = step_ld64(p + k + 8 * j);
 			acc += (w & LANES16) + (w >> 8 & LANES16);
 		}
 		k += 8 * cnt;
@@ -155,7 +134,7 @@ static uint32_t sum_bytes(const uint8_t *p, uint32_t n)
 		       (uint32_t)(acc >> 32 & 0xffff) + (uint32_t)(acc >> 48);
 	}
 	if (rem) {
-		uint64_t w = ld64(p + n - 8) >> (8 * (8 - rem));
+		uint64_t w = step_ld64(p + n - 8) >> (8 * (8 - rem));
 		acc = (w & LANES16) + (w >> 8 & LANES16);
 		sum += (uint32_t)(acc & 0xffff) + (uint32_t)(acc >> 16 & 0xffff) +
 		       (uint32_t)(acc >> 32 & 0xffff) + (uint32_t)(acc >> 48);
@@ -176,7 +155,7 @@ static uint32_t copy_sum(uint8_t *dst, const uint8_t *src, uint32_t n)
 		if (cnt > 128)
 			cnt = 128;
 		for (j = 0; j < cnt; j++) {
-			uint64_t w = ld64(src + k + 8 * j);
+			uint64_t w = step_ld64(src + k + 8 * j);
 			st64(dst + k + 8 * j, w);
 			acc += (w & LANES16) + (w >> 8 & LANES16);
 		}
@@ -193,24 +172,10 @@ static uint32_t copy_sum(uint8_t *dst, const uint8_t *src, uint32_t n)
 	return sum;
 }
 
-/* Index of the first SOH in p[k..end), or end. p[k..k+8) must be readable
- * for every k < end (the caller guarantees 7 bytes of slack). */
+/* Index of the first SOH in p[k..end), or end (step_scan.h). */
 static inline uint32_t find_soh(const uint8_t *p, uint32_t k, uint32_t end)
 {
-	uint32_t it;
-	for (it = 0; it < STEP_BUF / 8 + 1; it++) {
-		uint64_t x, z;
-		if (k >= end)
-			return end;
-		x = ld64(p + k) ^ ONES8;
-		z = (x - ONES8) & ~x & HIGHS8; /* lowest set bit marks the first SOH */
-		if (z) {
-			k += FIRST_MARKED_BYTE(z);
-			return k < end ? k : end;
-		}
-		k += 8;
-	}
-	return end;
+	return step_find_soh(p, k, end, STEP_BUF / 8 + 1);
 }
 
 /* The common case: a whole message inside the chunk, q[0] == '8'. Parses it
@@ -221,55 +186,21 @@ static inline uint32_t find_soh(const uint8_t *p, uint32_t k, uint32_t end)
  * byte, finding the error if there is one; the checks below mirror it. */
 static uint32_t step_fast(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 {
-	uint32_t k, h, t, v, nd, soh, dl = 0, ck, j, have95 = 0, have96 = 0, nfields;
+	uint32_t k, h, t, soh, dl = 0, ck, j, have95 = 0, have96 = 0, nfields;
 	uint64_t seq = 0;
 	const uint8_t *data = q;
 
-	/* "8=STEP.", the version, "9=" BodyLength SOH */
-	if (avail < 40 || q[1] != '=' || q[2] != 'S' || q[3] != 'T' || q[4] != 'E' || q[5] != 'P' ||
-	    q[6] != '.')
+	/* "8=STEP.", the version, "9=" BodyLength SOH ... "10=" ddd SOH */
+	if (!step_scan_frame(q, avail, STEP_MAX_BODY, &h, &t, &ck))
 		return 0;
-	k = find_soh(q, 7, 7 + STEP_MAX_VER + 1);
-	if (k == 7 + STEP_MAX_VER + 1 || q[k + 1] != '9' || q[k + 2] != '=')
-		return 0;
-	k += 3;
-	v = 0;
-	for (nd = 0; nd < STEP_MAX_LEN_DIG; nd++) {
-		uint8_t c = q[k];
-		if (!IS_DIGIT(c))
-			break;
-		v = v * 10 + (uint32_t)(c - '0');
-		k++;
-	}
-	if (nd == 0 || q[k] != SOH || v > STEP_MAX_BODY)
-		return 0;
-	h = k + 1;
-	t = h + v;
-	if (t + 7 > avail)
-		return 0; /* not complete in this chunk */
-	/* the trailer */
-	if (q[t] != '1' || q[t + 1] != '0' || q[t + 2] != '=' || !IS_DIGIT(q[t + 3]) || !IS_DIGIT(q[t + 4]) ||
-	    !IS_DIGIT(q[t + 5]) || q[t + 6] != SOH)
-		return 0;
-	ck = (uint32_t)(q[t + 3] - '0') * 100 + (uint32_t)(q[t + 4] - '0') * 10 + (uint32_t)(q[t + 5] - '0');
 	/* the body fields; every index read below is < t + 7 */
 	k = h;
 	for (nfields = 0; nfields < STEP_MAX_BODY / 4 + 1; nfields++) {
-		uint32_t tag = 0, t0 = k;
+		uint32_t tag;
 		if (k >= t)
 			break;
-		for (j = 0; j < 10; j++) {
-			uint8_t c = q[k];
-			if (k >= t || !IS_DIGIT(c))
-				break;
-			if (tag >= 100000000u)
-				return 0;
-			tag = tag * 10 + (uint32_t)(c - '0');
-			k++;
-		}
-		if (k == t0 || k >= t || q[k] != '=')
+		if (!step_scan_tag(q, &k, t, &tag))
 			return 0;
-		k++;
 		if (tag == 96) {
 			if (!have95 || have96 || dl + 1 > t - k || q[k + dl] != SOH)
 				return 0;
@@ -289,17 +220,9 @@ static uint32_t step_fast(struct step_deframer *s, const uint8_t *q, uint32_t av
 			}
 			s->msg.msgtype[j] = 0;
 		} else if (tag == 34 || tag == 95) {
-			uint64_t x = 0;
-			if (soh - k > (tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG))
+			uint64_t x;
+			if (!step_scan_num(q, k, soh, tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &x))
 				return 0;
-			for (j = 0; j < STEP_MAX_SEQ_DIG; j++) {
-				uint8_t c = q[k + j];
-				if (k + j >= soh)
-					break;
-				if (!IS_DIGIT(c))
-					return 0;
-				x = x * 10 + (uint64_t)(c - '0');
-			}
 			if (tag == 34) {
 				seq = x;
 			} else {
@@ -328,7 +251,7 @@ static uint32_t step_fast(struct step_deframer *s, const uint8_t *q, uint32_t av
 	/* deliver: the data goes where the state machine would have put it */
 	k = (uint32_t)(data - q);
 	for (j = 0; j + 8 <= dl; j += 8)
-		st64(s->body + k + j, ld64(data + j));
+		st64(s->body + k + j, step_ld64(data + j));
 	for (; j < dl; j++)
 		s->body[k + j] = data[j];
 	s->msg.data = s->body + k;

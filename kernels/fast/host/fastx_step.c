@@ -23,32 +23,10 @@
 
 #include "fastx.h"
 
-#define SOH 0x01
-#define STEP_MAX_VER 16
-#define STEP_MAX_LEN_DIG 6
-#define STEP_MAX_DLEN_DIG 6
-#define STEP_MAX_SEQ_DIG 19
-#define IS_DIGIT(c) ((uint8_t)((c) - '0') < 10u)
+#include "fast/step_scan.h"
 
-/* First SOH in p[k..end), or end; p[k..k+8) must be readable for every
- * k < end (bulk's callers have the 7-byte trailer after the body). Fields
- * are short (a dozen bytes): a word at a time inline beats a memchr call. */
-static inline uint32_t find_soh(const uint8_t *p, uint32_t k, uint32_t end)
-{
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	while (k < end) {
-		uint64_t x, z;
-		memcpy(&x, p + k, 8);
-		x ^= ones; /* SOH bytes become 0 */
-		z = (x - ones) & ~x & highs; /* the lowest set bit marks the first */
-		if (z) {
-			k += (uint32_t)__builtin_ctzll(z) >> 3;
-			return k < end ? k : end;
-		}
-		k += 8;
-	}
-	return end;
-}
+#define SOH STEP_SOH
+#define IS_DIGIT(c) STEP_IS_DIGIT(c)
 
 /* One pass over q[0..t), the message up to its trailer: SOH positions as
  * a bitmap (bit i % 32 of w[i / 32]) and the byte sum the checksum wants.
@@ -132,37 +110,15 @@ static inline uint32_t mask_soh(const uint32_t *w, uint32_t k, uint32_t end)
 /* step_fast()'s rules on q[0..avail), q[0] == '8'; 0 when not taken. */
 static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 {
-	uint32_t k, h, t, v, nd, soh, dl = 0, ck, j, have95 = 0, have96 = 0, nfields;
+	uint32_t k, h, t, soh, dl = 0, ck, have95 = 0, have96 = 0, nfields;
 	uint64_t seq = 0;
 	const uint8_t *data = q;
 	char mt[STEP_MAX_MSGTYPE + 1];
 	uint32_t w[SCAN_WORDS], sum;
 
 	mt[0] = 0;
-	if (avail < 40 || memcmp(q, "8=STEP.", 7) != 0)
+	if (!step_scan_frame(q, avail, STEP_MAX_BODY, &h, &t, &ck))
 		return 0;
-	k = find_soh(q, 7, 7 + STEP_MAX_VER + 1);
-	if (k == 7 + STEP_MAX_VER + 1 || q[k + 1] != '9' || q[k + 2] != '=')
-		return 0;
-	k += 3;
-	v = 0;
-	for (nd = 0; nd < STEP_MAX_LEN_DIG; nd++) {
-		uint8_t c = q[k];
-		if (!IS_DIGIT(c))
-			break;
-		v = v * 10 + (uint32_t)(c - '0');
-		k++;
-	}
-	if (nd == 0 || q[k] != SOH || v > STEP_MAX_BODY)
-		return 0;
-	h = k + 1;
-	t = h + v;
-	if (t + 7 > avail)
-		return 0;
-	if (q[t] != '1' || q[t + 1] != '0' || q[t + 2] != '=' || !IS_DIGIT(q[t + 3]) || !IS_DIGIT(q[t + 4]) ||
-	    !IS_DIGIT(q[t + 5]) || q[t + 6] != SOH)
-		return 0;
-	ck = (uint32_t)(q[t + 3] - '0') * 100 + (uint32_t)(q[t + 4] - '0') * 10 + (uint32_t)(q[t + 5] - '0');
 #if defined(__x86_64__)
 	if (fastx_isa_get() >= FASTX_ISA_AVX2)
 		sum = scan_avx2(q, t, avail, w);
@@ -177,21 +133,8 @@ static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 			/* the usual two-digit tag: what the loop below finds */
 			tag = (uint32_t)(c0 - '0') * 10 + (uint32_t)(c1 - '0');
 			k += 3;
-		} else {
-			uint32_t t0 = k;
-			tag = 0;
-			for (j = 0; j < 10; j++) {
-				uint8_t c = q[k];
-				if (k >= t || !IS_DIGIT(c))
-					break;
-				if (tag >= 100000000u)
-					return 0;
-				tag = tag * 10 + (uint32_t)(c - '0');
-				k++;
-			}
-			if (k == t0 || k >= t || q[k] != '=')
-				return 0;
-			k++;
+		} else if (!step_scan_tag(q, &k, t, &tag)) {
+			return 0;
 		}
 		if (tag == 96) {
 			if (!have95 || have96 || dl + 1 > t - k || q[k + dl] != SOH)
@@ -213,15 +156,9 @@ static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
 		}
 		case 34:
 		case 95: {
-			uint64_t x = 0;
-			if (soh - k > (tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG))
+			uint64_t x;
+			if (!step_scan_num(q, k, soh, tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &x))
 				return 0;
-			for (j = k; j < soh; j++) {
-				uint8_t c = q[j];
-				if (!IS_DIGIT(c))
-					return 0;
-				x = x * 10 + (uint64_t)(c - '0');
-			}
 			if (tag == 34) {
 				seq = x;
 			} else {
