@@ -66,44 +66,19 @@ int fast_stream_next(struct fast_stream *fs)
 	 * for re-reading (after an error); `more` says the deframer may still
 	 * have a message without new input. */
 	for (iter = 0; iter < 0xffffffffu; iter++) {
-		int st;
+		int st, ev;
 		uint32_t used;
 		if (fs->data_pos < fs->data_len) {
 			int err = fast_dec_record(&fs->dec, fs->data + fs->data_pos, fs->data_len - fs->data_pos,
 						  &used, &fs->rec);
-			if (err != FAST_OK) {
-				fs->err = err;
-				fs->err_offset = fs->data_offset;
-				fs->err_skipped = fs->data_len - fs->data_pos;
-				fs->data_pos = fs->data_len;
-				return FS_ERROR;
-			}
-			fs->data_pos += used;
-			fs->records++;
-			return FS_RECORD;
+			return fast_stream_record_done(fs, err, used);
 		}
 		if (fs->framing == FAST_FRAMING_DATAGRAM || (fs->in_len == 0 && !fs->more))
 			return FS_NONE;
 		used = step_feed(&fs->step, fs->in, fs->in_len, &st);
-		fs->in += used;
-		fs->in_len -= used;
-		fs->more = st != STEP_NEED_MORE;
-		if (st == STEP_MSG) {
-			fs->messages++;
-			fs->data = fs->step.msg.data;
-			fs->data_len = fs->step.msg.data_len;
-			fs->data_pos = 0;
-			fs->data_offset = fs->step.msg.offset;
-			fs->msg_seq = fs->step.msg.seq;
-			fast_dec_reset(&fs->dec);
-			if (fs->msg_events)
-				return FS_MESSAGE; /* its records follow at the next calls */
-		} else if (st == STEP_ERROR) {
-			fs->err = fs->step.err;
-			fs->err_offset = fs->step.err_offset;
-			fs->err_skipped = 0;
-			return FS_ERROR;
-		}
+		ev = fast_stream_step_done(fs, used, st);
+		if (ev != FS_NONE)
+			return ev;
 	}
 	return FS_NONE;
 }

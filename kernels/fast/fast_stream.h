@@ -63,4 +63,50 @@ void fast_stream_restart(struct fast_stream *fs, uint64_t offset);
 void fast_stream_feed(struct fast_stream *fs, const uint8_t *p, uint32_t n);
 int fast_stream_next(struct fast_stream *fs);
 
+/* fast_stream_next's two bookkeeping steps, shared with the pull loop of
+ * the CPU fast path (kernels/fast/host/fastx_stream.c), which swaps the
+ * decoder and the deframer but must leave every field meaning the same;
+ * static inline, as they run per record. */
+
+/* The bookkeeping around one decoded record (err FAST_OK: `used` bytes). */
+static inline int fast_stream_record_done(struct fast_stream *fs, int err, uint32_t used)
+{
+	if (err != FAST_OK) {
+		fs->err = err;
+		fs->err_offset = fs->data_offset;
+		fs->err_skipped = fs->data_len - fs->data_pos;
+		fs->data_pos = fs->data_len;
+		return FS_ERROR;
+	}
+	fs->data_pos += used;
+	fs->records++;
+	return FS_RECORD;
+}
+
+/* The bookkeeping after the deframer took `used` input bytes with status
+ * st: FS_MESSAGE or FS_ERROR to return, FS_NONE to go on pulling. */
+static inline int fast_stream_step_done(struct fast_stream *fs, uint32_t used, int st)
+{
+	fs->in += used;
+	fs->in_len -= used;
+	fs->more = st != STEP_NEED_MORE;
+	if (st == STEP_MSG) {
+		fs->messages++;
+		fs->data = fs->step.msg.data;
+		fs->data_len = fs->step.msg.data_len;
+		fs->data_pos = 0;
+		fs->data_offset = fs->step.msg.offset;
+		fs->msg_seq = fs->step.msg.seq;
+		fast_dec_reset(&fs->dec);
+		if (fs->msg_events)
+			return FS_MESSAGE; /* its records follow at the next calls */
+	} else if (st == STEP_ERROR) {
+		fs->err = fs->step.err;
+		fs->err_offset = fs->step.err_offset;
+		fs->err_skipped = 0;
+		return FS_ERROR;
+	}
+	return FS_NONE;
+}
+
 #endif
