@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "gtoe_harness.h"
 #include "pktbuild.h"
 #include "net/net_rx.h"
 #include "toe/gtoe.h"
@@ -68,31 +69,9 @@ static void ts_opt(uint8_t *o, uint32_t tsval, uint32_t tsecr)
 /* A fresh endpoint with one established connection; returns its slot. */
 static int32_t setup(void)
 {
-	struct gtoe_seg s, o;
-	int32_t c;
 	if (gtoe_init(&G, &gcfg, gbuf, GTOE_BUF_BYTES(&gcfg)) != GTOE_OK)
 		return -1;
-	c = gtoe_connect(&G, US_ADDR, US_PORT, EX_ADDR, EX_PORT, 0);
-	if (c < 0 || !gtoe_tx_next(&G, 0, &s))
-		return -1;
-	memset(&o, 0, sizeof o);
-	o.saddr = EX_ADDR;
-	o.daddr = US_ADDR;
-	o.sport = EX_PORT;
-	o.dport = US_PORT;
-	o.seq = IRS;
-	o.ack = s.seq + 1;
-	o.flags = TCP_SYN | TCP_ACK;
-	o.win = 65535;
-	o.has_mss = 1;
-	o.mss = MSS;
-	o.has_ts = 1;
-	o.tsval = 1;
-	o.tsecr = s.tsval;
-	gtoe_input_seg(&G, &o, 1000);
-	while (gtoe_tx_next(&G, 1000, &s))
-		;
-	return G.conn[c].state == GTOE_ESTABLISHED ? c : -1;
+	return gh_establish(&G, US_ADDR, US_PORT, EX_ADDR, EX_PORT, IRS, MSS, 1, 0);
 }
 
 static uint64_t drain(int32_t c, uint64_t acc)

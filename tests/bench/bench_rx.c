@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "gtoe_harness.h"
 #include "pktbuild.h"
 #include "rx/rx_pipe.h"
 #include "fast/host/fast_compile.h"
@@ -150,28 +151,9 @@ static struct gtoe_cfg gcfg;
 static uint8_t *gbuf;
 static int32_t gtoe_setup(uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport, uint32_t irs)
 {
-	struct gtoe_seg s, o;
-	int32_t c;
 	if (gtoe_init(&G, &gcfg, gbuf, GTOE_BUF_BYTES(&gcfg)) != GTOE_OK)
 		return -1;
-	c = gtoe_connect(&G, laddr, lport, raddr, rport, 0);
-	if (c < 0 || !gtoe_tx_next(&G, 0, &s))
-		return -1;
-	memset(&o, 0, sizeof o);
-	o.saddr = raddr;
-	o.daddr = laddr;
-	o.sport = rport;
-	o.dport = lport;
-	o.seq = irs;
-	o.ack = s.seq + 1;
-	o.flags = TCP_SYN | TCP_ACK;
-	o.win = 65535;
-	o.has_mss = 1;
-	o.mss = MSS;
-	gtoe_input_seg(&G, &o, 1000);
-	while (gtoe_tx_next(&G, 1000, &s))
-		;
-	return G.conn[c].state == GTOE_ESTABLISHED ? c : -1;
+	return gh_establish(&G, laddr, lport, raddr, rport, irs, MSS, 0, 0);
 }
 
 /* the capture through net_rx + gtoe + rx_event (dp_tcp's path); returns the records (UINT64_MAX on a gap) */

@@ -103,6 +103,35 @@ int32_t gh_connect(struct gh *h, uint64_t now, uint32_t irs, const struct gtoe_s
 	return c;
 }
 
+int32_t gh_establish(struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport, uint32_t irs,
+		     uint16_t mss, int ts, uint64_t now)
+{
+	struct gtoe_seg s, o;
+	int32_t c = gtoe_connect(g, laddr, lport, raddr, rport, now);
+	if (c < 0 || !gtoe_tx_next(g, now, &s))
+		return -1;
+	memset(&o, 0, sizeof o);
+	o.saddr = raddr;
+	o.daddr = laddr;
+	o.sport = rport;
+	o.dport = lport;
+	o.seq = irs;
+	o.ack = s.seq + 1;
+	o.flags = TCP_SYN | TCP_ACK;
+	o.win = 65535;
+	o.has_mss = 1;
+	o.mss = mss;
+	if (ts) {
+		o.has_ts = 1;
+		o.tsval = 1;
+		o.tsecr = s.tsval;
+	}
+	gtoe_input_seg(g, &o, now + 1000);
+	while (gtoe_tx_next(g, now + 1000, &s))
+		;
+	return g->conn[c].state == GTOE_ESTABLISHED ? c : -1;
+}
+
 static int lt(uint32_t a, uint32_t b) { return (int32_t)(a - b) < 0; }
 static int le(uint32_t a, uint32_t b) { return (int32_t)(a - b) <= 0; }
 

@@ -52,6 +52,13 @@ void gh_peer(struct gh *h, uint64_t now, uint8_t flags, uint32_t seq, uint32_t a
  * (peer ISN irs, its options opt or none), our ACK out. Returns the conn. */
 int32_t gh_connect(struct gh *h, uint64_t now, uint32_t irs, const struct gtoe_seg *opt);
 
+/* For code that owns its gtoe (benchmarks): an active open from
+ * laddr:lport to raddr:rport on g (already initialised) answered by a
+ * SYN-ACK with ISN irs, MSS mss and, with ts, timestamps; our ACK drained.
+ * Returns the connection when it is established, else -1. */
+int32_t gh_establish(struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport, uint32_t irs,
+		     uint16_t mss, int ts, uint64_t now);
+
 /* Check the table's invariants (ranges sorted and inside the window,
  * snd_una <= snd_nxt <= snd_max <= snd_end, buffer accounting, slot
  * bitmap). Returns NULL, or what is wrong (a static string). */
