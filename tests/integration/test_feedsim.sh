@@ -106,7 +106,7 @@ for i, (seq, t, first, n, ln) in enumerate(ents):
     total, prev = total + n, t
 assert total == nrec, "%d records in the log" % total
 EOF
-}}
+}
 
 # latency NAME: one latency line per message received, and the figures
 latency() {
