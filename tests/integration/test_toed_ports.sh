@@ -24,8 +24,8 @@
 # (af_packet, then af_xdp in native mode, which skips alone where XDP cannot be attached).
 # Then A/B lines on two ports ([fast] sequence_check, one group of a UDP feed on port 0 and
 # one on port 1): the same feed (four channels, BizIndex per channel), half of it on port 0 and
-# all of it on port 1 at once, reaches
-# the client exactly once (the other copies dropped and counted, rx.seq_dups).
+# all of it on port 1 at once, reaches the client exactly once (the other copies dropped and
+# counted, rx.seq_dups).
 # Last, toed --check-config refuses configurations the software backend cannot run (a port
 # without an interface, two ports on one interface, a second port of a pcap replay) with exit
 # 78 and a message naming the file, the line and the key.
