@@ -12,6 +12,8 @@
 #                                Control socket $SOCK, log $WORK/toed.log, pid TOED_PID.
 #                                Returns 2 when toed exits before it is ready (e.g. XDP
 #                                cannot be attached here).
+#   e2e_conf_tail                the [shm] (no huge pages, control socket $SOCK) and [log] (stderr,
+#                                info) sections every test configuration ends with
 #   e2e_run_toed NS [ARGS]       toed -c $WORK/toed.conf --foreground ARGS in namespace NS (the
 #                                configuration already written), log $WORK/toed.log, pid
 #                                TOED_PID; 0 once ready, 2 when toed exits before it is ready
@@ -60,6 +62,10 @@ e2e_verify_exact() { # OUT NAME N
 	[ "$(vget "$1" matched)" = "$3" ] || fail "$2: matched $(vget "$1" matched) of $3: $(cat "$1")"
 }
 
+e2e_conf_tail() {
+	printf '[shm]\nhugepages = off\nsocket = %s\n\n[log]\ntarget = stderr\nlevel = info\n' "$SOCK"
+}
+
 e2e_run_toed() { # NS [ARGS]
 	_ns=$1
 	shift
@@ -97,14 +103,8 @@ gap_timeout_ms = 50
 [fast]
 templates = $TEMPLATES
 
-[shm]
-hugepages = off
-socket = $SOCK
-
-[log]
-target = stderr
-level = info
 EOF
+		e2e_conf_tail
 		[ -n "${2:-}" ] && printf '\n%s\n' "$2"
 	} >"$WORK/toed.conf"
 	e2e_run_toed "$NS_MI" --bpf-object "$STEER"

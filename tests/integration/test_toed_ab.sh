@@ -54,8 +54,10 @@
 #           missing numbers, and per channel the last sequence, delivered
 #           records and gaps, all as the client saw them; toectl clients
 #           shows each client's stream. The reordering happened: every slow
-#           class sent segments, and toed's mirror TOE stored segments of each
-#           line out of order.
+#           class the layout's lines cross delayed segments (its counter of
+#           packets sent grew), and toed's mirror TOE stored segments of each
+#           line out of order (a link loss does that too, until Linux sends
+#           the segment again).
 #   kill    no impairment; line A's exchange is killed mid-stream (SIGKILL):
 #           the client sees a TOE_RESET_ARB_SWITCH naming line 0, line B
 #           carries on, every record is delivered exactly once, no sequence gap
@@ -145,14 +147,8 @@ sequence_check = yes
 # longer than the lag between the two lines
 arbitration_wait_us = 300000
 
-[shm]
-hugepages = off
-socket = $SOCK
-
-[log]
-target = stderr
-level = info
 EOF
+		e2e_conf_tail
 	} >"$WORK/toed.conf"
 	e2e_run_toed "$NS_MI" || fail "$1: toed exited before it was ready"
 }

@@ -94,14 +94,8 @@ write_conf() { # TYPE
 [fast]
 templates = $TEMPLATES
 
-[shm]
-hugepages = off
-socket = $SOCK
-
-[log]
-target = stderr
-level = info
 EOF
+		e2e_conf_tail
 	} >"$WORK/toed.conf"
 }
 
@@ -215,7 +209,7 @@ ab_run() {
 		printf '[feed.a]\nprotocol = udp\nvendor = *:6000\ngroup = ab\n\n'
 		printf '[feed.b]\nprotocol = udp\nvendor = *:6000\nport = 1\ngroup = ab\n\n'
 		printf '[fast]\ntemplates = %s\nsequence_check = yes\n\n' "$TEMPLATES"
-		printf '[shm]\nhugepages = off\nsocket = %s\n\n[log]\ntarget = stderr\nlevel = info\n' "$SOCK"
+		e2e_conf_tail
 	} >"$WORK/toed.conf"
 	e2e_run_toed "$NS_D" || fail "A/B: toed exited before it was ready"
 	# four channels, BizIndex per channel (the generator's default, as SSE and sequence tracking number it)

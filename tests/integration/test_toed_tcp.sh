@@ -120,14 +120,8 @@ window = 256K
 [fast]
 templates = $TEMPLATES
 
-[shm]
-hugepages = off
-socket = $SOCK
-
-[log]
-target = stderr
-level = info
 EOF
+		e2e_conf_tail
 	} >"$WORK/toed.conf"
 	e2e_run_toed "$NS_MI" --bpf-object "$STEER"
 }
