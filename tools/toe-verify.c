@@ -538,8 +538,8 @@ static void handle_tick(struct verify *v, const union toe_record *r, uint64_t no
 			}
 			truth_pop(t);
 		}
-		if (f == 1)
-			break;
+		if (f == 1 || off == 0)
+			break; /* found; or a queue too small to hold one message (nothing to make room for) */
 	}
 	if (!v->started && v->join)
 		v->join_skipped += popped; /* joined mid-stream: what came before is nobody's loss */

@@ -243,10 +243,12 @@ sys.exit(0 if (s.get($p_ab), s.get($p_a)) == ('ab', 'a') else 1)" "$WORK/$name.c
 	# every slow class this layout's lines go through delayed segments (line B: ex1, wm0 in the port layout)
 	devs="ex0 vm0"
 	[ "$1" = port ] && devs="ex0 vm0 ex1 wm0"
+	delayed=
 	for d in $devs; do
 		a=$(echo "$sent0" | tr ' ' '\n' | sed -n "s/^$d=//p")
 		b=$(echo "$sent1" | tr ' ' '\n' | sed -n "s/^$d=//p")
 		[ "${b:-0}" -gt "${a:-0}" ] || fail "$name: nothing delayed through the slow class of $d ($sent0 -> $sent1)"
+		delayed="$delayed $d $((b - a))"
 	done
 	cmp -s "$WORK/$name.truth.A" "$WORK/$name.truth.B" || fail "$name: the two lines did not carry the same feed"
 	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$name.stats.json" || fail "$name: toectl stats"
@@ -353,7 +355,7 @@ print(label + ": %d records, %d delivered (line 0: %d, line 1: %d), %d in sequen
 sys.exit(1 if bad else 0)
 EOF
 	e2e_stop_toed
-	echo "== $name: slow classes sent (pacers included) $sent1"
+	echo "== $name: packets through the slow classes (a pacer and a delayed segment each time):$delayed"
 }
 
 # ---- kill: line A's exchange dies mid-stream ----------------------------------------------------
