@@ -1,13 +1,16 @@
 /* toe-fastgen - write a deterministic SSE Level-2 feed (and its ground truth).
  *
  *   toe-fastgen --templates FILE.xml [--records N] [--seed S] [--framing step|raw]
- *               [--per-msg K] [--truth FILE.jsonl] [-o OUT]
+ *               [--per-msg K] [--securities N] [--channels N] [--order-pct P]
+ *               [--biz-global] [--truth FILE.jsonl] [-o OUT]
  *
  * Generates realistic tick-by-tick trades and orders (kernels/fast/host/
  * sse_gen.c) and FAST-encodes them with the given template file: as STEP
  * messages of 1..K records of one type (dictionary reset per message,
  * MsgSeqNum from 1), or as one raw FAST stream (one dictionary for the whole
- * stream, never reset). --truth writes one JSON line per record, exactly as
+ * stream, never reset). BizIndex counts 1, 2, ... per channel across trades
+ * and orders, as SSE numbers it (--biz-global: 1, 2, 3, ... across channels,
+ * the numbering of earlier versions). --truth writes one JSON line per record, exactly as
  * toe-fastdump prints the decoded record (with "msg_seq" for STEP framing).
  * Exit status: 0 done, 1 error, 2 usage.
  */
@@ -28,7 +31,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: toe-fastgen --templates FILE.xml [--records N] [--seed S] [--framing step|raw]\n"
-		"                   [--per-msg K] [--truth FILE.jsonl] [-o OUT]\n"
+		"                   [--per-msg K] [--securities N] [--channels N] [--order-pct P]\n"
+		"                   [--biz-global] [--truth FILE.jsonl] [-o OUT]\n"
 		"  --templates FILE   FAST template file (XML) to encode with\n"
 		"  --records N        records to generate (default 1000)\n"
 		"  --seed S           generator seed (default 1); same seed, same feed\n"
@@ -38,7 +42,8 @@ static void usage(FILE *f)
 		"  --securities N     securities traded, 1..%d (default 200)\n"
 		"  --channels N       channels, 1..%d (default 4)\n"
 		"  --order-pct P      share of orders in percent (default 70)\n"
-		"  --biz-per-channel  BizIndex 1, 2, ... per channel, as SSE numbers it (default: across channels)\n"
+		"  --biz-global       BizIndex 1, 2, 3, ... across channels (default: 1, 2, ... per channel, as SSE\n"
+		"                     numbers it; --biz-per-channel says so)\n"
 		"  --truth FILE       write the records as JSON lines (as toe-fastdump prints them)\n"
 		"  -o OUT             output file (default standard output, not a terminal)\n",
 		MAX_PER_MSG, SSE_GEN_MAX_SEC, SSE_GEN_MAX_CHAN);
@@ -76,6 +81,7 @@ int main(int argc, char **argv)
 		{"securities", required_argument, 0, 'S'}, {"channels", required_argument, 0, 'c'},
 		{"order-pct", required_argument, 0, 'p'}, {"output", required_argument, 0, 'o'},
 		{"help", no_argument, 0, 'h'},            {"biz-per-channel", no_argument, 0, 'B'},
+		{"biz-global", no_argument, 0, 'G'},
 		{0, 0, 0, 0},
 	};
 	const char *templates = NULL, *truth_path = NULL, *out_path = NULL;
@@ -84,7 +90,7 @@ int main(int argc, char **argv)
 	struct sse_gen_cfg cfg;
 	sse_gen_default(&cfg);
 
-	while ((c = getopt_long(argc, argv, "t:n:s:f:k:T:S:c:p:o:hB", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:n:s:f:k:T:S:c:p:o:hBG", lopts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
 		case 't': templates = optarg; break;
@@ -121,6 +127,9 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			cfg.biz_per_channel = 1;
+			break;
+		case 'G':
+			cfg.biz_per_channel = 0;
 			break;
 		case 'p':
 			if (parse_u64(optarg, 0, 100, &v))

@@ -1,7 +1,7 @@
 /* toe-feedsim - play the exchange: send a deterministic SSE Level-2 STEP feed over TCP or UDP.
  *
  *   toe-feedsim --templates FILE.xml [--records N] [--seed S] [--rate R | --fast] [--burst B]
- *               [--per-msg K] [--securities N] [--channels N] [--order-pct P] [--biz-per-channel]
+ *               [--per-msg K] [--securities N] [--channels N] [--order-pct P] [--biz-global]
  *               (--listen IP:PORT | --connect IP:PORT | --udp IP:PORT)
  *               [--truth FILE.jsonl] [--sendlog FILE] [--cpu N] [--delay-ms D] [--wait-ms W]
  *               [--ahead-mb M] [--session [--sender-comp-id ID] [--target-comp-id ID] [--username U]
@@ -9,7 +9,8 @@
  *               [--hold-ms H] [--logout TEXT]]
  *
  * The feed is the one toe-fastgen writes for the same options (sse_gen.c,
- * feed_gen.c): trades and orders, BizIndex 1, 2, 3..., STEP messages of
+ * feed_gen.c): trades and orders, BizIndex 1, 2, ... per channel as SSE
+ * numbers it (--biz-global: 1, 2, 3, ... across channels), STEP messages of
  * 1..K records of one type with MsgSeqNum from 1. Over TCP each message is
  * one send() (TCP_NODELAY on), over UDP one datagram. The connection ends
  * with a FIN once everything is sent (the tool then waits up to --wait-ms for
@@ -92,7 +93,8 @@ static void usage(FILE *f)
 		"  --securities N     securities traded, 1..%d (default 200)\n"
 		"  --channels N       channels, 1..%d (default 4)\n"
 		"  --order-pct P      share of orders in percent (default 70)\n"
-		"  --biz-per-channel  BizIndex 1, 2, ... per channel, as SSE numbers it (default: across channels)\n"
+		"  --biz-global       BizIndex 1, 2, 3, ... across channels (default: 1, 2, ... per channel, as SSE\n"
+		"                     numbers it; --biz-per-channel says so)\n"
 		"  --truth FILE       every record as JSON, as toe-fastdump --framing step prints it\n"
 		"  --sendlog FILE     per message: MsgSeqNum, send time, records, first BizIndex (binary)\n"
 		"  --cpu N            run on CPU N\n"
@@ -331,6 +333,7 @@ int main(int argc, char **argv)
 		{"delay-ms", required_argument, 0, 'd'},  {"wait-ms", required_argument, 0, 'w'},
 		{"ahead-mb", required_argument, 0, 'A'},  {"help", no_argument, 0, 'h'},
 		{"biz-per-channel", no_argument, 0, 'B'},
+		{"biz-global", no_argument, 0, 'G'},
 		{0, 0, 0, 0},
 	};
 	const char *templates = NULL, *truth_path = NULL, *sendlog_path = NULL;
@@ -350,7 +353,7 @@ int main(int argc, char **argv)
 	scfg.heartbeat_s = 30;
 	scfg.logon_timeout_ms = 10000;
 
-	while ((c = getopt_long(argc, argv, "t:n:s:r:Fb:k:S:c:p:l:C:u:T:L:P:d:w:A:Bh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:n:s:r:Fb:k:S:c:p:l:C:u:T:L:P:d:w:A:BGh", lopts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
 		case 't': templates = optarg; break;
@@ -392,6 +395,7 @@ int main(int argc, char **argv)
 			cfg.order_pct = (uint32_t)v;
 			break;
 		case 'B': cfg.biz_per_channel = 1; break;
+		case 'G': cfg.biz_per_channel = 0; break;
 		case 'l': bad = feed_opt_peer(&peer, FEED_MODE_LISTEN, optarg); break;
 		case 'C': bad = feed_opt_peer(&peer, FEED_MODE_CONNECT, optarg); break;
 		case 'u': bad = feed_opt_peer(&peer, FEED_MODE_UDP, optarg); break;

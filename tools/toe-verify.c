@@ -1,7 +1,7 @@
 /* toe-verify - a strategy that checks every tick it gets from toed against the feed simulator's ground truth.
  *
  *   toe-verify --templates FILE.xml [--socket PATH] [--expect N] [--seed S] [--per-msg K]
- *              [--securities N] [--channels N] [--order-pct P]
+ *              [--securities N] [--channels N] [--order-pct P] [--biz-global]
  *              [--types trade,order] [--channel N]... [--security ID]... [--capacity N]
  *              [--busy-poll] [--spin NS] [--cpu N] [--priority N] [--slow US] [--sendlog FILE]
  *              [--latency-out FILE]
@@ -10,12 +10,18 @@
  *
  * It connects with libtoeclient, subscribes (with the filters given), and
  * regenerates in-process, from the same options as toe-feedsim (templates,
- * seed, securities, channels, order share, records per message, record
- * count), the feed the simulator sends: the value layouts the FAST encoder
- * put on the wire, mapped to tick records with the same fast_tick_map the
- * daemon uses. Every trade and order read must then be:
- *   - the next one of the truth (records the filter keeps), matched by
- *     BizIndex (global, 1, 2, 3...): each exactly once and in order;
+ * seed, securities, channels, order share, BizIndex numbering, records per
+ * message, record count), the feed the simulator sends: the value layouts
+ * the FAST encoder put on the wire, mapped to tick records with the same
+ * fast_tick_map the daemon uses. Every trade and order read must then be:
+ *   - the next one of the truth (records the filter keeps), matched by its
+ *     channel and BizIndex (TradeChannel/OrderChannel): each exactly once and
+ *     in the feed's order. The match works for both numberings of the
+ *     generator, SSE's 1, 2, ... per channel (the default) and the global
+ *     1, 2, 3, ... (--biz-global): within a channel BizIndex only grows, so
+ *     the record's place in the truth is the first record of its channel at
+ *     or above its BizIndex, and one at or below the last handled of its
+ *     channel is a duplicate;
  *   - equal to it field by field (type, present mask, MsgSeqNum and every
  *     byte of the body; the ring sequence, the stream index and the receive
  *     time are the daemon's and not compared).
@@ -27,8 +33,9 @@
  * the feed missing with no gap or drop after the last record - is a violation.
  *
  * A reset record (TOE_REC_RESET) after ticks starts a new feed (a new
- * connection of the simulator): the truth starts again at BizIndex 1. So does
- * an earlier BizIndex right after a ring drop (the reset was dropped).
+ * connection of the simulator): the truth starts again at its first record. So
+ * does an earlier BizIndex of a channel right after a ring drop (the reset was
+ * dropped).
  *
  * The run ends when the last record of the feed (--expect N, the simulator's
  * --records; the last one the filters keep) has been handled, when the daemon
@@ -91,7 +98,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: toe-verify --templates FILE.xml [--socket PATH] [--expect N] [--seed S] [--per-msg K]\n"
-		"                  [--securities N] [--channels N] [--order-pct P]\n"
+		"                  [--securities N] [--channels N] [--order-pct P] [--biz-global]\n"
 		"                  [--types trade,order] [--channel N]... [--security ID]... [--capacity N]\n"
 		"                  [--busy-poll] [--spin NS] [--cpu N] [--priority N] [--slow US] [--sendlog FILE]\n"
 		"                  [--latency-out FILE]\n"
@@ -102,8 +109,9 @@ static void usage(FILE *f)
 		"  --socket PATH      toed's control socket (default $TOED_SOCKET, else %s)\n"
 		"  --expect N         the feed has N records (toe-feedsim --records; default 100000):\n"
 		"                     stop once its last record (that the filters keep) is handled\n"
-		"  --seed, --per-msg, --securities, --channels, --order-pct\n"
-		"                     the generator options given to toe-feedsim (same defaults)\n"
+		"  --seed, --per-msg, --securities, --channels, --order-pct, --biz-global\n"
+		"                     the generator options given to toe-feedsim (same defaults); records\n"
+		"                     are matched by channel and BizIndex, whichever the numbering\n"
 		"  --types LIST       subscribe to trade and/or order (gaps and resets always come)\n"
 		"  --channel N        only this channel (repeatable)\n"
 		"  --security ID      only this security (repeatable)\n"
@@ -166,6 +174,11 @@ static int64_t biz_of(const union toe_record *r)
 	return r->hdr.type == TOE_REC_TRADE ? r->trade.biz_index : r->order.biz_index;
 }
 
+static int32_t chan_of(const union toe_record *r)
+{
+	return r->hdr.type == TOE_REC_TRADE ? r->trade.trade_channel : r->order.order_channel;
+}
+
 /* The expected records of one feed, generated ahead into a ring. */
 struct truth {
 	const char *templates;
@@ -178,6 +191,8 @@ struct truth {
 	uint64_t qmask, head, count;
 	const struct filter *filt;
 	uint64_t kept; /* records the filter keeps among those generated */
+	/* per channel, the BizIndex of the last record taken off the queue (handled or skipped) */
+	int64_t done_biz[SSE_GEN_MAX_CHAN + 1];
 };
 
 static int truth_start(struct truth *t, char *err, size_t errlen)
@@ -186,6 +201,7 @@ static int truth_start(struct truth *t, char *err, size_t errlen)
 	t->src = feed_src_new(t->templates, &t->cfg, t->per_msg, err, errlen);
 	t->generated = t->kept = 0;
 	t->head = t->count = 0;
+	memset(t->done_biz, 0, sizeof t->done_biz);
 	return t->src ? 0 : -1;
 }
 
@@ -230,8 +246,45 @@ static const union toe_record *truth_peek(struct truth *t, int *err)
 
 static void truth_pop(struct truth *t)
 {
+	const union toe_record *e = &t->q[t->head & t->qmask];
+	int32_t ch = chan_of(e);
+	if (ch >= 1 && ch <= SSE_GEN_MAX_CHAN)
+		t->done_biz[ch] = biz_of(e);
 	t->head++;
 	t->count--;
+}
+
+/* The BizIndex last taken off the queue on channel ch (0: none yet). */
+static int64_t truth_done(const struct truth *t, int32_t ch)
+{
+	return ch >= 1 && ch <= SSE_GEN_MAX_CHAN ? t->done_biz[ch] : 0;
+}
+
+/* Where a record of channel ch with BizIndex b belongs: the offset from the
+ * queue's head of the first record of channel ch with a BizIndex at or above
+ * b (generating as needed; *exact when it is b). Returns 1 and *off, or 0
+ * when there is none in the rest of the feed (*off: the queue's length), or
+ * -1 when the queue is full before one is found (a skip longer than --ahead:
+ * everything queued lies before it). */
+static int truth_find(struct truth *t, int32_t ch, int64_t b, uint64_t *off, int *exact, int *err)
+{
+	for (uint64_t i = 0;; i++) {
+		while (i >= t->count) {
+			int r = truth_gen(t);
+			if (r < 0)
+				*err = 1;
+			if (r <= 0) {
+				*off = i;
+				return r == 0 && t->generated < t->records ? -1 : 0;
+			}
+		}
+		const union toe_record *e = &t->q[(t->head + i) & t->qmask];
+		if (chan_of(e) == ch && biz_of(e) >= b) {
+			*off = i;
+			*exact = biz_of(e) == b;
+			return 1;
+		}
+	}
 }
 
 /* ---- checking --------------------------------------------------------------- */
@@ -341,7 +394,7 @@ static uint64_t violations(const struct counts *c)
 
 /* Truth records skipped (n of them): explained by a ring drop or a gap since
  * the last tick, or a violation. */
-static void account_skip(struct verify *v, uint64_t n, int64_t from_biz, const char *where)
+static void account_skip(struct verify *v, uint64_t n, int32_t from_ch, int64_t from_biz, const char *where)
 {
 	if (n == 0)
 		return;
@@ -360,9 +413,9 @@ static void account_skip(struct verify *v, uint64_t n, int64_t from_biz, const c
 		return;
 	}
 	if (violations(&v->c) < MAX_REPORT)
-		fprintf(stderr, "toe-verify %s: %" PRIu64 " record(s) from BizIndex %" PRId64 " missing %s, "
-				"with no gap record and no ring drop\n",
-			v->label, n, from_biz, where);
+		fprintf(stderr, "toe-verify %s: %" PRIu64 " record(s) from channel %" PRId32 " BizIndex %" PRId64
+				" missing %s, with no gap record and no ring drop\n",
+			v->label, n, from_ch, from_biz, where);
 	v->c.unexplained += n;
 }
 
@@ -374,10 +427,13 @@ static void finish_feed(struct verify *v)
 		return;
 	uint64_t n = 0;
 	int64_t first = 0;
+	int32_t first_ch = 0;
 	for (;;) {
 		while (v->t.count) {
-			if (!first)
+			if (!first) {
 				first = biz_of(&v->t.q[v->t.head & v->t.qmask]);
+				first_ch = chan_of(&v->t.q[v->t.head & v->t.qmask]);
+			}
 			truth_pop(&v->t);
 			n++;
 		}
@@ -387,7 +443,7 @@ static void finish_feed(struct verify *v)
 		if (r <= 0)
 			break;
 	}
-	account_skip(v, n, first, "at the end of the feed");
+	account_skip(v, n, first_ch, first, "at the end of the feed");
 	v->c.expected += v->t.kept - v->join_skipped;
 	v->c.feeds++;
 	v->started = 0;
@@ -399,9 +455,10 @@ static void finish_feed(struct verify *v)
 static void report_record(const struct verify *v, const char *what, const union toe_record *r)
 {
 	fprintf(stderr,
-		"toe-verify %s: %s: %s BizIndex %" PRId64 " msg_seq %" PRIu64 " (ring seq %" PRIu64
+		"toe-verify %s: %s: %s channel %" PRId32 " BizIndex %" PRId64 " msg_seq %" PRIu64 " (ring seq %" PRIu64
 		", %" PRIu64 " records checked)\n",
-		v->label, what, type_name(r->hdr.type), biz_of(r), r->hdr.msg_seq, r->hdr.seq, v->c.received);
+		v->label, what, type_name(r->hdr.type), chan_of(r), biz_of(r), r->hdr.msg_seq, r->hdr.seq,
+		v->c.received);
 }
 
 static void handle_tick(struct verify *v, const union toe_record *r, uint64_t now)
@@ -426,23 +483,22 @@ static void handle_tick(struct verify *v, const union toe_record *r, uint64_t no
 		v->last_msg_seq = r->hdr.msg_seq;
 	}
 	int64_t b = biz_of(r);
-	if (b < 1 || (uint64_t)b > t->records) {
+	int32_t ch = chan_of(r);
+	if (b < 1 || (uint64_t)b > t->records || ch < 1 || ch > SSE_GEN_MAX_CHAN) {
 		if (violations(&v->c) < MAX_REPORT)
-			report_record(v, "BizIndex outside the feed", r);
+			report_record(v, "BizIndex or channel outside the feed", r);
 		v->c.not_in_truth++;
 		return;
 	}
-	const union toe_record *e;
-	if (!v->started && v->join) {
-		/* joined mid-stream: what came before is nobody's loss */
-		while ((e = truth_peek(t, &v->gen_err)) && biz_of(e) < b) {
-			truth_pop(t);
-			v->join_skipped++;
-		}
+	if (!filter_keeps(t->filt, r)) {
+		if (violations(&v->c) < MAX_REPORT)
+			report_record(v, "a record outside the subscription's filter", r);
+		v->c.not_in_truth++;
+		return;
 	}
-	if (v->started && v->skip_pending && (!(e = truth_peek(t, &v->gen_err)) || biz_of(e) > b)) {
-		/* back to an earlier BizIndex right after a ring drop: the reset of
-		 * a new feed was among the records dropped */
+	if (v->started && v->skip_pending && b <= truth_done(t, ch)) {
+		/* back to an earlier BizIndex of its channel right after a ring
+		 * drop: the reset of a new feed was among the records dropped */
 		char err[256];
 		uint64_t sp = v->skip_pending;
 		finish_feed(v);
@@ -455,27 +511,47 @@ static void handle_tick(struct verify *v, const union toe_record *r, uint64_t no
 		v->ticks_in_feed = 1;
 		v->skip_pending = sp;
 	}
-	v->started = 1;
-	uint64_t skipped = 0;
-	int64_t first = 0;
-	while ((e = truth_peek(t, &v->gen_err)) && biz_of(e) < b) {
-		if (!first)
-			first = biz_of(e);
-		truth_pop(t);
-		skipped++;
-	}
-	account_skip(v, skipped, first, "before this record");
-	if (!e || biz_of(e) > b) {
-		/* at or before a record already handled (a duplicate, or out of
-		 * order), or a record the filter should have kept out */
+	if (b <= truth_done(t, ch)) {
+		/* at or before a record of its channel already handled: a
+		 * duplicate, or out of order */
 		if (violations(&v->c) < MAX_REPORT)
-			report_record(v, skipped ? "a record outside the subscription's filter"
-						 : "duplicate or out of order",
-				      r);
-		if (skipped)
-			v->c.not_in_truth++;
-		else
-			v->c.out_of_order++;
+			report_record(v, "duplicate or out of order", r);
+		v->c.out_of_order++;
+		v->started = 1;
+		return;
+	}
+	/* its place in the truth: every record before it there was skipped */
+	const union toe_record *e;
+	uint64_t off = 0, popped = 0;
+	int exact = 0, f;
+	int64_t first = 0;
+	int32_t first_ch = 0;
+	while ((f = truth_find(t, ch, b, &off, &exact, &v->gen_err)) != 0) {
+		if (f == 1 && !exact)
+			break;
+		/* before its place (f == 1), or the whole queue when its place lies beyond (-1) */
+		for (uint64_t i = 0; i < off; i++, popped++) {
+			e = &t->q[t->head & t->qmask];
+			if (!first) {
+				first = biz_of(e);
+				first_ch = chan_of(e);
+			}
+			truth_pop(t);
+		}
+		if (f == 1 || off == 0)
+			break; /* found; or a queue too small to hold one message (nothing to make room for) */
+	}
+	if (!v->started && v->join)
+		v->join_skipped += popped; /* joined mid-stream: what came before is nobody's loss */
+	else
+		account_skip(v, popped, first_ch, first, "before this record");
+	v->started = 1;
+	if (f != 1 || !exact || !(e = truth_peek(t, &v->gen_err))) {
+		/* a BizIndex its channel does not have (beyond the channel's last
+		 * record, or between two of the truth) */
+		if (violations(&v->c) < MAX_REPORT)
+			report_record(v, "not in the feed", r);
+		v->c.not_in_truth++;
 		return;
 	}
 	if (same_record(r, e)) {
@@ -669,6 +745,7 @@ int main(int argc, char **argv)
 		{"ahead", required_argument, 0, 'A'},
 		{"hold", required_argument, 0, 'H'},      {"from-start", no_argument, 0, 'R'},
 		{"spin", required_argument, 0, 'W'},      {"priority", required_argument, 0, 'Q'},
+		{"biz-global", no_argument, 0, 'G'},      {"biz-per-channel", no_argument, 0, 'b'},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
 	static struct filter filt;
@@ -682,7 +759,7 @@ int main(int argc, char **argv)
 	v.t.records = 100000;
 	v.label = "toe-verify";
 
-	while ((c = getopt_long(argc, argv, "t:x:n:s:k:S:c:p:y:C:I:q:BP:w:L:O:N:i:T:r:jA:H:RhW:Q:", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:x:n:s:k:S:c:p:y:C:I:q:BP:w:L:O:N:i:T:r:jA:H:RhW:Q:Gb", lopts, NULL)) != -1) {
 		const char *bad = NULL;
 		switch (c) {
 		case 't': v.t.templates = optarg; break;
@@ -766,6 +843,8 @@ int main(int argc, char **argv)
 			if (feed_parse_u64(optarg, 1024, 1u << 26, &ahead))
 				bad = "--ahead needs a number of records in 1024..67108864";
 			break;
+		case 'G': v.t.cfg.biz_per_channel = 0; break;
+		case 'b': v.t.cfg.biz_per_channel = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

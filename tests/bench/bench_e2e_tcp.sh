@@ -85,13 +85,8 @@ busy_poll = yes
 target = stderr
 level = info
 EOF
-: >"$WORK/toed.log"
-ip netns exec "$NS_MI" "$TOED" -c "$WORK/toed.conf" --foreground --bpf-object "$STEER" >>"$WORK/toed.log" 2>&1 &
-TOED_PID=$!
-if ! wait_for "$WORK/toed.log" 'notice: ready' 15; then
-	kill -0 "$TOED_PID" 2>/dev/null || skip "toed (role = tcp, AF_XDP) cannot start here: $(tail -n 2 "$WORK/toed.log")"
-	fail "toed did not become ready"
-fi
+e2e_run_toed "$NS_MI" --bpf-object "$STEER" ||
+	skip "toed (role = tcp, AF_XDP) cannot start here: $(tail -n 2 "$WORK/toed.log")"
 
 echo "== latency through toed's own connection: $RECORDS records at $RATE records/s, send() -> reader's read"
 echo "placement: toed data plane busy-polling on CPU 1 (AF_XDP native copy mode, role = tcp); toe-verify in"
@@ -103,12 +98,7 @@ w=$WORK/lat
 	>"$w.verify.out" 2>"$w.verify.err" &
 p_v=$!
 pids="$pids $p_v"
-_i=0
-while [ ! -e "$w.ready" ] && [ $_i -lt 200 ]; do
-	sleep 0.05
-	_i=$((_i + 1))
-done
-[ -e "$w.ready" ] || fail "toe-verify did not subscribe: $(cat "$w.verify.err")"
+wait_file "$w.ready" 10 || fail "toe-verify did not subscribe: $(cat "$w.verify.err")"
 ip netns exec "$NS_EX" timeout 90 "$FEEDSIM" --templates "$TEMPLATES" --listen "10.32.1.1:$PORT_T" \
 	--records "$RECORDS" --seed 41 --rate "$RATE" --sendlog "$w.t.sendlog" --wait-ms 30000 2>"$w.fs_t.err" &
 p_ft=$!

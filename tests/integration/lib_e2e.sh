@@ -12,8 +12,17 @@
 #                                Control socket $SOCK, log $WORK/toed.log, pid TOED_PID.
 #                                Returns 2 when toed exits before it is ready (e.g. XDP
 #                                cannot be attached here).
+#   e2e_conf_tail                the [shm] (no huge pages, control socket $SOCK) and [log] (stderr,
+#                                info) sections every test configuration ends with
+#   e2e_run_toed NS [ARGS]       toed -c $WORK/toed.conf --foreground ARGS in namespace NS (the
+#                                configuration already written), log $WORK/toed.log, pid
+#                                TOED_PID; 0 once ready, 2 when toed exits before it is ready
 #   e2e_stop_toed                SIGTERM, wait (10 s at most), fail unless it exits 0
 #   wait_for FILE PATTERN SECONDS
+#   wait_file FILE SECONDS       0 once FILE exists (a client's --ready file), 1 after SECONDS
+#   e2e_verify_exact OUT NAME N  toe-verify's summary in OUT says exactly the feed of N records:
+#                                N matched, nothing wrong, out of order, outside the truth,
+#                                unexplained, in gaps or dropped (fail "NAME: ..." otherwise)
 #   vget FILE KEY                a value of toe-verify's VERIFY line in FILE
 #   jget FILE PYTHON-EXPR        a value from a JSON document (d), e.g. toectl stats --json
 #   cget FILE PID KEY            a client's counter in toectl clients --json, by pid
@@ -31,11 +40,49 @@ wait_for() { # FILE PATTERN SECONDS
 	return 1
 }
 
+wait_file() { # FILE SECONDS
+	_w=$(($2 * 20))
+	while [ ! -e "$1" ] && [ $_w -gt 0 ]; do
+		sleep 0.05
+		_w=$((_w - 1))
+	done
+	[ -e "$1" ]
+}
+
 vget() { sed -n "s/^VERIFY .* $2=\([^ ]*\).*/\1/p" "$1"; }
 
 jget() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 cget() { jget "$1" "[c['$3'] for c in d if c['pid'] == $2][0]"; }
+
+e2e_verify_exact() { # OUT NAME N
+	for _k in wrong out_of_order not_in_truth unexplained gaps dropped; do
+		[ "$(vget "$1" $_k)" = 0 ] || fail "$2: $_k = $(vget "$1" $_k): $(cat "$1")"
+	done
+	[ "$(vget "$1" matched)" = "$3" ] || fail "$2: matched $(vget "$1" matched) of $3: $(cat "$1")"
+}
+
+e2e_conf_tail() {
+	printf '[shm]\nhugepages = off\nsocket = %s\n\n[log]\ntarget = stderr\nlevel = info\n' "$SOCK"
+}
+
+e2e_run_toed() { # NS [ARGS]
+	_ns=$1
+	shift
+	: >"$WORK/toed.log"
+	# ip netns exec execs the program: $! is toed itself
+	ip netns exec "$_ns" "$TOED" -c "$WORK/toed.conf" --foreground "$@" >>"$WORK/toed.log" 2>&1 &
+	TOED_PID=$!
+	if ! wait_for "$WORK/toed.log" 'notice: ready' 15; then
+		if ! kill -0 "$TOED_PID" 2>/dev/null; then
+			wait "$TOED_PID"
+			TOED_PID=
+			return 2
+		fi
+		fail "toed did not become ready"
+	fi
+	return 0
+}
 
 e2e_start_toed() { # TYPE [EXTRA]
 	{
@@ -56,30 +103,11 @@ gap_timeout_ms = 50
 [fast]
 templates = $TEMPLATES
 
-[shm]
-hugepages = off
-socket = $SOCK
-
-[log]
-target = stderr
-level = info
 EOF
+		e2e_conf_tail
 		[ -n "${2:-}" ] && printf '\n%s\n' "$2"
 	} >"$WORK/toed.conf"
-	: >"$WORK/toed.log"
-	# ip netns exec execs the program: $! is toed itself
-	ip netns exec "$NS_MI" "$TOED" -c "$WORK/toed.conf" --foreground --bpf-object "$STEER" \
-		>>"$WORK/toed.log" 2>&1 &
-	TOED_PID=$!
-	if ! wait_for "$WORK/toed.log" 'notice: ready' 15; then
-		if ! kill -0 "$TOED_PID" 2>/dev/null; then
-			wait "$TOED_PID"
-			TOED_PID=
-			return 2
-		fi
-		fail "$1: toed did not become ready"
-	fi
-	return 0
+	e2e_run_toed "$NS_MI" --bpf-object "$STEER"
 }
 
 e2e_stop_toed() {

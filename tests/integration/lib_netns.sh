@@ -23,8 +23,17 @@
 #   netns_veth NS1 DEV1 NS2 DEV2  a veth pair, both ends up with offloads off
 #   netns_offloads_off NS DEV
 #   netns_mirror NS DEV TODEV   copy both directions of DEV to TODEV's egress (tc u32 + mirred)
+#   netns_link_mirror EXDEV VEDEV NET MIDEV MIPEER
+#                               one more exchange-vendor link of the topology (a second
+#                               line, another NIC): EXDEV NET.1 in NS_EX <-> VEDEV NET.2
+#                               in NS_VE, both directions of VEDEV mirrored to MIDEV <-> MIPEER
+#                               (in NS_MI: a mirror port of its own); clsact on EXDEV and MIDEV
 #   netns_impair NS DEV OBJ     attach a tc BPF program (OBJ, section tc) to DEV's egress
 #   netns_impair_off NS DEV
+#   netns_slow_class NS DEV BITS  an HTB root on DEV whose class 1:2 sends BITS bit/s: the slow
+#                               class lossy_tc.bpf.c (REORDER_*) delays segments through, so
+#                               that later ones overtake them (no netem here)
+#   netns_slow_sent NS DEV      packets class 1:2 sent (the pacers included)
 #   netns_cleanup               delete every namespace created (call it from the EXIT trap)
 #
 # Needs root, ip (iproute2), tc, ethtool. Sourced by bash or sh; defines only
@@ -112,19 +121,37 @@ netns_impair_off() { # NS DEV
 	ip netns exec "$1" tc filter del dev "$2" egress 2>/dev/null
 }
 
+netns_slow_class() { # NS DEV BITS
+	ip netns exec "$1" tc qdisc del dev "$2" root 2>/dev/null
+	ip netns exec "$1" tc qdisc add dev "$2" root handle 1: htb 2>/dev/null &&
+		ip netns exec "$1" tc class add dev "$2" parent 1: classid 1:2 htb rate "${3}bit" ceil "${3}bit" \
+			burst 1 cburst 1 2>/dev/null || {
+		NETNS_WHY="cannot set up the slow HTB class on $2"
+		return 1
+	}
+}
+
+netns_slow_sent() { # NS DEV
+	ip netns exec "$1" tc -s class show dev "$2" classid 1:2 | sed -n 's/^ *Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p'
+}
+
+netns_link_mirror() { # EXDEV VEDEV NET MIDEV MIPEER
+	netns_veth "$NS_EX" "$1" "$NS_VE" "$2" || return $?
+	netns_veth "$NS_VE" "$4" "$NS_MI" "$5" || return $?
+	if ! ip -n "$NS_EX" addr add "$3.1/24" dev "$1" || ! ip -n "$NS_VE" addr add "$3.2/24" dev "$2"; then
+		NETNS_WHY="cannot address $1/$2"
+		return 1
+	fi
+	netns_mirror "$NS_VE" "$2" "$4" || return 1
+	netns_clsact "$NS_EX" "$1" || return 1
+	netns_clsact "$NS_VE" "$4" || return 1
+	return 0
+}
+
 netns_topology() { # PREFIX NET
 	NS_EX=${1}ex
 	NS_VE=${1}ve
 	NS_MI=${1}mi
 	netns_add "$NS_EX" "$NS_VE" "$NS_MI" || return $?
-	netns_veth "$NS_EX" ex0 "$NS_VE" ve0 || return $?
-	netns_veth "$NS_VE" vm0 "$NS_MI" vm1 || return $?
-	if ! ip -n "$NS_EX" addr add "$2.1/24" dev ex0 || ! ip -n "$NS_VE" addr add "$2.2/24" dev ve0; then
-		NETNS_WHY="cannot address ex0/ve0"
-		return 1
-	fi
-	netns_mirror "$NS_VE" ve0 vm0 || return 1
-	netns_clsact "$NS_EX" ex0 || return 1
-	netns_clsact "$NS_VE" vm0 || return 1
-	return 0
+	netns_link_mirror ex0 ve0 "$2" vm0 vm1
 }

@@ -9,13 +9,17 @@
 # this file sources) and the work folder.
 #
 #   skip REASON...            print "SKIP: REASON" and exit 77
-#   fail REASON...            print "FAIL: REASON" and exit 1 (a script may define its own after sourcing)
+#   fail REASON...            print "FAIL: REASON", then the last FAIL_LOG_LINES (20) lines of
+#                             $FAIL_LOG when it is set and exists (toed's log), and exit 1
+#                             (a script may define its own after sourcing)
 #   script_needs_root         skip "needs root for network namespaces" unless root
 #   script_needs_tools T...   skip "T is not installed" unless every T is on PATH
 #   script_needs_python       skip "$PY is not installed" unless $PY is executable
 #   script_needs_bpf_headers  skip unless libbpf-dev's bpf/bpf_helpers.h is installed
 #   script_needs_built F...   skip "F is not built (make first)" unless every F exists
 #                             (and is executable, unless it is a .o)
+#   script_build F...         make every F that does not exist yet; skip "cannot build: F..."
+#                             when make fails
 #   script_netns CMD ARGS...  run a lib_netns.sh function: on 77 skip "$NETNS_WHY", on
 #                             another failure fail "$NETNS_WHY"
 #   script_workdir NAME       WORK=a new folder /tmp/NAME.XXXXXX, pids="" and the EXIT trap
@@ -47,6 +51,10 @@ skip() {
 
 fail() {
 	echo "FAIL: $*"
+	if [ -n "${FAIL_LOG:-}" ] && [ -f "$FAIL_LOG" ]; then
+		echo "--- $(basename "$FAIL_LOG") (last ${FAIL_LOG_LINES:-20} lines):"
+		tail -n "${FAIL_LOG_LINES:-20}" "$FAIL_LOG"
+	fi
 	exit 1
 }
 
@@ -75,6 +83,15 @@ script_needs_built() { # F...
 		*) [ -x "$_f" ] ;;
 		esac || skip "$_f is not built (make first)"
 	done
+}
+
+script_build() { # F...
+	_missing=
+	for _f in "$@"; do
+		[ -e "$_f" ] || _missing="$_missing $_f"
+	done
+	# shellcheck disable=SC2086 # a list of files
+	[ -z "$_missing" ] || make -s BUILD="$BUILD" $_missing >/dev/null 2>&1 || skip "cannot build:$_missing"
 }
 
 script_netns() { # CMD ARGS...

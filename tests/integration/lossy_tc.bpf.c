@@ -30,8 +30,9 @@
  *
  * Line mode (-DLINE_A_PORT=p -DLINE_B_PORT=q, used by test_toed_ab.sh): two
  * TCP connections from the exchange's ports p and q (lines A and B of an A/B
- * pair) each get their own rates, DROP_A/DUP_A and DROP_B/DUP_B per mille;
- * other traffic passes. With -DBY_MSGSEQ the drop is not random but decided
+ * pair) each get their own rates, DROP_A/DUP_A/REORDER_A and
+ * DROP_B/DUP_B/REORDER_B per mille (reordering through HTB class 1:2 as
+ * above); other traffic passes. With -DBY_MSGSEQ the drop is not random but decided
  * by the STEP MsgSeqNum of the message the segment starts with ("\00134=" in
  * its first 64 bytes): dropped when LOSS_FIRST <= m <= LOSS_LAST and
  * line_hash(m, line) % 1000 < DROP_x, so the test knows which messages each
@@ -75,6 +76,12 @@
 #ifndef DUP_B
 #define DUP_B 0
 #endif
+#ifndef REORDER_A
+#define REORDER_A 0
+#endif
+#ifndef REORDER_B
+#define REORDER_B 0
+#endif
 #ifndef LOSS_FIRST
 #define LOSS_FIRST 10
 #endif
@@ -116,6 +123,22 @@ static __always_inline __u32 step_msgseq(struct __sk_buff *skb, __u32 off)
 }
 #endif
 
+/* Send skb through the slow HTB class 1:2 behind a pacer (a copy with
+ * ethertype PACER_ETHERTYPE that puts the idle class in debt), so that later
+ * segments overtake it. */
+static __always_inline void slow_down(struct __sk_buff *skb, struct ethhdr *eth)
+{
+	__be16 ours = eth->h_proto, pacer = bpf_htons(PACER_ETHERTYPE);
+
+	skb->priority = REORDER_CLASS;
+	skb->mark = CLONE_MARK;
+	if (bpf_skb_store_bytes(skb, 12, &pacer, 2, 0) == 0) {
+		bpf_clone_redirect(skb, skb->ifindex, 0);
+		bpf_skb_store_bytes(skb, 12, &ours, 2, 0);
+	}
+	skb->mark = 0;
+}
+
 SEC("tc")
 int lossy(struct __sk_buff *skb)
 {
@@ -148,11 +171,11 @@ int lossy(struct __sk_buff *skb)
 		return TC_ACT_OK;
 #ifdef LINE_A_PORT
 	{
-		__u32 sport = bpf_ntohs(tcp->source), line, drop, dup;
+		__u32 sport = bpf_ntohs(tcp->source), line, drop, dup, reorder;
 		if (sport == LINE_A_PORT)
-			line = 0, drop = DROP_A, dup = DUP_A;
+			line = 0, drop = DROP_A, dup = DUP_A, reorder = REORDER_A;
 		else if (sport == LINE_B_PORT)
-			line = 1, drop = DROP_B, dup = DUP_B;
+			line = 1, drop = DROP_B, dup = DUP_B, reorder = REORDER_B;
 		else
 			return TC_ACT_OK;
 #ifdef BY_MSGSEQ
@@ -168,6 +191,8 @@ int lossy(struct __sk_buff *skb)
 			skb->mark = CLONE_MARK;
 			bpf_clone_redirect(skb, skb->ifindex, 0);
 			skb->mark = 0;
+		} else if (r < drop + dup + reorder) {
+			slow_down(skb, eth);
 		}
 		return TC_ACT_OK;
 	}
@@ -181,17 +206,8 @@ int lossy(struct __sk_buff *skb)
 		skb->mark = 0;
 		return TC_ACT_OK;
 	}
-	if (r < DROP_PERMILLE + DUP_PERMILLE + REORDER_PERMILLE) {
-		__be16 ours = eth->h_proto, pacer = bpf_htons(PACER_ETHERTYPE);
-
-		skb->priority = REORDER_CLASS;
-		skb->mark = CLONE_MARK;
-		if (bpf_skb_store_bytes(skb, 12, &pacer, 2, 0) == 0) {
-			bpf_clone_redirect(skb, skb->ifindex, 0);
-			bpf_skb_store_bytes(skb, 12, &ours, 2, 0);
-		}
-		skb->mark = 0;
-	}
+	if (r < DROP_PERMILLE + DUP_PERMILLE + REORDER_PERMILLE)
+		slow_down(skb, eth);
 	return TC_ACT_OK;
 }
 

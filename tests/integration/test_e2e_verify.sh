@@ -13,7 +13,11 @@
 #   lossy      pass on a capture that lost every 25th segment: gap records
 #              explain every missing record, matched + missing = 3000;
 #   slow       pass with a ring of 64: the daemon drops records for it, the
-#              drops explain the missing ones, nothing else is wrong.
+#              drops explain the missing ones, nothing else is wrong;
+#   global     the feed numbered the old way (toe-fastgen --biz-global: BizIndex
+#              1, 2, 3, ... across channels, not per channel as SSE): pass with
+#              --biz-global, every record matched by channel and BizIndex, and
+#              fail without it (every record differs in its BizIndex).
 # The ASan/UBSan build of toe-verify is used when make test-build made it.
 # Needs no root. Takes about 5 s.
 . "$(dirname "$0")/toed_common.sh"
@@ -95,6 +99,15 @@ want lossy unexplained 0
 [ $(($(vget "$TMP/lossy.out" matched) + $(vget "$TMP/lossy.out" missing_in_gaps))) = 3000 ] ||
 	fail "lossy: matched + missing in gaps is not 3000: $(cat "$TMP/lossy.out")"
 say "lossy capture: $(vget "$TMP/lossy.out" matched) matched, $(vget "$TMP/lossy.out" missing_in_gaps) in $(vget "$TMP/lossy.out" gaps) gaps"
+
+FASTGEN_OPTS=--biz-global replay
+verify global 0 --biz-global
+want global matched 3000
+want global wrong 0
+verify global-as-sse 1
+[ "$(vget "$TMP/global-as-sse.out" matched)" -lt 3000 ] || fail "global-as-sse: the other numbering matched"
+grep -q 'BizIndex' "$TMP/global-as-sse.err" || fail "global-as-sse: the BizIndex difference is not described"
+say "global BizIndex: 3000 of 3000 matched with --biz-global; without it, exit 1"
 
 stop_toed
 [ "$TOED_RC" -eq 0 ] || fail "toed exited $TOED_RC"

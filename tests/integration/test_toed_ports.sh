@@ -23,8 +23,9 @@
 # source and pipeline counters are in toectl stats (ports[]). Both source types run
 # (af_packet, then af_xdp in native mode, which skips alone where XDP cannot be attached).
 # Then A/B lines on two ports ([fast] sequence_check, one group of a UDP feed on port 0 and
-# one on port 1): the same feed, half of it on port 0 and all of it on port 1 at once, reaches
-# the client exactly once (the other copies dropped and counted, rx.seq_dups).
+# one on port 1): the same feed (four channels, BizIndex per channel), half of it on port 0 and
+# all of it on port 1 at once, reaches the client exactly once (the other copies dropped and
+# counted, rx.seq_dups).
 # Last, toed --check-config refuses configurations the software backend cannot run (a port
 # without an interface, two ports on one interface, a second port of a pcap replay) with exit
 # 78 and a message naming the file, the line and the key.
@@ -47,25 +48,11 @@ STEER=$BUILD/bpf/toe_steer.bpf.o
 script_needs_root
 script_needs_tools ip tc ethtool timeout
 script_needs_python
-missing=
-for f in $TOED $TOECTL $FEEDSIM $VERIFY $SOCKRX $STEER; do
-	[ -e "$f" ] || missing="$missing $f"
-done
-# shellcheck disable=SC2086
-[ -z "$missing" ] || make -s BUILD="$BUILD" $missing >/dev/null 2>&1 || skip "cannot build:$missing"
+script_build "$TOED" "$TOECTL" "$FEEDSIM" "$VERIFY" "$SOCKRX" "$STEER"
 
 script_workdir toe-ports
 chmod 755 "$WORK"
-
-fail() {
-	echo "FAIL: $*"
-	if [ -f "$WORK/toed.log" ]; then
-		echo "--- toed log (last 20 lines):"
-		tail -n 20 "$WORK/toed.log"
-	fi
-	exit 1
-}
-
+FAIL_LOG=$WORK/toed.log
 . "$here/lib_e2e.sh"
 
 NS_G=tpg$$
@@ -107,31 +94,34 @@ write_conf() { # TYPE
 [fast]
 templates = $TEMPLATES
 
-[shm]
-hugepages = off
-socket = $SOCK
-
-[log]
-target = stderr
-level = info
 EOF
+		e2e_conf_tail
 	} >"$WORK/toed.conf"
 }
 
 start_toed() { # TYPE: 0 ready, 2 toed exited before ready
 	write_conf "$1"
-	: >"$WORK/toed.log"
-	ip netns exec "$NS_D" "$TOED" -c "$WORK/toed.conf" --foreground --bpf-object "$STEER" >>"$WORK/toed.log" 2>&1 &
-	TOED_PID=$!
-	if ! wait_for "$WORK/toed.log" 'notice: ready' 15; then
-		if ! kill -0 "$TOED_PID" 2>/dev/null; then
-			wait "$TOED_PID"
-			TOED_PID=
-			return 2
-		fi
-		fail "$1: toed did not become ready"
-	fi
-	return 0
+	e2e_run_toed "$NS_D" --bpf-object "$STEER"
+}
+
+# verifier NAME SEED [toe-verify options]: a client checking the feed of SEED, subscribed (pid p_v)
+verifier() {
+	w=$WORK/$1
+	_name=$1 _seed=$2
+	shift 2
+	"$VERIFY" --templates "$TEMPLATES" --socket "$SOCK" --expect "$RECORDS" --seed "$_seed" --label "$_name" \
+		--ready "$w.ready" --idle-ms 2000 --timeout 60 "$@" >"$w.out" 2>"$w.err" &
+	p_v=$!
+	pids="$pids $p_v"
+	wait_file "$w.ready" 10 || fail "$_name: the client did not subscribe: $(cat "$w.err")"
+}
+
+# verified NAME: the client's verdict: exactly the feed
+verified() {
+	wait "$p_v"
+	_rc=$?
+	[ $_rc -eq 0 ] || fail "$1: toe-verify exited $_rc: $(cat "$WORK/$1.out") $(tail -n 5 "$WORK/$1.err")"
+	e2e_verify_exact "$WORK/$1.out" "$1" "$RECORDS"
 }
 
 stats() { "$TOECTL" -s "$SOCK" stats --json >"$1" || fail "toectl stats"; }
@@ -140,17 +130,7 @@ pget() { jget "$1" "[p for p in d['ports'] if p['port'] == $2][0]['$3']"; }
 # One port: its feed (seed 10 + port) sent to its address, read exactly by a client.
 run_port() { # TYPE PORT
 	k=$2 seed=$((10 + $2))
-	w=$WORK/$1-port$k
-	"$VERIFY" --templates "$TEMPLATES" --socket "$SOCK" --expect "$RECORDS" --seed "$seed" --label "$1-port$k" \
-		--ready "$w.ready" --idle-ms 2000 --timeout 60 >"$w.out" 2>"$w.err" &
-	p_v=$!
-	pids="$pids $p_v"
-	_i=0
-	while [ ! -e "$w.ready" ] && [ $_i -lt 200 ]; do
-		sleep 0.05
-		_i=$((_i + 1))
-	done
-	[ -e "$w.ready" ] || fail "$1 port $k: the client did not subscribe: $(cat "$w.err")"
+	verifier "$1-port$k" $seed
 	if [ "$k" = 2 ]; then # TCP, exchange -> vendor, seen on the mirror
 		ip netns exec "$NS_G" timeout 60 "$FEEDSIM" --templates "$TEMPLATES" --listen "$EX_IP:5261" \
 			--records "$RECORDS" --seed "$seed" --rate 20000 --wait-ms 20000 2>"$w.feedsim.err" &
@@ -166,13 +146,7 @@ run_port() { # TYPE PORT
 			--records "$RECORDS" --seed "$seed" --rate 20000 2>"$w.feedsim.err" ||
 			fail "$1 port $k: toe-feedsim failed: $(cat "$w.feedsim.err")"
 	fi
-	wait "$p_v"
-	rc=$?
-	[ $rc -eq 0 ] || fail "$1 port $k: toe-verify exited $rc: $(cat "$w.out") $(tail -n 5 "$w.err")"
-	for key in wrong out_of_order not_in_truth unexplained gaps dropped; do
-		[ "$(vget "$w.out" $key)" = 0 ] || fail "$1 port $k: $key = $(vget "$w.out" $key): $(cat "$w.out")"
-	done
-	[ "$(vget "$w.out" matched)" = "$RECORDS" ] || fail "$1 port $k: not exactly the feed: $(cat "$w.out")"
+	verified "$1-port$k"
 }
 
 run_type() { # TYPE
@@ -235,39 +209,21 @@ ab_run() {
 		printf '[feed.a]\nprotocol = udp\nvendor = *:6000\ngroup = ab\n\n'
 		printf '[feed.b]\nprotocol = udp\nvendor = *:6000\nport = 1\ngroup = ab\n\n'
 		printf '[fast]\ntemplates = %s\nsequence_check = yes\n\n' "$TEMPLATES"
-		printf '[shm]\nhugepages = off\nsocket = %s\n\n[log]\ntarget = stderr\nlevel = info\n' "$SOCK"
+		e2e_conf_tail
 	} >"$WORK/toed.conf"
-	: >"$WORK/toed.log"
-	ip netns exec "$NS_D" "$TOED" -c "$WORK/toed.conf" --foreground >>"$WORK/toed.log" 2>&1 &
-	TOED_PID=$!
-	wait_for "$WORK/toed.log" 'notice: ready' 15 || fail "A/B: toed did not become ready"
-	# one channel: the generator's BizIndex is global, sequence tracking's per channel
-	"$VERIFY" --templates "$TEMPLATES" --socket "$SOCK" --expect "$RECORDS" --seed 21 --channels 1 --label ab \
-		--ready "$w.ready" --idle-ms 2000 --timeout 60 >"$w.out" 2>"$w.err" &
-	p_v=$!
-	pids="$pids $p_v"
-	_i=0
-	while [ ! -e "$w.ready" ] && [ $_i -lt 200 ]; do
-		sleep 0.05
-		_i=$((_i + 1))
-	done
-	[ -e "$w.ready" ] || fail "A/B: the client did not subscribe: $(cat "$w.err")"
+	e2e_run_toed "$NS_D" || fail "A/B: toed exited before it was ready"
+	# four channels, BizIndex per channel (the generator's default, as SSE and sequence tracking number it)
+	verifier ab 21
 	# line A (port 0) carries the first half only, line B (port 1) all of it, at the same time
 	half=$((RECORDS / 2))
 	ip netns exec "$NS_G" timeout 60 "$FEEDSIM" --templates "$TEMPLATES" --udp 10.31.0.2:6000 \
-		--records "$half" --seed 21 --channels 1 --rate 20000 2>"$w.a.err" &
+		--records "$half" --seed 21 --rate 20000 2>"$w.a.err" &
 	p_a=$!
 	pids="$pids $p_a"
 	ip netns exec "$NS_G" timeout 60 "$FEEDSIM" --templates "$TEMPLATES" --udp 10.31.1.2:6000 \
-		--records "$RECORDS" --seed 21 --channels 1 --rate 20000 2>"$w.b.err" || fail "A/B: toe-feedsim (line B) failed"
+		--records "$RECORDS" --seed 21 --rate 20000 2>"$w.b.err" || fail "A/B: toe-feedsim (line B) failed"
 	wait "$p_a" || fail "A/B: toe-feedsim (line A) failed"
-	wait "$p_v"
-	rc=$?
-	[ $rc -eq 0 ] || fail "A/B: toe-verify exited $rc: $(cat "$w.out") $(tail -n 5 "$w.err")"
-	for key in wrong out_of_order not_in_truth unexplained gaps dropped; do
-		[ "$(vget "$w.out" $key)" = 0 ] || fail "A/B: $key = $(vget "$w.out" $key): $(cat "$w.out")"
-	done
-	[ "$(vget "$w.out" matched)" = "$RECORDS" ] || fail "A/B: not exactly the feed once: $(cat "$w.out")"
+	verified ab
 	sleep 0.3 # the counters are published every 100 ms
 	stats "$w.s.json"
 	dups=$(jget "$w.s.json" "d['rx']['seq_dups']")

@@ -71,27 +71,13 @@ MAX_BACKOFF=${TOE_TCP_MAX_BACKOFF:-2}
 script_needs_root
 script_needs_tools ip tc ethtool timeout
 script_needs_python
-need="$TOED $TOECTL $FEEDSIM $VERIFY $STEER $LOSSY $LOSSY2"
-missing=
-for f in $need; do
-	[ -e "$f" ] || missing="$missing $f"
-done
-# shellcheck disable=SC2086
-[ -z "$missing" ] || make -s BUILD="$BUILD" $missing >/dev/null 2>&1 || skip "cannot build:$missing"
+script_build "$TOED" "$TOECTL" "$FEEDSIM" "$VERIFY" "$STEER" "$LOSSY" "$LOSSY2"
 
 # shellcheck disable=SC2034 # read by script_cleanup (lib_script.sh)
 SCRIPT_KEEP=${TOE_TCP_KEEP:-}
 script_workdir toe-tcp
 chmod 755 "$WORK"
-
-fail() {
-	echo "FAIL: $*"
-	if [ -f "$WORK/toed.log" ]; then
-		echo "--- toed log (last 30 lines):"
-		tail -n 30 "$WORK/toed.log"
-	fi
-	exit 1
-}
+FAIL_LOG=$WORK/toed.log FAIL_LOG_LINES=30
 say() { echo "== $*"; }
 
 NS_EX=toetex$$
@@ -134,28 +120,10 @@ window = 256K
 [fast]
 templates = $TEMPLATES
 
-[shm]
-hugepages = off
-socket = $SOCK
-
-[log]
-target = stderr
-level = info
 EOF
+		e2e_conf_tail
 	} >"$WORK/toed.conf"
-	: >"$WORK/toed.log"
-	ip netns exec "$NS_MI" "$TOED" -c "$WORK/toed.conf" --foreground --bpf-object "$STEER" \
-		>>"$WORK/toed.log" 2>&1 &
-	TOED_PID=$!
-	if ! wait_for "$WORK/toed.log" 'notice: ready' 15; then
-		if ! kill -0 "$TOED_PID" 2>/dev/null; then
-			wait "$TOED_PID"
-			TOED_PID=
-			return 2
-		fi
-		fail "$1: toed did not become ready"
-	fi
-	return 0
+	e2e_run_toed "$NS_MI" --bpf-object "$STEER"
 }
 
 # Linux's retransmitted segments in the exchange's namespace (what ss -ti shows per connection)
@@ -179,12 +147,7 @@ feed() {
 		--timeout 120 --label "$name" --ready "$w.ready" $_cap >"$w.out" 2>"$w.err" &
 	p_v=$!
 	pids="$pids $p_v"
-	_i=0
-	while [ ! -e "$w.ready" ] && [ $_i -lt 200 ]; do
-		sleep 0.05
-		_i=$((_i + 1))
-	done
-	[ -e "$w.ready" ] || fail "$name: toe-verify did not subscribe: $(cat "$w.err")"
+	wait_file "$w.ready" 10 || fail "$name: toe-verify did not subscribe: $(cat "$w.err")"
 	[ "$mode" = dup ] && { script_netns netns_impair "$NS_EX" ex0 "$LOSSY"; }
 	[ "$mode" = lossy ] && { script_netns netns_impair "$LOSSY_NS" "$LOSSY_DEV" "$LOSSY"; }
 	if [ "$mode" = both ]; then
@@ -221,10 +184,7 @@ feed() {
 	wait "$p_v"
 	rc=$?
 	[ $rc -eq 0 ] || { cat "$w.out"; head -n 20 "$w.err"; fail "$name: toe-verify exited $rc"; }
-	for k in wrong out_of_order not_in_truth unexplained dropped gaps; do
-		[ "$(vget "$w.out" $k)" = 0 ] || fail "$name: $k = $(vget "$w.out" $k): $(cat "$w.out")"
-	done
-	[ "$(vget "$w.out" matched)" = "$RECORDS" ] || fail "$name: matched $(vget "$w.out" matched) of $RECORDS"
+	e2e_verify_exact "$w.out" "$name" "$RECORDS"
 	if [ "$mode" = lossy ]; then
 		[ "${retrans:-0}" -gt 0 ] || fail "$name: Linux retransmitted nothing (RetransSegs): the loss did not work"
 	fi
@@ -248,21 +208,13 @@ ss_sample() {
 # waits for about four segments' time; 512 kbit/s toward the exchange (a 66-byte ACK waits ~1 ms).
 slow_classes() {
 	[ -n "${SLOW_DONE:-}" ] && return 0
-	_rd=$((RATE * 90 * 8 / 4))
-	for _d in "$LOSSY_DEV:$_rd" "$LOSSY_DEV2:512000"; do
-		ip netns exec "$LOSSY_NS" tc qdisc del dev "${_d%%:*}" root 2>/dev/null
-		ip netns exec "$LOSSY_NS" tc qdisc add dev "${_d%%:*}" root handle 1: htb &&
-			ip netns exec "$LOSSY_NS" tc class add dev "${_d%%:*}" parent 1: classid 1:2 htb \
-				rate "${_d#*:}bit" ceil "${_d#*:}bit" burst 1 cburst 1 ||
-			fail "cannot set up the slow HTB class on ${_d%%:*}"
-	done
+	script_netns netns_slow_class "$LOSSY_NS" "$LOSSY_DEV" $((RATE * 90 * 8 / 4))
+	script_netns netns_slow_class "$LOSSY_NS" "$LOSSY_DEV2" 512000
 	SLOW_DONE=1
 }
 
 # slow_sent DEV: packets class 1:2 sent (pacers included)
-slow_sent() {
-	ip netns exec "$LOSSY_NS" tc -s class show dev "$1" classid 1:2 | sed -n 's/^ *Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p'
-}
+slow_sent() { netns_slow_sent "$LOSSY_NS" "$1"; }
 
 # check_both NAME W MS: after a both-ways impaired feed (records already checked)
 check_both() {

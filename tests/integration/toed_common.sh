@@ -81,10 +81,11 @@ trap toed_cleanup EXIT
 trap 'exit 1' INT TERM HUP PIPE
 
 # ---- helpers ---------------------------------------------------------------------
-mkfeed() { # RECORDS SEED [mkpcap options...]
+mkfeed() { # RECORDS SEED [mkpcap options...]   (FASTGEN_OPTS: more toe-fastgen options)
 	_n=$1 _seed=$2
 	shift 2
-	"$BUILD/bin/toe-fastgen" --templates "$T" --records "$_n" --seed "$_seed" --framing step --per-msg 4 \
+	# shellcheck disable=SC2086 # FASTGEN_OPTS is a list of options
+	"$BUILD/bin/toe-fastgen" --templates "$T" --records "$_n" --seed "$_seed" --framing step --per-msg 4 ${FASTGEN_OPTS:-} \
 		--truth "$TMP/truth.jsonl" -o "$TMP/feed.step" || fail "toe-fastgen"
 	"$OUT/mkpcap" "$@" "$TMP/feed.step" "$TMP/feed.pcap" >/dev/null || fail "mkpcap"
 }

@@ -1,6 +1,6 @@
 /* test_feedsim_gen.c - the feed source of toe-feedsim (feed_gen.c): the
  * messages it encodes decode (STEP deframer + FAST decoder) to exactly the
- * truth it prints, MsgSeqNum and BizIndex run on without holes, message sizes
+ * truth it prints, MsgSeqNum and BizIndex (per channel) run on without holes, message sizes
  * respect the limits, and the bytes are those of the plain sse_stream feed
  * (so toe-feedsim sends what toe-fastgen writes for the same options).
  */
@@ -18,6 +18,11 @@
 static int64_t biz(const union toe_record *t)
 {
 	return t->hdr.type == TOE_REC_TRADE ? t->trade.biz_index : t->order.biz_index;
+}
+
+static int32_t chan(const union toe_record *t)
+{
+	return t->hdr.type == TOE_REC_TRADE ? t->trade.trade_channel : t->order.order_channel;
 }
 
 static void test_errors(void)
@@ -60,7 +65,7 @@ static void test_roundtrip(void)
 
 	uint64_t records = 0, want = 3000, decoded = 0, errors = 0, bad_size = 0, bad_seq = 0, bad_biz = 0;
 	uint64_t same_bytes = 0, msgs = 0, trades = 0, orders = 0;
-	int64_t next_biz = 1;
+	int64_t next_biz[SSE_GEN_MAX_CHAN + 1] = {0};
 	while (records < want) {
 		uint64_t left = want - records;
 		int len = feed_src_next(s, left > 5 ? 5 : (uint32_t)left);
@@ -73,7 +78,9 @@ static void test_roundtrip(void)
 		if (s->seq != msgs)
 			bad_seq++;
 		for (uint32_t k = 0; k < s->nrecs; k++) {
-			if (biz(&s->ticks[k]) != next_biz++)
+			/* SSE's numbering: 1, 2, ... per channel across both kinds */
+			int32_t ch = chan(&s->ticks[k]);
+			if (ch < 1 || ch > SSE_GEN_MAX_CHAN || biz(&s->ticks[k]) != ++next_biz[ch])
 				bad_biz++;
 			if (s->ticks[k].hdr.type == TOE_REC_TRADE)
 				trades++;

@@ -84,9 +84,6 @@ struct tr_feed {
 };
 
 /* A STEP feed of about nrec records, 1..per_msg per message. */
-/* Channels of the feeds tr_feed_make builds (0: the generator's default). One channel makes the
- * generator's global BizIndex contiguous per channel, as sequence tracking expects. */
-static uint32_t tr_feed_channels;
 
 static inline void tr_feed_make(struct tr_feed *f, uint64_t seed, uint32_t nrec, uint32_t per_msg)
 {
@@ -103,8 +100,6 @@ static inline void tr_feed_make(struct tr_feed *f, uint64_t seed, uint32_t nrec,
 	f->tick = calloc(nrec, sizeof *f->tick);
 	sse_gen_default(&cfg);
 	cfg.seed = seed;
-	if (tr_feed_channels)
-		cfg.nchannels = tr_feed_channels;
 	CHECK_EQ(sse_stream_init(ss, &tr_prog, &cfg, per_msg), 0);
 	while (f->nrec < nrec) {
 		uint32_t n = 0, k;

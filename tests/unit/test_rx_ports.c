@@ -202,10 +202,8 @@ static void test_net_per_port(void)
  * dropped and counted. */
 static void test_ab_across_ports(void)
 {
-	struct tr_feed feed; /* one channel: the generator's BizIndex is global, sequence tracking's per channel */
-	tr_feed_channels = 1;
+	struct tr_feed feed; /* four channels, BizIndex per channel as sequence tracking expects */
 	tr_feed_make(&feed, 12, 300, 3);
-	tr_feed_channels = 0;
 	struct rx_cfg cfg;
 	struct tr_rx t;
 	struct pb_spec s;

@@ -86,7 +86,8 @@ static void test_continuity(void)
 	union toe_record r;
 	static int32_t trade_idx[SSE_GEN_MAX_CHAN + 1], order_idx[SSE_GEN_MAX_CHAN + 1];
 	static char chan_of[1000000]; /* channel seen per numeric security id */
-	int64_t biz = 0, max_order_no = 0;
+	static int64_t chan_biz[SSE_GEN_MAX_CHAN + 1];
+	int64_t max_order_no = 0;
 	int32_t last_time = 0;
 	int orders = 0, trades = 0, with_status = 0, bad = 0, deletes = 0, nflag = 0, seen_600000 = 0,
 	    seen_688981 = 0;
@@ -177,7 +178,7 @@ static void test_continuity(void)
 		ok &= chan_of[num] == chan;
 		seen_600000 |= num == 600000;
 		seen_688981 |= num == 688981;
-		ok &= rbiz == ++biz;
+		ok &= rbiz == ++chan_biz[chan < 1 || chan > 3 ? 0 : chan]; /* SSE: per channel, both kinds */
 		/* HHMMSScc, never decreasing, no trading at lunch, not after 15:00 */
 		ok &= t / 10000 % 100 < 60 && t / 100 % 100 < 60;
 		ok &= t >= last_time;
@@ -325,8 +326,9 @@ static void test_stream(void)
 	free(d);
 }
 
-/* biz_per_channel: SSE's numbering, 1, 2, ... per channel across trades and
- * orders; everything else is the record the global numbering gives. */
+/* The default numbering is SSE's, 1, 2, ... per channel across trades and
+ * orders; biz_per_channel = 0 gives the global count 1, 2, 3, ... and
+ * everything else (every other field, the draws) is the same record. */
 static void test_biz_per_channel(void)
 {
 	static struct sse_gen ga, gb;
@@ -335,9 +337,10 @@ static void test_biz_per_channel(void)
 	int64_t next[SSE_GEN_MAX_CHAN + 1];
 	uint32_t bad = 0, other = 0;
 	sse_gen_default(&cfg);
-	CHECK_EQ(sse_gen_init(&ga, &cfg), 0);
-	cfg.biz_per_channel = 1;
+	CHECK_EQ(cfg.biz_per_channel, 1);
 	CHECK_EQ(sse_gen_init(&gb, &cfg), 0);
+	cfg.biz_per_channel = 0;
+	CHECK_EQ(sse_gen_init(&ga, &cfg), 0);
 	for (int c = 0; c <= SSE_GEN_MAX_CHAN; c++)
 		next[c] = 1;
 	for (int i = 0; i < 5000; i++) {

@@ -35,6 +35,7 @@ void sse_gen_default(struct sse_gen_cfg *cfg)
 	cfg->order_pct = 70;
 	cfg->status_pct = 10;
 	cfg->start_time = 9295800;
+	cfg->biz_per_channel = 1; /* as SSE numbers it; 0 for the old global count */
 }
 
 /* ---- time in HHMMSScc ------------------------------------------------- */

@@ -6,12 +6,14 @@
  * data, toe-fastgen and the feed simulator.
  *
  * Continuity rules the records follow:
- *   - BizIndex is global: 1, 2, 3, ... one per record; or, with
- *     cfg.biz_per_channel, as SSE numbers it: 1, 2, 3, ... per channel,
- *     contiguous across trades and orders of that channel (the numbering
- *     [fast] sequence_check expects; the global one looks like jumps to it).
- *     Global stays the default: toe-verify and the tests that compare with a
- *     truth file match records by their global BizIndex;
+ *   - BizIndex as SSE numbers it (cfg.biz_per_channel = 1, the default):
+ *     1, 2, 3, ... per channel, contiguous across trades and orders of that
+ *     channel (the numbering [fast] sequence_check expects); or, with
+ *     cfg.biz_per_channel = 0, global: 1, 2, 3, ... one per record across
+ *     channels (sequence tracking sees jumps on every channel but one).
+ *     Only BizIndex differs between the two: every other field and the
+ *     random draws are the same. toe-verify matches records by (channel,
+ *     BizIndex), so it checks either numbering;
  *   - TradeIndex and OrderIndex count per channel from 1 (each security
  *     belongs to one channel, 1..nchannels);
  *   - TradeTime/OrderTime (HHMMSScc) never decrease, skip the lunch break
@@ -45,12 +47,12 @@ struct sse_gen_cfg {
 	uint32_t order_pct;   /* share of orders among the records, 0..100 (e.g. 70) */
 	uint32_t status_pct;  /* share of records carrying DataStatus, 0..100 */
 	int32_t start_time;   /* HHMMSScc of the first record (0: 09:29:58.00) */
-	uint32_t biz_per_channel; /* 1: BizIndex counts per channel (SSE), 0: across channels */
+	uint32_t biz_per_channel; /* 1 (default): BizIndex counts per channel (SSE), 0: across channels */
 };
 
 /* Fill cfg with the defaults: seed 1, 200 securities, 4 channels, 70% orders,
  * 10% of records with DataStatus, start 09:29:58.00 (a few call-auction
- * trades with BS flag 'N' before 09:30). */
+ * trades with BS flag 'N' before 09:30), BizIndex per channel. */
 void sse_gen_default(struct sse_gen_cfg *cfg);
 
 struct sse_sec {
