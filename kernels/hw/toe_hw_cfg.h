@@ -6,12 +6,15 @@
  * configuration the software path would; toe_hw_prog_word() gives word n of
  * the template program. Programming order:
  *
- *   1. every write of toe_hw_cfg_writes() (configuration words, any order);
+ *   1. every write of toe_hw_cfg_writes() (configuration words, any order),
+ *      and with the 4 x 10G xclbin toe_hw_port_writes() for each configured
+ *      port 1..3;
  *   2. the HBM buffer addresses (TOE_HBM_REG_ADDR(ch), low word then high);
  *   3. the template program: word n = toe_hw_prog_word(prog, n) at
  *      TOE_FAST_PROG(4 * n) for n < TOE_PROG_BYTES / 4;
  *   4. TOE_CF_APPLY = gen (non-zero, different from the running one) to each
- *      kernel in the order of toe_hw_apply_order[] (downstream first).
+ *      kernel in the order of toe_hw_apply_order[] (downstream first), then
+ *      to ports 1..3's eth_rx_tops (TOE_KID_ETH_PORT(n)).
  *
  * Kernel side (the HLS tops): toe_hw_eth_decode(), toe_hw_mtoe_decode() and
  * toe_hw_prog_decode() rebuild net_cfg, mtoe_cfg and struct fast_prog from
