@@ -1169,6 +1169,9 @@ static int card_counters(struct dp_run *r, uint64_t now)
 			link = c->value != 0;
 		else if (!strcmp(c->name, "eth_rx_top.frames"))
 			r->frames = c->value;
+		else if (!strncmp(c->name, "eth_rx_top_", 11) && strstr(c->name, ".frames") &&
+			 !strcmp(strstr(c->name, ".frames"), ".frames"))
+			r->frames += c->value; /* the 4 x 10G build's ports 1..3 (listed after port 0's) */
 		else if (!strcmp(c->name, "fast_top.records"))
 			w->rx.records = c->value;
 		else if (!strcmp(c->name, "fast_top.gaps"))
