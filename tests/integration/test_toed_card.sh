@@ -26,7 +26,9 @@
 #   5. four ports: [port.1] and [port.3] with feeds refused with the 100G
 #      xclbin (exit 78, naming the port) and accepted with a 4 x 10G one
 #      (xrt_mkxclbin 4x10g); role = tcp on port 3 refused; on the fake card
-#      the 4 x 10G xclbin comes up with ports 1 and 3 programmed.
+#      the 4 x 10G xclbin comes up with ports 1 and 3 programmed; a feed on
+#      port 1 with the capture arriving there (--test-fake-card-port 1):
+#      the clients get the truth, eth_rx_top_2 counts the frames.
 # Needs no root. Takes about 15 s.
 . "$(dirname "$0")/toed_common.sh"
 
@@ -239,6 +241,37 @@ stop_toed
 [ "$TOED_RC" -eq 0 ] || fail "four ports on the fake card: toed exited $TOED_RC"
 TOED=$SW_TOED
 say "four ports on the fake card: ports 1 and 3 programmed, READY=1, no CMAC"
+
+# a feed on port 1 of the 4 x 10G card, the capture arriving on port 1 (its own eth_rx_top): the same
+# trades and ticks as from port 0 in part 1
+sed -e 's/^xclbin = toed.xclbin/xclbin = toed4.xclbin/' -e '/^exchange = 10.1.0.10:5261$/a port = 1' \
+	"$TMP/card.conf" >"$TMP/port1.conf"
+printf '\n[port.0]\n\n[port.1]\nrole = mirror\n' >>"$TMP/port1.conf"
+: >"$TMP/toed.log"
+TOED=$TOED_TEST
+start_notify
+start_toed "$TMP/port1.conf" --test-fake-card "$TMP/feed.pcap" --test-fake-card-port 1
+wait_for "$TMP/notify.log" 'READY=1' 15 || fail "port 1: no READY=1 ($(tail -n 3 "$TMP/toed.log"))"
+clients port1
+cmp -s "$TMP/port1.trades" "$TMP/want.trades" || {
+	diff "$TMP/port1.trades" "$TMP/want.trades" | head -n 6
+	fail "port 1: the trades client's ticks differ from the truth"
+}
+grep -v '"event"' "$TMP/port1.all" >"$TMP/port1.ticks"
+cmp -s "$TMP/port1.ticks" "$TMP/truth.jsonl" || fail "port 1: the everything client's ticks differ from the truth"
+i=0
+while :; do
+	"$TOECTL" -s "$TMP/toed.sock" stats >"$TMP/stats.txt" 2>&1 || fail "port 1: toectl stats failed"
+	[ "$(ctr eth_rx_top_2.frames)" = "$frames" ] && break
+	i=$((i + 1))
+	[ $i -lt 30 ] || fail "port 1: eth_rx_top_2.frames $(ctr eth_rx_top_2.frames), the capture has $frames"
+	sleep 0.2
+done
+[ -z "$(ctr eth_rx_top.frames)" ] || fail "port 1: port 0 counted $(ctr eth_rx_top.frames) frames"
+stop_toed
+[ "$TOED_RC" -eq 0 ] || fail "port 1: toed exited $TOED_RC"
+TOED=$SW_TOED
+say "a feed on port 1 of the 4 x 10G card: $ntrades trades, $nall ticks = truth; eth_rx_top_2.frames = $frames"
 
 echo "PASS: backend = xrt drains the (fake) card through the software backend's publication path"
 exit 0
