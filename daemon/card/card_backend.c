@@ -19,6 +19,10 @@ struct toe_xrt {
 	const struct toe_devops *ops;
 	void *dev;
 	void *ip[TOE_KID_COUNT + 1];
+	void *pip[TOE_HW_MAX_PORTS]; /* eth_rx_top_2..4 of ports 1..3 (the 4 x 10G build); [0] unused */
+	uint32_t nports;     /* network ports of the loaded xclbin's layout (1 or 4) */
+	uint32_t ports;      /* bit n (1..3): port n's eth_rx_top is programmed */
+	int no_cmac;         /* the 4 x 10G build: no cmac_0 (eth10g_0's registers are not read) */
 	void *bo[NCH];
 	uint8_t *map[NCH];
 	uint64_t addr[NCH];
@@ -45,6 +49,47 @@ static const char *const kip[TOE_KID_COUNT + 1] = {
 	[TOE_KID_ETH_RX] = TOE_IP_ETH_RX, [TOE_KID_MTOE] = TOE_IP_MTOE, [TOE_KID_UDP] = TOE_IP_UDP,
 	[TOE_KID_FAST] = TOE_IP_FAST,     [TOE_KID_HBM] = TOE_IP_HBM,   [KID_CMAC] = TOE_IP_CMAC,
 };
+static const char *const port_kname[TOE_HW_MAX_PORTS] = { "eth_rx_top", "eth_rx_top_2", "eth_rx_top_3",
+							     "eth_rx_top_4" };
+static const char *const port_kip[TOE_HW_MAX_PORTS] = { TOE_IP_ETH_RX, TOE_IP_ETH_RX_2, TOE_IP_ETH_RX_3,
+							  TOE_IP_ETH_RX_4 };
+
+/* The port (1..3) a kernel id of toe_hw_wr names, or 0 (toe_regmap.h TOE_KID_ETH_PORT). */
+static uint32_t kid_port(uint32_t kid)
+{
+	uint32_t n;
+	for (n = 1; n < TOE_HW_MAX_PORTS; n++)
+		if (kid == (uint32_t)TOE_KID_ETH_PORT(n))
+			return n;
+	return 0;
+}
+
+static void *ipof(const struct toe_xrt *be, uint32_t kid)
+{
+	uint32_t n = kid_port(kid);
+	return n ? be->pip[n] : kid <= KID_CMAC ? be->ip[kid] : NULL;
+}
+
+static const char *knameof(uint32_t kid)
+{
+	uint32_t n = kid_port(kid);
+	return n ? port_kname[n] : kid <= KID_CMAC ? kname[kid] : "?";
+}
+
+uint32_t toe_xrt_layout_ports(const struct toe_xclbin *x)
+{
+	uint32_t n;
+	if (toe_xclbin_find_ip(x, TOE_IP_ETH_RX) < 0)
+		return 0;
+	for (n = 1; n < TOE_HW_MAX_PORTS; n++)
+		if (toe_xclbin_find_ip(x, port_kip[n]) < 0)
+			return 1;
+	if (toe_xclbin_find_ip(x, TOE_IP_SEG_MUX) < 0 || toe_xclbin_find_ip(x, TOE_IP_UDP_MUX) < 0 ||
+	    toe_xclbin_find_ip(x, TOE_IP_GTOE_MUX) < 0)
+		return 1;
+	return TOE_HW_MAX_PORTS;
+}
+
 /* holding order: upstream first, so nothing sends into a held kernel's input */
 static const uint32_t hold_order[5] = { TOE_KID_ETH_RX, TOE_KID_MTOE, TOE_KID_UDP, TOE_KID_FAST, TOE_KID_HBM };
 
@@ -106,6 +151,10 @@ static void cfg_error(int code, const struct rx_cfg *rx, const struct toe_hw_opt
 	case TOE_HWCFG_E_ADDRS:
 		snprintf(buf, len, "%u addresses: the card's eth_rx_top holds %u", rx->net.naddr, TOE_ETH_MAX_ADDRS);
 		break;
+	case TOE_HWCFG_E_PORT:
+		snprintf(buf, len, "a feed or port on a network port the card cannot serve: ports 0..%u, role tcp on "
+			 "port 0 only (gtoe_top)", TOE_HW_MAX_PORTS - 1);
+		break;
 	case TOE_HWCFG_E_SLOTS:
 		snprintf(buf, len, "ring of %u slots per channel: must be a power of two from 1 to 2^28", o->ring_slots);
 		break;
@@ -118,24 +167,24 @@ static void cfg_error(int code, const struct rx_cfg *rx, const struct toe_hw_opt
 
 static const char *ip_reason(struct toe_xrt *be, uint32_t kid, int r)
 {
-	const char *why = be->ops->ip_error ? be->ops->ip_error(be->ip[kid]) : NULL;
+	const char *why = be->ops->ip_error ? be->ops->ip_error(ipof(be, kid)) : NULL;
 	return why && *why ? why : strerror(-r);
 }
 
 static int rr(struct toe_xrt *be, uint32_t kid, uint32_t off, uint32_t *v)
 {
-	int r = be->ops->reg_read(be->ip[kid], off, v);
+	int r = be->ops->reg_read(ipof(be, kid), off, v);
 	if (r < 0)
-		return fail(be, "%s: reading register 0x%x of %s failed: %s", be->where, off, kname[kid],
+		return fail(be, "%s: reading register 0x%x of %s failed: %s", be->where, off, knameof(kid),
 			    ip_reason(be, kid, r));
 	return 0;
 }
 
 static int rw(struct toe_xrt *be, uint32_t kid, uint32_t off, uint32_t v)
 {
-	int r = be->ops->reg_write(be->ip[kid], off, v);
+	int r = be->ops->reg_write(ipof(be, kid), off, v);
 	if (r < 0)
-		return fail(be, "%s: writing register 0x%x of %s failed: %s", be->where, off, kname[kid],
+		return fail(be, "%s: writing register 0x%x of %s failed: %s", be->where, off, knameof(kid),
 			    ip_reason(be, kid, r));
 	return 0;
 }
@@ -219,8 +268,14 @@ static int check_xclbin(struct toe_xrt *be, const char *path, struct toe_xclbin 
 	if (!x->has_ip)
 		return fail(be, "[device] xclbin %s has no IP_LAYOUT section: it holds no kernels; is it toed.xclbin "
 				"(kernels/hw/build_xclbin.sh)?", path);
+	be->nports = toe_xrt_layout_ports(x);
+	be->no_cmac = be->nports > 1;
+	if (be->nports > 1 && toe_xclbin_find_ip(x, TOE_IP_ETH10G) < 0)
+		return fail(be, "[device] xclbin %s has four eth_rx_tops (the 4 x 10G build) but no MAC kernel %s: is "
+				"it built by kernels/hw/build_xclbin.sh with LAYOUT=4x10g (link_4x10g.cfg)?",
+			    path, TOE_IP_ETH10G);
 	for (kid = 1; kid <= KID_CMAC; kid++) {
-		if (toe_xclbin_find_ip(x, kip[kid]) >= 0)
+		if (toe_xclbin_find_ip(x, kip[kid]) >= 0 || (kid == KID_CMAC && be->no_cmac))
 			continue;
 		if (missing[0])
 			strncat(missing, ", ", sizeof missing - strlen(missing) - 1);
@@ -229,6 +284,13 @@ static int check_xclbin(struct toe_xrt *be, const char *path, struct toe_xclbin 
 	if (missing[0])
 		return fail(be, "[device] xclbin %s lacks compute units toed needs: %s; is it toed.xclbin built by "
 				"kernels/hw/build_xclbin.sh with kernels/hw/link.cfg?", path, missing);
+	for (kid = 1; kid < TOE_HW_MAX_PORTS; kid++)
+		if ((be->ports >> kid & 1u) && kid >= be->nports)
+			return fail(be, "[port.%u]: [device] xclbin %s has %u network port%s (%s): port %u needs the "
+					"4 x 10G build (eth_rx_top_1..4: kernels/hw/build_xclbin.sh with LAYOUT=4x10g), "
+					"or move its feeds to port 0",
+				    kid, path, be->nports, be->nports == 1 ? "" : "s",
+				    be->nports == 1 ? "the 100G build, eth_rx_top_1 alone" : "eth_rx_top_1..4", kid);
 	/* XRT refuses register accesses beyond a CU's range, 64 KB unless the metadata says more */
 	for (kid = 1; kid < TOE_KID_COUNT; kid++) {
 		uint32_t need = kid == TOE_KID_FAST ? TOE_FAST_REG_PROG + 4 * TOE_FAST_PROG_WORDS :
@@ -328,6 +390,29 @@ static int check_kernels(struct toe_xrt *be)
 			return fail(be, "%s: compute unit %s reports kernel id %u, expected %u: the xclbin's kernels are "
 					"wired to the wrong names", be->where, kip[kid], v, kid);
 	}
+	for (kid = 1; kid < TOE_HW_MAX_PORTS; kid++) {
+		uint32_t pk = TOE_KID_ETH_PORT(kid), m, ver, id;
+		if (!be->pip[kid])
+			continue;
+		if (rr(be, pk, TOE_STAT(TOE_ST_MAGIC), &m) < 0 || rr(be, pk, TOE_STAT(TOE_ST_VERSION), &ver) < 0 ||
+		    rr(be, pk, TOE_STAT(TOE_ST_KERNEL), &id) < 0)
+			return -1;
+		if (m != TOE_HW_MAGIC || ver != TOE_REGMAP_VERSION || id != TOE_KID_ETH_RX)
+			return fail(be, "%s: compute unit %s reports magic 0x%08x, register map version %u, kernel id %u "
+					"(expected 0x%08x, %u, %u): the xclbin's kernels are not this toed's",
+				    be->where, port_kip[kid], m, ver, id, TOE_HW_MAGIC, TOE_REGMAP_VERSION, TOE_KID_ETH_RX);
+	}
+	return 0;
+}
+
+/* Hold (APPLY 0) or apply every port's eth_rx_top the xclbin has beyond port 0's. */
+static int ports_apply(struct toe_xrt *be, uint32_t gen)
+{
+	uint32_t n;
+	for (n = 1; n < TOE_HW_MAX_PORTS; n++)
+		if (be->pip[n] && (gen == 0 || (be->ports >> n & 1u)) &&
+		    rw(be, TOE_KID_ETH_PORT(n), TOE_CFG(TOE_CF_APPLY), gen) < 0)
+			return -1;
 	return 0;
 }
 
@@ -346,6 +431,17 @@ static int program(struct toe_xrt *be, const struct toe_xrt_params *p, const str
 		if (rw(be, hold_order[k], TOE_CFG(TOE_CF_APPLY), 0) < 0)
 			return -1;
 	}
+	/* the ports' eth_rx_tops are upstream too: held first, applied last */
+	for (k = 1; k < TOE_HW_MAX_PORTS; k++) {
+		if (!be->pip[k])
+			continue;
+		if (rr(be, TOE_KID_ETH_PORT(k), TOE_STAT(TOE_ST_APPLIED), &v) < 0)
+			return -1;
+		if (v > prev)
+			prev = v;
+	}
+	if (ports_apply(be, 0) < 0)
+		return -1;
 	be->gen = prev + 1 ? prev + 1 : 1;
 
 	for (k = 0; k < (uint32_t)nw; k++)
@@ -361,12 +457,16 @@ static int program(struct toe_xrt *be, const struct toe_xrt_params *p, const str
 	for (k = 0; k < 5; k++)
 		if (rw(be, toe_hw_apply_order[k], TOE_CFG(TOE_CF_APPLY), be->gen) < 0)
 			return -1;
+	if (ports_apply(be, be->gen) < 0)
+		return -1;
 	be->rd = 0;
 
 	/* each kernel takes the new configuration at its next invocation */
 	deadline = mono_ms() + TOE_XRT_APPLY_MS;
-	for (k = 0; k < 5; k++) {
-		uint32_t kid = toe_hw_apply_order[k], applied, st;
+	for (k = 0; k < 5 + TOE_HW_MAX_PORTS - 1; k++) {
+		uint32_t kid = k < 5 ? toe_hw_apply_order[k] : TOE_KID_ETH_PORT(k - 4), applied, st;
+		if (k >= 5 && !(be->ports >> (k - 4) & 1u))
+			continue;
 		char txt[160];
 		for (;;) {
 			if (rr(be, kid, TOE_STAT(TOE_ST_APPLIED), &applied) < 0 ||
@@ -376,12 +476,12 @@ static int program(struct toe_xrt *be, const struct toe_xrt_params *p, const str
 				break;
 			if (mono_ms() > deadline)
 				return fail(be, "%s: %s did not take its configuration (APPLIED %u, expected %u): the "
-						"kernel is not running", be->where, kname[kid], applied, be->gen);
+						"kernel is not running", be->where, knameof(kid), applied, be->gen);
 			sleep_ms(1);
 		}
 		if ((st & 0xffffu) != TOE_STATUS_OK) {
-			status_text(kid, st, txt, sizeof txt);
-			return fail(be, "%s: %s: %s", be->where, kname[kid], txt);
+			status_text(kid_port(kid) ? (uint32_t)TOE_KID_ETH_RX : kid, st, txt, sizeof txt);
+			return fail(be, "%s: %s: %s", be->where, knameof(kid), txt);
 		}
 	}
 	return 0;
@@ -389,6 +489,11 @@ static int program(struct toe_xrt *be, const struct toe_xrt_params *p, const str
 
 static int cmac_start(struct toe_xrt *be, const struct toe_xrt_params *p)
 {
+	if (be->no_cmac) {
+		logf_(be, TOE_XRT_LOG_NOTICE, "%s: the 4 x 10G build: toed does not program or read the 10G MAC "
+			  "(eth10g_0) yet; its lanes run as the xclbin brings them up", be->where);
+		return 0;
+	}
 	if (!(p->flags & TOE_XRT_F_NO_RSFEC) && rw(be, KID_CMAC, TOE_CMAC_RSFEC_ENABLE, 3) < 0)
 		return -1;
 	/* receive on; transmit sends remote-fault indications until the link is aligned */
@@ -401,6 +506,12 @@ int toe_xrt_link(struct toe_xrt *be, uint32_t *rx_status)
 {
 	uint32_t v;
 	int up;
+	if (be->no_cmac) {
+		/* eth10g_0's registers are not read: no link state to tell */
+		if (rx_status)
+			*rx_status = 0;
+		return 0;
+	}
 	/* the status bits latch: the first read clears old events, the second is now */
 	if (rr(be, KID_CMAC, TOE_CMAC_STAT_RX_STATUS, &v) < 0 || rr(be, KID_CMAC, TOE_CMAC_STAT_RX_STATUS, &v) < 0)
 		return -1;
@@ -418,6 +529,8 @@ int toe_xrt_link(struct toe_xrt *be, uint32_t *rx_status)
 
 static int wait_link(struct toe_xrt *be, const struct toe_xrt_params *p)
 {
+	if (be->no_cmac)
+		return 0;
 	uint64_t deadline = mono_ms() + p->link_timeout_ms;
 	uint32_t st = 0;
 	int up;
@@ -450,6 +563,10 @@ static void release(struct toe_xrt *be)
 	for (k = 0; k <= KID_CMAC; k++)
 		if (be->ip[k])
 			be->ops->ip_close(be->ip[k]);
+	for (k = 1; k < TOE_HW_MAX_PORTS; k++)
+		if (be->pip[k])
+			be->ops->ip_close(be->pip[k]);
+	memset(be->pip, 0, sizeof be->pip);
 	if (be->dev)
 		be->ops->close(be->dev);
 	memset(be->bo, 0, sizeof be->bo);
@@ -494,6 +611,15 @@ int toe_xrt_open(struct toe_xrt **out, const struct toe_devops *ops, void *ctx, 
 	if (!o.ring_slots)
 		o.ring_slots = TOE_XRT_DEFAULT_SLOTS;
 	nw = toe_hw_cfg_writes(p->rx, &o, w, TOE_HW_CFG_MAX_WRITES);
+	be->ports = p->ports & 0xeu;
+	for (kid = 1; nw >= 0 && kid < TOE_HW_MAX_PORTS; kid++) {
+		uint32_t n = (uint32_t)nw;
+		int e;
+		if (!(be->ports >> kid & 1u))
+			continue;
+		e = toe_hw_port_writes(p->rx, kid, p->port_role[kid], w, TOE_HW_CFG_MAX_WRITES, &n);
+		nw = e < 0 ? e : (int)n;
+	}
 	if (nw < 0) {
 		cfg_error(nw, p->rx, &o, why, sizeof why);
 		fail(be, "the card cannot run this configuration: %s", why);
@@ -541,9 +667,19 @@ int toe_xrt_open(struct toe_xrt **out, const struct toe_devops *ops, void *ctx, 
 		goto bad;
 	}
 	for (kid = 1; kid <= KID_CMAC; kid++) {
+		if (kid == KID_CMAC && be->no_cmac)
+			continue;
 		if (ops->ip_open(be->dev, kip[kid], &be->ip[kid], why, sizeof why) < 0) {
 			be->ip[kid] = NULL;
 			fail(be, "%s: no access to compute unit %s of the loaded xclbin: %s", be->where, kip[kid], why);
+			goto bad;
+		}
+	}
+
+	for (kid = 1; kid < be->nports && kid < TOE_HW_MAX_PORTS; kid++) {
+		if (ops->ip_open(be->dev, port_kip[kid], &be->pip[kid], why, sizeof why) < 0) {
+			be->pip[kid] = NULL;
+			fail(be, "%s: no access to compute unit %s of the loaded xclbin: %s", be->where, port_kip[kid], why);
 			goto bad;
 		}
 	}
@@ -570,9 +706,9 @@ int toe_xrt_open(struct toe_xrt **out, const struct toe_devops *ops, void *ctx, 
 	if (p->link_timeout_ms && wait_link(be, p) < 0)
 		goto bad;
 	toe_uuid_str(x->uuid, u1);
-	logf_(be, TOE_XRT_LOG_INFO, "%s runs %s (UUID %s, platform %s); ring 4 x %u records in %s %s %s %s",
-	      be->where, p->xclbin, u1, x->vbnv, be->slots, be->bank_tag[0], be->bank_tag[1], be->bank_tag[2],
-	      be->bank_tag[3]);
+	logf_(be, TOE_XRT_LOG_INFO, "%s runs %s (UUID %s, platform %s, %s); ring 4 x %u records in %s %s %s %s",
+	      be->where, p->xclbin, u1, x->vbnv, be->nports > 1 ? "4 x 10G ports" : "one 100G port", be->slots,
+	      be->bank_tag[0], be->bank_tag[1], be->bank_tag[2], be->bank_tag[3]);
 	free(x);
 	free(w);
 	*out = be;
@@ -583,6 +719,9 @@ bad:
 	if (be->programmed) {
 		/* the writer may have been given our buffers: stop it before they go */
 		uint32_t k;
+		for (k = 1; k < TOE_HW_MAX_PORTS; k++)
+			if (be->pip[k])
+				be->ops->reg_write(be->pip[k], TOE_CFG(TOE_CF_APPLY), 0);
 		for (k = 0; k < 5; k++)
 			be->ops->reg_write(be->ip[hold_order[k]], TOE_CFG(TOE_CF_APPLY), 0);
 	}
@@ -599,6 +738,9 @@ void toe_xrt_close(struct toe_xrt *be)
 	uint32_t k;
 	if (!be)
 		return;
+	for (k = 1; k < TOE_HW_MAX_PORTS; k++)
+		if (be->pip[k])
+			be->ops->reg_write(be->pip[k], TOE_CFG(TOE_CF_APPLY), 0);
 	for (k = 0; k < 5; k++)
 		if (be->ip[hold_order[k]])
 			be->ops->reg_write(be->ip[hold_order[k]], TOE_CFG(TOE_CF_APPLY), 0);
@@ -680,6 +822,16 @@ int toe_xrt_set_time(struct toe_xrt *be, uint64_t now_ns)
 	    rw(be, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_TIME_HI), (uint32_t)(now_ns >> 32)) < 0 ||
 	    rw(be, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_TIME_SEQ), ++be->time_seq) < 0)
 		return -1;
+	/* the other ports stamp their frames with the same clock (port 0's eth_rx_top alone ticks) */
+	for (uint32_t n = 1; n < TOE_HW_MAX_PORTS; n++) {
+		uint32_t k = TOE_KID_ETH_PORT(n);
+		if (!(be->ports >> n & 1u))
+			continue;
+		if (rw(be, k, TOE_CFG(TOE_ETH_CF_TIME_LO), (uint32_t)now_ns) < 0 ||
+		    rw(be, k, TOE_CFG(TOE_ETH_CF_TIME_HI), (uint32_t)(now_ns >> 32)) < 0 ||
+		    rw(be, k, TOE_CFG(TOE_ETH_CF_TIME_SEQ), be->time_seq) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -772,12 +924,14 @@ int toe_xrt_counters(struct toe_xrt *be, struct toe_xrt_counter *out, uint32_t c
 	up = toe_xrt_link(be, &st);
 	if (up < 0)
 		return -1;
-	put_ctr(out, cap, &k, "cmac_0.link_up", (uint64_t)up);
-	put_ctr(out, cap, &k, "cmac_0.rx_status", st);
-	/* the statistics latch on a tick: then read 48-bit values */
-	if (rw(be, KID_CMAC, TOE_CMAC_STAT_PM_TICK, 1) < 0)
-		return -1;
-	for (i = 0; i < NELEM(cmac); i++) {
+	if (!be->no_cmac) {
+		put_ctr(out, cap, &k, "cmac_0.link_up", (uint64_t)up);
+		put_ctr(out, cap, &k, "cmac_0.rx_status", st);
+		/* the statistics latch on a tick: then read 48-bit values */
+		if (rw(be, KID_CMAC, TOE_CMAC_STAT_PM_TICK, 1) < 0)
+			return -1;
+	}
+	for (i = 0; i < NELEM(cmac) && !be->no_cmac; i++) {
 		uint32_t lo, hi;
 		if (rr(be, KID_CMAC, cmac[i].off, &lo) < 0 || rr(be, KID_CMAC, cmac[i].off + 4, &hi) < 0)
 			return -1;
@@ -798,6 +952,25 @@ int toe_xrt_counters(struct toe_xrt *be, struct toe_xrt_counter *out, uint32_t c
 				continue;
 			if (ctr64(be, kid, TOE_CTR_LO(i), &c) < 0)
 				return -1;
+			put_ctr(out, cap, &k, name, c);
+		}
+	}
+	/* ports 1..3: their eth_rx_tops' counters, named by CU ("eth_rx_top_2.frames") */
+	for (kid = 1; kid < TOE_HW_MAX_PORTS; kid++) {
+		uint32_t pk = TOE_KID_ETH_PORT(kid);
+		char cn[TOE_XRT_CTR_NAME];
+		if (!(be->ports >> kid & 1u))
+			continue;
+		if (rr(be, pk, TOE_STAT(TOE_ST_STATUS), &v) < 0)
+			return -1;
+		snprintf(name, sizeof name, "%s.status", port_kname[kid]);
+		put_ctr(out, cap, &k, name, v);
+		for (i = 0; i < TOE_ETH_CTR_NET + NET_STATS_COUNT; i++) {
+			if (!ctr_name(TOE_KID_ETH_RX, i, cn, sizeof cn))
+				continue;
+			if (ctr64(be, pk, TOE_CTR_LO(i), &c) < 0)
+				return -1;
+			snprintf(name, sizeof name, "%s%s", port_kname[kid], cn + strlen("eth_rx_top"));
 			put_ctr(out, cap, &k, name, c);
 		}
 	}

@@ -35,6 +35,11 @@
  *      addresses and the template program, APPLYs downstream first and
  *      checks that each kernel reports OK;
  *   7. enables the CMAC and waits up to link_timeout_ms for the link.
+ * Ports: the layout (toe_xrt_layout_ports) decides how many eth_rx_tops
+ * there are; a configured port the xclbin lacks is refused in step 2, each
+ * other port's eth_rx_top is held, programmed and applied with the rest.
+ * The 4 x 10G build's MAC (eth10g_0) has no register access in toed yet:
+ * link state and MAC counters are the 100G CMAC's only.
  *
  * toe_xrt_poll reads WRITE_INDEX, syncs from the device only the new records
  * of each pseudo-channel (two syncs when the range wraps), copies them out
@@ -82,7 +87,17 @@ struct toe_xrt_params {
 	uint32_t flags;               /* TOE_XRT_F_* */
 	void (*log)(void *arg, int prio, const char *msg); /* optional: progress and warnings */
 	void *log_arg;
+	uint32_t ports;               /* bit n (1..3): [port.n] is configured: program eth_rx_top_(n+1) from
+				       * rx->net_port[n-1] (the 4 x 10G xclbin; the 100G one refuses it) */
+	uint32_t port_role[TOE_HW_MAX_PORTS]; /* TOE_ROLE_MIRROR / MAIN of ports 1..3 ([0]: hw.role) */
 };
+
+/* Network ports of the xclbin's layout, from the compute units in its
+ * IP_LAYOUT: 4 when eth_rx_top_1..4 and the port muxes are there (the
+ * 4 x 10G build, link_4x10g.cfg), 1 for the 100G build (eth_rx_top_1 alone),
+ * 0 when it has no eth_rx_top_1. */
+struct toe_xclbin;
+uint32_t toe_xrt_layout_ports(const struct toe_xclbin *x);
 
 /* The host side's own counters. */
 struct toe_xrt_host_stats {
@@ -98,7 +113,7 @@ struct toe_xrt_host_stats {
 };
 
 #define TOE_XRT_CTR_NAME 56
-#define TOE_XRT_MAX_COUNTERS 320
+#define TOE_XRT_MAX_COUNTERS 640 /* the 4 x 10G build adds three eth_rx_tops */
 
 struct toe_xrt_counter {
 	char name[TOE_XRT_CTR_NAME]; /* "eth_rx_top.frames", "mirror_toe_top.gaps", "cmac_0.rx_packets", "host.syncs" */

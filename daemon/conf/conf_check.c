@@ -309,7 +309,11 @@ static void check_ports(struct ctx *x)
 			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
 				"the software backend holds its own connections on port 0 only (ports 1..3 receive: "
 				"mirror or udp)");
-		if (role_ok && !sw && p->role == TOED_ROLE_TCP && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
+		if (role_ok && !sw && i > 0 && p->role == TOED_ROLE_TCP && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
+			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
+				"the card's general TOE (gtoe_top) serves port 0 only (ports 1..3 of the 4 x 10G "
+				"card receive: mirror, main or udp)");
+		else if (role_ok && !sw && p->role == TOED_ROLE_TCP && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
 			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
 				"backend = xrt cannot open connections yet: toed does not program the card's general "
 				"TOE (gtoe_top) yet (use backend = sw for toed's own connections, or role = mirror)");
@@ -487,11 +491,6 @@ static void check_feeds(struct ctx *x)
 				else
 					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PORT, 0,
 						"no [port] or [port.0] section");
-			} else if (f->port && c->device.backend == TOED_BACKEND_XRT &&
-				   kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND)) {
-				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PORT, 0,
-					"the card's bitstream receives on one network port, port 0 (backend = xrt): "
-					"feeds on other ports need the software backend");
 			} else if (proto_ok && kok(x, S_PORT, (int)f->port, TOED_K_PORT_ROLE)) {
 				if (tcp && p->role == TOED_ROLE_UDP)
 					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_PROTOCOL, 0,

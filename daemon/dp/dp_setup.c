@@ -124,9 +124,10 @@ int dp_setup_rx(const struct toed_config *c, struct rx_cfg *rc, uint16_t flow_fe
 	uint32_t nflows;
 	if (!flow_feed)
 		flow_feed = ff;
-	/* the card receives on port 0 alone (conf_check refuses feeds elsewhere); the software backend on
-	 * every configured port, each with its own network settings, flows and UDP streams */
-	uint32_t nports = c->device.backend == TOED_BACKEND_SW ? TOED_MAX_PORTS : 1;
+	/* every configured port, each with its own network settings, flows and UDP streams: the software
+	 * backend's sources, the card's eth_rx_tops (the 4 x 10G xclbin; the 100G one has port 0 alone,
+	 * which the card backend checks against the xclbin) */
+	uint32_t nports = TOED_MAX_PORTS;
 	dp_setup_net(c, 0, &rc->net);
 	for (uint32_t p = 1; p < nports; p++)
 		dp_setup_net(c, p, &rc->net_port[p - 1]);
@@ -338,6 +339,13 @@ void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *cfg, cons
 	p->hw.mss = cfg->tcp.mss;
 	p->hw.ring_slots = TOE_XRT_DEFAULT_SLOTS;
 	p->link_timeout_ms = TOE_XRT_DEFAULT_LINK_MS;
+	/* ports 1..3: their eth_rx_tops (the 4 x 10G xclbin); roles mirror or main (tcp is port 0's) */
+	for (uint32_t i = 1; i < TOED_MAX_PORTS && i < TOE_HW_MAX_PORTS; i++) {
+		if (!cfg->port[i].enabled)
+			continue;
+		p->ports |= 1u << i;
+		p->port_role[i] = cfg->port[i].role == TOED_ROLE_MIRROR ? TOE_ROLE_MIRROR : TOE_ROLE_MAIN;
+	}
 }
 
 void dp_setup_pub(struct pub_config *pc, const struct toed_config *c)

@@ -75,14 +75,38 @@ static int card_check(const struct toed_dp *dp, const struct toed_config *cfg, c
 		return -1;
 	}
 	r = toe_xclbin_read(cfg->device.xclbin, x, why, sizeof why);
-	free(x);
 	if (r < 0) {
+		free(x);
 		free(w);
 		snprintf(err, errlen, "%s: [device] xclbin: %s (backend = xrt loads it onto the card)", cfg->path, why);
 		return -1;
 	}
+	/* the ports the xclbin has: its layout (the 100G build one, the 4 x 10G build four) */
+	{
+		uint32_t np = toe_xrt_layout_ports(x);
+		free(x);
+		for (uint32_t i = 1; i < TOED_MAX_PORTS; i++) {
+			if (!cfg->port[i].enabled || i < np)
+				continue;
+			free(w);
+			snprintf(err, errlen, "%s: [port.%u]: [device] xclbin %s has %u network port%s (%s): port %u needs "
+					      "the 4 x 10G build (eth_rx_top_1..4: kernels/hw/build_xclbin.sh with "
+					      "LAYOUT=4x10g), or move its feeds to port 0",
+				 cfg->path, i, cfg->device.xclbin, np, np == 1 ? "" : "s",
+				 np == 1 ? "the 100G build, eth_rx_top_1 alone" : "no eth_rx_top_1", i);
+			return -1;
+		}
+	}
 	dp_setup_card(&p, cfg, rc);
 	n = toe_hw_cfg_writes(rc, &p.hw, w, TOE_HW_CFG_MAX_WRITES);
+	for (uint32_t i = 1; n >= 0 && i < TOE_HW_MAX_PORTS; i++) {
+		uint32_t k = (uint32_t)n;
+		int e;
+		if (!(p.ports >> i & 1u))
+			continue;
+		e = toe_hw_port_writes(rc, i, p.port_role[i], w, TOE_HW_CFG_MAX_WRITES, &k);
+		n = e < 0 ? e : (int)k;
+	}
 	free(w);
 	switch (n) {
 	case TOE_HWCFG_E_CONNS:
@@ -106,6 +130,10 @@ static int card_check(const struct toed_dp *dp, const struct toed_config *cfg, c
 	case TOE_HWCFG_E_ADDRS:
 		snprintf(err, errlen, "%s: %u port addresses: the card holds %u (backend = xrt)", cfg->path,
 			 rc->net.naddr, TOE_ETH_MAX_ADDRS);
+		return -1;
+	case TOE_HWCFG_E_PORT:
+		snprintf(err, errlen, "%s: a port the card cannot serve that way: role = tcp is port 0's only "
+				      "(backend = xrt)", cfg->path);
 		return -1;
 	default:
 		if (n >= 0)
@@ -1141,6 +1169,9 @@ static int card_counters(struct dp_run *r, uint64_t now)
 			link = c->value != 0;
 		else if (!strcmp(c->name, "eth_rx_top.frames"))
 			r->frames = c->value;
+		else if (!strncmp(c->name, "eth_rx_top_", 11) && strstr(c->name, ".frames") &&
+			 !strcmp(strstr(c->name, ".frames"), ".frames"))
+			r->frames += c->value; /* the 4 x 10G build's ports 1..3 (listed after port 0's) */
 		else if (!strcmp(c->name, "fast_top.records"))
 			w->rx.records = c->value;
 		else if (!strcmp(c->name, "fast_top.gaps"))

@@ -8,9 +8,14 @@
 #   OUTDIR    default build/hw (relative to the repository root); the result is OUTDIR/toed.xclbin
 #
 # Environment:
-#   CMAC_XO            the cmac_0 RTL kernel (.xo) for this platform (required),
+#   LAYOUT             100g (default): one port, cmac_0 on the QSFP28, link.cfg;
+#                      4x10g: four 10G ports (a breakout of the QSFP28), eth10g_0,
+#                      link_4x10g.cfg, the MAC-side tops built for 64-bit beats
+#   CMAC_XO            the cmac_0 RTL kernel (.xo) for this platform (required with LAYOUT=100g),
 #                      e.g. built by XUP VNx: make -C Ethernet all DEVICE=<.xpfm> INTERFACE=0
-#   POST_SYS_LINK_TCL  the hook that connects cmac_0's GT ports to the QSFP28 pins
+#   ETH10G_XO          LAYOUT=4x10g: the eth10g_0 RTL kernel (.xo): a four-lane 10G/25G Ethernet
+#                      subsystem in 10GBASE-R, 64-bit AXI4-Stream per lane (link_4x10g.cfg)
+#   POST_SYS_LINK_TCL  the hook that connects the MAC kernel's GT ports to the QSFP28 pins
 #                      (VNx: post_sys_link.tcl); passed as userPostSysLinkOverlayTcl
 #   FREQ_MHZ           kernel clock (default 300, the paper's)
 #   JOBS               parallel jobs for v++ -l (default 8)
@@ -33,15 +38,36 @@ if [ -z "$PLATFORM" ]; then
 	echo "usage: build_xclbin.sh PLATFORM [OUTDIR]   (e.g. xilinx_u50_gen3x16_xdma_5_202210_1)" >&2
 	exit 2
 fi
-if [ -z "${CMAC_XO:-}" ] || [ ! -f "$CMAC_XO" ]; then
-	echo "build_xclbin.sh: set CMAC_XO to the cmac_0 kernel object for $PLATFORM" >&2
-	echo "  (cmac_usplus packaged as an RTL kernel, e.g. XUP VNx Ethernet/: make all DEVICE=<.xpfm> INTERFACE=0;" >&2
-	echo "   it needs a cmac_usplus license) and POST_SYS_LINK_TCL to the hook wiring its GT pins" >&2
+LAYOUT=${LAYOUT:-100g}
+case $LAYOUT in
+100g)
+	LINK_CFG=kernels/hw/link.cfg MAC_DEF="" KERNELS_EXTRA=""
+	if [ -z "${CMAC_XO:-}" ] || [ ! -f "$CMAC_XO" ]; then
+		echo "build_xclbin.sh: set CMAC_XO to the cmac_0 kernel object for $PLATFORM" >&2
+		echo "  (cmac_usplus packaged as an RTL kernel, e.g. XUP VNx Ethernet/: make all DEVICE=<.xpfm> INTERFACE=0;" >&2
+		echo "   it needs a cmac_usplus license) and POST_SYS_LINK_TCL to the hook wiring its GT pins" >&2
+		exit 2
+	fi
+	MAC_XO=$CMAC_XO
+	;;
+4x10g)
+	LINK_CFG=kernels/hw/link_4x10g.cfg MAC_DEF="-DHW_MAC_BYTES=8" KERNELS_EXTRA=port_mux_top
+	if [ -z "${ETH10G_XO:-}" ] || [ ! -f "$ETH10G_XO" ]; then
+		echo "build_xclbin.sh: set ETH10G_XO to the eth10g_0 kernel object for $PLATFORM" >&2
+		echo "  (a four-lane 10G/25G Ethernet subsystem in 10GBASE-R packaged as an RTL kernel, 64-bit" >&2
+		echo "   AXI4-Stream per lane, port names as in kernels/hw/link_4x10g.cfg) and POST_SYS_LINK_TCL" >&2
+		exit 2
+	fi
+	MAC_XO=$ETH10G_XO
+	;;
+*)
+	echo "build_xclbin.sh: LAYOUT=$LAYOUT: 100g or 4x10g" >&2
 	exit 2
-fi
+	;;
+esac
 
 abspath() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
-CMAC_XO=$(abspath "$CMAC_XO")
+MAC_XO=$(abspath "$MAC_XO")
 [ -n "${POST_SYS_LINK_TCL:-}" ] && POST_SYS_LINK_TCL=$(abspath "$POST_SYS_LINK_TCL")
 cd "$(dirname "$0")/../.." || exit 2
 mkdir -p "$OUT" || exit 2
@@ -67,14 +93,19 @@ srcs() {
 		kernels/toe/gtoe_frame.c kernels/net/net_tx.c kernels/net/net_rx.c kernels/net/net_arp.c \
 		kernels/net/net_csum.c kernels/net/net_counters.c ;;
 	tx_arb_top) echo kernels/hw/tx_arb_top.cpp ;;
+	port_mux_top) echo kernels/hw/port_mux_top.cpp ;;
 	esac
+}
+# the tops that see the MAC's beat width (hw_common.h HW_MAC_BYTES)
+macdef() {
+	case $1 in eth_rx_top | gtoe_top | tx_arb_top) echo "$MAC_DEF" ;; esac
 }
 
 XOS=""
-for k in eth_rx_top mirror_toe_top udp_top fast_top hbm_writer_top gtoe_top tx_arb_top; do
+for k in eth_rx_top mirror_toe_top udp_top fast_top hbm_writer_top gtoe_top tx_arb_top $KERNELS_EXTRA; do
 	echo "== v++ -c $k"
 	# shellcheck disable=SC2046,SC2086
-	v++ -c $COMMON -k $k $INC --hls.clock "${FREQ_MHZ}000000:$k" --temp_dir "$OUT/_x.$k" \
+	v++ -c $COMMON -k $k $INC $(macdef $k) --hls.clock "${FREQ_MHZ}000000:$k" --temp_dir "$OUT/_x.$k" \
 		-o "$OUT/$k.xo" $(srcs $k) || { echo "build_xclbin.sh: v++ -c $k failed" >&2; exit 1; }
 	XOS="$XOS $OUT/$k.xo"
 done
@@ -83,11 +114,11 @@ HOOK=""
 if [ -n "${POST_SYS_LINK_TCL:-}" ]; then
 	HOOK="--advanced.param compiler.userPostSysLinkOverlayTcl=$POST_SYS_LINK_TCL"
 else
-	echo "build_xclbin.sh: warning: POST_SYS_LINK_TCL unset: cmac_0's GT pins stay unconnected unless the platform does it" >&2
+	echo "build_xclbin.sh: warning: POST_SYS_LINK_TCL unset: the MAC kernel's GT pins stay unconnected unless the platform does it" >&2
 fi
 
 echo "== v++ -l toed.xclbin"
 # shellcheck disable=SC2086
-v++ -l $COMMON --config kernels/hw/link.cfg --kernel_frequency "$FREQ_MHZ" -j "$JOBS" $HOOK \
-	--temp_dir "$OUT/_x.link" -o "$OUT/toed.xclbin" $XOS "$CMAC_XO" || { echo "build_xclbin.sh: v++ -l failed" >&2; exit 1; }
+v++ -l $COMMON --config $LINK_CFG --kernel_frequency "$FREQ_MHZ" -j "$JOBS" $HOOK \
+	--temp_dir "$OUT/_x.link" -o "$OUT/toed.xclbin" $XOS "$MAC_XO" || { echo "build_xclbin.sh: v++ -l failed" >&2; exit 1; }
 echo "built $OUT/toed.xclbin"

@@ -14,6 +14,12 @@
  * TCP options itself and keeps the ARP table its transmit path resolves
  * with, so it answers ARP; ICMP echo is still answered here. The software
  * backend splits the work the same way (dp_tcp_frame).
+ *
+ * Ports: the 4 x 10G build has one instance per port (eth_rx_top_1..4);
+ * TOE_ETH_CF_PORT says which port an instance is, and its SEG, DGRAM and
+ * FRAME messages carry it (hw_msg.port) through the port_mux_top in front of
+ * the shared kernels, as the software backend's rx_frame_port tags frames.
+ * Only the instance without NO_TICK sends the mirror TOE its timer ticks.
  */
 #include "hw_tops.h"
 
@@ -92,24 +98,21 @@ static void pkt_msg(hw_msg &m, uint8_t kind, const net_pkt &p)
 	m.ts_ns = p.ts_ns;
 }
 
-void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_out, hls::stream<hw_beat> &tcp_out,
-		hls::stream<hw_beat> &udp_out, hls::stream<hw_beat> &gtoe_out, const uint32_t cfg[TOE_CFG_WORDS],
-		uint32_t stat[TOE_STAT_WORDS])
+/* The kernel's body. INST only gives each instance of the C-simulation its
+ * own state (the statics): on the card every compute unit is its own
+ * hardware and the top uses instance 0. */
+template <int INST>
+static void eth_rx_body(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_out,
+			hls::stream<hw_beat> &tcp_out, hls::stream<hw_beat> &udp_out, hls::stream<hw_beat> &gtoe_out,
+			const uint32_t cfg[TOE_CFG_WORDS], uint32_t stat[TOE_STAT_WORDS])
 {
-#pragma HLS INTERFACE axis port = rx_in
-#pragma HLS INTERFACE axis port = tx_out
-#pragma HLS INTERFACE axis port = tcp_out
-#pragma HLS INTERFACE axis port = udp_out
-#pragma HLS INTERFACE axis port = gtoe_out
-	HW_PRAGMA(HLS INTERFACE s_axilite port = cfg offset = TOE_REG_CFG bundle = control)
-	HW_PRAGMA(HLS INTERFACE s_axilite port = stat offset = TOE_REG_STAT bundle = control)
-#pragma HLS INTERFACE ap_ctrl_none port = return
-
+#pragma HLS INLINE
 	static net_cfg ncfg;
 	static net_stats st;
 	static net_arp arp;
 	static eth_ctrs c;
 	static uint32_t applied = 0, status = TOE_STATUS_HELD, role = TOE_ROLE_MIRROR, time_seq = 0;
+	static uint32_t port = 0, ticks = 1;
 	static uint64_t now = 0;
 	static uint8_t frame[TOE_HW_MAX_FRAME];
 	static uint8_t reply[TOE_HW_MAX_FRAME];
@@ -122,10 +125,14 @@ void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_ou
 #define ETH_ZERO(name) c.name = 0;
 		TOE_ETH_CTRS(ETH_ZERO)
 #undef ETH_ZERO
+		port = cfg[TOE_ETH_CF_PORT] & TOE_ETH_PORT_MASK;
+		ticks = (cfg[TOE_ETH_CF_PORT] & TOE_ETH_PORT_NO_TICK) ? 0 : 1;
 		if (applied == 0)
 			status = TOE_STATUS_HELD;
 		else if (toe_hw_eth_decode(cfg, &ncfg, &role) != 0)
-			status = TOE_STATUS_BAD_CFG;
+			status = TOE_STATUS_BAD_CFG | (uint32_t)TOE_ETH_BAD_ADDRS << 16;
+		else if (port >= TOE_HW_MAX_PORTS || (role == TOE_ROLE_TCP && port != 0))
+			status = TOE_STATUS_BAD_CFG | (uint32_t)TOE_ETH_BAD_PORT << 16; /* gtoe_top serves port 0 */
 		else
 			status = TOE_STATUS_OK;
 	}
@@ -138,8 +145,11 @@ void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_ou
 			hw_msg_clear(m);
 			m.kind = HW_MSG_POLL;
 			m.ts_ns = now;
-			hw_send(tcp_out, m, 0);
-			c.polls++;
+			m.port = (uint8_t)port;
+			if (ticks) {
+				hw_send(tcp_out, m, 0);
+				c.polls++;
+			}
 			if (role == TOE_ROLE_TCP) {
 				hw_send(gtoe_out, m, 0);
 				c.gtoe_out++;
@@ -164,6 +174,7 @@ void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_ou
 			if (role == TOE_ROLE_TCP && (v == NET_RX_TCP || v == NET_RX_ARP)) {
 				hw_msg_clear(m);
 				m.kind = HW_MSG_FRAME;
+				m.port = (uint8_t)port;
 				m.len = len;
 				m.ts_ns = now;
 				hw_send(gtoe_out, m, frame);
@@ -173,11 +184,13 @@ void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_ou
 			switch (v) {
 			case NET_RX_TCP:
 				pkt_msg(m, HW_MSG_SEG, pkt);
+				m.port = (uint8_t)port;
 				hw_send(tcp_out, m, pkt.payload);
 				c.tcp_out++;
 				break;
 			case NET_RX_UDP:
 				pkt_msg(m, HW_MSG_DGRAM, pkt);
+				m.port = (uint8_t)port;
 				hw_send(udp_out, m, pkt.payload);
 				c.udp_out++;
 				break;
@@ -201,6 +214,7 @@ void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_ou
 	}
 
 	hw_stat_hdr(stat, TOE_KID_ETH_RX, applied, status, TOE_ETH_CTR_NET + NET_STATS_COUNT);
+	stat[TOE_ETH_ST_PORT] = port;
 #define ETH_PUT(name) hw_ctr(stat, i++, c.name);
 	TOE_ETH_CTRS(ETH_PUT)
 #undef ETH_PUT
@@ -218,3 +232,40 @@ void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_ou
 	NET_ICMP_STATS(NET_PUT_ICMP)
 	NET_ARP_STATS(NET_PUT_ARP)
 }
+
+void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_out, hls::stream<hw_beat> &tcp_out,
+		hls::stream<hw_beat> &udp_out, hls::stream<hw_beat> &gtoe_out, const uint32_t cfg[TOE_CFG_WORDS],
+		uint32_t stat[TOE_STAT_WORDS])
+{
+#pragma HLS INTERFACE axis port = rx_in
+#pragma HLS INTERFACE axis port = tx_out
+#pragma HLS INTERFACE axis port = tcp_out
+#pragma HLS INTERFACE axis port = udp_out
+#pragma HLS INTERFACE axis port = gtoe_out
+	HW_PRAGMA(HLS INTERFACE s_axilite port = cfg offset = TOE_REG_CFG bundle = control)
+	HW_PRAGMA(HLS INTERFACE s_axilite port = stat offset = TOE_REG_STAT bundle = control)
+#pragma HLS INTERFACE ap_ctrl_none port = return
+	eth_rx_body<0>(rx_in, tx_out, tcp_out, udp_out, gtoe_out, cfg, stat);
+}
+
+#ifndef __SYNTHESIS__
+void eth_rx_top_inst(int inst, hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_out,
+		     hls::stream<hw_beat> &tcp_out, hls::stream<hw_beat> &udp_out, hls::stream<hw_beat> &gtoe_out,
+		     const uint32_t cfg[TOE_CFG_WORDS], uint32_t stat[TOE_STAT_WORDS])
+{
+	switch (inst) {
+	case 0:
+		eth_rx_body<0>(rx_in, tx_out, tcp_out, udp_out, gtoe_out, cfg, stat);
+		break;
+	case 1:
+		eth_rx_body<1>(rx_in, tx_out, tcp_out, udp_out, gtoe_out, cfg, stat);
+		break;
+	case 2:
+		eth_rx_body<2>(rx_in, tx_out, tcp_out, udp_out, gtoe_out, cfg, stat);
+		break;
+	default:
+		eth_rx_body<3>(rx_in, tx_out, tcp_out, udp_out, gtoe_out, cfg, stat);
+		break;
+	}
+}
+#endif

@@ -15,6 +15,8 @@
  * (struct hw_msg packed into eight little-endian 64-bit words, below) and,
  * when msg.len > 0, ceil(len / 64) payload beats; `last` marks the message's
  * final beat. Tick records travel as two beats (bytes 0..63, 64..127).
+ * The header's last byte is the network port (0..3) of a SEG, DGRAM or FRAME
+ * message: the 4 x 10G build merges four eth_rx_tops' messages (port_mux_top).
  */
 #ifndef HW_COMMON_H
 #define HW_COMMON_H
@@ -98,7 +100,8 @@ struct hw_msg {
 	uint32_t seq, ack; /* SEG */
 	uint64_t offset;   /* EV: stream offset; UDP: listen-table index */
 	uint64_t ts_ns;    /* receive (or timer) time */
-	uint64_t ev_len;   /* EV: the event's len (GAP bytes, DATA bytes) */
+	uint64_t ev_len;   /* EV: the event's len (GAP bytes, DATA bytes); 56 bits on the wire */
+	uint8_t port;      /* SEG/DGRAM/FRAME: the network port it came in on (eth_rx_top's TOE_ETH_CF_PORT) */
 };
 
 static inline void hw_msg_clear(hw_msg &m)
@@ -108,6 +111,7 @@ static inline void hw_msg_clear(hw_msg &m)
 	m.len = m.saddr = m.daddr = m.seq = m.ack = 0;
 	m.sport = m.dport = m.vlan0 = m.vlan1 = 0;
 	m.offset = m.ts_ns = m.ev_len = 0;
+	m.port = 0;
 }
 
 static inline hw_word hw_msg_pack(const hw_msg &m)
@@ -123,7 +127,8 @@ static inline hw_word hw_msg_pack(const hw_msg &m)
 	d.range(319, 256) = (uint64_t)m.seq | (uint64_t)m.ack << 32;
 	d.range(383, 320) = m.offset;
 	d.range(447, 384) = m.ts_ns;
-	d.range(511, 448) = m.ev_len;
+	d.range(503, 448) = m.ev_len & 0xffffffffffffffull;
+	d.range(511, 504) = (uint64_t)m.port;
 	return d;
 }
 
@@ -152,7 +157,8 @@ static inline void hw_msg_unpack(const hw_word &d, hw_msg &m)
 	m.ack = (uint32_t)(w4 >> 32);
 	m.offset = d.range(383, 320).to_uint64();
 	m.ts_ns = d.range(447, 384).to_uint64();
-	m.ev_len = d.range(511, 448).to_uint64();
+	m.ev_len = d.range(503, 448).to_uint64();
+	m.port = (uint8_t)d.range(511, 504).to_uint();
 }
 
 static inline uint64_t hw_keep_all(int bytes)

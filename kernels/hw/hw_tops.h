@@ -18,6 +18,22 @@ void eth_rx_top(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_ou
 		hls::stream<hw_beat> &udp_out, hls::stream<hw_beat> &gtoe_out, const uint32_t cfg[TOE_CFG_WORDS],
 		uint32_t stat[TOE_STAT_WORDS]);
 
+/* The 4 x 10G build's merge in front of a shared kernel: four ports'
+ * message streams into one, a whole message at a time, round robin. */
+void port_mux_top(hls::stream<hw_beat> &in0, hls::stream<hw_beat> &in1, hls::stream<hw_beat> &in2,
+		  hls::stream<hw_beat> &in3, hls::stream<hw_beat> &out);
+
+#ifndef __SYNTHESIS__
+/* The C-simulation's further instances (own state each): eth_rx_top as
+ * instance inst (0..3; 0 is eth_rx_top itself), port_mux_top as instance
+ * inst (0..2; 0 is port_mux_top itself). */
+void eth_rx_top_inst(int inst, hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat> &tx_out,
+		     hls::stream<hw_beat> &tcp_out, hls::stream<hw_beat> &udp_out, hls::stream<hw_beat> &gtoe_out,
+		     const uint32_t cfg[TOE_CFG_WORDS], uint32_t stat[TOE_STAT_WORDS]);
+void port_mux_top_inst(int inst, hls::stream<hw_beat> &in0, hls::stream<hw_beat> &in1, hls::stream<hw_beat> &in2,
+		       hls::stream<hw_beat> &in3, hls::stream<hw_beat> &out);
+#endif
+
 /* Segments and timer ticks -> mtoe -> one EV message per event. */
 void mirror_toe_top(hls::stream<hw_beat> &seg_in, hls::stream<hw_beat> &ev_out, const uint32_t cfg[TOE_CFG_WORDS],
 		    uint32_t stat[TOE_STAT_WORDS]);

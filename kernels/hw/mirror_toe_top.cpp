@@ -6,6 +6,9 @@
  * Each event leaves as one EV message, DATA with its bytes (copied out of
  * the segment or the reassembly buffer before the next segment can reuse it),
  * stamped with the time of the segment or tick that caused it.
+ * A segment keeps the port it came in on (hw_msg.port -> net_pkt.in_port):
+ * the 4 x 10G build's four ports share this mirror TOE, each feed filter
+ * selects one port's frames (mtoe_flow.in_port).
  */
 #include "hw_tops.h"
 
@@ -105,7 +108,7 @@ void mirror_toe_top(hls::stream<hw_beat> &seg_in, hls::stream<hw_beat> &ev_out, 
 			pkt.payload = seg;
 			pkt.payload_len = len;
 			pkt.ts_ns = msg.ts_ns;
-			pkt.in_port = 0; /* the card's one port */
+			pkt.in_port = msg.port; /* eth_rx_top's port: flows and connections are per port */
 			pkt.pad3 = 0;
 			c.segments++;
 			n = mtoe_segment(&m, &pkt, ev, MTOE_SEG_EVENTS);

@@ -6,12 +6,15 @@
  * configuration the software path would; toe_hw_prog_word() gives word n of
  * the template program. Programming order:
  *
- *   1. every write of toe_hw_cfg_writes() (configuration words, any order);
+ *   1. every write of toe_hw_cfg_writes() (configuration words, any order),
+ *      and with the 4 x 10G xclbin toe_hw_port_writes() for each configured
+ *      port 1..3;
  *   2. the HBM buffer addresses (TOE_HBM_REG_ADDR(ch), low word then high);
  *   3. the template program: word n = toe_hw_prog_word(prog, n) at
  *      TOE_FAST_PROG(4 * n) for n < TOE_PROG_BYTES / 4;
  *   4. TOE_CF_APPLY = gen (non-zero, different from the running one) to each
- *      kernel in the order of toe_hw_apply_order[] (downstream first).
+ *      kernel in the order of toe_hw_apply_order[] (downstream first), then
+ *      to ports 1..3's eth_rx_tops (TOE_KID_ETH_PORT(n)).
  *
  * Kernel side (the HLS tops): toe_hw_eth_decode(), toe_hw_mtoe_decode() and
  * toe_hw_prog_decode() rebuild net_cfg, mtoe_cfg and struct fast_prog from
@@ -54,6 +57,8 @@ struct toe_hw_opts {
 #define TOE_HWCFG_E_ADDRS (-5)  /* naddr above TOE_ETH_MAX_ADDRS */
 #define TOE_HWCFG_E_SLOTS (-6)  /* ring_slots 0, not a power of two or above 2^28 */
 #define TOE_HWCFG_E_CAP (-7)    /* w[] too small */
+#define TOE_HWCFG_E_PORT (-9)   /* a flow or UDP port on a network port >= TOE_HW_MAX_PORTS, or port_writes'
+				 * port out of 1..3 (or role tcp there: gtoe_top serves port 0) */
 
 static const uint32_t toe_hw_apply_order[5] = { TOE_KID_HBM, TOE_KID_FAST, TOE_KID_UDP, TOE_KID_MTOE,
 						 TOE_KID_ETH_RX };
@@ -74,23 +79,23 @@ static inline int toe_hw_wr_put(struct toe_hw_wr *w, uint32_t cap, uint32_t *n, 
 	return 0;
 }
 
-/* eth_rx_top's words 1..47 (network layers, role, addresses), for kernel
- * kid: gtoe_top takes the same ones. Nonzero when w[] is full. */
-static inline int toe_hw_eth_words(const struct rx_cfg *cfg, const struct toe_hw_opts *o, uint32_t kid,
-				   struct toe_hw_wr *w, uint32_t cap, uint32_t *np)
+/* eth_rx_top's words 1..47 (network layers, role, addresses) from one
+ * port's net_cfg, for kernel kid. Nonzero when w[] is full. */
+static inline int toe_hw_net_words(const struct net_cfg *net, uint32_t role, uint32_t gateway, uint32_t mss,
+				   uint32_t kid, struct toe_hw_wr *w, uint32_t cap, uint32_t *np)
 {
 	uint32_t i, n = *np;
 	int e = 0;
-	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_FLAGS), cfg->net.flags);
-	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_MTU), cfg->net.mtu);
-	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_ROLE), o->role);
-	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_GATEWAY), o->gateway);
-	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_MSS), o->mss);
-	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_NADDR), cfg->net.naddr);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_FLAGS), net->flags);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_MTU), net->mtu);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_ROLE), role);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_GATEWAY), gateway);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_MSS), mss);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_NADDR), net->naddr);
 	for (i = 0; i < TOE_ETH_MAX_ADDRS; i++) {
-		const struct net_if_addr *a = &cfg->net.addr[i];
+		const struct net_if_addr *a = &net->addr[i];
 		uint32_t base = TOE_ETH_CF_ADDR(i);
-		if (i >= cfg->net.naddr)
+		if (i >= net->naddr)
 			break;
 		e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(base + TOE_ETH_ADDR_IP), a->ip);
 		e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(base + TOE_ETH_ADDR_MASK), a->mask);
@@ -103,6 +108,37 @@ static inline int toe_hw_eth_words(const struct rx_cfg *cfg, const struct toe_hw
 	}
 	*np = n;
 	return e;
+}
+
+/* eth_rx_top's words 1..47 for port 0 (cfg->net, o's role), for kernel kid:
+ * gtoe_top takes the same ones. Nonzero when w[] is full. */
+static inline int toe_hw_eth_words(const struct rx_cfg *cfg, const struct toe_hw_opts *o, uint32_t kid,
+				   struct toe_hw_wr *w, uint32_t cap, uint32_t *np)
+{
+	return toe_hw_net_words(&cfg->net, o->role, o->gateway, o->mss, kid, w, cap, np);
+}
+
+/* The 4 x 10G build: the writes of port `port` (1..3)'s eth_rx_top
+ * (TOE_KID_ETH_PORT(port)) from cfg->net_port[port - 1] with its role
+ * (TOE_ROLE_MIRROR or TOE_ROLE_MAIN), its port word with NO_TICK (port 0's
+ * eth_rx_top sends the ticks). Append to w[*np..cap); 0 or TOE_HWCFG_E_*.
+ * Apply these kernels after toe_hw_apply_order's (they are upstream). */
+static inline int toe_hw_port_writes(const struct rx_cfg *cfg, uint32_t port, uint32_t role, struct toe_hw_wr *w,
+				     uint32_t cap, uint32_t *np)
+{
+	uint32_t n = *np, kid;
+	int e = 0;
+	if (port < 1 || port >= TOE_HW_MAX_PORTS || role == TOE_ROLE_TCP)
+		return TOE_HWCFG_E_PORT;
+	if (cfg->net_port[port - 1].naddr > TOE_ETH_MAX_ADDRS)
+		return TOE_HWCFG_E_ADDRS;
+	kid = TOE_KID_ETH_PORT(port);
+	e |= toe_hw_net_words(&cfg->net_port[port - 1], role, 0, 0, kid, w, cap, &n);
+	e |= toe_hw_wr_put(w, cap, &n, kid, TOE_CFG(TOE_ETH_CF_PORT), port | TOE_ETH_PORT_NO_TICK);
+	if (e)
+		return TOE_HWCFG_E_CAP;
+	*np = n;
+	return 0;
 }
 
 /* The configuration writes for cfg (step 1 above). Returns how many were
@@ -125,6 +161,12 @@ static inline int toe_hw_cfg_writes(const struct rx_cfg *cfg, const struct toe_h
 		return TOE_HWCFG_E_ADDRS;
 	if (o->ring_slots == 0 || (o->ring_slots & (o->ring_slots - 1)) != 0 || o->ring_slots > (1u << 28))
 		return TOE_HWCFG_E_SLOTS;
+	for (i = 0; i < TOE_MTOE_MAX_FLOWS; i++)
+		if (i < m->nflows && m->flows[i].in_port >= TOE_HW_MAX_PORTS)
+			return TOE_HWCFG_E_PORT;
+	for (i = 0; i < TOE_HW_UDP_STREAMS; i++)
+		if (i < cfg->nudp && cfg->udp[i].in_port >= TOE_HW_MAX_PORTS)
+			return TOE_HWCFG_E_PORT;
 
 	/* hbm_writer_top */
 	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_HBM, TOE_CFG(TOE_HBM_CF_RING_SLOTS), o->ring_slots);
@@ -144,7 +186,8 @@ static inline int toe_hw_cfg_writes(const struct rx_cfg *cfg, const struct toe_h
 	for (i = 0; i < TOE_HW_UDP_STREAMS; i++)
 		if (i < cfg->nudp)
 			e |= toe_hw_wr_put(w, cap, &n, TOE_KID_UDP, TOE_CFG(TOE_UDP_CF_PORT(i)),
-					   (uint32_t)cfg->udp[i].port | (uint32_t)cfg->udp[i].framing << 16);
+					   (uint32_t)cfg->udp[i].port | (uint32_t)cfg->udp[i].framing << 16 |
+						   (uint32_t)cfg->udp[i].in_port << 24);
 
 	/* mirror_toe_top */
 	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_MAX_CONNS), m->max_conns);
@@ -170,6 +213,15 @@ static inline int toe_hw_cfg_writes(const struct rx_cfg *cfg, const struct toe_h
 				   f->peer_addr);
 		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_FLOW(i) + TOE_MTOE_FLOW_PORTS),
 				   (uint32_t)f->ex_port | (uint32_t)f->peer_port << 16);
+	}
+	for (i = 0; i < TOE_MTOE_MAX_FLOWS; i += 4) {
+		uint32_t j, v = 0;
+		if (i >= m->nflows)
+			break;
+		for (j = 0; j < 4; j++)
+			if (i + j < m->nflows)
+				v |= (uint32_t)(m->flows[i + j].in_port & 0xffu) << (8 * j);
+		e |= toe_hw_wr_put(w, cap, &n, TOE_KID_MTOE, TOE_CFG(TOE_MTOE_CF_FLOW_PORT(i)), v);
 	}
 
 	/* eth_rx_top */
@@ -298,6 +350,7 @@ static inline int toe_hw_mtoe_decode(const uint32_t *cf, struct mtoe_cfg *mc)
 		mc->flows[i].peer_addr = f[TOE_MTOE_FLOW_PEER_ADDR];
 		mc->flows[i].ex_port = (uint16_t)f[TOE_MTOE_FLOW_PORTS];
 		mc->flows[i].peer_port = (uint16_t)(f[TOE_MTOE_FLOW_PORTS] >> 16);
+		mc->flows[i].in_port = (uint16_t)((cf[TOE_MTOE_CF_FLOW_PORT(i)] >> (8 * (i % 4))) & 0xffu);
 	}
 	return 0;
 }

@@ -66,6 +66,33 @@
 #define TOE_IP_TXARB "tx_arb_top:{tx_arb_top_1}"
 #define TOE_IP_CMAC "cmac_0:{cmac_0}"
 
+/* ---- ports: the 4 x 10G layout (link_4x10g.cfg) ----
+ * The 100G build (link.cfg) has one port: eth_rx_top_1 behind cmac_0 on the
+ * QSFP28. The 4 x 10G build breaks the QSFP28 out into four 10G lanes
+ * (a four-lane 10G/25G Ethernet subsystem, 64-bit AXI4-Stream per lane) and
+ * has one eth_rx_top per lane, eth_rx_top_1..4 for ports 0..3, each with its
+ * own configuration block (addresses, MAC, role, filters: the software
+ * backend's [port.N]). Their TCP segments and UDP datagrams are merged in
+ * front of the one mirror_toe_top and udp_top by port_mux_top instances
+ * (seg_mux_1, udp_mux_1; gtoe_mux_1 in front of gtoe_top), a whole message
+ * at a time; every SEG and DGRAM message carries its port (hw_msg.port) so
+ * the mirror TOE's flows and connections and the UDP listen table are per
+ * port, as in the software backend's rx_frame_port: the same 4-tuple on two
+ * ports is two connections. The daemon tells the layout by the compute units
+ * in the xclbin's IP_LAYOUT (eth_rx_top_2..4 and the muxes present or not).
+ * TOE_KID_ETH_PORT(n) addresses port n's eth_rx_top in toe_hw_wr (port 0 is
+ * TOE_KID_ETH_RX); every eth_rx_top reports kernel id TOE_KID_ETH_RX. */
+#define TOE_HW_MAX_PORTS 4
+#define TOE_KID_ETH_PORT(n) ((n) ? 16 + (n) : TOE_KID_ETH_RX) /* 17..19 for ports 1..3 */
+#define TOE_KID_PORT_MAX 20  /* array bound for kernel ids including the port ids */
+#define TOE_IP_ETH_RX_2 "eth_rx_top:{eth_rx_top_2}"
+#define TOE_IP_ETH_RX_3 "eth_rx_top:{eth_rx_top_3}"
+#define TOE_IP_ETH_RX_4 "eth_rx_top:{eth_rx_top_4}"
+#define TOE_IP_SEG_MUX "port_mux_top:{seg_mux_1}"   /* no registers: present or not */
+#define TOE_IP_UDP_MUX "port_mux_top:{udp_mux_1}"
+#define TOE_IP_GTOE_MUX "port_mux_top:{gtoe_mux_1}"
+#define TOE_IP_ETH10G "eth10g_0:{eth10g_0}"         /* the four-lane 10G MAC (RTL kernel, not ours) */
+
 /* ---- capacities of this hardware build ---- */
 #define TOE_HW_TCP_STREAMS 64     /* mirror TOE connections (paper: 64) */
 #define TOE_HW_MTOE_BUF (64u * 32768u) /* reassembly bytes: 64 x 32 KB */
@@ -160,6 +187,19 @@
 #define TOE_TS_SOF 1
 #define TOE_TS_CMAC_PTP 2
 #define TOE_ETH_CF_ADDR(i) (16 + 8 * (i)) /* i < 4: the five words below */
+/* Word 48: the port this eth_rx_top is (0..3, carried in hw_msg.port of its
+ * SEG and DGRAM messages) | TOE_ETH_PORT_NO_TICK. Only one eth_rx_top sends
+ * the timer ticks (POLL) to the mirror TOE (the software backend calls
+ * rx_poll once per tick, not once per port): the host sets NO_TICK on ports
+ * 1..3. 0 (the 100G build's one port) is port 0 with ticks. Not among the
+ * words 1..47 gtoe_top takes. Role tcp on a port other than 0 is refused
+ * (BAD_CFG, detail TOE_ETH_BAD_PORT): gtoe_top serves port 0 alone. */
+#define TOE_ETH_CF_PORT 48
+#define TOE_ETH_PORT_MASK 0xffu
+#define TOE_ETH_PORT_NO_TICK 0x100u
+#define TOE_ETH_ST_PORT 6      /* status: the port it runs as (word 48's low byte, at APPLY) */
+#define TOE_ETH_BAD_ADDRS 1    /* TOE_STATUS_BAD_CFG details */
+#define TOE_ETH_BAD_PORT 2
 #define TOE_ETH_ADDR_IP 0      /* host order */
 #define TOE_ETH_ADDR_MASK 1
 #define TOE_ETH_ADDR_MAC_HI 2  /* mac[0] << 8 | mac[1] */
@@ -206,6 +246,9 @@
 #define TOE_MTOE_FLOW_PEER_ADDR 1 /* vendor IPv4; 0 = any */
 #define TOE_MTOE_FLOW_PORTS 2     /* ex_port | peer_port << 16; 0 = any */
 #define TOE_MTOE_MAX_FLOWS 64
+/* The port of feed filter i (mtoe_flow.in_port): byte i % 4 of word
+ * TOE_MTOE_CF_FLOW_PORT(i); 0 (the 100G build) is port 0. */
+#define TOE_MTOE_CF_FLOW_PORT(i) (208 + (i) / 4)
 
 #define TOE_MTOE_CTRS(X)                                                            \
 	X(segments)      /* segments received from eth_rx_top */                    \
@@ -224,14 +267,16 @@
 /* ---- udp_top: the UDP listen table (kernels/net/net_udp.h) ---- */
 #define TOE_UDP_CF_NPORTS 1       /* 0..TOE_HW_UDP_STREAMS */
 #define TOE_UDP_CF_STREAM_BASE 2  /* stream id of port 0 (= the mirror TOE's max_conns) */
-#define TOE_UDP_CF_PORT(i) (16 + (i)) /* port | framing << 16 (FAST_FRAMING_STEP 0 / DATAGRAM 1) */
+#define TOE_UDP_CF_PORT(i) (16 + (i)) /* port | framing << 16 (FAST_FRAMING_STEP 0 / DATAGRAM 1)
+				       * | in_port << 24 (rx_udp_cfg.in_port: the network port, 0..3) */
 
 #define TOE_UDP_CTRS(X)                                                             \
 	X(datagrams)     /* datagrams received from eth_rx_top */                   \
 	X(delivered)     /* sent to fast_top (net_stats udp.delivered) */          \
 	X(drop_udp_port) /* destination port not listened */                        \
 	X(bytes)         /* payload bytes sent */                                   \
-	X(held)
+	X(held)                                                                     \
+	X(other_port)    /* listened UDP port, but not on the port the datagram came in on (rx udp_other_port) */
 
 /* ---- fast_top: STEP deframer, FAST decoder, tick mapper (kernels/fast) ---- */
 #define TOE_FAST_CF_PROG_VALID TOE_CF_APPLY /* the program window holds a program: load it */

@@ -105,27 +105,63 @@ for k in eth_rx_top mirror_toe_top udp_top fast_top hbm_writer_top gtoe_top tx_a
 done
 grep -q "^v++ -l .*--config kernels/hw/link.cfg.*cmac_0.xo" "$fake/log" 2>/dev/null || { echo "FAIL: no v++ -l"; rc=1; }
 
-# link.cfg: every kernel instance is declared by nk=, every stream port is a top's parameter,
-# and every stream port of every top is connected exactly once
+# The 4 x 10G layout: LAYOUT=4x10g, the eth10g_0 kernel, link_4x10g.cfg, the port mux, 64-bit MAC beats
+: > "$fake/log"
+touch "$fake/eth10g_0.xo"
+if ! PATH="$fake:$PATH" LAYOUT=4x10g ETH10G_XO="$fake/eth10g_0.xo" sh kernels/hw/build_xclbin.sh \
+	xilinx_u50_gen3x16_xdma_5_202210_1 "$fake/out4" >/dev/null 2>&1; then
+	echo "FAIL: build_xclbin.sh LAYOUT=4x10g with a stand-in v++"
+	rc=1
+fi
+for k in eth_rx_top mirror_toe_top udp_top fast_top hbm_writer_top gtoe_top tx_arb_top port_mux_top; do
+	grep -q "^v++ -c .*-k $k .*kernels/hw/$k.cpp" "$fake/log" 2>/dev/null || { echo "FAIL: 4x10g: no v++ -c for $k"; rc=1; }
+done
+grep -q "^v++ -c .*-k eth_rx_top .*-DHW_MAC_BYTES=8" "$fake/log" || { echo "FAIL: 4x10g: eth_rx_top not for 64-bit beats"; rc=1; }
+grep -q "^v++ -c .*-k fast_top .*-DHW_MAC_BYTES" "$fake/log" && { echo "FAIL: 4x10g: fast_top given a MAC width"; rc=1; }
+grep -q "^v++ -l .*--config kernels/hw/link_4x10g.cfg.*eth10g_0.xo" "$fake/log" 2>/dev/null ||
+	{ echo "FAIL: 4x10g: no v++ -l"; rc=1; }
+msg=$(PATH="$fake:$PATH" LAYOUT=4x10g sh kernels/hw/build_xclbin.sh xilinx_u50_gen3x16_xdma_5_202210_1 "$fake/o" 2>&1)
+st=$?
+[ $st -eq 2 ] && echo "$msg" | grep -q ETH10G_XO || { echo "FAIL: 4x10g without ETH10G_XO exited $st: $msg"; rc=1; }
+
+# link.cfg and link_4x10g.cfg: every kernel instance is declared by nk=, every stream port is a
+# top's parameter, and every stream port of every instance of a top is connected exactly once
 ports=$(grep -o '&[a-z_0-9]*' kernels/hw/hw_tops.h | tr -d '&' | sort -u)
-insts=$(sed -n 's/^nk=[a-z_0-9]*:[0-9]*:\(.*\)$/\1/p' kernels/hw/link.cfg | tr '.' '\n')
-for end in $(sed -n 's/^stream_connect=\([^:]*\):\([^:]*\).*$/\1 \2/p' kernels/hw/link.cfg); do
-	inst=${end%%.*}
-	port=${end#*.}
-	echo "$insts" | grep -qx "$inst" || { echo "FAIL: link.cfg: $inst has no nk= line"; rc=1; }
-	case $inst in cmac_*) continue ;; esac
-	echo "$ports" | grep -qx "$port" || { echo "FAIL: link.cfg: $inst.$port is no port of the tops"; rc=1; }
-done
-conns=$(sed -n 's/^stream_connect=\([^:]*\):\([^:]*\).*$/\1 \2/p' kernels/hw/link.cfg)
-for decl in $(tr '\n\t' '  ' < kernels/hw/hw_tops.h | tr ';' '\n' | sed -n 's/.*void \([a-z_0-9]*\)(\(.*\))\s*$/\1:\2/p' |
-	sed 's/ //g'); do
-	top=${decl%%:*}
-	for port in $(echo "${decl#*:}" | grep -o 'stream<[a-z_]*>&[a-z_0-9]*' | sed 's/.*&//'); do
-		n=$(echo "$conns" | tr ' ' '\n' | grep -cx "${top}_1\.$port")
-		[ "$n" -eq 1 ] || { echo "FAIL: link.cfg: ${top}_1.$port connected $n times"; rc=1; }
+# top:port,port,... for each top of hw_tops.h (not the C-simulation's *_inst)
+tops=$(tr '\n\t' '  ' < kernels/hw/hw_tops.h | tr ';' '\n' | sed -n 's/.*void \([a-z_0-9]*\)(\(.*\))\s*$/\1:\2/p' |
+	sed 's/ //g' | grep -v '^[a-z_0-9]*_inst:')
+for cfgf in kernels/hw/link.cfg kernels/hw/link_4x10g.cfg; do
+	insts=$(sed -n 's/^nk=[a-z_0-9]*:[0-9]*:\(.*\)$/\1/p' "$cfgf" | tr '.' '\n')
+	for end in $(sed -n 's/^stream_connect=\([^:]*\):\([^:]*\).*$/\1 \2/p' "$cfgf"); do
+		inst=${end%%.*}
+		port=${end#*.}
+		echo "$insts" | grep -qx "$inst" || { echo "FAIL: $cfgf: $inst has no nk= line"; rc=1; }
+		case $inst in cmac_* | eth10g_*) continue ;; esac
+		echo "$ports" | grep -qx "$port" || { echo "FAIL: $cfgf: $inst.$port is no port of the tops"; rc=1; }
 	done
+	conns=$(sed -n 's/^stream_connect=\([^:]*\):\([^:]*\).*$/\1 \2/p' "$cfgf")
+	for decl in $tops; do
+		top=${decl%%:*}
+		kinsts=$(sed -n "s/^nk=$top:[0-9]*:\\(.*\\)\$/\\1/p" "$cfgf" | tr '.' ' ')
+		case $top:$cfgf in port_mux_top:*link.cfg) [ -z "$kinsts" ] || { echo "FAIL: link.cfg has port_mux_top"; rc=1; } ;; esac
+		[ -n "$kinsts" ] || case $top in port_mux_top) continue ;; *) echo "FAIL: $cfgf: no nk= for $top"; rc=1 ;; esac
+		n=$(sed -n "s/^nk=$top:\\([0-9]*\\):.*/\\1/p" "$cfgf")
+		[ "$n" = "$(echo $kinsts | wc -w)" ] || { echo "FAIL: $cfgf: nk=$top count $n for: $kinsts"; rc=1; }
+		for ki in $kinsts; do
+			for port in $(echo "${decl#*:}" | grep -o 'stream<[a-z_]*>&[a-z_0-9]*' | sed 's/.*&//'); do
+				c=$(echo "$conns" | tr ' ' '\n' | grep -cx "$ki\.$port")
+				[ "$c" -eq 1 ] || { echo "FAIL: $cfgf: $ki.$port connected $c times"; rc=1; }
+			done
+		done
+	done
+	[ "$(grep -c '^nk=eth_rx_top:' "$cfgf")" -eq 1 ] || { echo "FAIL: $cfgf: eth_rx_top"; rc=1; }
 done
-for p in hbm0 hbm1 hbm2 hbm3; do
-	grep -q "^sp=hbm_writer_top_1\.$p:HBM\[" kernels/hw/link.cfg || { echo "FAIL: link.cfg: no sp= for $p"; rc=1; }
+grep -q '^nk=eth_rx_top:1:eth_rx_top_1$' kernels/hw/link.cfg || { echo "FAIL: link.cfg is not the one-port build"; rc=1; }
+grep -q '^nk=eth_rx_top:4:eth_rx_top_1.eth_rx_top_2.eth_rx_top_3.eth_rx_top_4$' kernels/hw/link_4x10g.cfg ||
+	{ echo "FAIL: link_4x10g.cfg: not four eth_rx_tops named as toe_regmap.h says"; rc=1; }
+for cfgf in kernels/hw/link.cfg kernels/hw/link_4x10g.cfg; do
+	for p in hbm0 hbm1 hbm2 hbm3; do
+		grep -q "^sp=hbm_writer_top_1\.$p:HBM\[" "$cfgf" || { echo "FAIL: $cfgf: no sp= for $p"; rc=1; }
+	done
 done
 exit $rc

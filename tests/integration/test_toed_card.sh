@@ -22,7 +22,13 @@
 #      is logged in one line and toed exits 1;
 #   4. backend = xrt on this machine without a card: one error line naming
 #      the BDF, exit 1, no crash; --check-config passes the same file and
-#      refuses a configuration beyond the card (128 connections): exit 78.
+#      refuses a configuration beyond the card (128 connections): exit 78;
+#   5. four ports: [port.1] and [port.3] with feeds refused with the 100G
+#      xclbin (exit 78, naming the port) and accepted with a 4 x 10G one
+#      (xrt_mkxclbin 4x10g); role = tcp on port 3 refused; on the fake card
+#      the 4 x 10G xclbin comes up with ports 1 and 3 programmed; a feed on
+#      port 1 with the capture arriving there (--test-fake-card-port 1):
+#      the clients get the truth, eth_rx_top_2 counts the frames.
 # Needs no root. Takes about 15 s.
 . "$(dirname "$0")/toed_common.sh"
 
@@ -179,6 +185,93 @@ rc=$?
 [ $rc -eq 78 ] || fail "--check-config of 128 connections with backend = xrt: exit $rc, not 78"
 grep -q 'connections = 128: the card' "$TMP/check.out" || fail "--check-config: no message on the card's limit: $(cat "$TMP/check.out")"
 say "--check-config: the card configuration passes without a card; 128 connections refused (exit 78)"
+
+# ---- 5. four ports: the configuration names ports 1..3; whether the card can is the xclbin's layout
+"$OUT/xrt_mkxclbin" "$TMP/toed4.xclbin" "" 4x10g >"$TMP/mkxclbin.out" 2>&1 ||
+	fail "xrt_mkxclbin 4x10g: $(cat "$TMP/mkxclbin.out")"
+cat "$TMP/card.conf" - >"$TMP/ports.conf" <<EOF
+
+[port.0]
+role = mirror
+
+[port.1]
+role = mirror
+
+[port.3]
+role = udp
+ip = 10.3.0.2
+netmask = 24
+mac = 02:00:00:00:03:02
+
+[feed.b]
+exchange = 10.1.0.10:5261
+port = 1
+
+[feed.u]
+protocol = udp
+vendor = *:6000
+port = 3
+EOF
+"$TOED" --check-config -c "$TMP/ports.conf" >"$TMP/check.out" 2>&1
+rc=$?
+[ $rc -eq 78 ] || fail "--check-config of [port.1] with the 100G xclbin: exit $rc, not 78 ($(cat "$TMP/check.out"))"
+grep -q '\[port.1\]: \[device\] xclbin [^ ]*/toed.xclbin has 1 network port (the 100G build, eth_rx_top_1 alone): port 1 needs the 4 x 10G build' "$TMP/check.out" ||
+	fail "--check-config: no message naming the port the xclbin lacks: $(cat "$TMP/check.out")"
+sed 's/^xclbin = toed.xclbin/xclbin = toed4.xclbin/' "$TMP/ports.conf" >"$TMP/ports4.conf"
+"$TOED" --check-config -c "$TMP/ports4.conf" >"$TMP/check.out" 2>&1 ||
+	fail "--check-config refused four ports with the 4 x 10G xclbin: $(cat "$TMP/check.out")"
+sed 's/^role = udp$/role = tcp/' "$TMP/ports4.conf" >"$TMP/ports4tcp.conf"
+"$TOED" --check-config -c "$TMP/ports4tcp.conf" >"$TMP/check.out" 2>&1
+rc=$?
+[ $rc -eq 78 ] && grep -q "port.3\] role = tcp: the card's general TOE (gtoe_top) serves port 0 only" "$TMP/check.out" ||
+	fail "--check-config of role = tcp on port 3: exit $rc ($(cat "$TMP/check.out"))"
+say "four ports: refused with the 100G xclbin (exit 78), accepted with the 4 x 10G one; role = tcp on port 3 refused"
+
+# the 4 x 10G xclbin on the fake card: ports 1 and 3 held, programmed and applied with the rest (the
+# backend waits for each to report OK before READY=1); no cmac_0 in this build
+: >"$TMP/toed.log"
+TOED=$TOED_TEST
+start_notify
+start_toed "$TMP/ports4.conf" --test-fake-card "$TMP/feed.pcap"
+wait_for "$TMP/notify.log" 'READY=1' 15 || fail "four ports on the fake card: no READY=1 ($(tail -n 3 "$TMP/toed.log"))"
+grep -q "4 x 10G ports" "$TMP/toed.log" || fail "four ports: the log does not say the layout: $(grep card "$TMP/toed.log" | head -n 3)"
+"$TOECTL" -s "$TMP/toed.sock" stats >"$TMP/stats.txt" 2>&1 || fail "four ports: toectl stats failed"
+grep -q "cmac_0" "$TMP/stats.txt" && fail "four ports: cmac_0 counters in a build without it"
+stop_toed
+[ "$TOED_RC" -eq 0 ] || fail "four ports on the fake card: toed exited $TOED_RC"
+TOED=$SW_TOED
+say "four ports on the fake card: ports 1 and 3 programmed, READY=1, no CMAC"
+
+# a feed on port 1 of the 4 x 10G card, the capture arriving on port 1 (its own eth_rx_top): the same
+# trades and ticks as from port 0 in part 1
+sed -e 's/^xclbin = toed.xclbin/xclbin = toed4.xclbin/' -e '/^exchange = 10.1.0.10:5261$/a port = 1' \
+	"$TMP/card.conf" >"$TMP/port1.conf"
+printf '\n[port.0]\n\n[port.1]\nrole = mirror\n' >>"$TMP/port1.conf"
+: >"$TMP/toed.log"
+TOED=$TOED_TEST
+start_notify
+start_toed "$TMP/port1.conf" --test-fake-card "$TMP/feed.pcap" --test-fake-card-port 1
+wait_for "$TMP/notify.log" 'READY=1' 15 || fail "port 1: no READY=1 ($(tail -n 3 "$TMP/toed.log"))"
+clients port1
+cmp -s "$TMP/port1.trades" "$TMP/want.trades" || {
+	diff "$TMP/port1.trades" "$TMP/want.trades" | head -n 6
+	fail "port 1: the trades client's ticks differ from the truth"
+}
+grep -v '"event"' "$TMP/port1.all" >"$TMP/port1.ticks"
+cmp -s "$TMP/port1.ticks" "$TMP/truth.jsonl" || fail "port 1: the everything client's ticks differ from the truth"
+i=0
+while :; do
+	"$TOECTL" -s "$TMP/toed.sock" stats >"$TMP/stats.txt" 2>&1 || fail "port 1: toectl stats failed"
+	[ "$(ctr eth_rx_top_2.frames)" = "$frames" ] && break
+	i=$((i + 1))
+	[ $i -lt 30 ] || fail "port 1: eth_rx_top_2.frames $(ctr eth_rx_top_2.frames), the capture has $frames"
+	sleep 0.2
+done
+[ -z "$(ctr eth_rx_top.frames)" ] || fail "port 1: port 0 counted $(ctr eth_rx_top.frames) frames"
+stop_toed
+[ "$TOED_RC" -eq 0 ] || fail "port 1: toed exited $TOED_RC"
+TOED=$SW_TOED
+say "a feed on port 1 of the 4 x 10G card: $ntrades trades, $nall ticks = truth; eth_rx_top_2.frames = $frames"
 
 echo "PASS: backend = xrt drains the (fake) card through the software backend's publication path"
 exit 0

@@ -1,6 +1,7 @@
 /* toed_test - toed's main with test options: a fake card and a stalled data plane, injected through toed_run's seams.
  *
- *   toed_test [toed's options] [--test-fake-card CAPTURE [--test-fake-card-fail]] [--test-stall-dataplane MS]
+ *   toed_test [toed's options] [--test-fake-card CAPTURE [--test-fake-card-fail] [--test-fake-card-port N]]
+ *             [--test-stall-dataplane MS]
  *
  * The same daemon as the release toed (daemon/main/toed.c: same option
  * parser, same toed_run), with test doubles from the test library put in
@@ -15,6 +16,9 @@
  *                              clock: the whole card path runs in toed;
  *   --test-fake-card-fail      that card's registers fail once the capture
  *                              is in and the ring drained (a device error);
+ *   --test-fake-card-port N    the capture arrives on network port N (0..3:
+ *                              the 4 x 10G xclbin's ports 1..3 through their
+ *                              own eth_rx_tops; default 0);
  *   --test-stall-dataplane MS  the data plane stops making progress MS ms
  *                              after going live (no heartbeat: the watchdog
  *                              must notice) until toed stops it.
@@ -35,11 +39,12 @@
 #define FAKE_FRAMES 8    /* frames fed to the fake card per turn of the data plane */
 #define FAKE_SLOTS 512u  /* its ring's records per channel: a short capture wraps it */
 
-enum { OPT_FAKE = TOED_ARGS_EXTRA_VAL, OPT_FAKE_FAIL, OPT_STALL };
+enum { OPT_FAKE = TOED_ARGS_EXTRA_VAL, OPT_FAKE_FAIL, OPT_STALL, OPT_FAKE_PORT };
 
 struct test_opts {
 	const char *fake_capture;
 	int fake_fail;
+	uint32_t fake_port;       /* the network port the capture arrives on */
 	uint64_t stall_ns;
 	/* the data plane's, once running */
 	struct toe_fake *fake;
@@ -56,6 +61,13 @@ static int take(void *arg, int val, const char *optarg)
 	switch (val) {
 	case OPT_FAKE: t->fake_capture = optarg; return 0;
 	case OPT_FAKE_FAIL: t->fake_fail = 1; return 0;
+	case OPT_FAKE_PORT:
+		if (strlen(optarg) != 1 || optarg[0] < '0' || optarg[0] > '3') {
+			fprintf(stderr, "toed_test: --test-fake-card-port needs a port 0..3\n");
+			return -1;
+		}
+		t->fake_port = (uint32_t)(optarg[0] - '0');
+		return 0;
 	case OPT_STALL:
 		errno = 0;
 		t->stall_ns = strtoull(optarg, &end, 10) * 1000000ull;
@@ -88,7 +100,7 @@ static void feed(struct test_opts *t)
 		return;
 	}
 	for (int i = 0; i < n; i++)
-		if (toe_fake_frame(t->fake, f[i].data, f[i].len, 0) == 0)
+		if (toe_fake_frame_port(t->fake, t->fake_port, f[i].data, f[i].len, 0) == 0)
 			t->frames++;
 	src_rx_release(t->capture);
 	toe_fake_run(t->fake, (uint32_t)n);
@@ -115,6 +127,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"test-fake-card", required_argument, 0, OPT_FAKE},
 		{"test-fake-card-fail", no_argument, 0, OPT_FAKE_FAIL},
+		{"test-fake-card-port", required_argument, 0, OPT_FAKE_PORT},
 		{"test-stall-dataplane", required_argument, 0, OPT_STALL},
 		{0, 0, 0, 0},
 	};
@@ -124,6 +137,7 @@ int main(int argc, char **argv)
 		.usage = "test options (toed_test only):\n"
 			 "      --test-fake-card CAPTURE   backend = xrt runs on a fake card fed with CAPTURE (pcap)\n"
 			 "      --test-fake-card-fail      ... whose registers fail once the capture is drained\n"
+			 "      --test-fake-card-port N    ... the capture arriving on network port N (0..3)\n"
 			 "      --test-stall-dataplane MS  the data plane stalls MS ms after going live\n",
 		.take = take,
 		.arg = &t,

@@ -69,9 +69,15 @@ static int hexval(int c)
 
 int main(int argc, char **argv)
 {
+	/* the 100G build's six; with OMIT_KERNEL "4x10g" the 4 x 10G build's (no cmac_0, the rest) */
 	static const char *const cus[] = { "cmac_0:cmac_0",          "eth_rx_top:eth_rx_top_1",
 					   "mirror_toe_top:mirror_toe_top_1", "udp_top:udp_top_1",
-					   "fast_top:fast_top_1",     "hbm_writer_top:hbm_writer_top_1" };
+					   "fast_top:fast_top_1",     "hbm_writer_top:hbm_writer_top_1",
+					   "eth_rx_top:eth_rx_top_2", "eth_rx_top:eth_rx_top_3",
+					   "eth_rx_top:eth_rx_top_4", "port_mux_top:seg_mux_1",
+					   "port_mux_top:udp_mux_1",  "port_mux_top:gtoe_mux_1",
+					   "eth10g_0:eth10g_0" };
+	const int ncus = (int)(sizeof cus / sizeof cus[0]);
 	static const char meta[] =
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<project name=\"toed\">\n"
@@ -111,7 +117,7 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: xrt_mkxclbin OUT [UUID32HEX] [OMIT_KERNEL] [VBNV]\n");
+		fprintf(stderr, "usage: xrt_mkxclbin OUT [UUID32HEX] [OMIT_KERNEL | 4x10g] [VBNV]\n");
 		return 2;
 	}
 	out = argv[1];
@@ -158,11 +164,14 @@ int main(int argc, char **argv)
 	sh[0].m_sectionSize = sz;
 
 	/* IP_LAYOUT: the compute units, free-running */
-	sz = offsetof(struct ip_layout, m_ip_data) + 6 * sizeof(struct ip_data);
+	sz = offsetof(struct ip_layout, m_ip_data) + (size_t)ncus * sizeof(struct ip_data);
 	off = take(sz);
 	ipl = (struct ip_layout *)(buf + off);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < ncus; i++) {
 		struct ip_data *d = &ipl->m_ip_data[nip];
+		int four = !strcmp(omit, "4x10g");
+		if ((four && i == 0) || (!four && i >= 6))
+			continue;
 		if (omit[0] && !strncmp(cus[i], omit, strlen(omit)) && cus[i][strlen(omit)] == ':')
 			continue;
 		if (!strncmp(cus[i], "hbm_writer_top:", 15))
@@ -174,6 +183,7 @@ int main(int argc, char **argv)
 		nip++;
 	}
 	ipl->m_count = nip;
+	sz = offsetof(struct ip_layout, m_ip_data) + (size_t)nip * sizeof(struct ip_data);
 	sh[1].m_sectionKind = IP_LAYOUT;
 	snprintf(sh[1].m_sectionName, sizeof sh[1].m_sectionName, "ip_layout");
 	sh[1].m_sectionOffset = off;

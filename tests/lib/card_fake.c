@@ -36,6 +36,7 @@ struct fake_frame {
 	uint8_t *buf;
 	uint32_t len;
 	uint64_t ts;
+	uint32_t port; /* the network port it arrives on (0..3) */
 };
 
 struct toe_fake {
@@ -52,6 +53,11 @@ struct toe_fake {
 	uint64_t hbm_addr[NCH];
 	uint32_t applied[TOE_KID_COUNT], status[TOE_KID_COUNT];
 	uint32_t role;
+	/* the 4 x 10G build: eth_rx_top_2..4 of ports 1..3 ([0] unused) */
+	uint32_t pcfgw[TOE_HW_MAX_PORTS][TOE_CFG_WORDS];
+	uint32_t pstat[TOE_HW_MAX_PORTS][TOE_STAT_WORDS];
+	uint32_t papplied[TOE_HW_MAX_PORTS], pstatus[TOE_HW_MAX_PORTS], prole[TOE_HW_MAX_PORTS];
+	uint64_t pframes[TOE_HW_MAX_PORTS], pheld[TOE_HW_MAX_PORTS];
 
 	/* cmac_0 */
 	uint32_t cmac_rx_reads;
@@ -125,6 +131,8 @@ struct toe_fake *toe_fake_new(const struct toe_fake_cfg *cfg)
 	}
 	for (uint32_t k = 0; k < TOE_KID_COUNT; k++)
 		f->status[k] = TOE_STATUS_HELD;
+	for (uint32_t k = 0; k < TOE_HW_MAX_PORTS; k++)
+		f->pstatus[k] = TOE_STATUS_HELD;
 	return f;
 }
 
@@ -245,6 +253,7 @@ static void build(struct toe_fake *f)
 		uint32_t w = f->cfgw[TOE_KID_UDP][TOE_UDP_CF_PORT(i)];
 		f->rxc.udp[i].port = (uint16_t)w;
 		f->rxc.udp[i].framing = (uint8_t)(w >> 16);
+		f->rxc.udp[i].in_port = (uint8_t)(w >> 24);
 		if (f->rxc.udp[i].framing == FAST_FRAMING_DATAGRAM)
 			mask |= 1u << i;
 	}
@@ -260,6 +269,10 @@ static void build(struct toe_fake *f)
 		f->status[TOE_KID_FAST] = TOE_STATUS_BAD_CFG;
 		return;
 	}
+	/* ports 1..3: each eth_rx_top's own network settings */
+	for (i = 1; i < TOE_HW_MAX_PORTS; i++)
+		if (f->pstatus[i] == TOE_STATUS_OK)
+			toe_hw_eth_decode(f->pcfgw[i], &f->rxc.net_port[i - 1], &f->prole[i]);
 	nfs = RX_NSTREAMS(&f->rxc);
 	blen = MTOE_BUF_BYTES(f->rxc.mtoe.max_conns, f->rxc.mtoe.window);
 	if (blen > TOE_HW_MTOE_BUF || f->rxc.mtoe.max_conns > TOE_HW_TCP_STREAMS) {
@@ -345,6 +358,24 @@ static void kernels(struct toe_fake *f)
 		}
 		f->status[kid] = st;
 	}
+	for (i = 1; i < TOE_HW_MAX_PORTS; i++) {
+		uint32_t a = f->pcfgw[i][TOE_CF_APPLY], *w = f->pcfgw[i], role, port;
+		struct net_cfg nc;
+		if (a == f->papplied[i])
+			continue;
+		f->papplied[i] = a;
+		f->pframes[i] = f->pheld[i] = 0;
+		f->dirty = 1;
+		port = w[TOE_ETH_CF_PORT] & TOE_ETH_PORT_MASK;
+		if (a == 0)
+			f->pstatus[i] = TOE_STATUS_HELD;
+		else if (toe_hw_eth_decode(w, &nc, &role) != 0)
+			f->pstatus[i] = TOE_STATUS_BAD_CFG | (uint32_t)TOE_ETH_BAD_ADDRS << 16;
+		else if (port != i || role == TOE_ROLE_TCP)
+			f->pstatus[i] = TOE_STATUS_BAD_CFG | (uint32_t)TOE_ETH_BAD_PORT << 16;
+		else
+			f->pstatus[i] = TOE_STATUS_OK;
+	}
 	if (!f->dirty)
 		return;
 	for (kid = 1; kid < TOE_KID_COUNT; kid++)
@@ -369,6 +400,12 @@ static int eth_runs(const struct toe_fake *f)
 	return f->built && f->status[TOE_KID_ETH_RX] == TOE_STATUS_OK;
 }
 
+/* Port n's eth_rx_top (n 1..3) runs: the 4 x 10G xclbin is loaded and it took a good configuration. */
+static int port_runs(const struct toe_fake *f, uint32_t n)
+{
+	return eth_runs(f) && n < TOE_HW_MAX_PORTS && f->pstatus[n] == TOE_STATUS_OK;
+}
+
 int toe_fake_frame(struct toe_fake *f, const uint8_t *frame, uint32_t len, uint64_t ts_ns)
 {
 	if (f->qn == f->qcap) {
@@ -385,8 +422,20 @@ int toe_fake_frame(struct toe_fake *f, const uint8_t *frame, uint32_t len, uint6
 	memcpy(f->q[f->qn].buf, frame, len);
 	f->q[f->qn].len = len;
 	f->q[f->qn].ts = ts_ns;
+	f->q[f->qn].port = 0;
 	f->qn++;
 	return 0;
+}
+
+int toe_fake_frame_port(struct toe_fake *f, uint32_t port, const uint8_t *frame, uint32_t len, uint64_t ts_ns)
+{
+	int r;
+	if (port >= TOE_HW_MAX_PORTS)
+		return -EINVAL;
+	r = toe_fake_frame(f, frame, len, ts_ns);
+	if (r == 0)
+		f->q[f->qn - 1].port = port;
+	return r;
 }
 
 uint32_t toe_fake_run(struct toe_fake *f, uint32_t max)
@@ -395,6 +444,20 @@ uint32_t toe_fake_run(struct toe_fake *f, uint32_t max)
 	kernels(f);
 	while (n < max && f->qhead < f->qn) {
 		struct fake_frame *fr = &f->q[f->qhead++];
+		if (fr->port) {
+			/* another lane of the breakout: its own eth_rx_top, not the CMAC */
+			f->pframes[fr->port]++;
+			if (port_runs(f, fr->port)) {
+				rx_frame_port(f->pipe, fr->port, fr->buf, fr->len, fr->ts ? fr->ts : f->now, NET_CSUM_UNKNOWN);
+				drain(f);
+			} else {
+				f->pheld[fr->port]++;
+			}
+			free(fr->buf);
+			fr->buf = NULL;
+			n++;
+			continue;
+		}
 		f->frames++;
 		f->octets += fr->len;
 		f->beats += (fr->len + 63u) / 64u;
@@ -463,6 +526,31 @@ static void put_ctr(uint32_t *stat, uint32_t i, uint64_t v)
 {
 	stat[TOE_ST_CTR0 + 2 * i] = (uint32_t)v;
 	stat[TOE_ST_CTR0 + 2 * i + 1] = (uint32_t)(v >> 32);
+}
+
+/* The port (1..3) of a kernel id (TOE_KID_ETH_PORT), or 0. */
+static uint32_t fake_port(uint32_t kid)
+{
+	for (uint32_t n = 1; n < TOE_HW_MAX_PORTS; n++)
+		if (kid == (uint32_t)TOE_KID_ETH_PORT(n))
+			return n;
+	return 0;
+}
+
+/* Port n's eth_rx_top: the header, its port, frames and held frames (other counters 0). */
+static void fill_port_stat(struct toe_fake *f, uint32_t n)
+{
+	uint32_t *s = f->pstat[n];
+	memset(s, 0, sizeof f->pstat[n]);
+	s[TOE_ST_MAGIC] = TOE_HW_MAGIC;
+	s[TOE_ST_VERSION] = TOE_REGMAP_VERSION;
+	s[TOE_ST_KERNEL] = TOE_KID_ETH_RX;
+	s[TOE_ST_APPLIED] = f->papplied[n];
+	s[TOE_ST_STATUS] = f->pstatus[n];
+	s[TOE_ST_NCTR] = TOE_ETH_CTR_NET + NET_STATS_COUNT;
+	s[TOE_ETH_ST_PORT] = f->pcfgw[n][TOE_ETH_CF_PORT] & TOE_ETH_PORT_MASK;
+	put_ctr(s, 1, f->pframes[n]);
+	put_ctr(s, 4, f->pheld[n]);
 }
 
 static void fill_stat(struct toe_fake *f, uint32_t kid)
@@ -623,6 +711,19 @@ static int reg_read(void *h, uint32_t off, uint32_t *v)
 	}
 	if (kid == KID_CMAC)
 		return cmac_read(f, off, v);
+	if (fake_port(kid)) {
+		uint32_t n = fake_port(kid);
+		if (off >= TOE_REG_STAT && off < TOE_REG_STAT + 4 * TOE_STAT_WORDS) {
+			kernels(f);
+			fill_port_stat(f, n);
+			*v = f->pstat[n][(off - TOE_REG_STAT) / 4];
+		} else if (off >= TOE_REG_CFG && off < TOE_REG_CFG + 4 * TOE_CFG_WORDS) {
+			*v = f->pcfgw[n][(off - TOE_REG_CFG) / 4];
+		} else {
+			ferr(f, "read of unmapped register 0x%x of kernel %u", off, kid);
+		}
+		return 0;
+	}
 	if (off >= TOE_REG_STAT && off < TOE_REG_STAT + 4 * TOE_STAT_WORDS) {
 		kernels(f);
 		fill_stat(f, kid);
@@ -658,6 +759,14 @@ static int reg_write(void *h, uint32_t off, uint32_t v)
 	log_write(f, kid, off, v);
 	if (kid == KID_CMAC)
 		return 0; /* enables, RS-FEC, PM tick: the fake's statistics are always current */
+	if (fake_port(kid)) {
+		if (off >= TOE_REG_CFG && off < TOE_REG_CFG + 4 * TOE_CFG_WORDS)
+			f->pcfgw[fake_port(kid)][(off - TOE_REG_CFG) / 4] = v; /* its TIME_SEQ stamps only: no tick */
+		else
+			ferr(f, "write of %s register 0x%x of kernel %u", off >= TOE_REG_STAT &&
+			     off < TOE_REG_STAT + 4 * TOE_STAT_WORDS ? "read-only status" : "unmapped", off, kid);
+		return 0;
+	}
 	if (off >= TOE_REG_CFG && off < TOE_REG_CFG + 4 * TOE_CFG_WORDS) {
 		uint32_t w = (off - TOE_REG_CFG) / 4, old = f->cfgw[kid][w];
 		f->cfgw[kid][w] = v;
@@ -688,12 +797,17 @@ static int ip_open(void *dev, const char *name, void **out, char *err, size_t er
 					     [TOE_KID_HBM] = TOE_IP_HBM,       [KID_CMAC] = TOE_IP_CMAC };
 	struct toe_fake *f = dev;
 	struct fake_ip *ip;
-	uint32_t kid;
+	static const char *const port_names[TOE_HW_MAX_PORTS] = { NULL, TOE_IP_ETH_RX_2, TOE_IP_ETH_RX_3,
+								   TOE_IP_ETH_RX_4 };
+	uint32_t kid, n;
 	*out = NULL;
 	for (kid = 1; kid <= KID_CMAC; kid++)
 		if (!strcmp(names[kid], name))
 			break;
-	if (!f->loaded || kid > KID_CMAC || toe_xclbin_find_ip(f->x, name) < 0) {
+	for (n = 1; kid > KID_CMAC && n < TOE_HW_MAX_PORTS; n++)
+		if (!strcmp(port_names[n], name))
+			kid = TOE_KID_ETH_PORT(n);
+	if (!f->loaded || (kid > KID_CMAC && !fake_port(kid)) || toe_xclbin_find_ip(f->x, name) < 0) {
 		snprintf(err, errlen, "No IP matching '%s': Invalid argument", name);
 		return -EINVAL;
 	}
@@ -948,6 +1062,8 @@ uint64_t toe_fake_hbm_addr(const struct toe_fake *f, uint32_t ch)
 
 uint32_t toe_fake_cfg_word(const struct toe_fake *f, uint32_t kid, uint32_t w)
 {
+	if (fake_port(kid) && w < TOE_CFG_WORDS)
+		return f->pcfgw[fake_port(kid)][w];
 	return kid < TOE_KID_COUNT && w < TOE_CFG_WORDS ? f->cfgw[kid][w] : 0;
 }
 

@@ -32,6 +32,11 @@
  *     less than asked (toe_fake_cfg.faults), and registers that fail once
  *     the host has drained everything (toe_fake_fail_when_drained).
  *
+ * The 4 x 10G build (an xclbin with eth_rx_top_2..4): ports 1..3's eth_rx_tops
+ * have their own configuration and status windows (header, port, frames,
+ * held); frames queued with toe_fake_frame_port go through rx_frame_port
+ * with the network settings decoded from their port's words.
+ *
  * Not modelled: ARP/ICMP replies (nothing is transmitted), timing, the
  * card's parallelism (each frame is drained before the next, as in the
  * C-simulation).
@@ -96,6 +101,10 @@ void toe_fake_free(struct toe_fake *f);
 /* Queue a frame (copied) received at ts_ns (0: stamped with the clock the
  * host wrote, as the card does). */
 int toe_fake_frame(struct toe_fake *f, const uint8_t *frame, uint32_t len, uint64_t ts_ns);
+/* The same for a frame arriving on network port `port` (1..3: another lane of
+ * the 4 x 10G build, through its own eth_rx_top, rx_frame_port; 0 is
+ * toe_fake_frame). Held (counted) while that port's eth_rx_top does not run. */
+int toe_fake_frame_port(struct toe_fake *f, uint32_t port, const uint8_t *frame, uint32_t len, uint64_t ts_ns);
 /* Run up to max queued frames through the kernels; returns how many ran. */
 uint32_t toe_fake_run(struct toe_fake *f, uint32_t max);
 uint32_t toe_fake_pending(const struct toe_fake *f);
@@ -119,7 +128,7 @@ const struct rx_cfg *toe_fake_rx_cfg(const struct toe_fake *f);
 const struct fast_prog *toe_fake_prog(const struct toe_fake *f);
 uint32_t toe_fake_role(const struct toe_fake *f);
 uint64_t toe_fake_hbm_addr(const struct toe_fake *f, uint32_t ch);
-uint32_t toe_fake_cfg_word(const struct toe_fake *f, uint32_t kid, uint32_t w);
+uint32_t toe_fake_cfg_word(const struct toe_fake *f, uint32_t kid, uint32_t w); /* kid: also TOE_KID_ETH_PORT(n) */
 /* Buffers still allocated; whether the device is open. */
 uint32_t toe_fake_live_bos(const struct toe_fake *f);
 int toe_fake_is_open(const struct toe_fake *f);

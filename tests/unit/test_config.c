@@ -798,22 +798,30 @@ static void test_ports(void)
 	    "netmask = 24\n",
 	    NO_SRC, 6, "[port.1] role = udp: needs a mac (backend = xrt)");
 	/* the daemon does not program the card's general TOE yet: role = tcp is refused at check time */
+	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\nrole = tcp\nip = 10.1.0.2\n"
+	    "netmask = 24\nmac = 02:00:00:00:00:01\n",
+	    NO_SRC, 5, "[port.0] role = tcp: backend = xrt cannot open connections yet: toed does not program the "
+		       "card's general TOE (gtoe_top) yet (use backend = sw for toed's own connections, or role = mirror)");
+	/* and on ports 1..3 never: gtoe_top serves port 0, as the software backend's connections */
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nrole = tcp\nip = 10.1.0.2\n"
 	    "netmask = 24\nmac = 02:00:00:00:00:01\n",
-	    NO_SRC, 6, "[port.1] role = tcp: backend = xrt cannot open connections yet: toed does not program the "
-		       "card's general TOE (gtoe_top) yet (use backend = sw for toed's own connections, or role = mirror)");
+	    NO_SRC, 6, "[port.1] role = tcp: the card's general TOE (gtoe_top) serves port 0 only (ports 1..3 of the "
+		       "4 x 10G card receive: mirror, main or udp)");
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nip = 10.1.0.2\nnetmask = 24\n"
 	    "[port.2]\nip = 10.1.0.2\nnetmask = 16\n",
 	    NO_SRC, 9, "[port.2] ip = 10.1.0.2: already used by [port.1]");
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port]\nmac = 02:00:00:00:00:01\n[port.1]\n"
 	    "mac = 02:00:00:00:00:01\n",
 	    NO_SRC, 7, "[port.1] mac = 02:00:00:00:00:01: already used by [port]");
-	/* the bitstream has one network port: a feed elsewhere, or an interface, cannot be done */
-	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\n[feed.c]\nexchange = 10.9.0.1:5261\n"
-	    "port = 1\n",
-	    NO_SRC | NO_FEED, 8,
-	    "[feed.c] port = 1: the card's bitstream receives on one network port, port 0 (backend = xrt): feeds on "
-	    "other ports need the software backend");
+	/* a feed on port 1 of the card: the configuration holds it; whether the loaded xclbin has the port
+	 * is the data plane's check (test_xrt_program: the 100G xclbin refuses it, the 4 x 10G one runs it);
+	 * an interface cannot be done */
+	snprintf(text, sizeof text,
+		 "[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\n[feed.c]\nexchange = 10.9.0.1:5261\n"
+		 "port = 1\n[fast]\ntemplates = %s\n",
+		 g_tpl);
+	expect_clean(__LINE__, text);
+	CHECK_EQ(g_cfg->feed[0].port, 1);
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\ninterface = eth0\n", NO_SRC, 5,
 	    "[port.0] interface = eth0: the card receives on its own network ports (backend = xrt): only the "
 	    "software backend captures from an interface");

@@ -65,7 +65,7 @@ struct tx_xclbin {
 	uint16_t mode;        /* XCLBIN_MODE, 0 flat */
 	uint32_t nbanks;      /* HBM banks in MEM_TOPOLOGY (0: 32) */
 	uint32_t hbm_bank[4]; /* bank of hbm_writer_top's hbm0..3 */
-	uint32_t omit;        /* leave this compute unit out: TOE_KID_* or TOE_FAKE_KID_CMAC (0: none) */
+	uint32_t omit;        /* leave this compute unit out: TOE_KID_* or TOE_FAKE_KID_CMAC (0: none; 101: udp_mux_1) */
 	int no_ip_layout;
 	int no_meta;          /* no EMBEDDED_METADATA: argument ids by position */
 	int bad_offset;       /* metadata puts hbm1's register at 0x48 */
@@ -73,6 +73,7 @@ struct tx_xclbin {
 	int group;            /* GROUP_TOPOLOGY (banks in reverse order) + GROUP_CONNECTIVITY; MEM/CONNECTIVITY then lie */
 	uint32_t fast_range;  /* fast_top's AXI-Lite range in the metadata (0: 0x20000; 1: no port given) */
 	int no_hbm_args;      /* metadata without hbm_writer_top's hbm0..3 arguments */
+	int four_ports;       /* the 4 x 10G layout: eth_rx_top_2..4, the three port muxes, eth10g_0 instead of cmac_0 */
 };
 
 static inline void tx_put16(uint8_t *p, uint16_t v)
@@ -141,10 +142,15 @@ static inline size_t tx_connectivity(uint8_t *p, int hbm_ip, int fast_ip, const 
 /* The xclbin into buf (zeroed by the caller); returns its length. */
 static inline size_t tx_xclbin_build(const struct tx_xclbin *d, uint8_t *buf, size_t cap)
 {
+	/* the 100G build's six, then the 4 x 10G build's (kid 100: no registers of ours) */
 	static const char *const cu[] = { "cmac_0:cmac_0", "eth_rx_top:eth_rx_top_1", "mirror_toe_top:mirror_toe_top_1",
-					  "udp_top:udp_top_1", "fast_top:fast_top_1", "hbm_writer_top:hbm_writer_top_1" };
-	static const uint32_t cu_kid[] = { TOE_FAKE_KID_CMAC, TOE_KID_ETH_RX, TOE_KID_MTOE,
-					   TOE_KID_UDP,       TOE_KID_FAST,   TOE_KID_HBM };
+					  "udp_top:udp_top_1", "fast_top:fast_top_1", "hbm_writer_top:hbm_writer_top_1",
+					  "eth_rx_top:eth_rx_top_2", "eth_rx_top:eth_rx_top_3", "eth_rx_top:eth_rx_top_4",
+					  "port_mux_top:seg_mux_1", "port_mux_top:udp_mux_1", "port_mux_top:gtoe_mux_1",
+					  "eth10g_0:eth10g_0" };
+	static const uint32_t cu_kid[] = { TOE_FAKE_KID_CMAC, TOE_KID_ETH_RX, TOE_KID_MTOE, TOE_KID_UDP, TOE_KID_FAST,
+					   TOE_KID_HBM, TOE_KID_ETH_PORT(1), TOE_KID_ETH_PORT(2), TOE_KID_ETH_PORT(3),
+					   100, 100, 100, 100 };
 	struct tx_sect s[8];
 	uint32_t ns = 0, i, nip = 0, nbanks = d->nbanks ? d->nbanks : 32, gbank[4];
 	int hbm_ip = -1, fast_ip = -1;
@@ -164,10 +170,12 @@ static inline size_t tx_xclbin_build(const struct tx_xclbin *d, uint8_t *buf, si
 	/* IP_LAYOUT */
 	if (!d->no_ip_layout) {
 		uint8_t *p = buf + off;
-		for (i = 0; i < 6; i++) {
+		for (i = 0; i < sizeof cu / sizeof cu[0]; i++) {
 			uint8_t *e = p + 8 + 80 * nip; /* offsetof(ip_layout, m_ip_data), sizeof(ip_data) */
-			if (cu_kid[i] == d->omit)
+			if (cu_kid[i] == d->omit || (i >= 6 && !d->four_ports) || (i == 0 && d->four_ports))
 				continue;
+			if (d->omit == 101 && i == 10)
+				continue; /* a 4 x 10G build without udp_mux_1: not the layout */
 			if (cu_kid[i] == TOE_KID_HBM)
 				hbm_ip = (int)nip;
 			if (cu_kid[i] == TOE_KID_FAST)

@@ -84,6 +84,14 @@ void base_cfg(rx_cfg &cfg);
 void check_header(uint32_t kid, uint32_t gen, uint32_t status);
 void check_rings(const std::vector<union toe_record> &hw, const std::vector<union toe_record> &sw);
 
+/* Frames built with pktbuild, to OUR_MAC: a TCP segment; a UDP datagram from OTHER_IP to OUR_IP. */
+std::vector<uint8_t> tcp_frame(uint32_t sa, uint16_t sp, uint32_t da, uint16_t dp, uint32_t seq, uint32_t ack,
+			       uint8_t flags, const uint8_t *p, size_t n);
+std::vector<uint8_t> udp_frame(uint16_t dport, const uint8_t *p, size_t n);
+
+/* csim_ports.cpp: the 4 x 10G layout (four eth_rx_tops, port_mux_top) */
+void csim_ports(const fast_prog *prog);
+
 /* csim_gtoe.cpp: role tcp (gtoe_top, tx_arb_top) */
 void csim_gtoe(const fast_prog *prog);
 void csim_tx_arb(void);

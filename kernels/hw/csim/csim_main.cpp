@@ -285,7 +285,7 @@ static void exec(const std::vector<step> &steps, swpath &sw, std::vector<union t
 	}
 }
 
-static std::vector<uint8_t> tcp_frame(uint32_t sa, uint16_t sp, uint32_t da, uint16_t dp, uint32_t seq, uint32_t ack,
+std::vector<uint8_t> tcp_frame(uint32_t sa, uint16_t sp, uint32_t da, uint16_t dp, uint32_t seq, uint32_t ack,
 				      uint8_t flags, const uint8_t *p, size_t n)
 {
 	static const uint8_t none = 0;
@@ -307,7 +307,7 @@ static std::vector<uint8_t> tcp_frame(uint32_t sa, uint16_t sp, uint32_t da, uin
 	return f;
 }
 
-static std::vector<uint8_t> udp_frame(uint16_t dport, const uint8_t *p, size_t n)
+std::vector<uint8_t> udp_frame(uint16_t dport, const uint8_t *p, size_t n)
 {
 	pb_spec s;
 	std::vector<uint8_t> f(n + 128);
@@ -1067,6 +1067,7 @@ int main(void)
 	test_cfg_limits();
 	test_feeds(&prog);
 	test_ring_full(&prog);
+	csim_ports(&prog);
 	csim_gtoe(&prog);
 	csim_tx_arb();
 	return test_done("hw_csim");
