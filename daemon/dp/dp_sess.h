@@ -14,8 +14,14 @@
  * needs no reload; an unreadable one is warned about and the last one used).
  *
  * Events go to the log (at most DP_SESS_LOG_BURST lines per feed per second,
- * the rest counted) and their effect to the feed's struct dp_tcp_sess report
- * (toectl stats, tcp_connections). They are not sent to clients.
+ * the rest counted), their effect to the feed's struct dp_tcp_sess report
+ * (toectl stats, tcp_connections), and to clients as TOE_REC_SESSION records
+ * (kernels/step/step_rec.h): queued here (DP_SESS_REC_MAX; more are counted and
+ * the feed's next record says TOE_SESS_F_EVENTS_LOST) and taken by the thread
+ * with dp_sess_record() into the one publication path, before the pipeline's
+ * output of the same turn. Besides the session's own events, toed's notes:
+ * TOE_SESS_LOGON_SENT at each connection, TOE_SESS_RECONNECTING at each new
+ * attempt after the first, TOE_SESS_LOGOUT_SENT when toed stops.
  */
 #ifndef TOED_DP_SESS_H
 #define TOED_DP_SESS_H
@@ -26,9 +32,11 @@
 #include "conf/config.h"
 #include "dp/dp_tcp.h"
 #include "step/host/step_link.h"
+#include "step/step_rec.h"
 
 #define DP_SESS_PEND_MAX 4096u /* outbound bytes waiting for room in the TCP send buffer, per feed */
 #define DP_SESS_LOG_BURST 10u  /* event lines per feed per second; more are counted, not logged */
+#define DP_SESS_REC_MAX 64u    /* session records waiting for the publisher (a turn makes a few per feed) */
 
 struct dp_sess_feed {
 	uint32_t on;
@@ -38,6 +46,10 @@ struct dp_sess_feed {
 	uint8_t pend[DP_SESS_PEND_MAX];
 	uint64_t log_sec;  /* the second (monotonic) of the log budget */
 	uint32_t log_n;
+	struct step_rec_where where; /* the feed's stream, group and line in its records */
+	uint32_t lost;     /* events lost since the feed's last record: the next one says so */
+	uint64_t ev_dropped_seen; /* the session's own event-queue drops, counted so far */
+	uint64_t attempts_seen;   /* connection attempts seen (TOE_SESS_RECONNECTING) */
 };
 
 struct dp_sess {
@@ -45,12 +57,20 @@ struct dp_sess {
 	uint32_t nfeeds; /* the dp_tcp's */
 	int64_t utc_off_ms;
 	struct dp_sess_feed f[TOED_MAX_FEEDS];
+	/* records for the publisher, oldest first */
+	uint32_t rq_head, rq_n;
+	union toe_record rq[DP_SESS_REC_MAX];
 };
 
 /* The sessions of t's feeds (cfg's settings, passwords read now): 1 when any
  * feed has one (then install dp_sess_hooks()), 0 none, -1 with err. */
 int dp_sess_init(struct dp_sess *s, struct dp_tcp *t, const struct toed_config *cfg, char *err, size_t errlen);
 struct dp_tcp_hooks dp_sess_hooks(struct dp_sess *s);
+/* Where each feed's records belong: its pipeline stream, and with sequence
+ * tracking (RX_CFG_SEQ) its group (from 1) and line, as its ticks say. */
+void dp_sess_set_where(struct dp_sess *s, const struct rx_cfg *rc);
+/* The oldest queued session record: 1, or 0 when none. */
+int dp_sess_record(struct dp_sess *s, union toe_record *out);
 /* Start an orderly Logout on every logged-on session (text as 58=); the
  * caller keeps ticking until dp_sess_busy() is 0 or its own deadline. */
 void dp_sess_logout(struct dp_sess *s, const char *text, uint64_t now_ns);

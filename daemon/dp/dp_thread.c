@@ -205,6 +205,7 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 				return -1;
 			if (any) {
 				dp->tcp->hooks = dp_sess_hooks(dp->sess);
+				dp_sess_set_where(dp->sess, rc);
 			} else {
 				free(dp->sess); /* no feed has a session */
 				dp->sess = NULL;
@@ -512,11 +513,30 @@ static uint8_t card_src(const struct toed_dp *dp, uint32_t sid)
 	return sid - nc < dp->rxcfg.nudp && sid - nc < RX_MAX_UDP ? dp->udp_src[sid - nc] : PUB_SRC_NONE;
 }
 
+/* The STEP sessions' records (TOE_REC_SESSION, dp_sess) to the batch, to the clients of
+ * their feed's stream: before the pipeline's output of the same bytes or tick. */
+static void drain_sess(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	union toe_record rec;
+	if (!dp->sess)
+		return;
+	while (dp_sess_record(dp->sess, &rec)) {
+		uint32_t flow = rec.hdr.stream;
+		r->batch_src[r->nbatch] = flow < dp->pipe->cfg.mtoe.nflows && flow < TOED_MAX_FEEDS
+					       ? (uint8_t)dp->flow_feed[flow] : PUB_SRC_NONE;
+		r->batch[r->nbatch++] = rec;
+		if (r->nbatch == DP_BATCH)
+			publish_batch(r);
+	}
+}
+
 /* Software backend: the pipeline's output entries that are records go to the batch. */
 static void drain(struct dp_run *r)
 {
 	struct toed_dp *dp = r->dp;
 	struct rx_out o;
+	drain_sess(r);
 	while (rx_next(dp->pipe, &o)) {
 		if (o.kind == RX_OUT_RECORD && o.tick_type <= 0) {
 			r->unmapped++;
@@ -990,8 +1010,10 @@ static void tcp_turn(struct dp_run *r, uint64_t now)
 	r->last_tcp_tick = now;
 	dp_tcp_tick(dp->tcp, dp->pipe, now);
 	uint64_t t = real_ns();
+	drain_sess(r); /* the tick's: heartbeats missed, reconnects */
 	while (dp_tcp_pump(dp->tcp, dp->pipe, t))
 		drain(r);
+	drain_sess(r);
 	flush_batch(r);
 	dp_tcp_flush(dp->tcp, dp->pipe, now);
 }

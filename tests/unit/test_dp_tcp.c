@@ -537,6 +537,7 @@ static void test_session(void)
 		return;
 	CHECK_EQ(dp_sess_init(&sess, r.t, r.cfg, err, sizeof err), 1);
 	r.t->hooks = dp_sess_hooks(&sess);
+	dp_sess_set_where(&sess, &r.pipe->cfg);
 	CHECK_EQ(r.t->f[0].sess.on, 1);
 	/* the gateway's MAC, then the SYN */
 	dp_tcp_tick(r.t, r.pipe, now);
@@ -660,6 +661,43 @@ static void test_session(void)
 	CHECK(r.t->f[0].backoff_ns >= DP_TCP_BACKOFF_MIN_NS);
 	/* a refused connection attempt now (not up): nothing is sent by the session */
 	CHECK_EQ(dp_tcp_send(r.t, 0, (const uint8_t *)"x", 1), -1);
+	/* the next attempt, after the backoff: a reconnect note */
+	uint64_t before = r.t->f[0].attempts, wait_ms = r.t->f[0].backoff_ns / 1000000ull;
+	now += 6000000000ull;
+	dp_tcp_tick(r.t, r.pipe, now);
+	CHECK_EQ(r.t->f[0].attempts, before + 1);
+	/* what the clients get, in order: toed's notes and the session's events as TOE_REC_SESSION records,
+	 * on the feed's stream, with the MsgSeqNums in force */
+	static const uint32_t want[] = {TOE_SESS_LOGON_SENT, TOE_SESS_LOGGED_ON, TOE_SESS_HB_MISSED,
+					TOE_SESS_HB_TIMEOUT, TOE_SESS_DISCONNECTED, TOE_SESS_RECONNECTING};
+	union toe_record rec[8];
+	uint32_t nrec = 0;
+	while (nrec < 8 && dp_sess_record(&sess, &rec[nrec]))
+		nrec++;
+	CHECK_EQ(nrec, 6);
+	for (uint32_t k = 0; k < nrec && k < 6; k++) {
+		CHECK_EQ(rec[k].hdr.type, TOE_REC_SESSION);
+		CHECK_EQ(rec[k].session.event, want[k]);
+		CHECK_EQ(rec[k].hdr.stream, r.t->f[0].stream);
+		CHECK_EQ(rec[k].session.flags, 0);
+		CHECK(rec[k].hdr.rx_ns > 1600000000ull * 1000000000ull); /* CLOCK_REALTIME */
+		CHECK_EQ(toe_rx_clock(&rec[k].hdr), TOE_CLK_POLL);
+	}
+	if (nrec == 6) {
+		CHECK_EQ(rec[0].session.arg1, 1);      /* HeartBtInt asked */
+		CHECK_EQ(rec[0].session.next_out, 2);  /* the Logon was 1 */
+		CHECK_EQ(rec[1].session.arg1, 1);      /* HeartBtInt in force */
+		CHECK(strcmp(rec[1].session.text, "SSE") == 0);
+		CHECK_EQ(rec[1].session.next_in, 2);   /* the exchange's Logon was its 1 */
+		CHECK(rec[2].session.arg1 >= 2000);    /* ms silent */
+		CHECK(rec[3].session.arg1 >= rec[2].session.arg1);
+		CHECK_EQ(rec[4].session.arg1, 1);      /* the session ended it */
+		CHECK_EQ(rec[5].session.arg1, before + 1);
+		CHECK_EQ(rec[5].session.arg2, wait_ms);
+	}
+	CHECK_EQ(r.t->f[0].sess.records, 6);
+	CHECK_EQ(r.t->f[0].sess.records_lost, 0);
+	CHECK_EQ(dp_sess_record(&sess, &rec[0]), 0);
 	rig_down(&r);
 }
 

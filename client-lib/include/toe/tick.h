@@ -274,6 +274,17 @@ TOE_STATIC_ASSERT(sizeof(struct toe_session) == TOE_RECORD_SIZE, "toe_session is
 TOE_STATIC_ASSERT(sizeof(union toe_record) == TOE_RECORD_SIZE, "toe_record is 128 bytes");
 TOE_STATIC_ASSERT(TOE_TF_COUNT <= TOE_CLK_SHIFT, "present's field bits stay below the clock bits");
 
+/* A short name for a session event code ("logged_on"), "unknown" for others. */
+static inline const char *toe_sess_event_name(uint32_t e)
+{
+	static const char *const names[] = {
+		"none", "logon_sent", "logged_on", "logon_refused", "logon_timeout", "heartbeat_missed",
+		"heartbeat_timeout", "peer_logout", "logout_sent", "logged_out", "disconnected", "reconnecting",
+		"seq_reset", "seq_gap", "seq_repeat", "seq_set", "protocol",
+	};
+	return e > 0 && e < sizeof names / sizeof names[0] ? names[e] : "unknown";
+}
+
 static inline uint32_t toe_rx_clock(const struct toe_rec_hdr *h)
 {
 	return (h->present & TOE_CLK_MASK) >> TOE_CLK_SHIFT;
