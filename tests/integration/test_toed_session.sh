@@ -12,6 +12,10 @@
 #                toectl), toed closes and logs on again later with a growing backoff;
 #   4. silent:   the exchange's process is stopped (SIGSTOP) after the logon: toed sends a TestRequest, gives
 #                up, closes, resets the connection when the exchange never closes its side, and reconnects.
+# In each run a client sees the session's events as TOE_REC_SESSION records, in order: runs 1-2 tick_client
+# subscribed to the feed's stream (logon sent, logged on, the exchange's Logout with its reason, the
+# disconnect, the reconnect, toed's own Logout), run 3 toe-dump by type (the refusals with their reason,
+# reconnects with growing waits), run 4 tick_client by type (heartbeat missed, heartbeat timeout, disconnect).
 # Needs root, ip, python3; exits 77 (SKIP) without them. Run it under flock /tmp/toed-itest.lock.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -23,12 +27,14 @@ TOED=${TOED:-$BUILD/bin/toed}
 TOECTL=$BUILD/bin/toectl
 FEEDSIM=$BUILD/bin/toe-feedsim
 VERIFY=$BUILD/bin/toe-verify
+DUMP=$BUILD/bin/toe-dump
+TICK=$BUILD/itest/tick_client
 STEER=$BUILD/bpf/toe_steer.bpf.o
 
 script_needs_root
 script_needs_tools ip timeout pgrep
 script_needs_python
-for f in "$TOED" "$TOECTL" "$FEEDSIM" "$VERIFY" "$STEER"; do
+for f in "$TOED" "$TOECTL" "$FEEDSIM" "$VERIFY" "$DUMP" "$TICK" "$STEER"; do
 	[ -e "$f" ] || make -s BUILD="$BUILD" "$f" >/dev/null 2>&1 || skip "cannot build: $f"
 done
 
@@ -120,6 +126,33 @@ feedsim() {
 	pids="$pids $p_fs"
 }
 c0="d['tcp_connections'][0]"
+# sess_client NAME EXTRA...: tick_client reading the session records (--brief lines "S event group line
+# stream next_in next_out arg1 arg2 flags text") into NAME.sess until toed goes away (pid p_sc)
+sess_client() {
+	_n=$1
+	shift
+	"$TICK" --socket "$SOCK" --types session --brief --until-gone --timeout 120 --ready "$WORK/$_n.sready" \
+		-o "$WORK/$_n.sess" "$@" 2>"$WORK/$_n.serr" &
+	p_sc=$!
+	pids="$pids $p_sc"
+	for _ in $(seq 200); do
+		[ -e "$WORK/$_n.sready" ] && break
+		sleep 0.05
+	done
+	[ -e "$WORK/$_n.sready" ] || fail "$_n: tick_client did not subscribe: $(cat "$WORK/$_n.serr")"
+}
+# sess_events FILE: the event names of its S lines, space-separated
+sess_events() { awk '$1 == "S" { printf "%s ", $2 }' "$1"; }
+sess_spaced() { awk '$1 == "S" { printf " %s ", $2 }' "$1"; } # each name between its own spaces
+# sess_expect FILE EVENT...: these events appear in FILE in this order (others may come between)
+sess_expect() {
+	_f=$1
+	shift
+	_pat=""
+	for _e in "$@"; do _pat="$_pat.* $_e "; done
+	sess_spaced "$_f" | grep -q -- "$_pat" ||
+		{ cat "$_f"; fail "$_f: expected the session events $* in order, got: $(sess_events "$_f")"; }
+}
 # stats_until FILE PYTHON-CONDITION: toectl stats --json into FILE until the condition holds (3 s at most:
 # the data plane publishes its snapshot periodically)
 stats_until() {
@@ -134,6 +167,7 @@ stats_until() {
 # ---- 1. a whole session -------------------------------------------------------------
 n=session
 start_toed "$WORK/pw"
+sess_client events --stream sse
 "$VERIFY" --templates "$TEMPLATES" --socket "$SOCK" --expect $RECORDS --seed 21 --idle-ms 6000 --timeout 60 \
 	--any-msg-seq --label $n --ready "$WORK/$n.ready" >"$WORK/$n.out" 2>"$WORK/$n.err" &
 p_v=$!
@@ -182,11 +216,28 @@ e2e_stop_toed
 wait "$p_fs"
 has "$WORK/$n.simerr" "session: peer logged out: shutdown"
 has "$WORK/toed.log" "feed sse: session: logged out"
+wait "$p_sc" || fail "tick_client (session records) failed: $(cat "$WORK/events.serr")"
+# runs 1 and 2 as the feed's client saw them: S event group line stream next_in next_out arg1 arg2 flags text
+sess_expect "$WORK/events.sess" logon_sent logged_on peer_logout disconnected reconnecting logon_sent logged_on \
+	logout_sent
+awk '$2 == "logged_on" && $8 == 1 && $11 == "SSE" { ok = 1 } END { exit !ok }' "$WORK/events.sess" ||
+	fail "events: no logged_on record with HeartBtInt 1 and the exchange's CompID SSE: $(cat "$WORK/events.sess")"
+grep -q '^S peer_logout .* 0 end of day$' "$WORK/events.sess" ||
+	fail "events: the exchange's Logout reason did not reach the client: $(cat "$WORK/events.sess")"
+grep -q '^S logout_sent .* 0 shutdown$' "$WORK/events.sess" ||
+	fail "events: toed's Logout (shutdown) did not reach the client: $(cat "$WORK/events.sess")"
+awk '$2 == "logged_on" && $6 < 2 { bad = 1 } END { exit bad }' "$WORK/events.sess" ||
+	fail "events: a logged_on record without the next MsgSeqNum expected: $(cat "$WORK/events.sess")"
 say "$n: toed logged out at SIGTERM, the exchange saw it"
+say "events: the feed's client saw $(sess_events "$WORK/events.sess")"
 
 # ---- 3. a wrong password --------------------------------------------------------------
 n=refused
 start_toed "$WORK/badpw"
+"$DUMP" --socket "$SOCK" --types session --no-reconnect --timeout 90 >"$WORK/$n.dump" 2>"$WORK/$n.dumperr" &
+p_d=$!
+pids="$pids $p_d"
+wait_for "$WORK/$n.dumperr" "toe-dump: subscribed" 10 || fail "$n: toe-dump did not subscribe: $(cat "$WORK/$n.dumperr")"
 for k in 1 2 3; do
 	feedsim $n.$k --records 100
 	wait "$p_fs"
@@ -206,10 +257,22 @@ grep -A3 "logon refused" "$WORK/toed.log" | sed -n 's/.*; again in \([0-9]*\) ms
 [ "$(tail -n 1 "$WORK/$n.waits")" -gt 100 ] || fail "$n: the backoff did not grow: $(tr '\n' ' ' <"$WORK/$n.waits")"
 say "$n: 3 logons refused (wrong Password), toed retried with backoffs $(tr '\n' ' ' <"$WORK/$n.waits")ms"
 e2e_stop_toed
+wait "$p_d" # 1: the daemon went away (--no-reconnect)
+has "$WORK/$n.dump" "# daemon gone"
+# toe-dump by type: every refusal with the exchange's reason, each followed by the disconnect and a reconnect
+grep -c 'SESSION .*event=logon_refused .*text="wrong Password"' "$WORK/$n.dump" | grep -qx 3 || {
+	cat "$WORK/$n.dump" "$WORK/$n.dumperr"
+	fail "$n: toe-dump did not show the refusals as session records"
+}
+grep -q 'SESSION .*event=reconnecting ' "$WORK/$n.dump" || fail "$n: toe-dump showed no reconnect: $(cat "$WORK/$n.dump")"
+sed -n 's/.*event=reconnecting .*arg2=\([0-9]*\) .*/\1/p' "$WORK/$n.dump" >"$WORK/$n.dwaits"
+[ "$(tail -n 1 "$WORK/$n.dwaits")" -gt 100 ] || fail "$n: the reconnect records' waits did not grow: $(cat "$WORK/$n.dwaits")"
+say "$n: toe-dump saw the refusals and reconnects (waits $(tr '\n' ' ' <"$WORK/$n.dwaits")ms)"
 
 # ---- 4. an exchange that hangs ----------------------------------------------------------
 n=silent
 start_toed "$WORK/pw"
+sess_client $n
 feedsim $n --records 100 --rate 1000 --hold-ms 30000
 wait_for "$WORK/toed.log" "session: logged on" 15 || fail "$n: toed did not log on"
 sim=$(pgrep -P "$p_fs" -x toe-feedsim)
@@ -230,6 +293,11 @@ kill "$sim" 2>/dev/null
 wait "$p_fs" 2>/dev/null
 say "$n: a hung exchange: TestRequest, given up, reset, reconnect scheduled"
 e2e_stop_toed
+wait "$p_sc" || fail "$n: tick_client (session records) failed: $(cat "$WORK/$n.serr")"
+sess_expect "$WORK/$n.sess" logon_sent logged_on heartbeat_missed heartbeat_timeout disconnected
+awk '$2 == "heartbeat_missed" && $8 >= 2000 { ok = 1 } END { exit !ok }' "$WORK/$n.sess" ||
+	fail "$n: the heartbeat_missed record does not say how long the exchange was silent: $(cat "$WORK/$n.sess")"
+say "$n: the client saw $(sess_events "$WORK/$n.sess")"
 
 echo "PASS: the STEP session on toed's own connection"
 exit 0
