@@ -55,6 +55,17 @@ static void queue_rec(struct dp_sess *s, uint32_t i, const struct step_ev *ev, u
 	rep->records++;
 }
 
+void dp_sess_take_passwords(struct dp_sess *s, const struct dp_sess_passwords *pw)
+{
+	for (uint32_t i = 0; i < s->nfeeds; i++) {
+		uint32_t f = s->t->f[i].feed;
+		if (!s->f[i].on || f >= TOED_MAX_FEEDS || !pw->set[f])
+			continue;
+		memcpy(s->f[i].l.s.cfg.password, pw->pw[f], STEP_PW_MAX);
+		s->f[i].l.s.cfg.password[STEP_PW_MAX - 1] = 0;
+	}
+}
+
 int dp_sess_record(struct dp_sess *s, union toe_record *out)
 {
 	if (!s->rq_n)
@@ -90,16 +101,16 @@ int dp_sess_init(struct dp_sess *s, struct dp_tcp *t, const struct toed_config *
 	for (uint32_t i = 0; i < t->nfeeds; i++) {
 		const struct toed_feed *fc = &cfg->feed[t->f[i].feed];
 		struct step_sess_cfg sc;
-		char why[160];
+		char why[TOED_PATH_MAX + 256];
 		if (!toed_feed_has_session(fc))
 			continue;
 		if (toed_feed_session_cfg(fc, &sc, why, sizeof why) < 0) {
-			snprintf(err, errlen, "feed %s: session: %s", fc->name, why);
+			snprintf(err, errlen, "%s: %s", cfg->path, why);
 			return -1;
 		}
 		step_link_init(&s->f[i].l, &sc, s->utc_off_ms);
+		explicit_bzero(&sc, sizeof sc); /* the password stays in the session's settings only */
 		s->f[i].on = 1;
-		snprintf(s->f[i].password_file, sizeof s->f[i].password_file, "%s", fc->password_file);
 		t->f[i].sess.on = 1;
 		any = 1;
 	}
@@ -206,15 +217,7 @@ static void on_open(void *arg, struct dp_tcp *t, uint32_t i)
 	if (i >= s->nfeeds || !s->f[i].on)
 		return;
 	struct dp_sess_feed *sf = &s->f[i];
-	if (sf->password_file[0]) {
-		char pw[STEP_PW_MAX], why[160];
-		if (toed_read_password(sf->password_file, pw, sizeof pw, why, sizeof why) == 0)
-			memcpy(sf->l.s.cfg.password, pw, sizeof pw);
-		else
-			log_warn("data plane: feed %s: session: password_file %s: %s; logging on with the last password read",
-				 t->f[i].name, sf->password_file, why);
-		memset(pw, 0, sizeof pw);
-	}
+	(void)t;
 	uint64_t now = clock_ms(CLOCK_MONOTONIC);
 	s->f[i].pend_len = 0;
 	act(s, i, step_link_open(&s->f[i].l, now), now);

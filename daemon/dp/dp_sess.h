@@ -10,8 +10,11 @@
  * queue (counted); what does not fit there is counted and the connection is
  * closed (a session stream with a hole in it is worthless).
  *
- * The password file is read again at each connection (a changed password
- * needs no reload; an unreadable one is warned about and the last one used).
+ * The password is never read here (no file I/O on the data plane): the
+ * control plane reads each password_file at start (dp_sess_init, from
+ * toed_dp_prepare) and at each reload, and hands the passwords over with
+ * toed_dp_set_passwords(); the thread gives them to the sessions with
+ * dp_sess_take_passwords(), for the next Logon.
  *
  * Events go to the log (at most DP_SESS_LOG_BURST lines per feed per second,
  * the rest counted), their effect to the feed's struct dp_tcp_sess report
@@ -38,9 +41,15 @@
 #define DP_SESS_LOG_BURST 10u  /* event lines per feed per second; more are counted, not logged */
 #define DP_SESS_REC_MAX 64u    /* session records waiting for the publisher (a turn makes a few per feed) */
 
+/* The sessions' passwords by configuration feed, as the control plane read them; set[f] 0: feed f
+ * keeps the one it has (no password_file, or it could not be read: the control plane said why). */
+struct dp_sess_passwords {
+	uint32_t set[TOED_MAX_FEEDS];
+	char pw[TOED_MAX_FEEDS][STEP_PW_MAX];
+};
+
 struct dp_sess_feed {
 	uint32_t on;
-	char password_file[TOED_PATH_MAX]; /* read again at each logon ("" none) */
 	struct step_link l;
 	uint32_t pend_len;
 	uint8_t pend[DP_SESS_PEND_MAX];
@@ -69,6 +78,8 @@ struct dp_tcp_hooks dp_sess_hooks(struct dp_sess *s);
 /* Where each feed's records belong: its pipeline stream, and with sequence
  * tracking (RX_CFG_SEQ) its group (from 1) and line, as its ticks say. */
 void dp_sess_set_where(struct dp_sess *s, const struct rx_cfg *rc);
+/* Data-plane thread: the passwords for each feed's next Logon. */
+void dp_sess_take_passwords(struct dp_sess *s, const struct dp_sess_passwords *pw);
 /* The oldest queued session record: 1, or 0 when none. */
 int dp_sess_record(struct dp_sess *s, union toe_record *out);
 /* Start an orderly Logout on every logged-on session (text as 58=); the

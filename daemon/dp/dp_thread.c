@@ -352,6 +352,14 @@ void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l)
 	__atomic_add_fetch(&dp->live_gen, 1, __ATOMIC_RELEASE);
 }
 
+void toed_dp_set_passwords(struct toed_dp *dp, const struct dp_sess_passwords *pw)
+{
+	pthread_mutex_lock(&dp->live_lock);
+	dp->pw = *pw;
+	pthread_mutex_unlock(&dp->live_lock);
+	__atomic_add_fetch(&dp->pw_gen, 1, __ATOMIC_RELEASE);
+}
+
 int toed_dp_set_tcp_hooks(struct toed_dp *dp, const struct dp_tcp_hooks *h)
 {
 	if (!dp->tcp || !dp->tcp->g || dp->started)
@@ -423,6 +431,7 @@ struct dp_run {
 	uint64_t last_poll_ts;  /* source time of the last rx_poll */
 	uint64_t last_tcp_tick; /* CLOCK_MONOTONIC of the last dp_tcp_tick */
 	uint64_t logout_ns;     /* stopping: when the sessions' Logout wait ends (0: not begun) */
+	uint32_t pw_gen;        /* the passwords taken (toed_dp_set_passwords) */
 	uint32_t clock;         /* enum toe_rx_clock of the time the pipeline runs on now: the frame's, or
 				 * the poll's when a timer runs without one */
 	uint64_t live_since;    /* CLOCK_MONOTONIC when the pipeline went live */
@@ -1000,6 +1009,20 @@ static void frame_in_tcp(struct dp_run *r, const struct src_frame *f, uint64_t n
 	flush_batch(r);
 }
 
+/* Passwords the control plane read at a reload, for the sessions' next Logon. */
+static void take_passwords(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	uint32_t g = __atomic_load_n(&dp->pw_gen, __ATOMIC_ACQUIRE);
+	if (!dp->sess || g == r->pw_gen)
+		return;
+	if (pthread_mutex_trylock(&dp->live_lock) != 0)
+		return; /* the control loop is writing them: next turn */
+	dp_sess_take_passwords(dp->sess, &dp->pw);
+	pthread_mutex_unlock(&dp->live_lock);
+	r->pw_gen = g;
+}
+
 /* The endpoint's timers (every ms): retransmissions, reconnects, ARP; what
  * they produce out to the wire and through the pipeline. */
 static void tcp_turn(struct dp_run *r, uint64_t now)
@@ -1007,6 +1030,7 @@ static void tcp_turn(struct dp_run *r, uint64_t now)
 	struct toed_dp *dp = r->dp;
 	if (now - r->last_tcp_tick < DP_POLL_NS)
 		return;
+	take_passwords(r);
 	r->last_tcp_tick = now;
 	dp_tcp_tick(dp->tcp, dp->pipe, now);
 	uint64_t t = real_ns();
@@ -1355,6 +1379,9 @@ void toed_dp_destroy(struct toed_dp *dp)
 		dp->src[k] = NULL;
 	}
 	dp->nsrc = 0;
+	explicit_bzero(&dp->pw, sizeof dp->pw);
+	if (dp->sess)
+		explicit_bzero(dp->sess, sizeof *dp->sess); /* the passwords in its sessions' settings */
 	free(dp->sess);
 	dp->sess = NULL;
 	dp_tcp_free(dp->tcp);

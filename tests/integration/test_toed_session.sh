@@ -9,7 +9,8 @@
 #                toectl's heartbeats_out), the exchange logs out ("end of day": toed's log, last_logout);
 #   2. shutdown: a held session, toed stopped (SIGTERM): the exchange sees toed's Logout ("shutdown");
 #   3. refused:  a wrong password: each logon is refused ("wrong Password" in toed's log, logon_refusals in
-#                toectl), toed closes and logs on again later with a growing backoff;
+#                toectl), toed closes and logs on again later with a growing backoff; the file corrected: still
+#                refused (the data plane reads no file), then toectl reload: the next logon is accepted;
 #   4. silent:   the exchange's process is stopped (SIGSTOP) after the logon: toed sends a TestRequest, gives
 #                up, closes, resets the connection when the exchange never closes its side, and reconnects.
 # In each run a client sees the session's events as TOE_REC_SESSION records, in order: runs 1-2 tick_client
@@ -256,11 +257,23 @@ grep -A3 "logon refused" "$WORK/toed.log" | sed -n 's/.*; again in \([0-9]*\) ms
 [ "$(wc -l <"$WORK/$n.waits")" -ge 2 ] || fail "$n: no reconnect logged after the refusals"
 [ "$(tail -n 1 "$WORK/$n.waits")" -gt 100 ] || fail "$n: the backoff did not grow: $(tr '\n' ' ' <"$WORK/$n.waits")"
 say "$n: 3 logons refused (wrong Password), toed retried with backoffs $(tr '\n' ' ' <"$WORK/$n.waits")ms"
+# the right password into the file: nothing changes until a reload, at which the control plane reads it and
+# hands it to the data plane (which reads no file); then the next logon is accepted
+printf 's3cret\n' >"$WORK/badpw"
+feedsim $n.4 --records 100
+wait "$p_fs"
+has "$WORK/$n.4.simerr" "refused the peer's logon: wrong Password"
+"$TOECTL" -s "$SOCK" reload >"$WORK/$n.reload" 2>&1 || { cat "$WORK/$n.reload"; fail "$n: toectl reload"; }
+feedsim $n.ok --records 100
+wait "$p_fs"
+has "$WORK/$n.ok.simerr" "session: logged on with VENDOR1"
+wait_for "$WORK/toed.log" "session: logged on with SSE" 5 || fail "$n: toed did not log on with the reloaded password"
+say "$n: the password file corrected and reloaded: logged on"
 e2e_stop_toed
 wait "$p_d" # 1: the daemon went away (--no-reconnect)
 has "$WORK/$n.dump" "# daemon gone"
 # toe-dump by type: every refusal with the exchange's reason, each followed by the disconnect and a reconnect
-grep -c 'SESSION .*event=logon_refused .*text="wrong Password"' "$WORK/$n.dump" | grep -qx 3 || {
+grep -c 'SESSION .*event=logon_refused .*text="wrong Password"' "$WORK/$n.dump" | grep -qx 4 || {
 	cat "$WORK/$n.dump" "$WORK/$n.dumperr"
 	fail "$n: toe-dump did not show the refusals as session records"
 }

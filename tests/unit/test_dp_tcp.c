@@ -539,6 +539,16 @@ static void test_session(void)
 	r.t->hooks = dp_sess_hooks(&sess);
 	dp_sess_set_where(&sess, &r.pipe->cfg);
 	CHECK_EQ(r.t->f[0].sess.on, 1);
+	/* a password handed over by the control plane (a reload) goes into the next Logon; the data plane
+	 * reads no file */
+	static struct dp_sess_passwords pw;
+	memset(&pw, 0, sizeof pw);
+	snprintf(pw.pw[r.t->f[0].feed], sizeof pw.pw[0], "n3w");
+	dp_sess_take_passwords(&sess, &pw); /* set[] 0: not taken */
+	CHECK_EQ(sess.f[0].l.s.cfg.password[0], 0);
+	pw.set[r.t->f[0].feed] = 1;
+	dp_sess_take_passwords(&sess, &pw);
+	CHECK(strcmp(sess.f[0].l.s.cfg.password, "n3w") == 0);
 	/* the gateway's MAC, then the SYN */
 	dp_tcp_tick(r.t, r.pipe, now);
 	pb_init(&s);
@@ -589,6 +599,7 @@ static void test_session(void)
 	}
 	CHECK(memmem(logon, len, "\x01" "49=VENDOR1\x01", 11) != NULL);
 	CHECK(memmem(logon, len, "\x01" "108=1\x01", 7) != NULL);
+	CHECK(memmem(logon, len, "\x01" "554=n3w\x01", 9) != NULL);
 	/* the exchange's end reads it and answers with its Logon (acking ours) */
 	struct step_sess_cfg sc;
 	static struct step_sess ex;
