@@ -3,6 +3,7 @@
 # toe-feedsim --session (the exchange's end), in two network namespaces joined by a veth as in
 # test_toed_tcp.sh (exchange ex0 10.31.0.1/24 <-> tt0, toed's port 10.31.0.5, AF_PACKET source):
 #
+#   0. check:    an unreadable password_file: toed -t exits 78 naming the key and the file;
 #   1. session:  CompIDs, Username and a password file: toed logs on (HeartBtInt 1 s), the feed arrives
 #                (every record equals the truth except msg_seq, which the session re-stamps: toe-verify
 #                --any-msg-seq), the session is held 3 s with heartbeats both ways (feedsim's summary and
@@ -75,7 +76,7 @@ printf 's3cret\n' >"$WORK/pw"
 printf 'guess\n' >"$WORK/badpw"
 chmod 600 "$WORK/pw" "$WORK/badpw"
 
-start_toed() { # PASSWORD_FILE
+write_conf() { # PASSWORD_FILE
 	cat >"$WORK/toed.conf" <<EOF
 [source]
 type = af_packet
@@ -109,6 +110,9 @@ socket = $SOCK
 target = stderr
 level = info
 EOF
+}
+start_toed() { # PASSWORD_FILE
+	write_conf "$1"
 	: >"$WORK/toed.log"
 	ip netns exec "$NS_MI" "$TOED" -c "$WORK/toed.conf" --foreground --bpf-object "$STEER" \
 		>>"$WORK/toed.log" 2>&1 &
@@ -164,6 +168,13 @@ stats_until() {
 	done
 	return 0
 }
+
+# ---- 0. an unreadable password file is a configuration error (exit 78), naming the key and the file ----
+write_conf "$WORK/missing.pw"
+"$TOED" -t -c "$WORK/toed.conf" >"$WORK/check.out" 2>&1
+rc=$?
+[ $rc = 78 ] || { cat "$WORK/check.out"; fail "toed -t with a missing password file exited $rc, not 78"; }
+has "$WORK/check.out" "[feed.sse] password_file = $WORK/missing.pw: No such file or directory"
 
 # ---- 1. a whole session -------------------------------------------------------------
 n=session
