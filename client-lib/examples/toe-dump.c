@@ -7,7 +7,7 @@
  * (from the jump in the ring sequence numbers). When the daemon restarts, the
  * client resubscribes and carries on.
  *
- *   toe-dump [--socket PATH] [--stream NAME] [--types trade,order,gap,reset] [--channel N]...
+ *   toe-dump [--socket PATH] [--stream NAME] [--types trade,order,gap,reset,session] [--channel N]...
  *            [--security ID]... [--last N | --from-msg-seq N] [--capacity N]
  *            [--count N] [--timeout SECONDS] [--no-reconnect] [--quiet]
  */
@@ -171,7 +171,17 @@ static void print_record(void *arg, const union toe_record *r, uint64_t skipped)
 		printf("%s\n", extras(x, sizeof x, h));
 		break;
 	}
-	default:
+	case TOE_REC_SESSION: {
+		const struct toe_session *e = &r->session;
+		printf("SESSION seq=%" PRIu64 " stream=%u event=%s next_in=%" PRIu64 " next_out=%" PRIu64 " arg1=%" PRIu64
+		       " arg2=%" PRIu64 "%s%s text=\"%.*s\"%s\n",
+		       h->seq, h->stream, toe_sess_event_name(e->event), e->next_in, e->next_out, e->arg1, e->arg2,
+		       e->flags & TOE_SESS_F_TEXT_CUT ? " text_cut" : "",
+		       e->flags & TOE_SESS_F_EVENTS_LOST ? " events_lost" : "", TOE_SESS_TEXT_LEN - 1, e->text,
+		       extras(x, sizeof x, h));
+		break;
+	}
+	default: /* a type newer than this program: skipped, as every client must */
 		printf("RECORD seq=%" PRIu64 " type=%u stream=%u\n", h->seq, h->type, h->stream);
 	}
 }
@@ -190,6 +200,8 @@ static uint32_t parse_types(const char *s)
 			m |= TOE_TYPE_BIT(TOE_REC_GAP);
 		else if (!strcmp(t, "reset"))
 			m |= TOE_TYPE_BIT(TOE_REC_RESET);
+		else if (!strcmp(t, "session"))
+			m |= TOE_TYPE_BIT(TOE_REC_SESSION);
 		else
 			return UINT32_MAX;
 	}
@@ -198,10 +210,10 @@ static uint32_t parse_types(const char *s)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: toe-dump [--socket PATH] [--stream NAME] [--types trade,order,gap,reset] [--channel N]...\n"
+	fprintf(f, "usage: toe-dump [--socket PATH] [--stream NAME] [--types trade,order,gap,reset,session] [--channel N]...\n"
 		   "                [--security ID]... [--last N | --from-msg-seq N] [--capacity N] [--count N] [--timeout SECONDS]\n"
 		   "                [--no-reconnect] [--quiet]\n"
-		   "Prints the ticks and gap events toed publishes. The socket defaults to $" TOE_CTL_PATH_ENV
+		   "Prints the ticks, gap and session events toed publishes. The socket defaults to $" TOE_CTL_PATH_ENV
 		   " or " TOE_CTL_DEFAULT_PATH ".\n");
 }
 

@@ -2,9 +2,9 @@
  * the session layer takes them (kernels/step/step_sess.h), and the password file.
  *
  * The password is not kept in struct toed_config: the config is copied, diffed and
- * printed, and a password must appear in none of those. It is read from
- * password_file when a session is set up (each logon), so a changed file takes
- * effect at the next logon without a reload.
+ * printed, and a password must appear in none of those. The control plane reads
+ * it from password_file when the data plane is set up and again at each reload
+ * (ctl_reload.c), and hands it to the data plane, which never reads the file.
  */
 #include "conf/config.h"
 
@@ -68,8 +68,12 @@ int toed_feed_session_cfg(const struct toed_feed *f, struct step_sess_cfg *out, 
 	snprintf(out->username, sizeof out->username, "%s", f->username);
 	out->heartbeat_s = f->heartbeat_s;
 	out->reset_on_logon = f->reset_on_logon;
-	if (f->password_file[0] &&
-	    toed_read_password(f->password_file, out->password, sizeof out->password, why, wl) < 0)
-		return -1;
+	if (f->password_file[0]) {
+		char r[160];
+		if (toed_read_password(f->password_file, out->password, sizeof out->password, r, sizeof r) < 0) {
+			snprintf(why, wl, "[feed.%s] password_file = %s: %s", f->name, f->password_file, r);
+			return -1;
+		}
+	}
 	return 0;
 }

@@ -148,7 +148,7 @@ struct toed_feed {
 	char target_comp_id[TOED_NAME_MAX];  /* 56= we send, the exchange's CompID */
 	uint32_t heartbeat_s;                /* HeartBtInt asked for, 0: none */
 	char username[TOED_NAME_MAX];        /* 553= ("" none) */
-	char password_file[TOED_PATH_MAX];   /* first line is 554= ("" none); read at each logon */
+	char password_file[TOED_PATH_MAX];   /* first line is 554= ("" none); read at start and reload */
 	uint32_t reset_on_logon;             /* 141=Y: both sides restart MsgSeqNum at 1 on each logon */
 	uint32_t open;              /* enum toed_open: role = tcp, toed connects or accepts */
 };

@@ -9,6 +9,34 @@
 #include "base/log.h"
 #include "dp/dp_setup.h"
 
+/* The STEP sessions' passwords, read here on the control plane (the data plane
+ * does no file I/O) from the running configuration's password_file, and handed
+ * over for each feed's next Logon: a reload is how a changed password takes
+ * effect. A file that cannot be read now keeps the password in use (the reload
+ * check refused the configuration already unless the file changed since). */
+static void hand_passwords(struct toed *t)
+{
+	static struct dp_sess_passwords pw; /* static: no copy left on a stack */
+	int any = 0;
+	memset(&pw, 0, sizeof pw);
+	for (uint32_t i = 0; i < t->cfg->nfeeds && i < TOED_MAX_FEEDS; i++) {
+		const struct toed_feed *f = &t->cfg->feed[i];
+		char why[160];
+		if (!toed_feed_has_session(f) || !f->password_file[0])
+			continue;
+		if (toed_read_password(f->password_file, pw.pw[i], sizeof pw.pw[i], why, sizeof why) == 0) {
+			pw.set[i] = 1;
+			any = 1;
+		} else {
+			log_err("[feed.%s] password_file = %s: %s; the session keeps the password it has", f->name,
+				f->password_file, why);
+		}
+	}
+	if (any)
+		toed_dp_set_passwords(&t->dp, &pw);
+	explicit_bzero(&pw, sizeof pw);
+}
+
 void toed_apply_live(struct toed *t)
 {
 	struct toed_dp_live l;
@@ -16,6 +44,7 @@ void toed_apply_live(struct toed *t)
 	toed_log_set(t->cfg->log.level, t->cfg->log.target);
 	dp_setup_live(&l, t->cfg);
 	toed_dp_set_live(&t->dp, &l);
+	hand_passwords(t);
 	if (toed_record_configure(t->rec, t->cfg->record.pcap, t->cfg->record.ticks, err, sizeof err) < 0)
 		log_err("%s", err);
 }

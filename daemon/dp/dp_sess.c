@@ -15,6 +15,82 @@ static uint64_t clock_ms(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000ull + (uint64_t)ts.tv_nsec / 1000000ull;
 }
 
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A record for the feed's clients (ev's, or code's when ev is NULL), behind the
+ * records queued before it; counted when the queue is full, and then the feed's
+ * next record says events were lost. */
+static void queue_rec(struct dp_sess *s, uint32_t i, const struct step_ev *ev, uint32_t code, uint64_t a1,
+		      uint64_t a2, const char *text)
+{
+	struct dp_sess_feed *sf = &s->f[i];
+	struct dp_tcp_sess *rep = &s->t->f[i].sess;
+	uint64_t d = sf->l.s.st.ev_dropped; /* the session's own queue ran over: events never seen here */
+	if (d != sf->ev_dropped_seen) {
+		rep->records_lost += d - sf->ev_dropped_seen;
+		sf->ev_dropped_seen = d;
+		sf->lost = 1;
+	}
+	if (ev && !step_rec_code(ev->type))
+		return; /* not one for clients */
+	if (s->rq_n == DP_SESS_REC_MAX) {
+		rep->records_lost++;
+		sf->lost = 1;
+		return;
+	}
+	union toe_record *r = &s->rq[(s->rq_head + s->rq_n) % DP_SESS_REC_MAX];
+	uint32_t fl = sf->lost ? TOE_SESS_F_EVENTS_LOST : 0;
+	sf->where.rx_ns = real_ns();
+	if (ev)
+		step_rec_from_ev(r, ev, fl, &sf->l.s, &sf->where);
+	else
+		step_rec_build(r, code, a1, a2, text, fl, &sf->l.s, &sf->where);
+	s->rq_n++;
+	sf->lost = 0;
+	rep->records++;
+}
+
+void dp_sess_take_passwords(struct dp_sess *s, const struct dp_sess_passwords *pw)
+{
+	for (uint32_t i = 0; i < s->nfeeds; i++) {
+		uint32_t f = s->t->f[i].feed;
+		if (!s->f[i].on || f >= TOED_MAX_FEEDS || !pw->set[f])
+			continue;
+		memcpy(s->f[i].l.s.cfg.password, pw->pw[f], STEP_PW_MAX);
+		s->f[i].l.s.cfg.password[STEP_PW_MAX - 1] = 0;
+	}
+}
+
+int dp_sess_record(struct dp_sess *s, union toe_record *out)
+{
+	if (!s->rq_n)
+		return 0;
+	*out = s->rq[s->rq_head];
+	s->rq_head = (s->rq_head + 1) % DP_SESS_REC_MAX;
+	s->rq_n--;
+	return 1;
+}
+
+void dp_sess_set_where(struct dp_sess *s, const struct rx_cfg *rc)
+{
+	for (uint32_t i = 0; i < s->nfeeds; i++) {
+		struct step_rec_where *w = &s->f[i].where;
+		uint32_t flow = s->t->f[i].stream;
+		memset(w, 0, sizeof *w);
+		w->stream = (uint16_t)flow;
+		w->clock = TOE_CLK_POLL; /* the daemon's time when it happened */
+		if ((rc->flags & RX_CFG_SEQ) && flow < MTOE_MAX_FLOWS && rc->seq.flow_group[flow] < RX_MAX_GROUPS) {
+			w->group = (uint8_t)(rc->seq.flow_group[flow] + 1);
+			w->line = rc->seq.flow_line[flow];
+		}
+	}
+}
+
 int dp_sess_init(struct dp_sess *s, struct dp_tcp *t, const struct toed_config *cfg, char *err, size_t errlen)
 {
 	int any = 0;
@@ -25,16 +101,16 @@ int dp_sess_init(struct dp_sess *s, struct dp_tcp *t, const struct toed_config *
 	for (uint32_t i = 0; i < t->nfeeds; i++) {
 		const struct toed_feed *fc = &cfg->feed[t->f[i].feed];
 		struct step_sess_cfg sc;
-		char why[160];
+		char why[TOED_PATH_MAX + 256];
 		if (!toed_feed_has_session(fc))
 			continue;
 		if (toed_feed_session_cfg(fc, &sc, why, sizeof why) < 0) {
-			snprintf(err, errlen, "feed %s: session: %s", fc->name, why);
+			snprintf(err, errlen, "%s: %s", cfg->path, why);
 			return -1;
 		}
 		step_link_init(&s->f[i].l, &sc, s->utc_off_ms);
+		explicit_bzero(&sc, sizeof sc); /* the password stays in the session's settings only */
 		s->f[i].on = 1;
-		snprintf(s->f[i].password_file, sizeof s->f[i].password_file, "%s", fc->password_file);
 		t->f[i].sess.on = 1;
 		any = 1;
 	}
@@ -109,6 +185,7 @@ static void act(struct dp_sess *s, uint32_t i, uint32_t r, uint64_t now_ms)
 	struct step_ev ev;
 	while (step_sess_event(ss, &ev)) {
 		log_event(s, i, &ev, now_ms);
+		queue_rec(s, i, &ev, 0, 0, 0, NULL);
 		if (ev.type == STEP_EV_LOGGED_ON)
 			tf->backoff_ns = 0; /* logged on: the next reconnect starts from the shortest wait */
 		if (ev.type == STEP_EV_LOGON_REFUSED || ev.type == STEP_EV_PEER_LOGOUT) {
@@ -140,18 +217,12 @@ static void on_open(void *arg, struct dp_tcp *t, uint32_t i)
 	if (i >= s->nfeeds || !s->f[i].on)
 		return;
 	struct dp_sess_feed *sf = &s->f[i];
-	if (sf->password_file[0]) {
-		char pw[STEP_PW_MAX], why[160];
-		if (toed_read_password(sf->password_file, pw, sizeof pw, why, sizeof why) == 0)
-			memcpy(sf->l.s.cfg.password, pw, sizeof pw);
-		else
-			log_warn("data plane: feed %s: session: password_file %s: %s; logging on with the last password read",
-				 t->f[i].name, sf->password_file, why);
-		memset(pw, 0, sizeof pw);
-	}
+	(void)t;
 	uint64_t now = clock_ms(CLOCK_MONOTONIC);
 	s->f[i].pend_len = 0;
 	act(s, i, step_link_open(&s->f[i].l, now), now);
+	if (sf->l.s.state == STEP_SESS_LOGON_SENT)
+		queue_rec(s, i, NULL, TOE_SESS_LOGON_SENT, sf->l.s.cfg.heartbeat_s, 0, NULL);
 }
 
 static void on_close(void *arg, struct dp_tcp *t, uint32_t i)
@@ -178,11 +249,17 @@ static void on_bytes(void *arg, struct dp_tcp *t, uint32_t i, const uint8_t *dat
 static void on_tick(void *arg, struct dp_tcp *t, uint64_t now_ns)
 {
 	struct dp_sess *s = arg;
-	(void)t;
 	uint64_t now = now_ns / 1000000ull;
 	for (uint32_t i = 0; i < s->nfeeds; i++) {
+		struct dp_tcp_feed *tf = &t->f[i];
 		if (!s->f[i].on)
 			continue;
+		if (tf->attempts != s->f[i].attempts_seen) {
+			/* dp_tcp_tick started an attempt this turn, after waiting backoff_ns */
+			if (s->f[i].attempts_seen && !tf->accept)
+				queue_rec(s, i, NULL, TOE_SESS_RECONNECTING, tf->attempts, tf->backoff_ns / 1000000ull, NULL);
+			s->f[i].attempts_seen = tf->attempts;
+		}
 		push(s, i);
 		act(s, i, step_link_tick(&s->f[i].l, now), now);
 	}
@@ -199,8 +276,11 @@ void dp_sess_logout(struct dp_sess *s, const char *text, uint64_t now_ns)
 {
 	uint64_t now = now_ns / 1000000ull;
 	for (uint32_t i = 0; i < s->nfeeds; i++)
-		if (s->f[i].on && s->f[i].l.s.state == STEP_SESS_ACTIVE)
+		if (s->f[i].on && s->f[i].l.s.state == STEP_SESS_ACTIVE) {
 			act(s, i, step_sess_logout(&s->f[i].l.s, text, now), now);
+			if (s->f[i].l.s.state == STEP_SESS_LOGOUT_SENT)
+				queue_rec(s, i, NULL, TOE_SESS_LOGOUT_SENT, 0, 0, text);
+		}
 }
 
 int dp_sess_busy(const struct dp_sess *s)

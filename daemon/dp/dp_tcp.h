@@ -92,6 +92,7 @@ struct dp_tcp_sess {
 	uint64_t out_queued, out_dropped; /* bytes the TCP send buffer did not take at once / at all */
 	uint64_t closes;      /* connections the session closed (refusal, timeout, logout) */
 	uint64_t log_suppressed; /* event lines over the log's rate limit */
+	uint64_t records, records_lost; /* TOE_REC_SESSION records queued for clients / events lost on the way */
 	char last_logout[DP_TCP_SESS_TEXT]; /* the last refusal's or peer Logout's text */
 };
 

@@ -205,6 +205,7 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 				return -1;
 			if (any) {
 				dp->tcp->hooks = dp_sess_hooks(dp->sess);
+				dp_sess_set_where(dp->sess, rc);
 			} else {
 				free(dp->sess); /* no feed has a session */
 				dp->sess = NULL;
@@ -351,6 +352,14 @@ void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l)
 	__atomic_add_fetch(&dp->live_gen, 1, __ATOMIC_RELEASE);
 }
 
+void toed_dp_set_passwords(struct toed_dp *dp, const struct dp_sess_passwords *pw)
+{
+	pthread_mutex_lock(&dp->live_lock);
+	dp->pw = *pw;
+	pthread_mutex_unlock(&dp->live_lock);
+	__atomic_add_fetch(&dp->pw_gen, 1, __ATOMIC_RELEASE);
+}
+
 int toed_dp_set_tcp_hooks(struct toed_dp *dp, const struct dp_tcp_hooks *h)
 {
 	if (!dp->tcp || !dp->tcp->g || dp->started)
@@ -422,6 +431,7 @@ struct dp_run {
 	uint64_t last_poll_ts;  /* source time of the last rx_poll */
 	uint64_t last_tcp_tick; /* CLOCK_MONOTONIC of the last dp_tcp_tick */
 	uint64_t logout_ns;     /* stopping: when the sessions' Logout wait ends (0: not begun) */
+	uint32_t pw_gen;        /* the passwords taken (toed_dp_set_passwords) */
 	uint32_t clock;         /* enum toe_rx_clock of the time the pipeline runs on now: the frame's, or
 				 * the poll's when a timer runs without one */
 	uint64_t live_since;    /* CLOCK_MONOTONIC when the pipeline went live */
@@ -512,11 +522,30 @@ static uint8_t card_src(const struct toed_dp *dp, uint32_t sid)
 	return sid - nc < dp->rxcfg.nudp && sid - nc < RX_MAX_UDP ? dp->udp_src[sid - nc] : PUB_SRC_NONE;
 }
 
+/* The STEP sessions' records (TOE_REC_SESSION, dp_sess) to the batch, to the clients of
+ * their feed's stream: before the pipeline's output of the same bytes or tick. */
+static void drain_sess(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	union toe_record rec;
+	if (!dp->sess)
+		return;
+	while (dp_sess_record(dp->sess, &rec)) {
+		uint32_t flow = rec.hdr.stream;
+		r->batch_src[r->nbatch] = flow < dp->pipe->cfg.mtoe.nflows && flow < TOED_MAX_FEEDS
+					       ? (uint8_t)dp->flow_feed[flow] : PUB_SRC_NONE;
+		r->batch[r->nbatch++] = rec;
+		if (r->nbatch == DP_BATCH)
+			publish_batch(r);
+	}
+}
+
 /* Software backend: the pipeline's output entries that are records go to the batch. */
 static void drain(struct dp_run *r)
 {
 	struct toed_dp *dp = r->dp;
 	struct rx_out o;
+	drain_sess(r);
 	while (rx_next(dp->pipe, &o)) {
 		if (o.kind == RX_OUT_RECORD && o.tick_type <= 0) {
 			r->unmapped++;
@@ -980,6 +1009,20 @@ static void frame_in_tcp(struct dp_run *r, const struct src_frame *f, uint64_t n
 	flush_batch(r);
 }
 
+/* Passwords the control plane read at a reload, for the sessions' next Logon. */
+static void take_passwords(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	uint32_t g = __atomic_load_n(&dp->pw_gen, __ATOMIC_ACQUIRE);
+	if (!dp->sess || g == r->pw_gen)
+		return;
+	if (pthread_mutex_trylock(&dp->live_lock) != 0)
+		return; /* the control loop is writing them: next turn */
+	dp_sess_take_passwords(dp->sess, &dp->pw);
+	pthread_mutex_unlock(&dp->live_lock);
+	r->pw_gen = g;
+}
+
 /* The endpoint's timers (every ms): retransmissions, reconnects, ARP; what
  * they produce out to the wire and through the pipeline. */
 static void tcp_turn(struct dp_run *r, uint64_t now)
@@ -987,11 +1030,14 @@ static void tcp_turn(struct dp_run *r, uint64_t now)
 	struct toed_dp *dp = r->dp;
 	if (now - r->last_tcp_tick < DP_POLL_NS)
 		return;
+	take_passwords(r);
 	r->last_tcp_tick = now;
 	dp_tcp_tick(dp->tcp, dp->pipe, now);
 	uint64_t t = real_ns();
+	drain_sess(r); /* the tick's: heartbeats missed, reconnects */
 	while (dp_tcp_pump(dp->tcp, dp->pipe, t))
 		drain(r);
+	drain_sess(r);
 	flush_batch(r);
 	dp_tcp_flush(dp->tcp, dp->pipe, now);
 }
@@ -1333,6 +1379,9 @@ void toed_dp_destroy(struct toed_dp *dp)
 		dp->src[k] = NULL;
 	}
 	dp->nsrc = 0;
+	explicit_bzero(&dp->pw, sizeof dp->pw);
+	if (dp->sess)
+		explicit_bzero(dp->sess, sizeof *dp->sess); /* the passwords in its sessions' settings */
 	free(dp->sess);
 	dp->sess = NULL;
 	dp_tcp_free(dp->tcp);

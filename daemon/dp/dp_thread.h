@@ -229,6 +229,8 @@ struct toed_dp {
 	uint32_t live_gen;        /* atomic: bumped when live changes */
 	pthread_mutex_t live_lock;
 	struct toed_dp_live live;
+	uint32_t pw_gen;          /* atomic: bumped when pw changes (under live_lock) */
+	struct dp_sess_passwords pw;
 	pthread_mutex_t snap_lock;
 	struct toed_dp_snapshot *snap;
 	char err[1024];           /* why the source or the card failed (before state FAILED) */
@@ -255,6 +257,9 @@ int toed_dp_stop(struct toed_dp *dp, int timeout_ms);
 void toed_dp_destroy(struct toed_dp *dp);
 
 void toed_dp_set_live(struct toed_dp *dp, const struct toed_dp_live *l);
+/* The STEP sessions' passwords, read by the control plane (reload): the data plane takes them for
+ * the next Logon of each feed and never reads a file itself. */
+void toed_dp_set_passwords(struct toed_dp *dp, const struct dp_sess_passwords *pw);
 
 /* The session seam of a role = tcp port (dp_tcp.h, struct dp_tcp_hooks):
  * install the hooks after toed_dp_prepare and before toed_dp_start (they run

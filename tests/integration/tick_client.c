@@ -1,6 +1,6 @@
 /* tick_client.c - a test client of toed: subscribe, print the ticks as toe-fastgen's truth lines.
  *
- *   tick_client [--socket PATH] [--types trade,order,gap,reset] [--channel N]... [--security ID]...
+ *   tick_client [--socket PATH] [--types trade,order,gap,reset,session] [--channel N]... [--security ID]...
  *               [--from-start] [--count N] [--idle-ms MS] [--timeout S] [--until-gone]
  *               [--capacity N] [--pause-ms MS] [--ready FILE] [--quiet] [-o FILE]
  *               [--stream NAME] [--brief]
@@ -11,7 +11,8 @@
  * conf/templates/sse-l2-3201-5801.xml (same keys, same order, fields whose
  * present bit is clear left out), so the output of a filtered subscription
  * can be compared with cmp against the matching lines of the truth file.
- * Gaps and resets are printed as {"event":"gap",...} / {"event":"reset",...}.
+ * Gaps, resets and session events are printed as {"event":"gap",...} /
+ * {"event":"reset",...} / {"event":"session","session":"logged_on",...}.
  * --brief prints one line of numbers per record instead (print_brief), with
  * each record's group and line; --stream subscribes to one named stream.
  *
@@ -129,7 +130,8 @@ static void print_order(FILE *o, const union toe_record *r)
 /* --brief: one line of numbers per record, for scripts that check lines and sequences:
  *   T|O channel biz group line msg_seq flags stream
  *   G reason channel first last group line stream offset length
- *   X reason group line stream channel last */
+ *   X reason group line stream channel last
+ *   S event group line stream next_in next_out arg1 arg2 flags text */
 static int brief;
 
 static void print_brief(FILE *o, const union toe_record *r)
@@ -153,6 +155,12 @@ static void print_brief(FILE *o, const union toe_record *r)
 		fprintf(o, "X %u %u %u %u %u %" PRIu64 "\n", r->reset.reason, h->group, h->line, h->stream,
 			r->reset.channel, r->reset.last);
 		break;
+	case TOE_REC_SESSION:
+		fprintf(o, "S %s %u %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %u %.*s\n",
+			toe_sess_event_name(r->session.event), h->group, h->line, h->stream, r->session.next_in,
+			r->session.next_out, r->session.arg1, r->session.arg2, r->session.flags, TOE_SESS_TEXT_LEN - 1,
+			r->session.text);
+		break;
 	default: fprintf(o, "U %u\n", h->type); break;
 	}
 }
@@ -173,6 +181,14 @@ static void print_record(FILE *o, const union toe_record *r)
 			r->hdr.stream, r->gap.offset, r->gap.length, r->gap.reason, r->gap.detail);
 		break;
 	case TOE_REC_RESET: fprintf(o, "{\"event\":\"reset\",\"stream\":%u}\n", r->hdr.stream); break;
+	case TOE_REC_SESSION:
+		fprintf(o, "{\"event\":\"session\",\"stream\":%u,\"session\":\"%s\",\"next_in\":%" PRIu64
+			",\"next_out\":%" PRIu64 ",\"arg1\":%" PRIu64 ",\"arg2\":%" PRIu64 ",\"flags\":%u",
+			r->hdr.stream, toe_sess_event_name(r->session.event), r->session.next_in, r->session.next_out,
+			r->session.arg1, r->session.arg2, r->session.flags);
+		put_str(o, "text", r->session.text, TOE_SESS_TEXT_LEN);
+		fprintf(o, "}\n");
+		break;
 	default: fprintf(o, "{\"event\":\"unknown\",\"type\":%u}\n", r->hdr.type); break;
 	}
 }
@@ -211,6 +227,8 @@ static uint32_t parse_types(const char *s)
 			m |= TOE_TYPE_BIT(TOE_REC_GAP);
 		else if (!strcmp(t, "reset"))
 			m |= TOE_TYPE_BIT(TOE_REC_RESET);
+		else if (!strcmp(t, "session"))
+			m |= TOE_TYPE_BIT(TOE_REC_SESSION);
 		else
 			return UINT32_MAX;
 	}

@@ -1781,6 +1781,20 @@ static void test_sessions(void)
 	CHECK_EQ(sc.heartbeat_s, 10);
 	CHECK_EQ(sc.reset_on_logon, 1);
 	CHECK_EQ(sc.role, STEP_SESS_CLIENT);
+	/* the file gone by the time the data plane is set up (or a reload reads it): the error names the
+	 * feed, the key and the file */
+	{
+		char moved[PATH_MAX + 40], msg[PATH_MAX + 200], want[PATH_MAX + 200];
+		snprintf(moved, sizeof moved, "%s.gone", pwf);
+		CHECK_EQ(rename(pwf, moved), 0);
+		CHECK_EQ(toed_feed_session_cfg(f, &sc, msg, sizeof msg), -1);
+		snprintf(want, sizeof want, "[feed.s] password_file = %s: No such file or directory", pwf);
+		CHECK(strcmp(msg, want) == 0);
+		if (strcmp(msg, want))
+			fprintf(stderr, "got: %s\n", msg);
+		CHECK_EQ(sc.password[0], 0); /* nothing half-read kept */
+		CHECK_EQ(rename(moved, pwf), 0);
+	}
 
 	/* defaults: no session */
 	CLEAN("", 0);

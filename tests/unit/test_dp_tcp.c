@@ -537,7 +537,18 @@ static void test_session(void)
 		return;
 	CHECK_EQ(dp_sess_init(&sess, r.t, r.cfg, err, sizeof err), 1);
 	r.t->hooks = dp_sess_hooks(&sess);
+	dp_sess_set_where(&sess, &r.pipe->cfg);
 	CHECK_EQ(r.t->f[0].sess.on, 1);
+	/* a password handed over by the control plane (a reload) goes into the next Logon; the data plane
+	 * reads no file */
+	static struct dp_sess_passwords pw;
+	memset(&pw, 0, sizeof pw);
+	snprintf(pw.pw[r.t->f[0].feed], sizeof pw.pw[0], "n3w");
+	dp_sess_take_passwords(&sess, &pw); /* set[] 0: not taken */
+	CHECK_EQ(sess.f[0].l.s.cfg.password[0], 0);
+	pw.set[r.t->f[0].feed] = 1;
+	dp_sess_take_passwords(&sess, &pw);
+	CHECK(strcmp(sess.f[0].l.s.cfg.password, "n3w") == 0);
 	/* the gateway's MAC, then the SYN */
 	dp_tcp_tick(r.t, r.pipe, now);
 	pb_init(&s);
@@ -588,6 +599,7 @@ static void test_session(void)
 	}
 	CHECK(memmem(logon, len, "\x01" "49=VENDOR1\x01", 11) != NULL);
 	CHECK(memmem(logon, len, "\x01" "108=1\x01", 7) != NULL);
+	CHECK(memmem(logon, len, "\x01" "554=n3w\x01", 9) != NULL);
 	/* the exchange's end reads it and answers with its Logon (acking ours) */
 	struct step_sess_cfg sc;
 	static struct step_sess ex;
@@ -660,6 +672,78 @@ static void test_session(void)
 	CHECK(r.t->f[0].backoff_ns >= DP_TCP_BACKOFF_MIN_NS);
 	/* a refused connection attempt now (not up): nothing is sent by the session */
 	CHECK_EQ(dp_tcp_send(r.t, 0, (const uint8_t *)"x", 1), -1);
+	/* the next attempt, after the backoff: a reconnect note */
+	uint64_t before = r.t->f[0].attempts, wait_ms = r.t->f[0].backoff_ns / 1000000ull;
+	now += 6000000000ull;
+	dp_tcp_tick(r.t, r.pipe, now);
+	CHECK_EQ(r.t->f[0].attempts, before + 1);
+	/* what the clients get, in order: toed's notes and the session's events as TOE_REC_SESSION records,
+	 * on the feed's stream, with the MsgSeqNums in force */
+	static const uint32_t want[] = {TOE_SESS_LOGON_SENT, TOE_SESS_LOGGED_ON, TOE_SESS_HB_MISSED,
+					TOE_SESS_HB_TIMEOUT, TOE_SESS_DISCONNECTED, TOE_SESS_RECONNECTING};
+	union toe_record rec[8];
+	uint32_t nrec = 0;
+	while (nrec < 8 && dp_sess_record(&sess, &rec[nrec]))
+		nrec++;
+	CHECK_EQ(nrec, 6);
+	for (uint32_t k = 0; k < nrec && k < 6; k++) {
+		CHECK_EQ(rec[k].hdr.type, TOE_REC_SESSION);
+		CHECK_EQ(rec[k].session.event, want[k]);
+		CHECK_EQ(rec[k].hdr.stream, r.t->f[0].stream);
+		CHECK_EQ(rec[k].session.flags, 0);
+		CHECK(rec[k].hdr.rx_ns > 1600000000ull * 1000000000ull); /* CLOCK_REALTIME */
+		CHECK_EQ(toe_rx_clock(&rec[k].hdr), TOE_CLK_POLL);
+	}
+	if (nrec == 6) {
+		CHECK_EQ(rec[0].session.arg1, 1);      /* HeartBtInt asked */
+		CHECK_EQ(rec[0].session.next_out, 2);  /* the Logon was 1 */
+		CHECK_EQ(rec[1].session.arg1, 1);      /* HeartBtInt in force */
+		CHECK(strcmp(rec[1].session.text, "SSE") == 0);
+		CHECK_EQ(rec[1].session.next_in, 2);   /* the exchange's Logon was its 1 */
+		CHECK(rec[2].session.arg1 >= 2000);    /* ms silent */
+		CHECK(rec[3].session.arg1 >= rec[2].session.arg1);
+		CHECK_EQ(rec[4].session.arg1, 1);      /* the session ended it */
+		CHECK_EQ(rec[5].session.arg1, before + 1);
+		CHECK_EQ(rec[5].session.arg2, wait_ms);
+	}
+	CHECK_EQ(r.t->f[0].sess.records, 6);
+	CHECK_EQ(r.t->f[0].sess.records_lost, 0);
+	CHECK_EQ(dp_sess_record(&sess, &rec[0]), 0);
+	rig_down(&r);
+}
+
+/* More session events at once than the record queue holds: the excess is counted, and the feed's
+ * next record says events were lost; nothing else is disturbed. */
+static void test_session_records_lost(void)
+{
+	static struct dp_sess sess;
+	struct rig r;
+	char err[256];
+	if (rig_up_feed(&r, "exchange = 10.9.0.1:5261\nsender_comp_id = VENDOR1\ntarget_comp_id = SSE\n") < 0)
+		return;
+	CHECK_EQ(dp_sess_init(&sess, r.t, r.cfg, err, sizeof err), 1);
+	struct dp_tcp_hooks h = dp_sess_hooks(&sess);
+	/* each open of a session not down yet: its disconnect, then a Logon sent: two records */
+	for (uint32_t k = 0; k < DP_SESS_REC_MAX; k++)
+		h.on_open(h.arg, r.t, 0);
+	CHECK_EQ(r.t->f[0].sess.records, DP_SESS_REC_MAX);
+	CHECK_EQ(r.t->f[0].sess.records_lost, 2 * DP_SESS_REC_MAX - 1 - DP_SESS_REC_MAX);
+	union toe_record rec;
+	uint32_t n = 0, flagged = 0;
+	while (dp_sess_record(&sess, &rec)) {
+		n++;
+		flagged += (rec.session.flags & TOE_SESS_F_EVENTS_LOST) != 0;
+	}
+	CHECK_EQ(n, DP_SESS_REC_MAX);
+	CHECK_EQ(flagged, 0); /* the ones queued came before any loss */
+	h.on_open(h.arg, r.t, 0);
+	CHECK_EQ(dp_sess_record(&sess, &rec), 1);
+	CHECK_EQ(rec.session.event, TOE_SESS_DISCONNECTED);
+	CHECK_EQ(rec.session.flags, TOE_SESS_F_EVENTS_LOST);
+	CHECK_EQ(dp_sess_record(&sess, &rec), 1);
+	CHECK_EQ(rec.session.event, TOE_SESS_LOGON_SENT);
+	CHECK_EQ(rec.session.flags, 0); /* said once */
+	CHECK_EQ(dp_sess_record(&sess, &rec), 0);
 	rig_down(&r);
 }
 
@@ -675,5 +759,6 @@ int main(void)
 	test_connect();
 	test_accept();
 	test_session();
+	test_session_records_lost();
 	return test_done("dp_tcp");
 }

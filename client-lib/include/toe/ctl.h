@@ -88,10 +88,13 @@ enum toe_start {
 	TOE_START_MSG_SEQ = 2, /* first the history records whose msg_seq >= start_arg */
 };
 
-/* Bit of a record type in a type mask (toe_ctl_subscribe.types). */
+/* Bit of a record type in a type mask (toe_ctl_subscribe.types). A daemon
+ * refuses bits of types it does not know (ERROR EINVAL): a client that names
+ * TOE_REC_SESSION gets an error from a daemon older than it, one that asks for
+ * every type (types 0) gets the types the daemon has. */
 #define TOE_TYPE_BIT(t) (1u << (t))
 #define TOE_TYPES_ALL (TOE_TYPE_BIT(TOE_REC_TRADE) | TOE_TYPE_BIT(TOE_REC_ORDER) | \
-		       TOE_TYPE_BIT(TOE_REC_GAP) | TOE_TYPE_BIT(TOE_REC_RESET))
+		       TOE_TYPE_BIT(TOE_REC_GAP) | TOE_TYPE_BIT(TOE_REC_RESET) | TOE_TYPE_BIT(TOE_REC_SESSION))
 
 struct toe_ctl_hdr {
 	uint32_t magic;   /* TOE_CTL_MAGIC */

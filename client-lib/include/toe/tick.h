@@ -15,6 +15,11 @@
  * fields became TOE_FLAG_LEN-byte strings (TradeBSFlag "BS" no longer
  * arrives as 'B'); reset records say why (struct toe_reset); gap records
  * name lost sequence ranges (TOE_GAP_SEQUENCE, TOE_GAP_MSG_SEQ).
+ *
+ * Within ABI 2 new record types may be added (never a new layout for an
+ * existing one): TOE_REC_SESSION came this way. A client that subscribes to
+ * every type (types 0) receives them, so a client skips a record whose type
+ * it does not know; one that names its types gets only those.
  */
 #ifndef TOE_TICK_H
 #define TOE_TICK_H
@@ -36,6 +41,7 @@ enum toe_rec_type {
 	TOE_REC_ORDER = 2, /* SSE 5801 tick-by-tick order */
 	TOE_REC_GAP = 3,   /* bytes of a stream were lost; see struct toe_gap */
 	TOE_REC_RESET = 4, /* a stream or a sequence (re)started; see struct toe_reset */
+	TOE_REC_SESSION = 5, /* an event of toed's own STEP session (logon, heartbeat, logout); struct toe_session */
 };
 
 /* Tick fields. A record's `present` mask has bit (1u << TOE_TF_x) set when
@@ -192,12 +198,65 @@ struct toe_reset {
 	uint8_t pad[72];
 };
 
+/* TOE_REC_SESSION: the STEP session on one of toed's own connections (a feed on
+ * a role = tcp port) changed state. hdr.stream, hdr.group and hdr.line name
+ * the feed's connection as its ticks do; hdr.msg_seq is 0. next_in and
+ * next_out are the session's MsgSeqNums after the event: the next one
+ * expected from the exchange (0: none seen yet) and the next one toed sends.
+ * arg1 and arg2 depend on the event (below, 0 where none is said). */
+enum toe_sess_event {
+	TOE_SESS_LOGON_SENT = 1,     /* the connection is up, our Logon went out; arg1: HeartBtInt asked (s) */
+	TOE_SESS_LOGGED_ON = 2,      /* the exchange accepted the Logon; arg1: HeartBtInt in force (s), arg2: the
+					MsgSeqNum of its Logon; text: its SenderCompID */
+	TOE_SESS_LOGON_REFUSED = 3,  /* the exchange answered the Logon with a Logout; text: its reason (58=) */
+	TOE_SESS_LOGON_TIMEOUT = 4,  /* no answer to the Logon in time; arg1: ms waited; the connection closes */
+	TOE_SESS_HB_MISSED = 5,      /* the exchange was silent past HeartBtInt: TestRequest sent; arg1: ms silent */
+	TOE_SESS_HB_TIMEOUT = 6,     /* still silent after the TestRequest: given up, the connection closes;
+					arg1: ms silent */
+	TOE_SESS_PEER_LOGOUT = 7,    /* the exchange logged out; text: its reason (58=) */
+	TOE_SESS_LOGOUT_SENT = 8,    /* toed sent a Logout (toed is stopping); text: the reason sent */
+	TOE_SESS_LOGGED_OUT = 9,     /* our Logout was answered; arg1: 1 when no answer came in time */
+	TOE_SESS_DISCONNECTED = 10,  /* the connection was lost; arg1: 1 when the session ended it on purpose
+					(refusal, timeout, logout), 0 when it just went away */
+	TOE_SESS_RECONNECTING = 11,  /* a new connection attempt started; arg1: the attempt's number (from 1 for
+					the feed), arg2: ms waited before it (the backoff) */
+	TOE_SESS_SEQ_RESET = 12,     /* the exchange restarted its MsgSeqNum (a Logon with 1 or 141=Y);
+					arg1: expected, arg2: received */
+	TOE_SESS_SEQ_GAP = 13,       /* an exchange MsgSeqNum jumped ahead; arg1: expected, arg2: received (the
+					ticks' side of the loss comes as TOE_GAP_MSG_SEQ records) */
+	TOE_SESS_SEQ_REPEAT = 14,    /* a lower MsgSeqNum than expected, not a possible duplicate; arg1: expected,
+					arg2: received */
+	TOE_SESS_SEQ_SET = 15,       /* a SequenceReset moved the expected MsgSeqNum; arg1: before, arg2: now */
+	TOE_SESS_PROTOCOL = 16,      /* a message broke the session rules; text: what; arg1: its MsgSeqNum (0
+					unknown) */
+};
+
+/* toe_session.flags */
+#define TOE_SESS_F_TEXT_CUT 0x1u    /* the reason was longer than the text field: text holds its start */
+#define TOE_SESS_F_EVENTS_LOST 0x2u /* events of this feed's session were lost before this one (more at once
+				       than the daemon queues: toectl stats counts them) */
+
+#define TOE_SESS_TEXT_LEN 48 /* text with its NUL: at most 47 characters */
+
+struct toe_session {
+	struct toe_rec_hdr hdr;
+	uint32_t event;    /* enum toe_sess_event */
+	uint32_t flags;    /* TOE_SESS_F_* */
+	uint64_t next_in;  /* next MsgSeqNum expected from the exchange (0: none yet) */
+	uint64_t next_out; /* next MsgSeqNum toed sends */
+	uint64_t arg1;     /* per event (enum toe_sess_event) */
+	uint64_t arg2;
+	char text[TOE_SESS_TEXT_LEN]; /* the exchange's reason or a note as the event says; always NUL-terminated,
+					 NUL-padded ("" none); cut to 47 characters with TOE_SESS_F_TEXT_CUT */
+};
+
 union toe_record {
 	struct toe_rec_hdr hdr;
 	struct toe_trade trade;
 	struct toe_order order;
 	struct toe_gap gap;
 	struct toe_reset reset;
+	struct toe_session session;
 	uint8_t bytes[TOE_RECORD_SIZE];
 };
 
@@ -211,8 +270,20 @@ TOE_STATIC_ASSERT(sizeof(struct toe_trade) == TOE_RECORD_SIZE, "toe_trade is 128
 TOE_STATIC_ASSERT(sizeof(struct toe_order) == TOE_RECORD_SIZE, "toe_order is 128 bytes");
 TOE_STATIC_ASSERT(sizeof(struct toe_gap) == TOE_RECORD_SIZE, "toe_gap is 128 bytes");
 TOE_STATIC_ASSERT(sizeof(struct toe_reset) == TOE_RECORD_SIZE, "toe_reset is 128 bytes");
+TOE_STATIC_ASSERT(sizeof(struct toe_session) == TOE_RECORD_SIZE, "toe_session is 128 bytes");
 TOE_STATIC_ASSERT(sizeof(union toe_record) == TOE_RECORD_SIZE, "toe_record is 128 bytes");
 TOE_STATIC_ASSERT(TOE_TF_COUNT <= TOE_CLK_SHIFT, "present's field bits stay below the clock bits");
+
+/* A short name for a session event code ("logged_on"), "unknown" for others. */
+static inline const char *toe_sess_event_name(uint32_t e)
+{
+	static const char *const names[] = {
+		"none", "logon_sent", "logged_on", "logon_refused", "logon_timeout", "heartbeat_missed",
+		"heartbeat_timeout", "peer_logout", "logout_sent", "logged_out", "disconnected", "reconnecting",
+		"seq_reset", "seq_gap", "seq_repeat", "seq_set", "protocol",
+	};
+	return e > 0 && e < sizeof names / sizeof names[0] ? names[e] : "unknown";
+}
 
 static inline uint32_t toe_rx_clock(const struct toe_rec_hdr *h)
 {
