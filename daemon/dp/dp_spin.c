@@ -1,0 +1,86 @@
+/* dp_spin.c - busy polling only while the data plane has its CPU to itself (see dp_spin.h). */
+#include "dp/dp_spin.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void dp_spin_init(struct dp_spin *s)
+{
+	memset(s, 0, sizeof *s);
+	s->hold_ns = DP_SPIN_HOLD_MIN_NS;
+	s->fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+}
+
+void dp_spin_close(struct dp_spin *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+int64_t dp_spin_read(struct dp_spin *s)
+{
+	char buf[96];
+	uint64_t run, wait;
+	ssize_t n;
+	if (s->fd < 0)
+		return -1;
+	n = pread(s->fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* "time on the CPU, time runnable but waiting, time slices" */
+	if (sscanf(buf, "%" SCNu64 " %" SCNu64, &run, &wait) != 2)
+		return -1;
+	return (int64_t)wait;
+}
+
+int dp_spin_update(struct dp_spin *s, uint64_t now, uint64_t runq_wait_ns)
+{
+	if (s->sleeping) {
+		if (now < s->wake_at)
+			return 0;
+		/* try spinning for one window */
+		s->sleeping = 0;
+		s->retries++;
+		s->win_start = now;
+		s->win_wait = runq_wait_ns;
+		return 1;
+	}
+	if (s->win_start == 0 || runq_wait_ns < s->win_wait) {
+		s->win_start = now;
+		s->win_wait = runq_wait_ns;
+		return 1;
+	}
+	uint64_t span = now - s->win_start;
+	if (span < DP_SPIN_WINDOW_NS)
+		return 1;
+	uint64_t waited = runq_wait_ns - s->win_wait;
+	s->last_wait_pct = waited * 100u / span;
+	s->win_start = now;
+	s->win_wait = runq_wait_ns;
+	if (waited * 100u <= span * DP_SPIN_SHARED_PCT) {
+		s->hold_ns = DP_SPIN_HOLD_MIN_NS; /* the CPU is ours: spinning pays */
+		return 1;
+	}
+	s->sleeping = 1;
+	s->yields++;
+	s->wake_at = now + s->hold_ns;
+	s->hold_ns = s->hold_ns * 2 > DP_SPIN_HOLD_MAX_NS ? DP_SPIN_HOLD_MAX_NS : s->hold_ns * 2;
+	return 0;
+}
+
+int dp_spin_should(struct dp_spin *s, uint64_t now)
+{
+	if (s->fd < 0)
+		return 1;
+	if (s->sleeping ? now < s->wake_at : (s->win_start && now - s->win_start < DP_SPIN_WINDOW_NS))
+		return !s->sleeping;
+	int64_t w = dp_spin_read(s);
+	if (w < 0)
+		return 1;
+	return dp_spin_update(s, now, (uint64_t)w);
+}

@@ -1,0 +1,129 @@
+/* test_dp_spin.c - busy polling that yields a shared CPU (daemon/dp/dp_spin.c): the policy from crafted
+ * run-queue wait samples, and the thread's own counter read for real. */
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "dp/dp_spin.h"
+#include "test.h"
+
+#define MS 1000000ull
+#define W DP_SPIN_WINDOW_NS
+
+static struct dp_spin fresh(void)
+{
+	struct dp_spin s;
+	memset(&s, 0, sizeof s);
+	s.hold_ns = DP_SPIN_HOLD_MIN_NS;
+	s.fd = -1;
+	return s;
+}
+
+/* A CPU of its own: windows with little run-queue wait keep the loop spinning. */
+static void test_alone(void)
+{
+	struct dp_spin s = fresh();
+	uint64_t t = 1000 * MS, wait = 5 * MS;
+	CHECK_EQ(dp_spin_update(&s, t, wait), 1);
+	for (int i = 1; i <= 50; i++) {
+		/* 1 % of each window waiting (a kworker now and then), checked ten times a window */
+		for (int k = 1; k <= 10; k++)
+			CHECK_EQ(dp_spin_update(&s, t + (uint64_t)i * W - W + (uint64_t)k * W / 10,
+						wait + (uint64_t)(i - 1) * W / 100 + (uint64_t)k * W / 1000), 1);
+	}
+	CHECK_EQ(s.yields, 0);
+	CHECK_EQ(s.sleeping, 0);
+	CHECK_EQ(s.last_wait_pct, 1);
+	/* exactly the threshold still spins */
+	t += 50 * W;
+	wait += 50 * W / 100;
+	CHECK_EQ(dp_spin_update(&s, t + W, wait + W * DP_SPIN_SHARED_PCT / 100), 1);
+	CHECK_EQ(s.yields, 0);
+}
+
+/* A shared CPU: the first window that waited too long turns spinning off for
+ * the hold; the try after it spins one window; failed tries double the hold
+ * up to the maximum; a good window resets it. */
+static void test_shared(void)
+{
+	struct dp_spin s = fresh();
+	uint64_t t = 1000 * MS, wait = 0;
+	CHECK_EQ(dp_spin_update(&s, t, wait), 1);
+	/* within the window nothing is decided, however much it waited */
+	CHECK_EQ(dp_spin_update(&s, t + W / 2, wait + W / 2), 1);
+	/* the window ends with 40 % waited: sleep */
+	wait += W * 40 / 100;
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait), 0);
+	CHECK_EQ(s.yields, 1);
+	CHECK_EQ(s.sleeping, 1);
+	CHECK_EQ(s.last_wait_pct, 40);
+	/* sleeping for the hold (1 s) */
+	CHECK_EQ(dp_spin_update(&s, t + DP_SPIN_HOLD_MIN_NS - 1, wait), 0);
+	uint64_t hold = DP_SPIN_HOLD_MIN_NS, tries = 0;
+	for (int round = 0; round < 6; round++) {
+		t += hold;
+		CHECK_EQ(dp_spin_update(&s, t, wait), 1); /* a try */
+		CHECK_EQ(s.retries, ++tries);
+		wait += W / 2;
+		t += W;
+		CHECK_EQ(dp_spin_update(&s, t, wait), 0); /* still shared */
+		hold = hold * 2 > DP_SPIN_HOLD_MAX_NS ? DP_SPIN_HOLD_MAX_NS : hold * 2;
+		CHECK_EQ(dp_spin_update(&s, t + hold - 1, wait), 0);
+	}
+	CHECK_EQ(hold, DP_SPIN_HOLD_MAX_NS);
+	CHECK_EQ(s.yields, 7);
+	/* the load went: the next try passes and the hold is back to its minimum */
+	t += hold;
+	CHECK_EQ(dp_spin_update(&s, t, wait), 1);
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100), 1);
+	CHECK_EQ(s.hold_ns, DP_SPIN_HOLD_MIN_NS);
+	CHECK_EQ(s.sleeping, 0);
+	/* and a new bout of load sleeps for the minimum hold again */
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100 + W / 2), 0);
+	CHECK_EQ(s.wake_at, t + DP_SPIN_HOLD_MIN_NS);
+}
+
+/* A counter that went backwards (a new thread's, or a read that failed) starts a new window. */
+static void test_counter_reset(void)
+{
+	struct dp_spin s = fresh();
+	CHECK_EQ(dp_spin_update(&s, 10 * W, 5 * W), 1);
+	CHECK_EQ(dp_spin_update(&s, 11 * W, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, 12 * W, W / 100), 1);
+	CHECK_EQ(s.yields, 0);
+}
+
+/* The thread's own counter: present on kernels with schedstat, increasing; without it the loop spins as told. */
+static void test_read(void)
+{
+	struct dp_spin s;
+	dp_spin_init(&s);
+	if (s.fd < 0) {
+		printf("note: no /proc/thread-self/schedstat here: dp_spin_should spins as configured\n");
+		CHECK_EQ(dp_spin_read(&s), -1);
+		CHECK_EQ(dp_spin_should(&s, 1), 1);
+		return;
+	}
+	int64_t a = dp_spin_read(&s);
+	CHECK(a >= 0);
+	struct timespec sl = {0, 2000000};
+	nanosleep(&sl, NULL);
+	int64_t b = dp_spin_read(&s);
+	CHECK(b >= a);
+	CHECK_EQ(dp_spin_should(&s, 5 * W), 1);
+	dp_spin_close(&s);
+	CHECK_EQ(s.fd, -1);
+	CHECK_EQ(dp_spin_should(&s, 6 * W), 1);
+}
+
+int main(void)
+{
+	test_alone();
+	test_shared();
+	test_counter_reset();
+	test_read();
+	return test_done("dp_spin");
+}
