@@ -1,10 +1,13 @@
 /* dp_spin.c - busy polling only while the data plane has its CPU to itself (see dp_spin.h). */
 #include "dp/dp_spin.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 void dp_spin_init(struct dp_spin *s)
@@ -83,4 +86,36 @@ int dp_spin_should(struct dp_spin *s, uint64_t now)
 	if (w < 0)
 		return 1;
 	return dp_spin_update(s, now, (uint64_t)w);
+}
+
+/* struct sched_attr as in linux/sched/types.h (glibc before 2.41 has no wrapper) */
+struct dp_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+int dp_spin_short_slice(uint64_t slice_ns)
+{
+#ifdef SYS_sched_setattr
+	struct dp_sched_attr a;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, (id_t)tid);
+	if (nice == -1 && errno)
+		nice = 0;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.sched_policy = 0; /* SCHED_OTHER */
+	a.sched_nice = nice;
+	a.sched_runtime = slice_ns;
+	return (int)syscall(SYS_sched_setattr, 0, &a, 0u);
+#else
+	(void)slice_ns;
+	errno = ENOSYS;
+	return -1;
+#endif
 }

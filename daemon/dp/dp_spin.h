@@ -22,6 +22,12 @@
  * in 80 to the test); a window that passes resets it. A kernel without
  * schedstat (no CONFIG_SCHED_INFO) leaves busy polling as configured.
  *
+ * Sleeping, the thread still has to be run soon after a frame wakes it,
+ * while a CPU hog holds the CPU. At normal priority it asks the scheduler
+ * for a short slice (dp_spin_short_slice: EEVDF's latency hint, Linux >= 6.12,
+ * no privilege needed): a waking task with a shorter slice than the running
+ * one preempts it, so the wake-up is not left to wait for the hog's slice.
+ *
  * Pure logic (dp_spin_update) plus the reader of the thread's counter, so
  * the policy is tested from crafted samples (tests/unit/test_dp_spin.c).
  */
@@ -31,9 +37,10 @@
 #include <stdint.h>
 
 #define DP_SPIN_WINDOW_NS 100000000ull      /* 100 ms per measurement */
-#define DP_SPIN_SHARED_PCT 10u              /* run-queue wait above 10 % of a window: shared */
+#define DP_SPIN_SHARED_PCT 20u              /* run-queue wait above 20 % of a window: shared */
 #define DP_SPIN_HOLD_MIN_NS 1000000000ull   /* sleep 1 s before trying to spin again */
 #define DP_SPIN_HOLD_MAX_NS 8000000000ull   /* ... doubling up to 8 s */
+#define DP_SPIN_SLICE_NS 100000ull          /* the slice asked for at normal priority (the kernel's least) */
 
 struct dp_spin {
 	int sleeping;           /* 1: the CPU is shared, sleep between frames */
@@ -60,5 +67,10 @@ int dp_spin_update(struct dp_spin *s, uint64_t now, uint64_t runq_wait_ns);
 
 /* The loop's call: 1 spin, 0 sleep (reads the counter once a window). */
 int dp_spin_should(struct dp_spin *s, uint64_t now);
+
+/* Ask for a scheduler slice of slice_ns for the calling SCHED_OTHER thread
+ * (sched_setattr's sched_runtime; its nice value kept). 0, or -1 with errno
+ * (a kernel before 6.12 takes the call and ignores the slice). */
+int dp_spin_short_slice(uint64_t slice_ns);
 
 #endif

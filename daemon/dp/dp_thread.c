@@ -569,6 +569,10 @@ static void apply_sched(const struct toed_dp_live *old, const struct toed_dp_liv
 		else
 			log_info("data plane: %s priority %u", l->priority ? "SCHED_FIFO" : "SCHED_OTHER", l->priority);
 	}
+	/* normal priority: a short slice, so a frame's wake-up preempts a CPU hog (dp_spin.h) */
+	if (!l->priority && (first || old->priority) && dp_spin_short_slice(DP_SPIN_SLICE_NS) < 0)
+		log_info("data plane: the kernel refused a %llu us scheduler slice: %s", DP_SPIN_SLICE_NS / 1000ull,
+			 strerror(errno));
 }
 
 /* [fast] decoder: auto and fast hand the streams to the CPU fast decoder

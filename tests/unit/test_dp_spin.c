@@ -1,5 +1,5 @@
 /* test_dp_spin.c - busy polling that yields a shared CPU (daemon/dp/dp_spin.c): the policy from crafted
- * run-queue wait samples, and the thread's own counter read for real. */
+ * run-queue wait samples, the thread's own counter read for real, the short scheduler slice. */
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -119,11 +119,46 @@ static void test_read(void)
 	CHECK_EQ(dp_spin_should(&s, 6 * W), 1);
 }
 
+/* The short slice: taken by the kernel and shown in /proc/thread-self/sched (se.slice, Linux >= 6.12),
+ * in a thread of its own so the test's main thread keeps its slice. */
+static void *slice_thread(void *arg)
+{
+	int *ok = arg;
+	char line[256];
+	unsigned long long v = 0;
+	int found = 0;
+	ok[0] = dp_spin_short_slice(DP_SPIN_SLICE_NS);
+	FILE *f = fopen("/proc/thread-self/sched", "r");
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, "se.slice", 8) && sscanf(strchr(line, ':') + 1, "%llu", &v) == 1)
+			found = 1;
+	if (f)
+		fclose(f);
+	ok[1] = found;
+	ok[2] = (int)(v / 1000);
+	return NULL;
+}
+
+static void test_slice(void)
+{
+	pthread_t t;
+	int ok[3] = {-2, 0, 0};
+	CHECK_EQ(pthread_create(&t, NULL, slice_thread, ok), 0);
+	pthread_join(t, NULL);
+	CHECK_EQ(ok[0], 0);
+	if (!ok[1]) {
+		printf("note: this kernel shows no se.slice (before 6.12?): the slice is not checked\n");
+		return;
+	}
+	CHECK_EQ(ok[2], (int)(DP_SPIN_SLICE_NS / 1000));
+}
+
 int main(void)
 {
 	test_alone();
 	test_shared();
 	test_counter_reset();
 	test_read();
+	test_slice();
 	return test_done("dp_spin");
 }
