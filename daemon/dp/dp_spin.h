@@ -16,11 +16,17 @@
  * runnable but not running (the run-queue wait of /proc/thread-self/schedstat)
  * over each window (DP_SPIN_WINDOW_NS). A window that lost more than
  * DP_SPIN_SHARED_PCT of its time to waiting means the CPU is shared: the
- * thread sleeps between frames for a hold time, then tries spinning again
- * for one window. Each failed try doubles the hold (DP_SPIN_HOLD_MIN_NS up to
- * DP_SPIN_HOLD_MAX_NS, so a host that stays loaded loses at most one window
- * in 80 to the test); a window that passes resets it. A kernel without
- * schedstat (no CONFIG_SCHED_INFO) leaves busy polling as configured.
+ * thread sleeps between frames for at least DP_SPIN_HOLD_MIN_NS. A data
+ * plane pinned to one CPU then watches that CPU's idle time (/proc/stat):
+ * while it sleeps, the CPU is idle unless other threads want it, so it
+ * spins again only after a window (DP_SPIN_IDLE_WINDOW_NS) in which the CPU
+ * was idle at least DP_SPIN_IDLE_PCT of the time, and never tries blindly
+ * while the CPU stays busy (a try costs a window of spinner latency). Not
+ * pinned, it has no such view: after the hold it tries spinning for one
+ * window; each failed try doubles the hold (up to DP_SPIN_HOLD_MAX_NS, so a
+ * host that stays loaded loses at most one window in 80 to the test), a
+ * window that passes resets it. A kernel without schedstat (no
+ * CONFIG_SCHED_INFO) leaves busy polling as configured.
  *
  * Sleeping, the thread still has to be run soon after a frame wakes it,
  * while a CPU hog holds the CPU. At normal priority it asks the scheduler
@@ -41,6 +47,8 @@
 #define DP_SPIN_HOLD_MIN_NS 1000000000ull   /* sleep 1 s before trying to spin again */
 #define DP_SPIN_HOLD_MAX_NS 8000000000ull   /* ... doubling up to 8 s */
 #define DP_SPIN_SLICE_NS 100000ull          /* the slice asked for at normal priority (the kernel's least) */
+#define DP_SPIN_IDLE_WINDOW_NS 200000000ull /* sleeping, pinned: the CPU's idle time over 200 ms (20 ticks) */
+#define DP_SPIN_IDLE_PCT 50u                /* ... at least half of it idle: nobody else wants the CPU */
 
 struct dp_spin {
 	int sleeping;           /* 1: the CPU is shared, sleep between frames */
@@ -51,7 +59,11 @@ struct dp_spin {
 	uint64_t yields;        /* spinning -> sleeping */
 	uint64_t retries;       /* sleeping -> spinning (a try) */
 	uint64_t last_wait_pct; /* run-queue wait of the last full window, % */
+	uint64_t idle_start;    /* sleeping, pinned: the idle window began (0: not yet) */
+	uint64_t idle0, total0; /* the CPU's idle and total ticks then */
+	uint64_t last_idle_pct; /* the CPU's idle time in the last idle window, % */
 	int fd;                 /* /proc/thread-self/schedstat, -1: none */
+	int stat_fd;            /* /proc/stat, -1: none */
 };
 
 /* Open the calling thread's counter (call it on the data-plane thread). */
@@ -61,12 +73,17 @@ void dp_spin_close(struct dp_spin *s);
 /* The calling thread's run-queue wait so far (ns), or -1 when the kernel has none. */
 int64_t dp_spin_read(struct dp_spin *s);
 
-/* The policy: now (monotonic ns) and the thread's run-queue wait counter (ns).
- * Returns 1 to spin, 0 to sleep between frames. Cheap between windows. */
-int dp_spin_update(struct dp_spin *s, uint64_t now, uint64_t runq_wait_ns);
+/* CPU cpu's idle (idle + iowait) and total ticks from /proc/stat: 0, or -1. */
+int dp_spin_cpu_ticks(struct dp_spin *s, int cpu, uint64_t *idle, uint64_t *total);
 
-/* The loop's call: 1 spin, 0 sleep (reads the counter once a window). */
-int dp_spin_should(struct dp_spin *s, uint64_t now);
+/* The policy: now (monotonic ns), the thread's run-queue wait counter (ns)
+ * and, when it is pinned to one CPU, that CPU's idle and total ticks (total
+ * 0: not known). Returns 1 to spin, 0 to sleep between frames. */
+int dp_spin_update(struct dp_spin *s, uint64_t now, uint64_t runq_wait_ns, uint64_t cpu_idle, uint64_t cpu_total);
+
+/* The loop's call: 1 spin, 0 sleep (reads the counters once a window). cpu:
+ * the one CPU the thread is pinned to, or -1. */
+int dp_spin_should(struct dp_spin *s, uint64_t now, int cpu);
 
 /* Ask for a scheduler slice of slice_ns for the calling SCHED_OTHER thread
  * (sched_setattr's sched_runtime; its nice value kept). 0, or -1 with errno

@@ -1151,7 +1151,7 @@ static void sw_loop(struct dp_run *r)
 			}
 		}
 		/* busy_poll: spin only while no other thread wants this CPU (dp_spin.h) */
-		if (!r->live.busy_poll || pcap || !dp_spin_should(&r->spin, now)) {
+		if (!r->live.busy_poll || pcap || !dp_spin_should(&r->spin, now, r->live.cpu)) {
 			r->waits++;
 			if (src_wait_many(dp->src, (int)dp->nsrc, DP_WAIT_MS) < 0 && errno != EINTR) {
 				snprintf(dp->err, sizeof dp->err, "%.256s: wait failed: %s", dp->src_desc, strerror(errno));
