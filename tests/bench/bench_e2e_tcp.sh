@@ -14,6 +14,13 @@
 # Latency is one-way per STEP message, from the simulator's send() (its send log) to the reader's read.
 # The mirror path's figures are bench_e2e.sh's (same make bench, not the same run). The ratio printed is
 # Linux recv / toed of this run. Trust p50/p90; the tail is mostly the shared machine's scheduler.
+#
+# Where the time goes: E2E_TCP_DIAG=DIR keeps tcpdump captures of both senders' veths, ss -tin samples of
+# the senders' sockets, the send logs, per-message latencies and toed's stats; tests/bench/e2e_tcp_diag.py
+# DIR splits each path into send -> wire (the sender's TCP holding bytes: cwnd, pacing, small queues),
+# wire -> capture (toed's XDP stamp) and capture -> read, and times toed's ACKs. Knobs for experiments:
+# E2E_TCP_BUSY_POLL (yes), E2E_TCP_PRIORITY (0), E2E_TCP_VERIFY_ARGS (extra toe-verify options, e.g.
+# "--spin -1"), TOED (another toed binary for an A/B of two builds).
 # Exit 0 done, 77 skipped (no root / namespaces / XDP), 1 a wrong record or a setup failure.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
