@@ -475,6 +475,9 @@ static void report_stats(struct toed *t, struct out *o, const struct toed_dp_sna
 	kv_u64(o, "replay_plays", s->replay_plays);
 	kv_u64(o, "turns", s->turns);
 	kv_u64(o, "waits", s->waits);
+	kv_u64(o, "spin_yields", s->spin_yields);
+	kv_u64(o, "spin_sleeping", s->spin_sleeping);
+	kv_u64(o, "spin_wait_pct", s->spin_wait_pct);
 	kv_u64(o, "heartbeat", toed_dp_heartbeat(&t->dp));
 	end(o);
 

@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "fast/host/fastx.h"
 #include "dp/dp_setup.h"
+#include "dp/dp_spin.h"
 #include "card/card_xclbin.h"
 
 #define DP_BURST 64
@@ -451,6 +452,8 @@ struct dp_run {
 	int link;               /* last link state seen (-1: not yet) */
 	uint64_t bad;           /* records of no TOE_REC_* type */
 	struct dp_trace trace;  /* [dataplane] trace: latency by stage */
+	struct dp_spin spin;    /* busy_poll: spin only while the CPU is ours (software backend) */
+	int spin_told;          /* its first yield is logged */
 	struct toed_dp_port port[TOED_MAX_PORTS]; /* by source index: what became of each port's frames */
 };
 
@@ -595,6 +598,10 @@ static void apply_sched(const struct toed_dp_live *old, const struct toed_dp_liv
 		else
 			log_info("data plane: %s priority %u", l->priority ? "SCHED_FIFO" : "SCHED_OTHER", l->priority);
 	}
+	/* normal priority: a short slice, so a frame's wake-up preempts a CPU hog (dp_spin.h) */
+	if (!l->priority && (first || old->priority) && dp_spin_short_slice(DP_SPIN_SLICE_NS) < 0)
+		log_info("data plane: the kernel refused a %llu us scheduler slice: %s", DP_SPIN_SLICE_NS / 1000ull,
+			 strerror(errno));
 }
 
 /* [fast] decoder: auto and fast hand the streams to the CPU fast decoder
@@ -770,6 +777,9 @@ static void snapshot(struct dp_run *r, uint64_t now)
 	w->turns = r->turns;
 	w->bursts = r->bursts;
 	w->waits = r->waits;
+	w->spin_yields = r->spin.yields;
+	w->spin_sleeping = (uint32_t)r->spin.sleeping;
+	w->spin_wait_pct = (uint32_t)r->spin.last_wait_pct;
 	w->published = r->published;
 	w->trace = r->trace;
 	if (dp->pipe) {
@@ -1143,10 +1153,19 @@ static void sw_loop(struct dp_run *r)
 	snapshot(r, r->live_since);
 	set_state(dp, TOED_DP_LIVE);
 	log_info("data plane: live (%s)", dp->src_desc);
+	dp_spin_init(&r->spin);
 
 	while (keep_running(r)) {
 		uint64_t now = mono_ns();
 		int got = 0, stop = 0;
+		if (r->spin.yields == 1 && !r->spin_told) {
+			r->spin_told = 1;
+			log_notice("data plane: busy polling yields: another thread wants CPU %d (the data plane waited %u %% "
+				   "of %u ms to run), so it sleeps between frames and tries spinning again later; give it a "
+				   "CPU of its own for the lowest latency (toectl stats: spin_yields)",
+				   sched_getcpu(), (unsigned)r->spin.last_wait_pct,
+				   (unsigned)(DP_SPIN_WINDOW_NS / 1000000ull));
+		}
 		housekeeping(r, now);
 		turn_hook(r, now);
 		if (dp->tcp)
@@ -1177,7 +1196,8 @@ static void sw_loop(struct dp_run *r)
 				flush_batch(r);
 			}
 		}
-		if (!r->live.busy_poll || pcap) {
+		/* busy_poll: spin only while no other thread wants this CPU (dp_spin.h) */
+		if (!r->live.busy_poll || pcap || !dp_spin_should(&r->spin, now, r->live.cpu)) {
 			r->waits++;
 			if (src_wait_many(dp->src, (int)dp->nsrc, DP_WAIT_MS) < 0 && errno != EINTR) {
 				snprintf(dp->err, sizeof dp->err, "%.256s: wait failed: %s", dp->src_desc, strerror(errno));
@@ -1187,6 +1207,7 @@ static void sw_loop(struct dp_run *r)
 			}
 		}
 	}
+	dp_spin_close(&r->spin);
 }
 
 /* ---- the card (backend = xrt) ---------------------------------------------------- */

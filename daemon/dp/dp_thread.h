@@ -163,6 +163,9 @@ struct toed_dp_snapshot {
 	uint32_t nudp;
 	uint64_t frames;          /* frames given to the pipeline */
 	uint64_t turns, bursts, waits, published, unmapped_records;
+	uint64_t spin_yields;     /* busy_poll: times the CPU was found shared and the loop slept instead (dp_spin.h) */
+	uint32_t spin_sleeping;   /* busy_poll: 1 while it sleeps between frames for that reason */
+	uint32_t spin_wait_pct;   /* busy_poll: run-queue wait of the last measured window, % */
 	uint64_t replay_plays;    /* pcap: plays completed */
 	struct src_stats src;     /* all ports' sources added up */
 	uint32_t nports;          /* software backend: port[0 .. nports), one per source */

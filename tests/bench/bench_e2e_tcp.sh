@@ -14,6 +14,13 @@
 # Latency is one-way per STEP message, from the simulator's send() (its send log) to the reader's read.
 # The mirror path's figures are bench_e2e.sh's (same make bench, not the same run). The ratio printed is
 # Linux recv / toed of this run. Trust p50/p90; the tail is mostly the shared machine's scheduler.
+#
+# Where the time goes: E2E_TCP_DIAG=DIR keeps tcpdump captures of both senders' veths, ss -tin samples of
+# the senders' sockets, the send logs, per-message latencies and toed's stats; tests/bench/e2e_tcp_diag.py
+# DIR splits each path into send -> wire (the sender's TCP holding bytes: cwnd, pacing, small queues),
+# wire -> capture (toed's XDP stamp) and capture -> read, and times toed's ACKs. Knobs for experiments:
+# E2E_TCP_BUSY_POLL (yes), E2E_TCP_PRIORITY (0), E2E_TCP_VERIFY_ARGS (extra toe-verify options, e.g.
+# "--spin -1"), TOED (another toed binary for an A/B of two builds).
 # Exit 0 done, 77 skipped (no root / namespaces / XDP), 1 a wrong record or a setup failure.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -52,6 +59,7 @@ ip -n "$NS_EX" addr add 10.32.0.1/24 dev ex0 && ip -n "$NS_VE" addr add 10.32.0.
 . "$root/tests/integration/lib_e2e.sh"
 
 PORT_T=9401 PORT_L=9402
+DIAG=${E2E_TCP_DIAG:-} # see below
 cat >"$WORK/toed.conf" <<EOF
 [source]
 type = af_xdp
@@ -79,7 +87,9 @@ socket = $SOCK
 
 [dataplane]
 cpu = 1
-busy_poll = yes
+busy_poll = ${E2E_TCP_BUSY_POLL:-yes}
+trace = $([ -n "$DIAG" ] && echo yes || echo no)
+priority = ${E2E_TCP_PRIORITY:-0}
 
 [log]
 target = stderr
@@ -94,11 +104,29 @@ echo "           toe_wait() (default), toe-sockrx in a blocking recv() and both 
 echo "           machine: $(nproc) CPUs, $(uname -r); uptime: $(uptime)"
 w=$WORK/lat
 "$VERIFY" --templates "$TEMPLATES" --socket "$SOCK" --expect "$RECORDS" --seed 41 --sendlog "$w.t.sendlog" \
-	--latency-out "$w.toed.lat" --ready "$w.ready" --timeout 90 --label e2e-toed-tcp-wait \
+	--latency-out "$w.toed.lat" ${E2E_TCP_VERIFY_ARGS:-} --ready "$w.ready" --timeout 90 --label e2e-toed-tcp-wait \
 	>"$w.verify.out" 2>"$w.verify.err" &
 p_v=$!
 pids="$pids $p_v"
 wait_file "$w.ready" 10 || fail "toe-verify did not subscribe: $(cat "$w.verify.err")"
+# E2E_TCP_DIAG=DIR: evidence for the latency's cause, kept in DIR: the senders' frames as they leave
+# (tcpdump on ex1 and ex0, headers only), the senders' TCP state every 50 ms (ss -tin), both send logs,
+# the per-message latencies and toed's stats (tests/bench/e2e_tcp_diag.py reads them).
+if [ -n "$DIAG" ]; then
+	mkdir -p "$DIAG" || fail "cannot make $DIAG"
+	for d in ex1:$PORT_T ex0:$PORT_L; do
+		ip netns exec "$NS_EX" tcpdump -U -i "${d%%:*}" -n -s 128 -w "$DIAG/${d%%:*}.pcap" "tcp port ${d#*:}" \
+			2>"$DIAG/${d%%:*}.tcpdump.err" &
+		pids="$pids $!"
+	done
+	(while [ ! -e "$w.done" ]; do
+		echo "@ $(date +%s.%N)"
+		ip netns exec "$NS_EX" ss -tinH "( sport = :$PORT_T or sport = :$PORT_L )"
+		sleep 0.05
+	done) >"$DIAG/ss.txt" 2>&1 &
+	pids="$pids $!"
+	sleep 0.5 # tcpdump is listening
+fi
 ip netns exec "$NS_EX" timeout 90 "$FEEDSIM" --templates "$TEMPLATES" --listen "10.32.1.1:$PORT_T" \
 	--records "$RECORDS" --seed 41 --rate "$RATE" --sendlog "$w.t.sendlog" --wait-ms 30000 2>"$w.fs_t.err" &
 p_ft=$!
@@ -116,6 +144,13 @@ wait "$p_r" || fail "toe-sockrx: $(cat "$w.sockrx.err")"
 wait "$p_v" || fail "toe-verify: $(head -n 20 "$w.verify.err"; cat "$w.verify.out")"
 [ "$(vget "$w.verify.out" matched)" = "$RECORDS" ] ||
 	fail "toed's client got $(vget "$w.verify.out" matched) of $RECORDS records exact: $(cat "$w.verify.out")"
+if [ -n "$DIAG" ]; then
+	: >"$w.done"
+	sleep 0.3
+	cp "$w.t.sendlog" "$w.l.sendlog" "$w.toed.lat" "$w.sockrx.lat" "$DIAG/" 2>/dev/null
+	"$TOECTL" -s "$SOCK" stats --json >"$DIAG/stats.json" 2>&1
+	"$TOECTL" -s "$SOCK" latency >"$DIAG/toectl-latency.txt" 2>&1
+fi
 grep -h '^toe-verify: .*latency' "$w.verify.err"
 grep -h '^toe-sockrx: .*latency' "$w.sockrx.err"
 grep -h '^RESULT ' "$w.verify.out" "$w.sockrx.err"

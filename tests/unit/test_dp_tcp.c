@@ -343,6 +343,18 @@ static void test_connect(void)
 	CHECK_EQ(seen.opens, 1);
 	CHECK_EQ(seen.bytes, 100);
 	CHECK(seen.ticks >= 2);
+	/* that one small segment is ACKed at once: toed's connections are in quick-ACK mode, so the
+	 * exchange's TCP (its congestion window, its pacing) never waits for a delayed ACK */
+	{
+		uint32_t b = r.src.n;
+		dp_tcp_flush(r.t, r.pipe, now);
+		CHECK_EQ(r.src.n, b + 1);
+		if (r.src.n == b + 1) {
+			const uint8_t *p = r.src.frame[b];
+			CHECK_EQ(p[34 + 13] & 0x17, 0x10);
+			CHECK_EQ(be32(p + 34 + 8), 5101);
+		}
+	}
 	/* bytes out on the connection (a logon, a heartbeat): a data segment to the exchange */
 	static const char logon[] = "8=STEP.1.0.0\x01" "35=A\x01";
 	uint32_t before = r.src.n;

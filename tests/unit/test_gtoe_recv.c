@@ -2,7 +2,7 @@
  *
  * Crafted data segments against an established connection (peer ISN 1000,
  * timestamps and SACK negotiated): in-order data with delayed ACKs (timer
- * and every second segment), quick-ACK mode, out-of-order data with SACK
+ * and every second segment, small segments too), quick-ACK mode, out-of-order data with SACK
  * blocks in RFC 2018 order, the hole filled (immediate ACK, ranges merged),
  * duplicates, a window that shrinks with unread data down to zero, bytes
  * beyond the window trimmed, the window update after the application reads,
@@ -70,6 +70,68 @@ static void test_delack_quickack(void)
 	gh_ev(&h);
 	CHECK_EQ(gh_ev_count(&h, GTOE_EV_DATA), 1);
 	CHECK_EQ(gtoe_readable(h.g, c), 3010);
+	gh_free(&h);
+}
+
+/* Market-data-sized segments (a STEP message of ~100 bytes each, far below
+ * the MSS): the delayed-ACK rule counts segments, not full-sized ones, so the
+ * second small segment is ACKed at once (RFC 1122 4.2.3.2, RFC 5681 4.2);
+ * a lone one waits for the timer. In quick-ACK mode (what toed's own
+ * connections use, dp_tcp.c) every small segment is ACKed at once, and a
+ * burst taken in before the endpoint transmits gets one cumulative ACK. */
+static void test_small_segments(void)
+{
+	struct gtoe_seg o = opts(100);
+	struct gtoe_cfg cfg;
+	int32_t c;
+	uint32_t ack, off = 0;
+	CHECK_EQ(gh_init(&h, NULL), 0);
+	c = gh_connect(&h, 0, 1000, &o);
+	ack = h.g->conn[c].snd_nxt;
+	pdata(1 * MS, off, 103, ack);
+	off += 103;
+	CHECK_EQ(gh_out(&h, 1 * MS), 0);
+	pdata(1 * MS, off, 103, ack);
+	off += 103;
+	CHECK_EQ(gh_out(&h, 1 * MS), 1);
+	CHECK_EQ(h.out[0].s.ack, 1001 + off);
+	CHECK_EQ(h.g->conn[c].st.quick_acks, 1);
+	CHECK_EQ(h.g->conn[c].st.delayed_acks, 0);
+	/* three before the endpoint transmits: one ACK for all of them, at once */
+	for (int i = 0; i < 3; i++, off += 103)
+		pdata(2 * MS, off, 103, ack);
+	CHECK_EQ(gh_out(&h, 2 * MS), 1);
+	CHECK_EQ(h.out[0].s.ack, 1001 + off);
+	/* a lone small segment: the timer (40 ms) */
+	pdata(3 * MS, off, 103, ack);
+	off += 103;
+	CHECK_EQ(gh_out(&h, 3 * MS), 0);
+	gtoe_poll(h.g, 43 * MS);
+	CHECK_EQ(gh_out(&h, 43 * MS), 1);
+	CHECK_EQ(h.out[0].s.ack, 1001 + off);
+	CHECK_EQ(h.g->conn[c].st.delayed_acks, 1);
+	gh_free(&h);
+
+	/* quick-ACK mode from the configuration, as dp_tcp sets it */
+	gtoe_cfg_default(&cfg);
+	cfg.quickack = 1;
+	CHECK_EQ(gh_init(&h, &cfg), 0);
+	c = gh_connect(&h, 0, 1000, &o);
+	ack = h.g->conn[c].snd_nxt;
+	off = 0;
+	for (int i = 0; i < 5; i++, off += 103) {
+		pdata(1 * MS, off, 103, ack);
+		CHECK_EQ(gh_out(&h, 1 * MS), 1);
+		CHECK_EQ(h.out[0].s.ack, 1001 + off + 103);
+	}
+	for (int i = 0; i < 4; i++, off += 103)
+		pdata(2 * MS, off, 103, ack);
+	CHECK_EQ(gh_out(&h, 2 * MS), 1);
+	CHECK_EQ(h.out[0].s.ack, 1001 + off);
+	CHECK_EQ(h.g->conn[c].st.quick_acks, 9);
+	CHECK_EQ(h.g->conn[c].st.delayed_acks, 0);
+	gtoe_poll(h.g, 100 * MS);
+	CHECK_EQ(gh_out(&h, 100 * MS), 0); /* no timer was left running */
 	gh_free(&h);
 }
 
@@ -227,6 +289,7 @@ int main(void)
 	for (i = 0; i < sizeof data; i++)
 		data[i] = (uint8_t)(i * 7 + (i >> 8));
 	test_delack_quickack();
+	test_small_segments();
 	test_sack_and_holes();
 	test_window();
 	test_paws();

@@ -1,0 +1,173 @@
+/* dp_spin.c - busy polling only while the data plane has its CPU to itself (see dp_spin.h). */
+#include "dp/dp_spin.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+void dp_spin_init(struct dp_spin *s)
+{
+	memset(s, 0, sizeof *s);
+	s->hold_ns = DP_SPIN_HOLD_MIN_NS;
+	s->fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	s->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+}
+
+void dp_spin_close(struct dp_spin *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->stat_fd >= 0)
+		close(s->stat_fd);
+	s->fd = s->stat_fd = -1;
+}
+
+int dp_spin_cpu_ticks(struct dp_spin *s, int cpu, uint64_t *idle, uint64_t *total)
+{
+	char buf[8192], name[16];
+	ssize_t n;
+	if (s->stat_fd < 0 || cpu < 0)
+		return -1;
+	n = pread(s->stat_fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	int len = snprintf(name, sizeof name, "\ncpu%d ", cpu);
+	const char *p = strstr(buf, name);
+	if (!p)
+		return -1;
+	/* user nice system idle iowait irq softirq steal (guest time is inside user) */
+	uint64_t v[8];
+	if (sscanf(p + len, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %" SCNu64, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+		return -1;
+	*idle = v[3] + v[4];
+	*total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+	return 0;
+}
+
+int64_t dp_spin_read(struct dp_spin *s)
+{
+	char buf[96];
+	uint64_t run, wait;
+	ssize_t n;
+	if (s->fd < 0)
+		return -1;
+	n = pread(s->fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* "time on the CPU, time runnable but waiting, time slices" */
+	if (sscanf(buf, "%" SCNu64 " %" SCNu64, &run, &wait) != 2)
+		return -1;
+	return (int64_t)wait;
+}
+
+int dp_spin_update(struct dp_spin *s, uint64_t now, uint64_t runq_wait_ns, uint64_t cpu_idle, uint64_t cpu_total)
+{
+	if (s->sleeping && cpu_total) {
+		/* pinned: spin again once the CPU is seen idle (nobody else wants it), never blindly */
+		if (!s->idle_start || cpu_total < s->total0 || cpu_idle < s->idle0) {
+			s->idle_start = now;
+			s->idle0 = cpu_idle;
+			s->total0 = cpu_total;
+			return 0;
+		}
+		if (now - s->idle_start < DP_SPIN_IDLE_WINDOW_NS || cpu_total == s->total0)
+			return 0;
+		s->last_idle_pct = (cpu_idle - s->idle0) * 100u / (cpu_total - s->total0);
+		s->idle_start = now;
+		s->idle0 = cpu_idle;
+		s->total0 = cpu_total;
+		if (now < s->wake_at || s->last_idle_pct < DP_SPIN_IDLE_PCT)
+			return 0;
+	} else if (s->sleeping && now < s->wake_at) {
+		return 0;
+	}
+	if (s->sleeping) {
+		/* try spinning for one window */
+		s->sleeping = 0;
+		s->idle_start = 0;
+		s->retries++;
+		s->win_start = now;
+		s->win_wait = runq_wait_ns;
+		return 1;
+	}
+	if (s->win_start == 0 || runq_wait_ns < s->win_wait) {
+		s->win_start = now;
+		s->win_wait = runq_wait_ns;
+		return 1;
+	}
+	uint64_t span = now - s->win_start;
+	if (span < DP_SPIN_WINDOW_NS)
+		return 1;
+	uint64_t waited = runq_wait_ns - s->win_wait;
+	s->last_wait_pct = waited * 100u / span;
+	s->win_start = now;
+	s->win_wait = runq_wait_ns;
+	if (waited * 100u <= span * DP_SPIN_SHARED_PCT) {
+		s->hold_ns = DP_SPIN_HOLD_MIN_NS; /* the CPU is ours: spinning pays */
+		return 1;
+	}
+	s->sleeping = 1;
+	s->yields++;
+	s->wake_at = now + s->hold_ns;
+	s->hold_ns = s->hold_ns * 2 > DP_SPIN_HOLD_MAX_NS ? DP_SPIN_HOLD_MAX_NS : s->hold_ns * 2;
+	return 0;
+}
+
+int dp_spin_should(struct dp_spin *s, uint64_t now, int cpu)
+{
+	if (s->fd < 0)
+		return 1;
+	uint64_t idle = 0, total = 0;
+	if (s->sleeping) {
+		if (cpu < 0 ? now < s->wake_at : s->idle_start && now - s->idle_start < DP_SPIN_IDLE_WINDOW_NS)
+			return 0;
+	} else if (s->win_start && now - s->win_start < DP_SPIN_WINDOW_NS) {
+		return 1;
+	}
+	int64_t w = dp_spin_read(s);
+	if (w < 0)
+		return 1;
+	if (cpu >= 0 && dp_spin_cpu_ticks(s, cpu, &idle, &total) < 0)
+		idle = total = 0;
+	return dp_spin_update(s, now, (uint64_t)w, idle, total);
+}
+
+/* struct sched_attr as in linux/sched/types.h (glibc before 2.41 has no wrapper) */
+struct dp_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+int dp_spin_short_slice(uint64_t slice_ns)
+{
+#ifdef SYS_sched_setattr
+	struct dp_sched_attr a;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, (id_t)tid);
+	if (nice == -1 && errno)
+		nice = 0;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.sched_policy = 0; /* SCHED_OTHER */
+	a.sched_nice = nice;
+	a.sched_runtime = slice_ns;
+	return (int)syscall(SYS_sched_setattr, 0, &a, 0u);
+#else
+	(void)slice_ns;
+	errno = ENOSYS;
+	return -1;
+#endif
+}

@@ -1,0 +1,233 @@
+/* test_dp_spin.c - busy polling that yields a shared CPU (daemon/dp/dp_spin.c): the policy from crafted
+ * run-queue wait samples, the thread's own counter read for real, the short scheduler slice. */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "dp/dp_spin.h"
+#include "test.h"
+
+#define MS 1000000ull
+#define W DP_SPIN_WINDOW_NS
+
+static struct dp_spin fresh(void)
+{
+	struct dp_spin s;
+	memset(&s, 0, sizeof s);
+	s.hold_ns = DP_SPIN_HOLD_MIN_NS;
+	s.fd = s.stat_fd = -1;
+	return s;
+}
+
+/* A CPU of its own: windows with little run-queue wait keep the loop spinning. */
+static void test_alone(void)
+{
+	struct dp_spin s = fresh();
+	uint64_t t = 1000 * MS, wait = 5 * MS;
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 1);
+	for (int i = 1; i <= 50; i++) {
+		/* 1 % of each window waiting (a kworker now and then), checked ten times a window */
+		for (int k = 1; k <= 10; k++)
+			CHECK_EQ(dp_spin_update(&s, t + (uint64_t)i * W - W + (uint64_t)k * W / 10,
+						wait + (uint64_t)(i - 1) * W / 100 + (uint64_t)k * W / 1000, 0, 0), 1);
+	}
+	CHECK_EQ(s.yields, 0);
+	CHECK_EQ(s.sleeping, 0);
+	CHECK_EQ(s.last_wait_pct, 1);
+	/* exactly the threshold still spins */
+	t += 50 * W;
+	wait += 50 * W / 100;
+	CHECK_EQ(dp_spin_update(&s, t + W, wait + W * DP_SPIN_SHARED_PCT / 100, 0, 0), 1);
+	CHECK_EQ(s.yields, 0);
+}
+
+/* A shared CPU: the first window that waited too long turns spinning off for
+ * the hold; the try after it spins one window; failed tries double the hold
+ * up to the maximum; a good window resets it. */
+static void test_shared(void)
+{
+	struct dp_spin s = fresh();
+	uint64_t t = 1000 * MS, wait = 0;
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 1);
+	/* within the window nothing is decided, however much it waited */
+	CHECK_EQ(dp_spin_update(&s, t + W / 2, wait + W / 2, 0, 0), 1);
+	/* the window ends with 40 % waited: sleep */
+	wait += W * 40 / 100;
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 0);
+	CHECK_EQ(s.yields, 1);
+	CHECK_EQ(s.sleeping, 1);
+	CHECK_EQ(s.last_wait_pct, 40);
+	/* sleeping for the hold (1 s) */
+	CHECK_EQ(dp_spin_update(&s, t + DP_SPIN_HOLD_MIN_NS - 1, wait, 0, 0), 0);
+	uint64_t hold = DP_SPIN_HOLD_MIN_NS, tries = 0;
+	for (int round = 0; round < 6; round++) {
+		t += hold;
+		CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 1); /* a try */
+		CHECK_EQ(s.retries, ++tries);
+		wait += W / 2;
+		t += W;
+		CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 0); /* still shared */
+		hold = hold * 2 > DP_SPIN_HOLD_MAX_NS ? DP_SPIN_HOLD_MAX_NS : hold * 2;
+		CHECK_EQ(dp_spin_update(&s, t + hold - 1, wait, 0, 0), 0);
+	}
+	CHECK_EQ(hold, DP_SPIN_HOLD_MAX_NS);
+	CHECK_EQ(s.yields, 7);
+	/* the load went: the next try passes and the hold is back to its minimum */
+	t += hold;
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 1);
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100, 0, 0), 1);
+	CHECK_EQ(s.hold_ns, DP_SPIN_HOLD_MIN_NS);
+	CHECK_EQ(s.sleeping, 0);
+	/* and a new bout of load sleeps for the minimum hold again */
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100 + W / 2, 0, 0), 0);
+	CHECK_EQ(s.wake_at, t + DP_SPIN_HOLD_MIN_NS);
+}
+
+/* Pinned: sleeping, the CPU's idle time decides; no blind tries while it stays busy, spinning again
+ * once it was idle at least half of a window (and the minimum hold is over). */
+static void test_pinned(void)
+{
+	struct dp_spin s = fresh();
+	const uint64_t IW = DP_SPIN_IDLE_WINDOW_NS, TPW = 20; /* ticks per idle window (10 ms ticks) */
+	uint64_t t = 1000 * MS, wait = 0, idle = 5000, total = 100000;
+	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 1);
+	wait += W / 2;
+	t += W;
+	total += 10;
+	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0);
+	CHECK_EQ(s.yields, 1);
+	/* 30 s of a busy CPU (10 % idle): asleep all along, not one try */
+	for (int i = 0; i < 150; i++) {
+		t += IW;
+		total += TPW;
+		idle += TPW / 10;
+		CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0);
+	}
+	CHECK_EQ(s.retries, 0);
+	CHECK_EQ(s.last_idle_pct, 10);
+	/* the CPU goes idle: the next full window sees it and the loop spins again */
+	t += IW;
+	total += TPW;
+	idle += TPW * 9 / 10;
+	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 1);
+	CHECK_EQ(s.retries, 1);
+	CHECK_EQ(s.last_idle_pct, 90);
+	/* a second yield; an idle CPU within the minimum hold does not end it early */
+	t += W;
+	wait += W / 2;
+	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0);
+	CHECK_EQ(s.yields, 2);
+	t += IW;
+	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0); /* the idle window starts */
+	t += IW;
+	total += TPW;
+	idle += TPW;
+	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0); /* idle, but within the hold */
+	CHECK_EQ(s.last_idle_pct, 100);
+	t = s.wake_at + IW;
+	total += TPW;
+	idle += TPW;
+	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 1);
+	CHECK_EQ(s.retries, 2);
+	/* inside a window nothing is decided, and a counter that went backwards starts a new one */
+	t += W;
+	wait += W / 2;
+	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0);
+	CHECK_EQ(dp_spin_update(&s, t + 1, wait, idle, total), 0);
+	CHECK_EQ(dp_spin_update(&s, t + IW / 2, wait, idle + 5, total + 10), 0);
+	CHECK_EQ(dp_spin_update(&s, t + IW + 1, wait, 0, 10), 0);
+	CHECK_EQ(s.idle_start, t + IW + 1);
+}
+
+/* A counter that went backwards (a new thread's, or a read that failed) starts a new window. */
+static void test_counter_reset(void)
+{
+	struct dp_spin s = fresh();
+	CHECK_EQ(dp_spin_update(&s, 10 * W, 5 * W, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, 11 * W, 0, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, 12 * W, W / 100, 0, 0), 1);
+	CHECK_EQ(s.yields, 0);
+}
+
+/* The thread's own counter: present on kernels with schedstat, increasing; without it the loop spins as told. */
+static void test_read(void)
+{
+	struct dp_spin s;
+	dp_spin_init(&s);
+	if (s.fd < 0) {
+		printf("note: no /proc/thread-self/schedstat here: dp_spin_should spins as configured\n");
+		CHECK_EQ(dp_spin_read(&s), -1);
+		CHECK_EQ(dp_spin_should(&s, 1, -1), 1);
+		return;
+	}
+	int64_t a = dp_spin_read(&s);
+	CHECK(a >= 0);
+	struct timespec sl = {0, 2000000};
+	nanosleep(&sl, NULL);
+	int64_t b = dp_spin_read(&s);
+	CHECK(b >= a);
+	CHECK_EQ(dp_spin_should(&s, 5 * W, 0), 1);
+	uint64_t idle = 0, total = 0;
+	CHECK_EQ(dp_spin_cpu_ticks(&s, 0, &idle, &total), s.stat_fd >= 0 ? 0 : -1);
+	if (s.stat_fd >= 0) {
+		CHECK(total > 0 && idle <= total);
+		CHECK_EQ(dp_spin_cpu_ticks(&s, 100000, &idle, &total), -1); /* no such CPU */
+	}
+	dp_spin_close(&s);
+	CHECK_EQ(s.fd, -1);
+	CHECK_EQ(dp_spin_should(&s, 6 * W, 0), 1);
+}
+
+/* The short slice: taken by the kernel and shown in /proc/thread-self/sched (se.slice, Linux >= 6.12),
+ * in a thread of its own so the test's main thread keeps its slice. */
+static void *slice_thread(void *arg)
+{
+	int *ok = arg;
+	char line[256];
+	unsigned long long v = 0;
+	int found = 0;
+	ok[0] = dp_spin_short_slice(DP_SPIN_SLICE_NS);
+	ok[3] = errno;
+	FILE *f = fopen("/proc/thread-self/sched", "r");
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, "se.slice", 8) && sscanf(strchr(line, ':') + 1, "%llu", &v) == 1)
+			found = 1;
+	if (f)
+		fclose(f);
+	ok[1] = found;
+	ok[2] = (int)(v / 1000);
+	return NULL;
+}
+
+static void test_slice(void)
+{
+	pthread_t t;
+	int ok[4] = {-2, 0, 0, 0};
+	CHECK_EQ(pthread_create(&t, NULL, slice_thread, ok), 0);
+	pthread_join(t, NULL);
+	if (ok[0] != 0 && (ok[3] == EPERM || ok[3] == ENOSYS)) {
+		printf("note: sched_setattr refused here (%s): the data plane logs that and runs on\n", strerror(ok[3]));
+		return;
+	}
+	CHECK_EQ(ok[0], 0);
+	if (!ok[1]) {
+		printf("note: this kernel shows no se.slice (before 6.12?): the slice is not checked\n");
+		return;
+	}
+	CHECK_EQ(ok[2], (int)(DP_SPIN_SLICE_NS / 1000));
+}
+
+int main(void)
+{
+	test_alone();
+	test_shared();
+	test_counter_reset();
+	test_pinned();
+	test_read();
+	test_slice();
+	return test_done("dp_spin");
+}
