@@ -302,8 +302,11 @@ static void fast_summary(const struct seq_group *g, struct seq_chan *c)
 		if (c->hole[i].last >= c->next)
 			odd = 1;
 	}
+	/* lanes from nlines on are never settled: their lim stays 0 (chan_init) */
 	for (L = 0; L < SEQ_MAX_LINES; L++) {
 		uint64_t p = c->lane[L].next, m = UINT64_MAX;
+		if (L >= g->nlines)
+			break;
 		if (!((c->line_ok >> L) & 1u) || odd) {
 			c->lane[L].lim[0] = 0;
 			c->lane[L].lim[1] = 0;
@@ -420,6 +423,19 @@ static int dup(struct seq_group *g, struct seq_line_stats *ls, struct seq_chan *
 	return SEQ_DUP;
 }
 
+/* 1 when s lies in one of c's holes. */
+static int in_hole(const struct seq_chan *c, uint64_t s)
+{
+	uint32_t i;
+	for (i = 0; i < SEQ_MAX_HOLES; i++) {
+		if (i >= c->nholes)
+			break;
+		if (s >= c->hole[i].first && s <= c->hole[i].last)
+			return 1;
+	}
+	return 0;
+}
+
 /* The settled-line bit the fast path reads, after the slow path ran for
  * line L of c. Besides epoch and session it promises low <= lane[L].next
  * <= next, so the fast path need not compare the record with low and next:
@@ -441,11 +457,10 @@ static void settle(const struct seq_group *g, struct seq_chan *c, uint32_t L)
 static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,
 		 uint64_t now, int *late);
 
-int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
-		   uint64_t now, int *late)
+/* The rules in full for line L (clamped) on channel index idx. */
+static int full(struct seq_group *g, struct seq_queue *q, uint32_t L, int32_t idx, uint64_t s, uint64_t now,
+		int *late)
 {
-	uint32_t L = line < g->nlines ? line : g->nlines - 1;
-	int32_t idx = chan_find(g, chan);
 	int v;
 	*late = 0;
 	if (idx < 0) {
@@ -458,6 +473,28 @@ int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint
 		settle(g, &g->chan[idx], L);
 	fast_summary(g, &g->chan[idx]);
 	return v;
+}
+
+int seq_check_full(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
+		   uint64_t now, int *late)
+{
+	return full(g, q, line < g->nlines ? line : g->nlines - 1, chan_find(g, chan), s, now, late);
+}
+
+int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
+		   uint64_t now, int *late)
+{
+	uint32_t L = line < g->nlines ? line : g->nlines - 1;
+	int32_t idx = chan_find(g, chan);
+	if (idx >= 0 && ((g->chan[idx].line_ok >> L) & 1u) && s < g->chan[idx].lane[L].next &&
+	    s >= g->chan[idx].low && now < g->chan[idx].hole_due && !in_hole(&g->chan[idx], s)) {
+		/* a settled line repeating a record it carried (or a reordered
+		 * one): a copy and nothing else (check() would find the same: no
+		 * restart, no jump, no hole to fill or expire, settled still) */
+		*late = 0;
+		return dup(g, &g->line[L], &g->chan[idx]);
+	}
+	return full(g, q, L, idx, s, now, late);
 }
 
 static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,

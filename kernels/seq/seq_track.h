@@ -248,9 +248,14 @@ void seq_queue_init(struct seq_queue *q);
  * so it has room for SEQ_MAX_HOLES + 2). seq_check is the fast path (the
  * next record of a settled line: the channel's next, or a copy in no hole,
  * while no hole is due) and falls back on seq_check_slow for everything
- * else; both give the same result and leave the same state for every
- * input (tests/unit/test_seq_fast.c compares them). */
+ * else. seq_check_slow takes one more common case the short way (a settled
+ * line repeating a record: a copy) and leaves the rest to seq_check_full,
+ * the rules with no shortcut. All three give the same result and leave the
+ * same state for every input (tests/unit/test_seq_fast.c compares
+ * seq_check with seq_check_full). */
 int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
+		   uint64_t now, int *late);
+int seq_check_full(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
 		   uint64_t now, int *late);
 
 static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan,

@@ -1,13 +1,14 @@
-/* test_seq_fast.c - seq_check's inline fast path never skips the slow path's duties (kernels/seq).
+/* test_seq_fast.c - seq_check's shortcuts never skip the full rules' duties (kernels/seq).
  *
  * seq_check decides the common records (a settled line's next record: the
  * channel's next, or a copy in no hole) inline and leaves the rest to
- * seq_check_slow. The header promises both give the same result for every
- * input; this test holds it to that:
+ * seq_check_slow, which takes a settled line's repeat the short way too and
+ * leaves the rest to seq_check_full. The header promises all give the same
+ * result for every input; this test holds them to that:
  *   - differential: random streams with jumps, repeats, reorders, restarts,
  *     new sessions, sequences near 0 and UINT64_MAX, lines and channels out
  *     of range, time going back and holes running out, fed to two groups,
- *     one through seq_check and one through seq_check_slow only: verdicts,
+ *     one through seq_check and one through seq_check_full only: verdicts,
  *     late flags, events and the whole group state (memcmp) must match
  *     after every record;
  *   - the edges by name, with the results the rules in seq_track.h give:
@@ -43,7 +44,7 @@ static int both(uint32_t line, uint32_t ch, uint64_t s, uint64_t now, int *v_out
 {
 	int la = -1, lb = -1;
 	int va = seq_check(&ga, &qa, line, ch, s, now, &la);
-	int vb = seq_check_slow(&gb, &qb, line, ch, s, now, &lb);
+	int vb = seq_check_full(&gb, &qb, line, ch, s, now, &lb);
 	struct seq_ev ea, eb;
 	int ok = va == vb && la == lb && seq_queue_len(&qa) == seq_queue_len(&qb);
 	while (ok && seq_queue_pop(&qa, &ea)) {
