@@ -455,34 +455,32 @@ static void settle(const struct seq_group *g, struct seq_chan *c, uint32_t L)
 }
 
 static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,
-		 uint64_t now, int *late);
+		 uint64_t now);
 
 /* The rules in full for line L (clamped) on channel index idx. */
-static int full(struct seq_group *g, struct seq_queue *q, uint32_t L, int32_t idx, uint64_t s, uint64_t now,
-		int *late)
+static int full(struct seq_group *g, struct seq_queue *q, uint32_t L, int32_t idx, uint64_t s, uint64_t now)
 {
 	int v;
-	*late = 0;
 	if (idx < 0) {
 		g->st.untracked++;
 		g->line[L].won++;
 		return SEQ_DELIVER;
 	}
-	v = check(g, q, L, &g->chan[idx], s, now, late);
-	if (v != SEQ_STALE)
+	v = check(g, q, L, &g->chan[idx], s, now);
+	if ((v & 0xff) != SEQ_STALE)
 		settle(g, &g->chan[idx], L);
 	fast_summary(g, &g->chan[idx]);
 	return v;
 }
 
 int seq_check_full(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
-		   uint64_t now, int *late)
+		   uint64_t now)
 {
-	return full(g, q, line < g->nlines ? line : g->nlines - 1, chan_find(g, chan), s, now, late);
+	return full(g, q, line < g->nlines ? line : g->nlines - 1, chan_find(g, chan), s, now);
 }
 
 int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
-		   uint64_t now, int *late)
+		   uint64_t now)
 {
 	uint32_t L = line < g->nlines ? line : g->nlines - 1;
 	int32_t idx = chan_find(g, chan);
@@ -491,14 +489,13 @@ int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint
 		/* a settled line repeating a record it carried (or a reordered
 		 * one): a copy and nothing else (check() would find the same: no
 		 * restart, no jump, no hole to fill or expire, settled still) */
-		*late = 0;
 		return dup(g, &g->line[L], &g->chan[idx]);
 	}
-	return full(g, q, L, idx, s, now, late);
+	return full(g, q, L, idx, s, now);
 }
 
 static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,
-		 uint64_t now, int *late)
+		 uint64_t now)
 {
 	uint32_t bit = 1u << L, i;
 	struct seq_line_stats *ls = &g->line[L];
@@ -586,11 +583,10 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 				break;
 			if (s >= c->hole[i].first && s <= c->hole[i].last) {
 				fill(g, q, c, i, s);
-				*late = 1;
 				g->st.late++;
 				ls->filled++;
 				c->late++;
-				return deliver(g, ls, c);
+				return deliver(g, ls, c) | SEQ_LATE;
 			}
 		}
 		return dup(g, ls, c);

@@ -81,6 +81,7 @@
 #define SEQ_SSE_BIZ_INDEX 10196u
 
 enum seq_verdict { SEQ_DELIVER = 0, SEQ_DUP = 1, SEQ_STALE = 2 }; /* seq_check's fast path relies on 0 and 1 */
+#define SEQ_LATE 0x100 /* seq_check_slow/_full: or'ed into SEQ_DELIVER when the record filled a hole */
 enum seq_ev_kind { SEQ_EV_NONE = 0, SEQ_EV_GAP = 1, SEQ_EV_RESTART = 2 };
 
 /* One key rule: in template `tid` (0: every template having both fields),
@@ -250,17 +251,20 @@ void seq_queue_init(struct seq_queue *q);
  * while no hole is due) and falls back on seq_check_slow for everything
  * else. seq_check_slow takes one more common case the short way (a settled
  * line repeating a record: a copy) and leaves the rest to seq_check_full,
- * the rules with no shortcut. All three give the same result and leave the
- * same state for every input (tests/unit/test_seq_fast.c compares
- * seq_check with seq_check_full). */
+ * the rules with no shortcut. Both return the verdict with SEQ_LATE or'ed
+ * in for a record that filled a hole (no pointer: the caller's late flag
+ * stays in a register). All three give the same result and leave the same
+ * state for every input (tests/unit/test_seq_fast.c compares seq_check
+ * with seq_check_full). */
 int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
-		   uint64_t now, int *late);
+		   uint64_t now);
 int seq_check_full(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
-		   uint64_t now, int *late);
+		   uint64_t now);
 
 static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan,
 			    uint64_t seq, uint64_t now, int *late)
 {
+	int v;
 	if (chan < SEQ_DIRECT && line < SEQ_MAX_LINES) {
 		struct seq_chan *c = &g->chan[g->direct[chan]];
 		struct seq_lane *ln = &c->lane[line];
@@ -269,13 +273,12 @@ static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t l
 		 * or a copy in no hole. Holes change only in the slow path, which
 		 * recomputes lim; the fast path only moves ln->next up inside it. */
 		if (seq == ln->next && now < c->hole_due) {
-			uint64_t nx = c->next;
-			uint32_t is_dup = seq != nx;
+			uint32_t is_dup = seq != c->next;
 			/* an index, not a branch: on A/B lines which of the two comes
 			 * is a coin toss. lim[0] is UINT64_MAX, so seq + 1 cannot wrap. */
 			if (seq < ln->lim[is_dup]) {
 				ln->next = seq + 1;
-				c->next = nx + 1 - is_dup;
+				c->next += 1 - is_dup;
 				c->count[is_dup]++;
 				g->line[line].v[is_dup * SEQ_LS_DUPS]++; /* won or dups */
 				*late = 0;
@@ -283,7 +286,9 @@ static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t l
 			}
 		}
 	}
-	return seq_check_slow(g, q, line, chan, seq, now, late);
+	v = seq_check_slow(g, q, line, chan, seq, now);
+	*late = v >> 8;
+	return v & 0xff;
 }
 
 /* Totals over the lines: keyed records checked, delivered, copies dropped. */

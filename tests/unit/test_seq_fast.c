@@ -44,9 +44,12 @@ static int both(uint32_t line, uint32_t ch, uint64_t s, uint64_t now, int *v_out
 {
 	int la = -1, lb = -1;
 	int va = seq_check(&ga, &qa, line, ch, s, now, &la);
-	int vb = seq_check_full(&gb, &qb, line, ch, s, now, &lb);
+	int vb = seq_check_full(&gb, &qb, line, ch, s, now);
 	struct seq_ev ea, eb;
-	int ok = va == vb && la == lb && seq_queue_len(&qa) == seq_queue_len(&qb);
+	int ok;
+	lb = (vb & SEQ_LATE) != 0;
+	vb &= 0xff;
+	ok = va == vb && la == lb && seq_queue_len(&qa) == seq_queue_len(&qb);
 	while (ok && seq_queue_pop(&qa, &ea)) {
 		seq_queue_pop(&qb, &eb);
 		ok = memcmp(&ea, &eb, sizeof ea) == 0;
