@@ -272,18 +272,17 @@ static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t l
 		 * in seq_track.c) while no hole is due: the channel's next (new),
 		 * or a copy in no hole. Holes change only in the slow path, which
 		 * recomputes lim; the fast path only moves ln->next up inside it. */
-		if (seq == ln->next && now < c->hole_due) {
-			uint32_t is_dup = seq != c->next;
-			/* an index, not a branch: on A/B lines which of the two comes
-			 * is a coin toss. lim[0] is UINT64_MAX, so seq + 1 cannot wrap. */
-			if (seq < ln->lim[is_dup]) {
-				ln->next = seq + 1;
-				c->next += 1 - is_dup;
-				c->count[is_dup]++;
-				g->line[line].v[is_dup * SEQ_LS_DUPS]++; /* won or dups */
-				*late = 0;
-				return (int)is_dup; /* SEQ_DELIVER 0, SEQ_DUP 1 */
-			}
+		/* new or copy: an index, not a branch (on A/B lines which of the
+		 * two comes is a coin toss); one branch for the whole test.
+		 * lim[0] is UINT64_MAX, so seq + 1 cannot wrap. */
+		uint32_t is_dup = seq != c->next;
+		if ((uint32_t)(seq == ln->next) & (uint32_t)(now < c->hole_due) & (uint32_t)(seq < ln->lim[is_dup])) {
+			ln->next = seq + 1;
+			c->next += 1 - is_dup;
+			c->count[is_dup]++;
+			g->line[line].v[is_dup * SEQ_LS_DUPS]++; /* won or dups */
+			*late = 0;
+			return (int)is_dup; /* SEQ_DELIVER 0, SEQ_DUP 1 */
 		}
 	}
 	v = seq_check_slow(g, q, line, chan, seq, now);
