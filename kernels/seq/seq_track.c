@@ -1,9 +1,12 @@
 /* seq_track.c - per-channel sequence tracking, A/B arbitration, MsgSeqNum checks (synthesisable subset).
  *
- * The record path (seq_check) is a cached channel lookup, a few compares and
- * at most one hole scan (SEQ_MAX_HOLES entries) when a record is below the
- * channel's high mark: in steady A/B operation every record is either the
- * next one (deliver) or a copy (drop), both a handful of instructions. See
+ * The record path: seq_check (inline, seq_track.h) decides a settled line's
+ * next record with a direct channel index and three compares against the
+ * line's lane (struct seq_lane), which this file keeps up to date
+ * (fast_summary) whenever the slow path changes a channel; in steady A/B
+ * operation nearly every record is the channel's next (deliver) or a copy
+ * (drop) that way. Everything else comes here: seq_check_slow takes a line's
+ * repeat the short way, seq_check_full applies the rules below in full. See
  * seq_track.h for the rules and why they were chosen.
  */
 #include <stddef.h> /* offsetof: a freestanding header, no libc */
