@@ -1,11 +1,16 @@
 /* seq_track.c - per-channel sequence tracking, A/B arbitration, MsgSeqNum checks (synthesisable subset).
  *
- * The record path (seq_check) is a cached channel lookup, a few compares and
- * at most one hole scan (SEQ_MAX_HOLES entries) when a record is below the
- * channel's high mark: in steady A/B operation every record is either the
- * next one (deliver) or a copy (drop), both a handful of instructions. See
+ * The record path: seq_check (inline, seq_track.h) decides a settled line's
+ * next record with a direct channel index and three compares against the
+ * line's lane (struct seq_lane), which this file keeps up to date
+ * (fast_summary) whenever the slow path changes a channel; in steady A/B
+ * operation nearly every record is the channel's next (deliver) or a copy
+ * (drop) that way. Everything else comes here: seq_check_slow takes a line's
+ * repeat the short way, seq_check_full applies the rules below in full. See
  * seq_track.h for the rules and why they were chosen.
  */
+#include <stddef.h> /* offsetof: a freestanding header, no libc */
+
 #include "seq_track.h"
 
 #define SEQ_HASH_BITS 7
@@ -14,6 +19,12 @@ _Static_assert(SEQ_HASH_SIZE >= 2 * SEQ_MAX_CHANNELS, "hash table at most half f
 _Static_assert(SEQ_MAX_CHANNELS < 255, "channel index + 1 fits the hash table's bytes");
 _Static_assert(SEQ_QUEUE >= SEQ_MAX_HOLES + 2, "one seq_check fits an empty queue");
 _Static_assert(SEQ_MAX_LINES <= 8, "line_seen is a byte");
+_Static_assert(SEQ_MAX_CHANNELS <= 255, "direct[] holds channel indexes and the stand-in's");
+_Static_assert(SEQ_DELIVER == 0 && SEQ_DUP == 1, "seq_chan.count[] is indexed by verdict");
+_Static_assert(sizeof(struct seq_line_stats) == SEQ_LINE_NSTATS * sizeof(uint64_t), "v[] covers the stats");
+_Static_assert(offsetof(struct seq_line_stats, won) == SEQ_LS_WON * sizeof(uint64_t) &&
+		       offsetof(struct seq_line_stats, dups) == SEQ_LS_DUPS * sizeof(uint64_t),
+	       "the fast path finds won and dups in v[]");
 
 /* ---- keys ---------------------------------------------------------------- */
 
@@ -186,7 +197,6 @@ static void chan_init(struct seq_chan *c, uint32_t id)
 	uint32_t i;
 	c->id = id;
 	c->nholes = 0;
-	c->hole_min = UINT64_MAX;
 	c->hole_due = UINT64_MAX;
 	c->line_ok = 0;
 	c->epoch = 0;
@@ -197,7 +207,9 @@ static void chan_init(struct seq_chan *c, uint32_t id)
 	for (i = 0; i < SEQ_MAX_LINES; i++) {
 		c->line_epoch[i] = 0;
 		c->line_sess[i] = 0;
-		c->line_next[i] = 0;
+		c->lane[i].next = 0;
+		c->lane[i].lim[0] = 0;
+		c->lane[i].lim[1] = 0;
 	}
 	c->delivered = 0;
 	c->dups = 0;
@@ -221,7 +233,7 @@ void seq_group_init(struct seq_group *g, uint32_t id, uint32_t nlines, uint64_t 
 	g->pad = 0;
 	g->wait_ns = wait_ns;
 	for (i = 0; i < SEQ_DIRECT; i++)
-		g->direct[i] = 0;
+		g->direct[i] = SEQ_MAX_CHANNELS;
 #define SEQ_ZERO(name) g->st.name = 0;
 	SEQ_GROUP_STATS(SEQ_ZERO)
 #undef SEQ_ZERO
@@ -233,7 +245,7 @@ void seq_group_init(struct seq_group *g, uint32_t id, uint32_t nlines, uint64_t 
 	}
 	for (i = 0; i < SEQ_HASH_SIZE; i++)
 		g->hash[i] = 0;
-	for (i = 0; i < SEQ_MAX_CHANNELS; i++)
+	for (i = 0; i < SEQ_MAX_CHANNELS + 1; i++)
 		chan_init(&g->chan[i], 0);
 }
 
@@ -241,8 +253,8 @@ void seq_group_init(struct seq_group *g, uint32_t id, uint32_t nlines, uint64_t 
 static int32_t chan_find(struct seq_group *g, uint32_t id)
 {
 	uint32_t h, probe;
-	if (id < SEQ_DIRECT && g->direct[id])
-		return (int32_t)g->direct[id] - 1;
+	if (id < SEQ_DIRECT && g->direct[id] < SEQ_MAX_CHANNELS)
+		return (int32_t)g->direct[id];
 	h = (id * 2654435761u) >> (32 - SEQ_HASH_BITS);
 	for (probe = 0; probe < SEQ_HASH_SIZE; probe++) {
 		uint32_t slot = (h + probe) & (SEQ_HASH_SIZE - 1);
@@ -253,7 +265,7 @@ static int32_t chan_find(struct seq_group *g, uint32_t id)
 			e = ++g->nchan;
 			chan_init(&g->chan[e - 1], id);
 			if (id < SEQ_DIRECT)
-				g->direct[id] = (uint8_t)e;
+				g->direct[id] = (uint8_t)(e - 1);
 			else
 				g->hash[slot] = (uint8_t)e;
 			return (int32_t)(e - 1);
@@ -275,18 +287,47 @@ static void gap(struct seq_group *g, struct seq_queue *q, struct seq_chan *c, ui
 	c->missing += last - first + 1;
 }
 
-/* The fast path's summary of the holes: lowest sequence, when the oldest is due. */
-static void holes_changed(const struct seq_group *g, struct seq_chan *c)
+/* The fast path's summary of c (struct seq_lane): after the slow path
+ * changed its holes or a line's state. Per line, the first sequence from
+ * the line's next on that is in a hole (the line's next itself when it is
+ * inside one: its next record goes the slow way), not one lowest hole for
+ * all: a hole every line missed stays open for wait_ns, and the lagging
+ * line's copies above it must not all go the slow way meanwhile. */
+static void fast_summary(const struct seq_group *g, struct seq_chan *c)
 {
-	uint32_t i;
-	uint64_t m = UINT64_MAX;
+	uint32_t i, L, odd = 0;
+	/* holes lie below next, except after a numbering ran past UINT64_MAX
+	 * (the slow path then starts the channel again, holes and all): no
+	 * fast path on such a channel, whose "new" would not be new */
 	for (i = 0; i < SEQ_MAX_HOLES; i++) {
 		if (i >= c->nholes)
 			break;
-		if (c->hole[i].first < m)
-			m = c->hole[i].first;
+		if (c->hole[i].last >= c->next)
+			odd = 1;
 	}
-	c->hole_min = m;
+	/* lanes from nlines on are never settled: their lim stays 0 (chan_init) */
+	for (L = 0; L < SEQ_MAX_LINES; L++) {
+		uint64_t p = c->lane[L].next, m = UINT64_MAX;
+		if (L >= g->nlines)
+			break;
+		if (!((c->line_ok >> L) & 1u) || odd) {
+			c->lane[L].lim[0] = 0;
+			c->lane[L].lim[1] = 0;
+			continue;
+		}
+		for (i = 0; i < SEQ_MAX_HOLES; i++) {
+			uint64_t f;
+			if (i >= c->nholes)
+				break;
+			if (c->hole[i].last < p)
+				continue;
+			f = c->hole[i].first > p ? c->hole[i].first : p;
+			if (f < m)
+				m = f;
+		}
+		c->lane[L].lim[SEQ_DELIVER] = UINT64_MAX;
+		c->lane[L].lim[SEQ_DUP] = m;
+	}
 	c->hole_due = c->nholes == 0 ? UINT64_MAX
 		      : c->hole[0].since > UINT64_MAX - g->wait_ns ? UINT64_MAX - 1
 								    : c->hole[0].since + g->wait_ns;
@@ -385,39 +426,79 @@ static int dup(struct seq_group *g, struct seq_line_stats *ls, struct seq_chan *
 	return SEQ_DUP;
 }
 
-/* The settled-line bit the fast path reads, after the slow path ran for line L of c. */
+/* 1 when s lies in one of c's holes. */
+static int in_hole(const struct seq_chan *c, uint64_t s)
+{
+	uint32_t i;
+	for (i = 0; i < SEQ_MAX_HOLES; i++) {
+		if (i >= c->nholes)
+			break;
+		if (s >= c->hole[i].first && s <= c->hole[i].last)
+			return 1;
+	}
+	return 0;
+}
+
+/* The settled-line bit the fast path reads, after the slow path ran for
+ * line L of c. Besides epoch and session it promises low <= lane[L].next
+ * <= next, so the fast path need not compare the record with low and next:
+ * a later record of L on the fast path only raises lane[L].next to next at
+ * most, and the slow path only lowers low (a line that started earlier) or
+ * clears every bit (restart). A numbering that wrapped (next 0) gets no
+ * fast path at all: the slow path takes 0 as "nothing yet". */
 static void settle(const struct seq_group *g, struct seq_chan *c, uint32_t L)
 {
-	if (c->line_epoch[L] == c->epoch && c->line_sess[L] == g->sess[L])
+	if (c->next == 0)
+		c->line_ok = 0;
+	else if (c->line_epoch[L] == c->epoch && c->line_sess[L] == g->sess[L] && c->lane[L].next >= c->low &&
+		 c->lane[L].next <= c->next)
 		c->line_ok |= (uint8_t)(1u << L);
 	else
 		c->line_ok &= (uint8_t)~(1u << L);
 }
 
 static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,
-		 uint64_t now, int *late);
+		 uint64_t now);
 
-int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
-		   uint64_t now, int *late)
+/* The rules in full for line L (clamped) on channel index idx. */
+static int full(struct seq_group *g, struct seq_queue *q, uint32_t L, int32_t idx, uint64_t s, uint64_t now)
 {
-	uint32_t L = line < g->nlines ? line : g->nlines - 1;
-	int32_t idx = chan_find(g, chan);
 	int v;
-	*late = 0;
 	if (idx < 0) {
 		g->st.untracked++;
 		g->line[L].won++;
 		return SEQ_DELIVER;
 	}
-	v = check(g, q, L, &g->chan[idx], s, now, late);
-	if (v != SEQ_STALE)
+	v = check(g, q, L, &g->chan[idx], s, now);
+	if ((v & 0xff) != SEQ_STALE)
 		settle(g, &g->chan[idx], L);
-	holes_changed(g, &g->chan[idx]);
+	fast_summary(g, &g->chan[idx]);
 	return v;
 }
 
+int seq_check_full(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
+		   uint64_t now)
+{
+	return full(g, q, line < g->nlines ? line : g->nlines - 1, chan_find(g, chan), s, now);
+}
+
+int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
+		   uint64_t now)
+{
+	uint32_t L = line < g->nlines ? line : g->nlines - 1;
+	int32_t idx = chan_find(g, chan);
+	if (idx >= 0 && ((g->chan[idx].line_ok >> L) & 1u) && s < g->chan[idx].lane[L].next &&
+	    s >= g->chan[idx].low && now < g->chan[idx].hole_due && !in_hole(&g->chan[idx], s)) {
+		/* a settled line repeating a record it carried (or a reordered
+		 * one): a copy and nothing else (check() would find the same: no
+		 * restart, no jump, no hole to fill or expire, settled still) */
+		return dup(g, &g->line[L], &g->chan[idx]);
+	}
+	return full(g, q, L, idx, s, now);
+}
+
 static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,
-		 uint64_t now, int *late)
+		 uint64_t now)
 {
 	uint32_t bit = 1u << L, i;
 	struct seq_line_stats *ls = &g->line[L];
@@ -432,7 +513,7 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 		c->line_seen |= (uint8_t)bit;
 		c->line_epoch[L] = c->epoch;
 		c->line_sess[L] = g->sess[L];
-		c->line_next[L] = 0;
+		c->lane[L].next = 0;
 	} else if (c->line_epoch[L] != c->epoch) {
 		if (s != 1) {
 			g->st.stale++;
@@ -440,7 +521,7 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 			return SEQ_STALE;
 		}
 		c->line_epoch[L] = c->epoch;
-		c->line_next[L] = 0;
+		c->lane[L].next = 0;
 		caught_up = 1;
 	}
 
@@ -450,13 +531,13 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 	 * other 1 is a copy or a reordered first record */
 	restart = s == 1 && c->line_sess[L] != g->sess[L] && c->next > 2 && !caught_up;
 	c->line_sess[L] = g->sess[L];
-	ln = c->line_next[L];
+	ln = c->lane[L].next;
 	if (ln && s > ln) {
 		ls->jumps++;
 		ls->missed += s - ln;
 	}
 	if (s >= ln || restart)
-		c->line_next[L] = s + 1;
+		c->lane[L].next = s + 1;
 
 	if (restart) {
 		/* a new numbering: what is still open of the old one is lost */
@@ -505,11 +586,10 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 				break;
 			if (s >= c->hole[i].first && s <= c->hole[i].last) {
 				fill(g, q, c, i, s);
-				*late = 1;
 				g->st.late++;
 				ls->filled++;
 				c->late++;
-				return deliver(g, ls, c);
+				return deliver(g, ls, c) | SEQ_LATE;
 			}
 		}
 		return dup(g, ls, c);
@@ -538,6 +618,7 @@ void seq_line_session(struct seq_group *g, uint32_t line)
 		if (ci >= g->nchan)
 			break;
 		g->chan[ci].line_ok &= (uint8_t)~(1u << line);
+		fast_summary(g, &g->chan[ci]);
 	}
 }
 
@@ -562,7 +643,7 @@ int seq_poll(struct seq_group *g, struct seq_queue *q, uint64_t now)
 			break;
 		if (g->chan[ci].nholes) {
 			int more = expire(g, q, &g->chan[ci], now);
-			holes_changed(g, &g->chan[ci]);
+			fast_summary(g, &g->chan[ci]);
 			if (more)
 				return 1;
 		}

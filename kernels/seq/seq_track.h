@@ -81,6 +81,7 @@
 #define SEQ_SSE_BIZ_INDEX 10196u
 
 enum seq_verdict { SEQ_DELIVER = 0, SEQ_DUP = 1, SEQ_STALE = 2 }; /* seq_check's fast path relies on 0 and 1 */
+#define SEQ_LATE 0x100 /* seq_check_slow/_full: or'ed into SEQ_DELIVER when the record filled a hole */
 enum seq_ev_kind { SEQ_EV_NONE = 0, SEQ_EV_GAP = 1, SEQ_EV_RESTART = 2 };
 
 /* One key rule: in template `tid` (0: every template having both fields),
@@ -147,22 +148,48 @@ struct seq_hole {
 	X(queue_full)   /* timeouts postponed because the event queue was full (retried) */
 
 #define SEQ_STAT_FIELD(name) uint64_t name;
-struct seq_line_stats { SEQ_LINE_STATS(SEQ_STAT_FIELD) };
+#define SEQ_STAT_COUNT(name) +1
+#define SEQ_LINE_NSTATS (0 SEQ_LINE_STATS(SEQ_STAT_COUNT))
+/* v[]: the same counters by index, so seq_check's fast path bumps won
+ * (v[0]) or dups (v[2]) with one computed index instead of two adds */
+struct seq_line_stats {
+	union {
+		struct { SEQ_LINE_STATS(SEQ_STAT_FIELD) };
+		uint64_t v[SEQ_LINE_NSTATS];
+	};
+};
+#define SEQ_LS_WON 0u  /* v[] index of won; dups is at 2 (checked in seq_track.c) */
+#define SEQ_LS_DUPS 2u
 struct seq_group_stats { SEQ_GROUP_STATS(SEQ_STAT_FIELD) };
+
+/* A line on a channel. lim[] is the fast path's summary of the slow
+ * path's state (fast_summary() in seq_track.c), indexed by the verdict
+ * (SEQ_DELIVER: the record is the channel's next; SEQ_DUP: below it): the
+ * record (the line's next) takes the fast path when below lim[verdict].
+ * Both 0 while the line is not settled (line_ok); else lim[SEQ_DELIVER] is
+ * UINT64_MAX and lim[SEQ_DUP] the first sequence from the line's next on
+ * that lies in a hole (UINT64_MAX: none). */
+struct seq_lane {
+	uint64_t next;        /* the line's own next expected */
+	uint64_t lim[2];
+};
 
 struct seq_chan {
 	/* hot: what the fast path of seq_check reads */
 	uint64_t next;        /* one past the highest delivered (0: nothing yet) */
-	uint64_t low;         /* lowest sequence delivered since the start / restart */
-	uint64_t line_next[SEQ_MAX_LINES]; /* each line's own next expected */
-	uint64_t hole_min;    /* lowest sequence in a hole (UINT64_MAX: none) */
 	uint64_t hole_due;    /* when the oldest hole expires (UINT64_MAX: none) */
+	struct seq_lane lane[SEQ_MAX_LINES];
+	union {               /* per-channel counters (toectl); count[] by verdict (SEQ_DELIVER, SEQ_DUP) */
+		struct { uint64_t delivered, dups; };
+		uint64_t count[2];
+	};
+	uint64_t low;         /* lowest sequence delivered since the start / restart */
 	uint8_t nholes;
-	uint8_t line_ok;      /* bit per line seen, on the channel's epoch and its session: the fast path's */
+	uint8_t line_ok;      /* bit per line the fast path may take: seen on the channel's epoch and its
+			       * session, and low <= lane.next <= next (settle() in seq_track.c) */
 	uint8_t epoch;        /* restarts seen, mod 256 */
 	uint8_t line_seen;    /* bit per line that carried the channel */
 	uint32_t id;          /* channel number */
-	uint64_t delivered, dups; /* per-channel counters (toectl) */
 	/* cold */
 	uint8_t line_epoch[SEQ_MAX_LINES];
 	uint8_t line_sess[SEQ_MAX_LINES];  /* the line's session when it last carried the channel */
@@ -177,12 +204,15 @@ struct seq_group {
 	uint32_t nchan;
 	uint32_t pad;
 	uint64_t wait_ns;
-	uint8_t direct[SEQ_DIRECT];  /* channel index + 1 of channel numbers below SEQ_DIRECT, 0 none */
+	uint8_t direct[SEQ_DIRECT];  /* channel index of channel numbers below SEQ_DIRECT, SEQ_MAX_CHANNELS none */
 	uint8_t sess[SEQ_MAX_LINES]; /* session generation of each line */
 	struct seq_group_stats st;
 	struct seq_line_stats line[SEQ_MAX_LINES];
 	uint8_t hash[SEQ_HASH_SIZE]; /* channel index + 1, 0 empty (numbers from SEQ_DIRECT up) */
-	struct seq_chan chan[SEQ_MAX_CHANNELS];
+	/* chan[SEQ_MAX_CHANNELS] is a stand-in that never takes the fast path
+	 * (line_ok 0): direct[] of an unknown channel points there, so the
+	 * fast path needs no "known?" test */
+	struct seq_chan chan[SEQ_MAX_CHANNELS + 1];
 };
 
 /* Per connection: STEP MsgSeqNum. */
@@ -217,41 +247,47 @@ void seq_queue_init(struct seq_queue *q);
  * seq_verdict; *late is set when a delivered record filled a hole. Events
  * it causes are appended to q (the caller drains q before the next call,
  * so it has room for SEQ_MAX_HOLES + 2). seq_check is the fast path (the
- * next record of a settled line, or its copy below every hole, while no
- * hole is due) and falls back on seq_check_slow for everything else; both give the same
- * result for every input. */
+ * next record of a settled line: the channel's next, or a copy in no hole,
+ * while no hole is due) and falls back on seq_check_slow for everything
+ * else. seq_check_slow takes one more common case the short way (a settled
+ * line repeating a record: a copy) and leaves the rest to seq_check_full,
+ * the rules with no shortcut. Both return the verdict with SEQ_LATE or'ed
+ * in for a record that filled a hole (no pointer: the caller's late flag
+ * stays in a register). All three give the same result and leave the same
+ * state for every input (tests/unit/test_seq_fast.c compares seq_check
+ * with seq_check_full). */
 int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
-		   uint64_t now, int *late);
+		   uint64_t now);
+int seq_check_full(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
+		   uint64_t now);
 
 static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan,
 			    uint64_t seq, uint64_t now, int *late)
 {
-	uint32_t ci = chan < SEQ_DIRECT ? g->direct[chan] : 0;
-	if (ci != 0 && line < g->nlines) {
-		struct seq_chan *c = &g->chan[ci - 1];
-		if (((c->line_ok >> line) & 1u) && seq == c->line_next[line] && now < c->hole_due) {
-			/* the next record, or a copy below every hole (everything in
-			 * [low, hole_min) went out already): decided without a branch,
-			 * since on A/B lines which one comes is a coin toss */
-			uint64_t nx = c->next;
-			uint32_t is_new = seq == nx;
-			uint32_t is_dup = is_new ^ 1u;
-			/* in [low, next] and (below every hole, or the next): holes lie below next */
-			uint32_t ok = (uint32_t)(seq <= nx) & (uint32_t)(seq >= c->low) &
-				      ((uint32_t)(seq < c->hole_min) | is_new);
-			if (ok) {
-				c->line_next[line] = seq + 1;
-				c->next = nx + is_new;
-				c->delivered += is_new;
-				c->dups += is_dup;
-				g->line[line].won += is_new;
-				g->line[line].dups += is_dup;
-				*late = 0;
-				return (int)is_dup; /* SEQ_DELIVER 0, SEQ_DUP 1 */
-			}
+	int v;
+	if (chan < SEQ_DIRECT && line < SEQ_MAX_LINES) {
+		struct seq_chan *c = &g->chan[g->direct[chan]];
+		struct seq_lane *ln = &c->lane[line];
+		/* a settled line's next record (so low <= seq <= next: settle()
+		 * in seq_track.c) while no hole is due: the channel's next (new),
+		 * or a copy in no hole. Holes change only in the slow path, which
+		 * recomputes lim; the fast path only moves ln->next up inside it. */
+		/* new or copy: an index, not a branch (on A/B lines which of the
+		 * two comes is a coin toss); one branch for the whole test.
+		 * lim[0] is UINT64_MAX, so seq + 1 cannot wrap. */
+		uint32_t is_dup = seq != c->next;
+		if ((uint32_t)(seq == ln->next) & (uint32_t)(now < c->hole_due) & (uint32_t)(seq < ln->lim[is_dup])) {
+			ln->next = seq + 1;
+			c->next += 1 - is_dup;
+			c->count[is_dup]++;
+			g->line[line].v[is_dup * SEQ_LS_DUPS]++; /* won or dups */
+			*late = 0;
+			return (int)is_dup; /* SEQ_DELIVER 0, SEQ_DUP 1 */
 		}
 	}
-	return seq_check_slow(g, q, line, chan, seq, now, late);
+	v = seq_check_slow(g, q, line, chan, seq, now);
+	*late = v >> 8;
+	return v & 0xff;
 }
 
 /* Totals over the lines: keyed records checked, delivered, copies dropped. */
