@@ -377,6 +377,12 @@ static void check_groups(struct ctx *x)
 		uint32_t line = 0;
 		if (!f->group[0] || !kok(x, S_FEED, fi, TOED_K_FEED_GROUP))
 			continue;
+		if (c->device.backend == TOED_BACKEND_XRT && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND)) {
+			key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_GROUP, 0,
+				"backend = xrt: A/B arbitration runs in the software backend only (the card's records "
+				"do not name their feed yet)");
+			continue;
+		}
 		for (uint32_t j = 0; j < i; j++) {
 			if (strcmp(c->feed[j].group, f->group) != 0)
 				continue;
@@ -551,6 +557,12 @@ static void check_feeds(struct ctx *x)
 	for (uint32_t i = 0; i < c->nfeeds; i++)
 		check_session(x, (int)i);
 	check_groups(x);
+	/* the card publishes what it decoded as it comes: nothing on the host tracks its sequences */
+	if (c->fast.sequence_check && c->device.backend == TOED_BACKEND_XRT && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND) &&
+	    kok(x, S_FAST, 0, TOED_K_FAST_SEQUENCE_CHECK))
+		key_msg(x, TOED_DIAG_ERROR, S_FAST, 0, TOED_K_FAST_SEQUENCE_CHECK, 0,
+			"backend = xrt: sequence tracking runs in the software backend only (the card does not track "
+			"sequences yet)");
 	if (!c->nfeeds && !c->udp.nports && kok(x, S_UDP, 0, TOED_K_UDP_PORTS))
 		conf_msg(x, TOED_DIAG_WARNING, 0, "no [feed.NAME] section and no [udp] ports: nothing will be decoded");
 }

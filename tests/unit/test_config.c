@@ -802,6 +802,20 @@ static void test_ports(void)
 	    "netmask = 24\nmac = 02:00:00:00:00:01\n",
 	    NO_SRC, 5, "[port.0] role = tcp: backend = xrt cannot open connections yet: toed does not program the "
 		       "card's general TOE (gtoe_top) yet (use backend = sw for toed's own connections, or role = mirror)");
+	/* sequence tracking and A/B groups run on the host's pipeline, which the card path does not run:
+	 * refused, never a silent no-op */
+	snprintf(text, sizeof text,
+		 "[device]\nbackend = xrt\nxclbin = card.xclbin\n[feed.a]\nexchange = 10.9.0.1:5261\ngroup = ab\n"
+		 "[fast]\ntemplates = %s\n",
+		 g_tpl);
+	ERR(text, NO_SRC | NO_FAST, 6,
+	    "[feed.a] group = ab: backend = xrt: A/B arbitration runs in the software backend only (the card's "
+	    "records do not name their feed yet)");
+	snprintf(text, sizeof text, "[device]\nbackend = xrt\nxclbin = card.xclbin\n[fast]\ntemplates = %s\n"
+		 "sequence_check = yes\n", g_tpl);
+	ERR(text, NO_SRC | NO_FAST, 6,
+	    "[fast] sequence_check = yes: backend = xrt: sequence tracking runs in the software backend only (the "
+	    "card does not track sequences yet)");
 	/* and on ports 1..3 never: gtoe_top serves port 0, as the software backend's connections */
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nrole = tcp\nip = 10.1.0.2\n"
 	    "netmask = 24\nmac = 02:00:00:00:00:01\n",
