@@ -12,38 +12,6 @@
 #include "fast_tick.h"
 #include "fast_tick_dec.h"
 
-static const int64_t pow10_tab[19] = {
-	1LL, 10LL, 100LL, 1000LL, 10000LL, 100000LL, 1000000LL, 10000000LL, 100000000LL,
-	1000000000LL, 10000000000LL, 100000000000LL, 1000000000000LL, 10000000000000LL,
-	100000000000000LL, 1000000000000000LL, 10000000000000000LL, 100000000000000000LL,
-	1000000000000000000LL,
-};
-
-/* value * 10^-src_dec expressed with dst_dec decimals, exactly. */
-static int rescale(int64_t v, int32_t src_dec, int32_t dst_dec, int64_t *out)
-{
-	int32_t d = dst_dec - src_dec;
-	if (d == 0) {
-		*out = v;
-		return 0;
-	}
-	if (d > 0) {
-		if (d > 18 || __builtin_mul_overflow(v, pow10_tab[d], out))
-			return -1;
-		return 0;
-	}
-	if (-d > 18) {
-		if (v != 0)
-			return -1;
-		*out = 0;
-		return 0;
-	}
-	if (v % pow10_tab[-d] != 0)
-		return -1;
-	*out = v / pow10_tab[-d];
-	return 0;
-}
-
 /* String value v into dst[0..cap), NUL-padded; longer values are cut (the caller flags them). */
 static void copy_str(const struct fast_rec *r, const struct fast_val *v, char *dst, uint32_t cap)
 {
@@ -113,7 +81,7 @@ int fast_tick_map(const struct fast_prog *p, const struct fast_rec *r, uint64_t 
 			src_dec = in->scale;
 		/* a value that does not fit is flagged and reads 0: the record still
 		 * carries its other fields and its place in the channel's sequence */
-		if (rescale(v->i, src_dec, fast_tick_decimals(tf), &x) != 0) {
+		if (fast_rescale(v->i, src_dec, fast_tick_decimals(tf), &x) != 0) {
 			bad |= 1u << tf;
 			continue;
 		}

@@ -20,6 +20,7 @@
 
 #include "fastx_int.h"
 #include "fast/fast_tick.h"
+#include "fast/fast_tick_dec.h"
 
 /* Decoder state of one record. */
 struct fx {
@@ -74,36 +75,10 @@ __attribute__((noinline)) static int x_ascii_exact(struct fx *c, uint32_t nullab
 
 /* ---- arithmetic shared by every copy (the reference's rules) ---- */
 
-static const int64_t x_pow10[19] = {
-	1LL, 10LL, 100LL, 1000LL, 10000LL, 100000LL, 1000000LL, 10000000LL, 100000000LL,
-	1000000000LL, 10000000000LL, 100000000000LL, 1000000000000LL, 10000000000000LL,
-	100000000000000LL, 1000000000000000LL, 10000000000000000LL, 100000000000000000LL,
-	1000000000000000000LL,
-};
-
-/* fast_tick.c's rescale(): v * 10^-src as dst decimals, exactly; -1 when not. */
+/* fast_tick_dec.h's fast_rescale, out of line: rescaling is rare on the record path. */
 __attribute__((noinline)) static int x_rescale(int64_t v, int32_t src_dec, int32_t dst_dec, int64_t *out)
 {
-	int32_t d = dst_dec - src_dec;
-	if (d == 0) {
-		*out = v;
-		return 0;
-	}
-	if (d > 0) {
-		if (d > 18 || __builtin_mul_overflow(v, x_pow10[d], out))
-			return -1;
-		return 0;
-	}
-	if (-d > 18) {
-		if (v != 0)
-			return -1;
-		*out = 0;
-		return 0;
-	}
-	if (v % x_pow10[-d] != 0)
-		return -1;
-	*out = v / x_pow10[-d];
-	return 0;
+	return fast_rescale(v, src_dec, dst_dec, out);
 }
 
 static inline int64_t x_incr(uint32_t type, int64_t v)
