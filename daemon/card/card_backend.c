@@ -267,6 +267,12 @@ static void status_text(uint32_t kid, uint32_t st, char *buf, size_t len)
 			d = "feed filters refused";
 		else if (kid == TOE_KID_MTOE && detail == (uint32_t)-MTOE_ERR_BUF)
 			d = "connections x window above the reassembly memory";
+		else if (kid == TOE_KID_GTOE && detail == TOE_GTOE_BAD_CONNS)
+			d = "more connection table entries than this xclbin's gtoe_top or [tcp] connections hold";
+		else if (kid == TOE_KID_GTOE && detail == TOE_GTOE_BAD_ADDRS)
+			d = "no address, or more than it holds";
+		else if (kid == TOE_KID_GTOE && detail == TOE_GTOE_BAD_INIT)
+			d = "the general TOE refused its settings (buffers, window or MSS)";
 		if (d)
 			snprintf(buf, len, "configuration refused: %s", d);
 		else

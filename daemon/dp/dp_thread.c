@@ -116,9 +116,9 @@ static int card_check(const struct toed_dp *dp, const struct toed_config *cfg, c
 		if (p.ngconn > TOE_HW_GTOE_CONNS || !w ||
 		    toe_hw_gtoe_writes(rc, &p.hw, &p.gtoe, p.gconn, p.ngconn, w, 64 + 4 * TOE_HW_GTOE_CONNS, &k) < 0) {
 			free(w);
-			if (p.ngconn > TOE_HW_GTOE_CONNS)
-				snprintf(err, errlen, "%s: more tcp feeds than [tcp] connections = %u (role = tcp)", cfg->path,
-					 cfg->tcp.connections);
+			struct dp_setup_tcpconn tc[TOED_MAX_FEEDS];
+			if (p.ngconn > TOE_HW_GTOE_CONNS && dp_setup_tcp_conns(cfg, tc, err, errlen) < 0)
+				return -1; /* the software backend's message: too many feeds for [tcp] connections */
 			else
 				snprintf(err, errlen, "%s: [tcp] connections x (window + %u-byte send buffer) = %u x (%u + %u) "
 						      "bytes: above the card's %u bytes of general-TOE buffers (backend = xrt, role "

@@ -339,14 +339,23 @@ static void gtoe_apply(struct toe_fake *f)
 	gc.max_conns = w[TOE_GTOE_CF_MAX_CONNS];
 	gc.rcv_buf = w[TOE_GTOE_CF_RCV_BUF];
 	gc.snd_buf = w[TOE_GTOE_CF_SND_BUF];
+	gc.mss = (uint16_t)w[TOE_ETH_CF_MSS];
+	gc.syn_retries = w[TOE_GTOE_CF_SYN_RETRIES];
+	gc.isn_key = w[TOE_GTOE_CF_ISN_KEY];
 	if (toe_hw_eth_decode(w, &nc, &role) != 0 || nc.naddr == 0)
 		f->status[TOE_KID_GTOE] = TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_ADDRS << 16;
 	else if (w[TOE_GTOE_CF_NCONNS] > TOE_HW_GTOE_CONNS || w[TOE_GTOE_CF_NCONNS] > w[TOE_GTOE_CF_MAX_CONNS])
 		f->status[TOE_KID_GTOE] = TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_CONNS << 16;
-	else if (GTOE_BUF_BYTES(&gc) > TOE_HW_GTOE_BUF || role != TOE_ROLE_TCP)
-		f->status[TOE_KID_GTOE] = TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_INIT << 16;
-	else
-		f->status[TOE_KID_GTOE] = TOE_STATUS_OK;
+	else {
+		/* gtoe_init itself judges the settings, with the kernel's buffer size, as gtoe_top does */
+		struct gtoe *g = calloc(1, sizeof *g);
+		uint8_t *buf = malloc(TOE_HW_GTOE_BUF);
+		int ok = g && buf && GTOE_BUF_BYTES(&gc) <= TOE_HW_GTOE_BUF &&
+			 gtoe_init(g, &gc, buf, TOE_HW_GTOE_BUF) == GTOE_OK;
+		f->status[TOE_KID_GTOE] = ok ? TOE_STATUS_OK : TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_INIT << 16;
+		free(g);
+		free(buf);
+	}
 }
 
 /* A new TX_SEQ: the message of the data window for entry TX_CONN, taken when it is up. */

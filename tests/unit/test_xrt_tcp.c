@@ -133,6 +133,8 @@ static void test_params(void)
 	free(c);
 }
 
+static uint32_t g_mss; /* open_tcp: an MSS other than the configuration's (0: none) */
+
 struct opened {
 	struct toed_config *c;
 	struct rx_cfg rx;
@@ -153,6 +155,8 @@ static int open_tcp(struct opened *o, const char *xclbin, uint32_t connections, 
 	o->p.xclbin = xclbin;
 	o->p.hw.ring_slots = 64;
 	o->p.link_timeout_ms = 0;
+	if (g_mss) /* what the configuration check would refuse: the kernel's own judgement */
+		o->p.hw.mss = o->p.gtoe.mss = (uint16_t)g_mss;
 	o->f = toe_fake_new(NULL);
 	return toe_xrt_open(&o->be, &toe_devops_fake, o->f, &o->p, err, errlen);
 }
@@ -452,7 +456,14 @@ static void test_refusals(const char *xclbin, const char *no_tcp_xclbin)
 	CHECK(strstr(err, "the card cannot run this configuration: the card's general TOE (gtoe_top)") != NULL);
 	CHECK_EQ(toe_fake_is_open(o.f), 0);
 	close_tcp(&o);
-	/* the same with 32 connections fits */
+	/* gtoe_top refuses what gtoe_init refuses (an MSS of 20): its status detail in words */
+	g_mss = 20;
+	CHECK_EQ(open_tcp(&o, xclbin, 64, 32768, err, sizeof err), -1);
+	CHECK(strstr(err, "gtoe_top: configuration refused: the general TOE refused its settings") != NULL);
+	CHECK_EQ(toe_fake_live_bos(o.f), 0);
+	close_tcp(&o);
+	g_mss = 0;
+	/* 32 connections of 64 KB windows fit both TOEs' buffers */
 	CHECK_EQ(open_tcp(&o, xclbin, 32, 65536, err, sizeof err), 0);
 	CHECK_EQ(toe_fake_gtoe_status(o.f), TOE_STATUS_OK);
 	close_tcp(&o);
