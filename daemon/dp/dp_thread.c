@@ -288,6 +288,8 @@ static int card_open(struct toed_dp *dp, const struct toed_config *cfg, char *er
 		dp->card_laddr = cfg->port[0].ip;
 		memcpy(dp->card_tcp, p.gconn, sizeof dp->card_tcp);
 		memcpy(dp->card_tcp_feed, p.gconn_feed, sizeof dp->card_tcp_feed);
+		for (uint32_t i = 0; i < dp->card_ntcp; i++)
+			snprintf(dp->card_tcp_name[i], sizeof dp->card_tcp_name[i], "%s", cfg->feed[p.gconn_feed[i]].name);
 	}
 	if (dp->seams.card_ring_slots)
 		p.hw.ring_slots = dp->seams.card_ring_slots;
@@ -477,6 +479,7 @@ struct dp_run {
 	uint64_t last_rec;      /* CLOCK_MONOTONIC of the last poll that found records */
 	int link;               /* last link state seen (-1: not yet) */
 	uint64_t bad;           /* records of no TOE_REC_* type */
+	uint32_t card_ups[TOE_HW_GTOE_CONNS], card_downs[TOE_HW_GTOE_CONNS]; /* role tcp: as last read */
 	struct dp_trace trace;  /* [dataplane] trace: latency by stage */
 	struct dp_spin spin;    /* busy_poll: spin only while the CPU is ours (software backend) */
 	int spin_told;          /* its first yield is logged */
@@ -1248,8 +1251,39 @@ static void card_fail(struct dp_run *r)
 
 /* role = tcp: toed's own connections as gtoe_top's registers show them, in the software backend's
  * terms (toectl's tcp, gtoe and tcp_connections; what the card does not keep stays 0). */
-static int card_tcp(struct toed_dp *dp, struct toed_dp_snapshot *w)
+static const char *card_down_name(uint32_t ev, uint32_t reason)
 {
+	if (ev == GTOE_EV_RESET)
+		return "reset by the peer";
+	if (ev != GTOE_EV_ERROR)
+		return "closed";
+	return reason == GTOE_ERR_REFUSED ? "refused" : reason == GTOE_ERR_TIMEOUT ? "timed out"
+	       : reason == GTOE_ERR_KEEPALIVE					 ? "keepalive unanswered"
+											 : "failed";
+}
+
+/* The log lines the software backend writes as connections come and go, from the counters of the
+ * state window (read with the counters, every second: a connection that came and went in between is
+ * one line each way with the counts). */
+static void card_tcp_log(struct dp_run *r, uint32_t i, const struct toe_xrt_tcpconn *c)
+{
+	struct toed_dp *dp = r->dp;
+	const struct toe_hw_gtoe_conn *e = &dp->card_tcp[i];
+	const char *feed = dp->card_tcp_name[i];
+	if (c->ups != r->card_ups[i])
+		log_info("card: feed %s: connected to %u.%u.%u.%u:%u (%u times since start)", feed, e->raddr >> 24,
+			 (e->raddr >> 16) & 255, (e->raddr >> 8) & 255, e->raddr & 255, e->rport, c->ups);
+	if (c->downs != r->card_downs[i])
+		log_info("card: feed %s: connection to %u.%u.%u.%u:%u %s (%u ended since start); the card reconnects", feed,
+			 e->raddr >> 24, (e->raddr >> 16) & 255, (e->raddr >> 8) & 255, e->raddr & 255, e->rport,
+			 card_down_name(c->last_down, c->last_reason), c->downs);
+	r->card_ups[i] = c->ups;
+	r->card_downs[i] = c->downs;
+}
+
+static int card_tcp(struct dp_run *r, struct toed_dp_snapshot *w)
+{
+	struct toed_dp *dp = r->dp;
 	uint32_t n = toe_xrt_tcp_entries(dp->xrt);
 	if (!n)
 		return 0;
@@ -1274,6 +1308,7 @@ static int card_tcp(struct toed_dp *dp, struct toed_dp_snapshot *w)
 		struct toed_dp_tcpconn *d = &w->tcp_conn[i];
 		if (toe_xrt_tcp_conn(dp->xrt, i, &c) < 0)
 			return -1;
+		card_tcp_log(r, i, &c);
 		memset(d, 0, sizeof *d);
 		d->feed = dp->card_tcp_feed[i];
 		d->phase = c.phase;
@@ -1332,7 +1367,7 @@ static int card_counters(struct dp_run *r, uint64_t now)
 	}
 	if (link >= 0)
 		r->link = link;
-	return card_tcp(dp, w);
+	return card_tcp(r, w);
 }
 
 /* A poll's records to the publication path; those of no record type (a DMA

@@ -221,6 +221,7 @@ struct toed_dp {
 	uint32_t card_ntcp;
 	uint32_t card_laddr;
 	uint32_t card_tcp_feed[TOE_HW_GTOE_CONNS];
+	char card_tcp_name[TOE_HW_GTOE_CONNS][TOED_NAME_MAX]; /* ... and its name, for the log */
 	struct toe_hw_gtoe_conn card_tcp[TOE_HW_GTOE_CONNS];
 	int event_fd;             /* written on every state change */
 	struct toed_dp_seams seams; /* from toed_dp_open's caller */

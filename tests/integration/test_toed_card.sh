@@ -337,6 +337,10 @@ for kv in "feed sse" "state ESTABLISHED" "local 10.1.0.2:40001" "exchange 10.1.0
 	k=${kv%% *}
 	[ "$(tconn "$k")" = "${kv#* }" ] || fail "role tcp: toectl stats, tcp connection 0: $k is '$(tconn "$k")', not '${kv#* }'"
 done
+wait_for "$TMP/toed.log" 'card: feed sse: connected to 10.1.0.10:5261 (2 times since start)' 5 ||
+	fail "role tcp: no log line for the connection coming up"
+grep -q 'card: feed sse: connection to 10.1.0.10:5261 reset by the peer (1 ended since start); the card reconnects' \
+	"$TMP/toed.log" || fail "role tcp: no log line for the connection's end"
 say "role tcp: gtoe_top programmed; toectl shows the card's connection: $(tconn state), $(tconn local) -> $(tconn exchange), srtt $(tconn srtt_us) us"
 stop_toed
 [ "$TOED_RC" -eq 0 ] || fail "role tcp: toed exited $TOED_RC"
