@@ -512,7 +512,10 @@ static int program(struct toe_xrt *be, const struct toe_xrt_params *p, const str
 	if (ports_apply(be, be->gen) < 0)
 		return -1;
 	be->rd = 0;
-	be->tx_seq = 0;
+	/* the mailbox continues from the TX_SEQ the registers hold (a previous run's): gtoe_top takes
+	 * that value as handled at APPLY, and only a different one is a new message */
+	if (be->tcp && rr(be, TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_SEQ), &be->tx_seq) < 0)
+		return -1;
 
 	/* each kernel takes the new configuration at its next invocation */
 	deadline = mono_ms() + TOE_XRT_APPLY_MS;

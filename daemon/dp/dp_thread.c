@@ -1249,8 +1249,7 @@ static void card_fail(struct dp_run *r)
 	set_state(dp, TOED_DP_FAILED);
 }
 
-/* role = tcp: toed's own connections as gtoe_top's registers show them, in the software backend's
- * terms (toectl's tcp, gtoe and tcp_connections; what the card does not keep stays 0). */
+/* How a connection on the card ended, in the software backend's words. */
 static const char *card_down_name(uint32_t ev, uint32_t reason)
 {
 	if (ev == GTOE_EV_RESET)
@@ -1281,6 +1280,8 @@ static void card_tcp_log(struct dp_run *r, uint32_t i, const struct toe_xrt_tcpc
 	r->card_downs[i] = c->downs;
 }
 
+/* role = tcp: toed's own connections as gtoe_top's registers show them, in the software backend's
+ * terms (toectl's tcp, gtoe and tcp_connections; what the card does not keep stays 0). */
 static int card_tcp(struct dp_run *r, struct toed_dp_snapshot *w)
 {
 	struct toed_dp *dp = r->dp;

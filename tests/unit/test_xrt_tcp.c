@@ -394,6 +394,35 @@ static void test_mailbox(const char *xclbin)
 		free(ctr);
 	}
 	CHECK_EQ(toe_fake_errors(o.f, NULL), 0);
+
+	close_tcp(&o);
+}
+
+/* toed restarted on the same card: the mailbox's TX_SEQ register still holds the last run's value,
+ * which gtoe_top takes as handled at APPLY: the new run's first message must be another value. */
+static void test_restart(const char *xclbin)
+{
+	struct opened o;
+	char err[768];
+	const uint8_t msg[10] = "0123456789";
+	uint32_t got;
+	CHECK_EQ(open_tcp(&o, xclbin, 64, 32768, err, sizeof err), 0);
+	if (!o.be) {
+		close_tcp(&o);
+		return;
+	}
+	toe_fake_gtoe_set_cst(o.f, 0, TOE_GTOE_CS_PHASE, 3);
+	CHECK_EQ(toe_xrt_tcp_send(o.be, 0, msg, 10), 10); /* one message: TX_SEQ 1 */
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_TX_SEQ), 1);
+	toe_xrt_close(o.be);
+	o.be = NULL;
+	CHECK_EQ(toe_xrt_open(&o.be, &toe_devops_fake, o.f, &o.p, err, sizeof err), 0);
+	if (o.be) {
+		CHECK_EQ(toe_xrt_tcp_send(o.be, 0, msg, 10), 10);
+		toe_fake_gtoe_sent(o.f, 0, &got);
+		CHECK_EQ(got, 20);
+		CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_TX_SEQ), 2);
+	}
 	close_tcp(&o);
 }
 
@@ -487,6 +516,7 @@ int main(void)
 	test_params();
 	test_program(path);
 	test_mailbox(path);
+	test_restart(path);
 	test_state(path);
 	test_refusals(path, path2);
 	unlink(path);
