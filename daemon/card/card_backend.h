@@ -41,6 +41,13 @@
  * The 4 x 10G build's MAC (eth10g_0) has no register access in toed yet:
  * link state and MAC counters are the 100G CMAC's only.
  *
+ * role = tcp (params.tcp, dp_setup_card): gtoe_top and tx_arb_top must be
+ * in the xclbin too; gtoe_top's words and connection table are written with
+ * the rest (toe_hw_gtoe_writes) and it is applied before eth_rx_top
+ * (toe_hw_apply_order_tcp). Then toe_xrt_tcp_conn reads a connection's state
+ * window, toe_xrt_tcp_send hands bytes to it through the TX mailbox,
+ * toe_xrt_tcp_enable opens or closes it; toe_xrt_close closes them all first.
+ *
  * toe_xrt_poll reads WRITE_INDEX, syncs from the device only the new records
  * of each pseudo-channel (two syncs when the range wraps), copies them out
  * in ring order (record k: channel k % 4, slot (k / 4) % ring_slots) and
