@@ -337,6 +337,13 @@ for kv in "feed sse" "state ESTABLISHED" "local 10.1.0.2:40001" "exchange 10.1.0
 	k=${kv%% *}
 	[ "$(tconn "$k")" = "${kv#* }" ] || fail "role tcp: toectl stats, tcp connection 0: $k is '$(tconn "$k")', not '${kv#* }'"
 done
+blockv() { # TITLE-PREFIX KEY: KEY's value in the stats text block whose title starts with TITLE-PREFIX
+	awk -v t="[$1" -v k="$2" 'index($0, t) == 1 { on = 1; next } /^\[/{ on = 0 } on && $1 == k { print $2; exit }' "$TMP/stats.txt"
+}
+# gtoe_top's counters under the software backend's names (the fake's, set with the entry)
+[ "$(blockv 'port (ARP' connects)" = 4 ] && [ "$(blockv 'port (ARP' established)" = 2 ] &&
+	[ "$(blockv 'port (ARP' closes)" = 1 ] && [ "$(blockv 'general TOE' established)" = 2 ] ||
+	fail "role tcp: toectl stats tcp/gtoe blocks: connects '$(blockv 'port (ARP' connects)', established '$(blockv 'port (ARP' established)', gtoe established '$(blockv 'general TOE' established)'"
 wait_for "$TMP/toed.log" 'card: feed sse: connected to 10.1.0.10:5261 (2 times since start)' 5 ||
 	fail "role tcp: no log line for the connection coming up"
 grep -q 'card: feed sse: connection to 10.1.0.10:5261 reset by the peer (1 ended since start); the card reconnects' \

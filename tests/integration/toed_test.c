@@ -112,6 +112,11 @@ static void feed(struct test_opts *t)
 							GTOE_EV_RESET, 3, 123456, 0, 96, 0, 4 };
 			for (uint32_t k = 0; k < 15; k++)
 				toe_fake_gtoe_set_cst(t->fake, 0, k, v[k]);
+			/* and its counters: connects (11), established (12), closes (13); gtoe's established */
+			toe_fake_gtoe_set_ctr(t->fake, 11, 4);
+			toe_fake_gtoe_set_ctr(t->fake, 12, 2);
+			toe_fake_gtoe_set_ctr(t->fake, 13, 1);
+			toe_fake_gtoe_set_ctr(t->fake, TOE_GTOE_CTR_STATS + 20, 2);
 			log_info("fake card: gtoe_top entry 0 shows an established connection (--test-fake-gtoe-up)");
 		}
 		return;

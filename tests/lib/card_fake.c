@@ -67,6 +67,7 @@ struct toe_fake {
 	uint32_t gt_tx_done, gt_tx_taken;
 	int gt_stall;
 	uint64_t gt_bytes_out;
+	uint64_t gt_ctr[TOE_GTOE_CTR_ARP + (0 NET_ARP_STATS(TOE_CTR_ONE))]; /* set by the test */
 	uint8_t *gt_sent[TOE_HW_GTOE_CONNS];
 	uint32_t gt_nsent[TOE_HW_GTOE_CONNS];
 
@@ -710,6 +711,8 @@ static void fill_stat(struct toe_fake *f, uint32_t kid)
 		nctr = TOE_FAST_CTR_ERR + TOE_FAST_ERR_SLOTS;
 		break;
 	case TOE_KID_GTOE:
+		for (i = 0; i < sizeof f->gt_ctr / sizeof f->gt_ctr[0]; i++)
+			put_ctr(s, i, f->gt_ctr[i]);
 		put_ctr(s, 10, f->gt_bytes_out); /* bytes_out: application bytes taken from the mailbox */
 		s[TOE_GTOE_ST_TX_DONE] = f->gt_tx_done;
 		s[TOE_GTOE_ST_TX_TAKEN] = f->gt_tx_taken;
@@ -1181,6 +1184,12 @@ void toe_fake_gtoe_set_cst(struct toe_fake *f, uint32_t i, uint32_t w, uint32_t 
 {
 	if (i < TOE_HW_GTOE_CONNS && w < 16)
 		f->gt_cst[16 * i + w] = v;
+}
+
+void toe_fake_gtoe_set_ctr(struct toe_fake *f, uint32_t i, uint64_t v)
+{
+	if (i < sizeof f->gt_ctr / sizeof f->gt_ctr[0] && i != 10)
+		f->gt_ctr[i] = v;
 }
 
 void toe_fake_gtoe_room(struct toe_fake *f, uint32_t i, uint32_t room)

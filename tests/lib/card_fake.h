@@ -144,6 +144,9 @@ uint32_t toe_fake_cfg_word(const struct toe_fake *f, uint32_t kid, uint32_t w); 
  * unlimited until set); a mailbox that never answers (stall 1); the bytes the mailbox took for
  * entry i so far (*len), or NULL; word w of connection table entry i; the status of gtoe_top. */
 void toe_fake_gtoe_set_cst(struct toe_fake *f, uint32_t i, uint32_t w, uint32_t v);
+/* gtoe_top's counter i (status window order: TOE_GTOE_CTRS, struct gtoe_stats from TOE_GTOE_CTR_STATS,
+ * the ARP counters from TOE_GTOE_CTR_ARP) as the kernel would count it; bytes_out is the mailbox's. */
+void toe_fake_gtoe_set_ctr(struct toe_fake *f, uint32_t i, uint64_t v);
 void toe_fake_gtoe_room(struct toe_fake *f, uint32_t i, uint32_t room);
 void toe_fake_gtoe_stall(struct toe_fake *f, int stall);
 const uint8_t *toe_fake_gtoe_sent(const struct toe_fake *f, uint32_t i, uint32_t *len);
