@@ -12,13 +12,15 @@
 #include "hw/toe_regmap.h"
 #include "card/card_xclbin.h"
 
-#define KID_CMAC TOE_KID_COUNT /* index of cmac_0 in toe_xrt.ip[] */
+#define KID_CMAC TOE_KID_ALL /* index of cmac_0 in toe_xrt.ip[] (after gtoe_top and tx_arb_top) */
+/* configuration writes: the receive path's, then gtoe_top's (role tcp: its words and the table) */
+#define MAX_WRITES (TOE_HW_CFG_MAX_WRITES + 64 + 4 * TOE_HW_GTOE_CONNS)
 #define NCH TOE_HW_HBM_CHANNELS
 
 struct toe_xrt {
 	const struct toe_devops *ops;
 	void *dev;
-	void *ip[TOE_KID_COUNT + 1];
+	void *ip[KID_CMAC + 1];
 	void *pip[TOE_HW_MAX_PORTS]; /* eth_rx_top_2..4 of ports 1..3 (the 4 x 10G build); [0] unused */
 	uint32_t nports;     /* network ports of the loaded xclbin's layout (1 or 4) */
 	uint32_t ports;      /* bit n (1..3): port n's eth_rx_top is programmed */
@@ -34,6 +36,9 @@ struct toe_xrt {
 	uint32_t gen;        /* APPLY value the kernels run with */
 	int programmed;      /* the kernels may hold our buffer addresses */
 	int tx_on;           /* the CMAC transmits (enabled at the first link up) */
+	int tcp;             /* role = tcp: gtoe_top and tx_arb_top are ours too */
+	uint32_t ngconn;     /* gtoe_top's connection table entries */
+	uint32_t tx_seq;     /* the mailbox's last TX_SEQ */
 	struct toe_xrt_host_stats st;
 	void (*log)(void *arg, int prio, const char *msg);
 	void *log_arg;
@@ -41,13 +46,15 @@ struct toe_xrt {
 	char err[768];
 };
 
-static const char *const kname[TOE_KID_COUNT + 1] = {
+static const char *const kname[KID_CMAC + 1] = {
 	[TOE_KID_ETH_RX] = "eth_rx_top", [TOE_KID_MTOE] = "mirror_toe_top", [TOE_KID_UDP] = "udp_top",
-	[TOE_KID_FAST] = "fast_top",     [TOE_KID_HBM] = "hbm_writer_top", [KID_CMAC] = "cmac_0",
+	[TOE_KID_FAST] = "fast_top",     [TOE_KID_HBM] = "hbm_writer_top", [TOE_KID_GTOE] = "gtoe_top",
+	[TOE_KID_TXARB] = "tx_arb_top",  [KID_CMAC] = "cmac_0",
 };
-static const char *const kip[TOE_KID_COUNT + 1] = {
+static const char *const kip[KID_CMAC + 1] = {
 	[TOE_KID_ETH_RX] = TOE_IP_ETH_RX, [TOE_KID_MTOE] = TOE_IP_MTOE, [TOE_KID_UDP] = TOE_IP_UDP,
-	[TOE_KID_FAST] = TOE_IP_FAST,     [TOE_KID_HBM] = TOE_IP_HBM,   [KID_CMAC] = TOE_IP_CMAC,
+	[TOE_KID_FAST] = TOE_IP_FAST,     [TOE_KID_HBM] = TOE_IP_HBM,   [TOE_KID_GTOE] = TOE_IP_GTOE,
+	[TOE_KID_TXARB] = TOE_IP_TXARB,   [KID_CMAC] = TOE_IP_CMAC,
 };
 static const char *const port_kname[TOE_HW_MAX_PORTS] = { "eth_rx_top", "eth_rx_top_2", "eth_rx_top_3",
 							     "eth_rx_top_4" };
@@ -90,8 +97,31 @@ uint32_t toe_xrt_layout_ports(const struct toe_xclbin *x)
 	return TOE_HW_MAX_PORTS;
 }
 
-/* holding order: upstream first, so nothing sends into a held kernel's input */
-static const uint32_t hold_order[5] = { TOE_KID_ETH_RX, TOE_KID_MTOE, TOE_KID_UDP, TOE_KID_FAST, TOE_KID_HBM };
+/* holding order: upstream first, so nothing sends into a held kernel's input (gtoe_top, role tcp
+ * only, after the mirror TOE whose events it passes on) */
+static const uint32_t hold_order[6] = { TOE_KID_ETH_RX, TOE_KID_MTOE, TOE_KID_GTOE, TOE_KID_UDP, TOE_KID_FAST,
+					TOE_KID_HBM };
+
+/* The compute units this configuration uses: the receive path and the CMAC always, the general
+ * TOE and the transmit arbiter with role = tcp. */
+static int in_use(const struct toe_xrt *be, uint32_t kid)
+{
+	if (kid == TOE_KID_GTOE || kid == TOE_KID_TXARB)
+		return be->tcp;
+	return kid >= 1 && kid <= KID_CMAC;
+}
+
+/* Hold every kernel that takes a configuration (APPLY = 0), ignoring errors: the ports' eth_rx_tops
+ * first (upstream). */
+static void hold_all(struct toe_xrt *be)
+{
+	for (uint32_t k = 1; k < TOE_HW_MAX_PORTS; k++)
+		if (be->pip[k])
+			be->ops->reg_write(be->pip[k], TOE_CFG(TOE_CF_APPLY), 0);
+	for (uint32_t k = 0; k < 6; k++)
+		if (in_use(be, hold_order[k]) && be->ip[hold_order[k]])
+			be->ops->reg_write(be->ip[hold_order[k]], TOE_CFG(TOE_CF_APPLY), 0);
+}
 
 static void logf_(struct toe_xrt *be, int prio, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void logf_(struct toe_xrt *be, int prio, const char *fmt, ...)
@@ -154,6 +184,11 @@ static void cfg_error(int code, const struct rx_cfg *rx, const struct toe_hw_opt
 	case TOE_HWCFG_E_PORT:
 		snprintf(buf, len, "a feed or port on a network port the card cannot serve: ports 0..%u, role tcp on "
 			 "port 0 only (gtoe_top)", TOE_HW_MAX_PORTS - 1);
+		break;
+	case TOE_HWCFG_E_GTOE:
+		snprintf(buf, len, "the card's general TOE (gtoe_top) holds %u connections and %u bytes of receive and "
+			 "send buffers: [tcp] connections x (window + send buffer) is above that, or the tcp feeds "
+			 "outnumber [tcp] connections", TOE_HW_GTOE_CONNS, (unsigned)TOE_HW_GTOE_BUF);
 		break;
 	case TOE_HWCFG_E_SLOTS:
 		snprintf(buf, len, "ring of %u slots per channel: must be a power of two from 1 to 2^28", o->ring_slots);
@@ -232,6 +267,12 @@ static void status_text(uint32_t kid, uint32_t st, char *buf, size_t len)
 			d = "feed filters refused";
 		else if (kid == TOE_KID_MTOE && detail == (uint32_t)-MTOE_ERR_BUF)
 			d = "connections x window above the reassembly memory";
+		else if (kid == TOE_KID_GTOE && detail == TOE_GTOE_BAD_CONNS)
+			d = "more connection table entries than this xclbin's gtoe_top or [tcp] connections hold";
+		else if (kid == TOE_KID_GTOE && detail == TOE_GTOE_BAD_ADDRS)
+			d = "no address, or more than it holds";
+		else if (kid == TOE_KID_GTOE && detail == TOE_GTOE_BAD_INIT)
+			d = "the general TOE refused its settings (buffers, window or MSS)";
 		if (d)
 			snprintf(buf, len, "configuration refused: %s", d);
 		else
@@ -275,7 +316,7 @@ static int check_xclbin(struct toe_xrt *be, const char *path, struct toe_xclbin 
 				"it built by kernels/hw/build_xclbin.sh with LAYOUT=4x10g (link_4x10g.cfg)?",
 			    path, TOE_IP_ETH10G);
 	for (kid = 1; kid <= KID_CMAC; kid++) {
-		if (toe_xclbin_find_ip(x, kip[kid]) >= 0 || (kid == KID_CMAC && be->no_cmac))
+		if (!in_use(be, kid) || toe_xclbin_find_ip(x, kip[kid]) >= 0 || (kid == KID_CMAC && be->no_cmac))
 			continue;
 		if (missing[0])
 			strncat(missing, ", ", sizeof missing - strlen(missing) - 1);
@@ -292,10 +333,15 @@ static int check_xclbin(struct toe_xrt *be, const char *path, struct toe_xclbin 
 				    kid, path, be->nports, be->nports == 1 ? "" : "s",
 				    be->nports == 1 ? "the 100G build, eth_rx_top_1 alone" : "eth_rx_top_1..4", kid);
 	/* XRT refuses register accesses beyond a CU's range, 64 KB unless the metadata says more */
-	for (kid = 1; kid < TOE_KID_COUNT; kid++) {
-		uint32_t need = kid == TOE_KID_FAST ? TOE_FAST_REG_PROG + 4 * TOE_FAST_PROG_WORDS :
-						      TOE_REG_CFG + 4 * TOE_CFG_WORDS;
-		uint32_t have = toe_xclbin_cu_range(x, kname[kid]);
+	for (kid = 1; kid < KID_CMAC; kid++) {
+		uint32_t need = kid == TOE_KID_FAST    ? TOE_FAST_REG_PROG + 4 * TOE_FAST_PROG_WORDS
+				: kid == TOE_KID_GTOE  ? TOE_GTOE_REG_TXD + 4 * TOE_GTOE_TXD_WORDS
+				: kid == TOE_KID_TXARB ? TOE_REG_STAT + 4 * TOE_STAT_WORDS
+						       : TOE_REG_CFG + 4 * TOE_CFG_WORDS;
+		uint32_t have;
+		if (!in_use(be, kid))
+			continue;
+		have = toe_xclbin_cu_range(x, kname[kid]);
 		if (have < need)
 			return fail(be, "[device] xclbin %s: %s's register space is 0x%x bytes%s, toe_regmap.h needs "
 					"0x%x: XRT would refuse the registers beyond; rebuild the xclbin from kernels/hw",
@@ -370,7 +416,9 @@ static int check_platform(struct toe_xrt *be, const char *path, const struct toe
 static int check_kernels(struct toe_xrt *be)
 {
 	uint32_t kid, v;
-	for (kid = 1; kid < TOE_KID_COUNT; kid++) {
+	for (kid = 1; kid < KID_CMAC; kid++) {
+		if (!in_use(be, kid))
+			continue;
 		if (rr(be, kid, TOE_STAT(TOE_ST_MAGIC), &v) < 0) {
 			char e[sizeof be->err];
 			snprintf(e, sizeof e, "%s", be->err);
@@ -420,10 +468,14 @@ static int program(struct toe_xrt *be, const struct toe_xrt_params *p, const str
 {
 	uint32_t k, n, ch, v, prev = 0;
 	uint64_t deadline;
+	const uint32_t *order = be->tcp ? toe_hw_apply_order_tcp : toe_hw_apply_order;
+	uint32_t norder = be->tcp ? 6 : 5;
 
 	/* hold everything (clears state and counters); remember the generation */
 	be->programmed = 1;
-	for (k = 0; k < 5; k++) {
+	for (k = 0; k < 6; k++) {
+		if (!in_use(be, hold_order[k]))
+			continue;
 		if (rr(be, hold_order[k], TOE_STAT(TOE_ST_APPLIED), &v) < 0)
 			return -1;
 		if (v > prev)
@@ -454,18 +506,22 @@ static int program(struct toe_xrt *be, const struct toe_xrt_params *p, const str
 	for (n = 0; n < TOE_PROG_BYTES / 4; n++)
 		if (rw(be, TOE_KID_FAST, TOE_FAST_PROG(4 * n), toe_hw_prog_word(p->prog, n)) < 0)
 			return -1;
-	for (k = 0; k < 5; k++)
-		if (rw(be, toe_hw_apply_order[k], TOE_CFG(TOE_CF_APPLY), be->gen) < 0)
+	for (k = 0; k < norder; k++)
+		if (rw(be, order[k], TOE_CFG(TOE_CF_APPLY), be->gen) < 0)
 			return -1;
 	if (ports_apply(be, be->gen) < 0)
 		return -1;
 	be->rd = 0;
+	/* the mailbox continues from the TX_SEQ the registers hold (a previous run's): gtoe_top takes
+	 * that value as handled at APPLY, and only a different one is a new message */
+	if (be->tcp && rr(be, TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_SEQ), &be->tx_seq) < 0)
+		return -1;
 
 	/* each kernel takes the new configuration at its next invocation */
 	deadline = mono_ms() + TOE_XRT_APPLY_MS;
-	for (k = 0; k < 5 + TOE_HW_MAX_PORTS - 1; k++) {
-		uint32_t kid = k < 5 ? toe_hw_apply_order[k] : TOE_KID_ETH_PORT(k - 4), applied, st;
-		if (k >= 5 && !(be->ports >> (k - 4) & 1u))
+	for (k = 0; k < norder + TOE_HW_MAX_PORTS - 1; k++) {
+		uint32_t kid = k < norder ? order[k] : TOE_KID_ETH_PORT(k - norder + 1), applied, st;
+		if (k >= norder && !(be->ports >> (k - norder + 1) & 1u))
 			continue;
 		char txt[160];
 		for (;;) {
@@ -579,7 +635,7 @@ int toe_xrt_open(struct toe_xrt **out, const struct toe_devops *ops, void *ctx, 
 {
 	struct toe_xrt *be = calloc(1, sizeof *be);
 	struct toe_xclbin *x = calloc(1, sizeof *x);
-	struct toe_hw_wr *w = calloc(TOE_HW_CFG_MAX_WRITES, sizeof *w);
+	struct toe_hw_wr *w = calloc(MAX_WRITES, sizeof *w);
 	struct toe_hw_opts o;
 	const char *pci = p->pci ? p->pci : "";
 	uint8_t uuid[16];
@@ -594,6 +650,7 @@ int toe_xrt_open(struct toe_xrt **out, const struct toe_devops *ops, void *ctx, 
 		goto bad_alloc;
 	}
 	be->ops = ops;
+	be->tcp = p->tcp;
 	be->log = p->log;
 	be->log_arg = p->log_arg;
 	if (pci[0])
@@ -610,6 +667,8 @@ int toe_xrt_open(struct toe_xrt **out, const struct toe_devops *ops, void *ctx, 
 	o = p->hw;
 	if (!o.ring_slots)
 		o.ring_slots = TOE_XRT_DEFAULT_SLOTS;
+	if (p->tcp)
+		o.role = TOE_ROLE_TCP;
 	nw = toe_hw_cfg_writes(p->rx, &o, w, TOE_HW_CFG_MAX_WRITES);
 	be->ports = p->ports & 0xeu;
 	for (kid = 1; nw >= 0 && kid < TOE_HW_MAX_PORTS; kid++) {
@@ -619,6 +678,15 @@ int toe_xrt_open(struct toe_xrt **out, const struct toe_devops *ops, void *ctx, 
 			continue;
 		e = toe_hw_port_writes(p->rx, kid, p->port_role[kid], w, TOE_HW_CFG_MAX_WRITES, &n);
 		nw = e < 0 ? e : (int)n;
+	}
+	if (nw >= 0 && p->tcp) {
+		/* the general TOE: its words and the connection table, after the receive path's */
+		uint32_t n = (uint32_t)nw;
+		int e = p->ngconn > TOE_HW_GTOE_CONNS ? TOE_HWCFG_E_GTOE
+							: toe_hw_gtoe_writes(p->rx, &o, &p->gtoe, p->gconn, p->ngconn, w,
+									     MAX_WRITES, &n);
+		nw = e < 0 ? e : (int)n;
+		be->ngconn = p->ngconn;
 	}
 	if (nw < 0) {
 		cfg_error(nw, p->rx, &o, why, sizeof why);
@@ -667,7 +735,7 @@ int toe_xrt_open(struct toe_xrt **out, const struct toe_devops *ops, void *ctx, 
 		goto bad;
 	}
 	for (kid = 1; kid <= KID_CMAC; kid++) {
-		if (kid == KID_CMAC && be->no_cmac)
+		if ((kid == KID_CMAC && be->no_cmac) || !in_use(be, kid))
 			continue;
 		if (ops->ip_open(be->dev, kip[kid], &be->ip[kid], why, sizeof why) < 0) {
 			be->ip[kid] = NULL;
@@ -716,15 +784,8 @@ int toe_xrt_open(struct toe_xrt **out, const struct toe_devops *ops, void *ctx, 
 
 bad:
 	snprintf(err, errlen, "%s", be->err);
-	if (be->programmed) {
-		/* the writer may have been given our buffers: stop it before they go */
-		uint32_t k;
-		for (k = 1; k < TOE_HW_MAX_PORTS; k++)
-			if (be->pip[k])
-				be->ops->reg_write(be->pip[k], TOE_CFG(TOE_CF_APPLY), 0);
-		for (k = 0; k < 5; k++)
-			be->ops->reg_write(be->ip[hold_order[k]], TOE_CFG(TOE_CF_APPLY), 0);
-	}
+	if (be->programmed)
+		hold_all(be); /* the writer may have been given our buffers: stop it before they go */
 	release(be);
 bad_alloc:
 	free(be);
@@ -735,15 +796,20 @@ bad_alloc:
 
 void toe_xrt_close(struct toe_xrt *be)
 {
-	uint32_t k;
 	if (!be)
 		return;
-	for (k = 1; k < TOE_HW_MAX_PORTS; k++)
-		if (be->pip[k])
-			be->ops->reg_write(be->pip[k], TOE_CFG(TOE_CF_APPLY), 0);
-	for (k = 0; k < 5; k++)
-		if (be->ip[hold_order[k]])
-			be->ops->reg_write(be->ip[hold_order[k]], TOE_CFG(TOE_CF_APPLY), 0);
+	if (be->tcp && be->programmed && be->ip[TOE_KID_GTOE]) {
+		/* role tcp: every connection closed (FIN) at the next tick before the kernels are held,
+		 * so the exchange sees an orderly end rather than silence */
+		struct timespec ts;
+		uint32_t i;
+		for (i = 0; i < be->ngconn; i++)
+			be->ops->reg_write(be->ip[TOE_KID_GTOE], TOE_GTOE_CONN(i, TOE_GTOE_CE_CTRL), 0);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (toe_xrt_set_time(be, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) == 0)
+			sleep_ms(2);
+	}
+	hold_all(be);
 	release(be);
 	free(be);
 }
@@ -845,6 +911,10 @@ static const char *const udp_names[] = { TOE_UDP_CTRS(NAME_STR) };
 static const char *const fast_names[] = { TOE_FAST_CTRS(NAME_STR) };
 static const char *const fast_hw_names[] = { TOE_FAST_HW_CTRS(NAME_STR) };
 static const char *const hbm_names[] = { TOE_HBM_CTRS(NAME_STR) };
+static const char *const gtoe_names[] = { TOE_GTOE_CTRS(NAME_STR) };
+static const char *const gtoe_stat_names[] = { GTOE_STATS_FIELDS(NAME_STR) };
+static const char *const gtoe_arp_names[] = { NET_ARP_STATS(NAME_STR) };
+static const char *const txarb_names[] = { TOE_TXARB_CTRS(NAME_STR) };
 #undef NAME_STR
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -889,6 +959,22 @@ static int ctr_name(uint32_t kid, uint32_t i, char *buf, size_t len)
 	case TOE_KID_HBM:
 		if (i < NELEM(hbm_names))
 			n = hbm_names[i];
+		break;
+	case TOE_KID_GTOE:
+		/* struct gtoe_stats and the ARP counters under their own prefix: some names repeat */
+		if (i < NELEM(gtoe_names))
+			n = gtoe_names[i];
+		else if (i >= TOE_GTOE_CTR_STATS && i - TOE_GTOE_CTR_STATS < NELEM(gtoe_stat_names)) {
+			snprintf(buf, len, "%s.gtoe.%s", kname[kid], gtoe_stat_names[i - TOE_GTOE_CTR_STATS]);
+			return 1;
+		} else if (i >= TOE_GTOE_CTR_ARP && i - TOE_GTOE_CTR_ARP < NELEM(gtoe_arp_names)) {
+			snprintf(buf, len, "%s.arp.%s", kname[kid], gtoe_arp_names[i - TOE_GTOE_CTR_ARP]);
+			return 1;
+		}
+		break;
+	case TOE_KID_TXARB:
+		if (i < NELEM(txarb_names))
+			n = txarb_names[i];
 		break;
 	}
 	if (!n)
@@ -938,7 +1024,9 @@ int toe_xrt_counters(struct toe_xrt *be, struct toe_xrt_counter *out, uint32_t c
 		snprintf(name, sizeof name, "cmac_0.%s", cmac[i].name);
 		put_ctr(out, cap, &k, name, (uint64_t)(hi & 0xffffu) << 32 | lo);
 	}
-	for (kid = 1; kid < TOE_KID_COUNT; kid++) {
+	for (kid = 1; kid < KID_CMAC; kid++) {
+		if (!in_use(be, kid))
+			continue;
 		if (rr(be, kid, TOE_STAT(TOE_ST_STATUS), &v) < 0)
 			return -1;
 		snprintf(name, sizeof name, "%s.status", kname[kid]);
@@ -987,7 +1075,111 @@ int toe_xrt_counters(struct toe_xrt *be, struct toe_xrt_counter *out, uint32_t c
 	put_ctr(out, cap, &k, "host.bad_records", be->st.bad_records);
 	put_ctr(out, cap, &k, "host.max_backlog", be->st.max_backlog);
 	put_ctr(out, cap, &k, "host.time_writes", be->st.time_writes);
+	if (be->tcp) {
+		put_ctr(out, cap, &k, "host.tx_msgs", be->st.tx_msgs);
+		put_ctr(out, cap, &k, "host.tx_bytes", be->st.tx_bytes);
+		put_ctr(out, cap, &k, "host.tx_down", be->st.tx_down);
+	}
 	return (int)k;
+}
+
+/* ---- role = tcp: gtoe_top's connection table, state and TX mailbox ---------------------- */
+
+uint32_t toe_xrt_tcp_entries(const struct toe_xrt *be)
+{
+	return be->tcp ? be->ngconn : 0;
+}
+
+int toe_xrt_tcp_conn(struct toe_xrt *be, uint32_t i, struct toe_xrt_tcpconn *c)
+{
+	uint32_t w[16], k;
+	if (!be->tcp || i >= be->ngconn)
+		return fail(be, "no connection table entry %u (%u entries)", i, toe_xrt_tcp_entries(be));
+	for (k = 0; k <= TOE_GTOE_CS_ATTEMPTS; k++)
+		if (rr(be, TOE_KID_GTOE, TOE_GTOE_CST(i, k), &w[k]) < 0)
+			return -1;
+	memset(c, 0, sizeof *c);
+	c->phase = w[TOE_GTOE_CS_PHASE];
+	c->state = w[TOE_GTOE_CS_STATE];
+	c->srtt_us = w[TOE_GTOE_CS_SRTT_US];
+	c->cwnd = w[TOE_GTOE_CS_CWND];
+	c->snd_wnd = w[TOE_GTOE_CS_SND_WND];
+	c->rcv_wnd = w[TOE_GTOE_CS_RCV_WND];
+	c->ups = w[TOE_GTOE_CS_UPS];
+	c->downs = w[TOE_GTOE_CS_DOWNS];
+	c->last_down = w[TOE_GTOE_CS_LAST_DOWN] & 0xffu;
+	c->last_reason = w[TOE_GTOE_CS_LAST_DOWN] >> 8;
+	c->retrans = w[TOE_GTOE_CS_RETRANS];
+	c->bytes_in = (uint64_t)w[TOE_GTOE_CS_BYTES_IN_HI] << 32 | w[TOE_GTOE_CS_BYTES_IN_LO];
+	c->bytes_out = (uint64_t)w[TOE_GTOE_CS_BYTES_OUT_HI] << 32 | w[TOE_GTOE_CS_BYTES_OUT_LO];
+	c->attempts = w[TOE_GTOE_CS_ATTEMPTS];
+	return 0;
+}
+
+int toe_xrt_tcp_enable(struct toe_xrt *be, uint32_t i, int on)
+{
+	if (!be->tcp || i >= be->ngconn)
+		return fail(be, "no connection table entry %u (%u entries)", i, toe_xrt_tcp_entries(be));
+	return rw(be, TOE_KID_GTOE, TOE_GTOE_CONN(i, TOE_GTOE_CE_CTRL), on ? TOE_GTOE_CTRL_ENABLE : 0);
+}
+
+/* One mailbox message of at most TOE_GTOE_TX_BYTES: bytes taken, TOE_XRT_TX_DOWN, or -1. */
+static int tx_one(struct toe_xrt *be, uint32_t i, const uint8_t *data, uint32_t len)
+{
+	uint32_t k, done, taken;
+	uint64_t deadline;
+	for (k = 0; k < (len + 3) / 4; k++) {
+		uint32_t v = 0, b;
+		for (b = 0; b < 4 && 4 * k + b < len; b++)
+			v |= (uint32_t)data[4 * k + b] << (8 * b);
+		if (rw(be, TOE_KID_GTOE, TOE_GTOE_REG_TXD + 4 * k, v) < 0)
+			return -1;
+	}
+	be->tx_seq = be->tx_seq + 1 ? be->tx_seq + 1 : 1;
+	if (rw(be, TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_CONN), i) < 0 ||
+	    rw(be, TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_LEN), len) < 0 ||
+	    rw(be, TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_SEQ), be->tx_seq) < 0)
+		return -1;
+	/* gtoe_top takes it at its next invocation: microseconds unless it is busy with a burst */
+	deadline = mono_ms() + TOE_XRT_TX_MS;
+	for (;;) {
+		if (rr(be, TOE_KID_GTOE, TOE_STAT(TOE_GTOE_ST_TX_DONE), &done) < 0)
+			return -1;
+		if (done == be->tx_seq)
+			break;
+		if (mono_ms() > deadline)
+			return fail(be, "%s: gtoe_top did not take TX mailbox message %u within %u ms (TX_DONE %u): the "
+					"kernel is not running", be->where, be->tx_seq, TOE_XRT_TX_MS, done);
+	}
+	if (rr(be, TOE_KID_GTOE, TOE_STAT(TOE_GTOE_ST_TX_TAKEN), &taken) < 0)
+		return -1;
+	be->st.tx_msgs++;
+	if (taken == 0xffffffffu) {
+		be->st.tx_down++;
+		return TOE_XRT_TX_DOWN;
+	}
+	if (taken > len)
+		return fail(be, "%s: gtoe_top says its send buffer took %u bytes of a %u-byte message", be->where, taken,
+			    len);
+	be->st.tx_bytes += taken;
+	return (int)taken;
+}
+
+int toe_xrt_tcp_send(struct toe_xrt *be, uint32_t i, const uint8_t *data, uint32_t len)
+{
+	uint32_t off = 0;
+	if (!be->tcp || i >= be->ngconn)
+		return fail(be, "no connection table entry %u (%u entries)", i, toe_xrt_tcp_entries(be));
+	while (off < len) {
+		uint32_t n = len - off < TOE_GTOE_TX_BYTES ? len - off : TOE_GTOE_TX_BYTES;
+		int r = tx_one(be, i, data + off, n);
+		if (r < 0)
+			return off && r == TOE_XRT_TX_DOWN ? (int)off : r;
+		off += (uint32_t)r;
+		if ((uint32_t)r < n)
+			break; /* the send buffer is full */
+	}
+	return (int)off;
 }
 
 const struct toe_xrt_host_stats *toe_xrt_host_stats(const struct toe_xrt *be)

@@ -41,6 +41,13 @@
  * The 4 x 10G build's MAC (eth10g_0) has no register access in toed yet:
  * link state and MAC counters are the 100G CMAC's only.
  *
+ * role = tcp (params.tcp, dp_setup_card): gtoe_top and tx_arb_top must be
+ * in the xclbin too; gtoe_top's words and connection table are written with
+ * the rest (toe_hw_gtoe_writes) and it is applied before eth_rx_top
+ * (toe_hw_apply_order_tcp). Then toe_xrt_tcp_conn reads a connection's state
+ * window, toe_xrt_tcp_send hands bytes to it through the TX mailbox,
+ * toe_xrt_tcp_enable opens or closes it; toe_xrt_close closes them all first.
+ *
  * toe_xrt_poll reads WRITE_INDEX, syncs from the device only the new records
  * of each pseudo-channel (two syncs when the range wraps), copies them out
  * in ring order (record k: channel k % 4, slot (k / 4) % ring_slots) and
@@ -90,7 +97,29 @@ struct toe_xrt_params {
 	uint32_t ports;               /* bit n (1..3): [port.n] is configured: program eth_rx_top_(n+1) from
 				       * rx->net_port[n-1] (the 4 x 10G xclbin; the 100G one refuses it) */
 	uint32_t port_role[TOE_HW_MAX_PORTS]; /* TOE_ROLE_MIRROR / MAIN of ports 1..3 ([0]: hw.role) */
+	/* role = tcp (hw.role TOE_ROLE_TCP): the general TOE, gtoe_top, and tx_arb_top too */
+	int tcp;
+	struct gtoe_cfg gtoe;                            /* what the software backend gives gtoe_init */
+	struct toe_hw_gtoe_conn gconn[TOE_HW_GTOE_CONNS]; /* the connection table */
+	uint32_t gconn_feed[TOE_HW_GTOE_CONNS];         /* the feed of each entry (for the caller) */
+	uint32_t ngconn;                                /* entries; above TOE_HW_GTOE_CONNS: refused */
 };
+
+/* role = tcp: one entry of gtoe_top's per-connection state (TOE_GTOE_REG_CST). */
+struct toe_xrt_tcpconn {
+	uint32_t phase;       /* 0 waiting, 1 resolving, 2 connecting, 3 up (dp_tcp_phase's values) */
+	uint32_t state;       /* enum gtoe_state, 0 (GTOE_FREE) without a connection */
+	uint32_t srtt_us, cwnd, snd_wnd, rcv_wnd;
+	uint32_t ups, downs;  /* connections established, ended */
+	uint32_t last_down, last_reason; /* gtoe event type and reason that ended the last one */
+	uint32_t retrans, attempts;
+	uint64_t bytes_in;    /* stream bytes to fast_top, every connection of the entry */
+	uint64_t bytes_out;   /* bytes sent, the current connection */
+};
+
+/* toe_xrt_tcp_send: not connected */
+#define TOE_XRT_TX_DOWN (-2)
+#define TOE_XRT_TX_MS 20u   /* how long gtoe_top gets to take a mailbox message */
 
 /* Network ports of the xclbin's layout, from the compute units in its
  * IP_LAYOUT: 4 when eth_rx_top_1..4 and the port muxes are there (the
@@ -110,6 +139,9 @@ struct toe_xrt_host_stats {
 	uint64_t bad_records;    /* records whose type is no TOE_REC_* (handed out anyway: a DMA problem) */
 	uint64_t max_backlog;    /* most records found waiting at once */
 	uint64_t time_writes;    /* toe_xrt_set_time calls */
+	uint64_t tx_msgs;        /* role tcp: mailbox messages handed to gtoe_top */
+	uint64_t tx_bytes;       /* ... bytes its send buffers took */
+	uint64_t tx_down;        /* ... refused: the entry was not connected */
 };
 
 #define TOE_XRT_CTR_NAME 56
@@ -148,6 +180,20 @@ int toe_xrt_link(struct toe_xrt *be, uint32_t *rx_status);
  * software counters they mirror), each kernel's status, and the host side's.
  * Returns how many were written to out[0..cap); -1 on a register error. */
 int toe_xrt_counters(struct toe_xrt *be, struct toe_xrt_counter *out, uint32_t cap);
+
+/* role = tcp. Entries of the connection table (0 without role = tcp). */
+uint32_t toe_xrt_tcp_entries(const struct toe_xrt *be);
+/* Entry i's state and counters. 0, or -1 (register error, no such entry). */
+int toe_xrt_tcp_conn(struct toe_xrt *be, uint32_t i, struct toe_xrt_tcpconn *c);
+/* Bytes out on entry i's connection through the TX mailbox (TOE_GTOE_TX_BYTES at a time: data
+ * words, TX_CONN, TX_LEN, then a new TX_SEQ; waits up to TOE_XRT_TX_MS for TX_DONE to echo it).
+ * Returns the bytes the send buffer took (fewer than len: full, send the rest later),
+ * TOE_XRT_TX_DOWN when the entry is not connected, -1 on a register error or a mailbox that
+ * does not answer (toe_xrt_error). */
+int toe_xrt_tcp_send(struct toe_xrt *be, uint32_t i, const uint8_t *data, uint32_t len);
+/* Set or clear entry i's enable bit: cleared, gtoe_top closes the connection at its next tick
+ * (FIN, CLOSE on the stream) and stops reconnecting; set, it connects again. 0 or -1. */
+int toe_xrt_tcp_enable(struct toe_xrt *be, uint32_t i, int on);
 
 const struct toe_xrt_host_stats *toe_xrt_host_stats(const struct toe_xrt *be);
 /* Ring geometry: records per pseudo-channel; device address of channel ch. */

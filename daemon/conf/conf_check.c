@@ -313,10 +313,6 @@ static void check_ports(struct ctx *x)
 			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
 				"the card's general TOE (gtoe_top) serves port 0 only (ports 1..3 of the 4 x 10G "
 				"card receive: mirror, main or udp)");
-		else if (role_ok && !sw && p->role == TOED_ROLE_TCP && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
-			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
-				"backend = xrt cannot open connections yet: toed does not program the card's general "
-				"TOE (gtoe_top) yet (use backend = sw for toed's own connections, or role = mirror)");
 		if (role_ok && sw && p->role == TOED_ROLE_TCP && c->source.type == TOED_SRC_PCAP &&
 		    kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND) && kok(x, S_SOURCE, 0, TOED_K_SOURCE_TYPE))
 			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_ROLE, 0,
@@ -454,6 +450,15 @@ static void check_session(struct ctx *x, int fi)
 			"vendor's own)", f->port, p->role == TOED_ROLE_MIRROR ? "mirror" : "udp");
 		return;
 	}
+	if (c->device.backend == TOED_BACKEND_XRT && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND)) {
+		/* the card decodes the connection's bytes itself (fast_top): the exchange's session
+		 * messages never reach toed, so the session would log on and never hear back */
+		key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, first, 0,
+			"backend = xrt: the card has no STEP session yet (its decoder consumes the exchange's Logon, "
+			"Heartbeat and TestRequest; toed never sees them): use backend = sw for a session, or no "
+			"session keys with the card");
+		return;
+	}
 	if (kok(x, S_FEED, fi, TOED_K_FEED_SENDER_COMP_ID) && !f->sender_comp_id[0])
 		key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_SENDER_COMP_ID, kline(x, S_FEED, fi, first),
 			"not set (a STEP session logs on as sender_comp_id; the other session keys are set)");
@@ -511,6 +516,11 @@ static void check_feeds(struct ctx *x)
 				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_OPEN, 0,
 					"port %u has role = %s: only a role = tcp port holds connections it can accept",
 					f->port, toed_role_name(p->role));
+			if (acc && tcp && proto_ok && p->enabled && p->role == TOED_ROLE_TCP &&
+			    c->device.backend == TOED_BACKEND_XRT && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
+				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_OPEN, 0,
+					"backend = xrt: the card's general TOE (gtoe_top) connects but does not listen "
+					"(use open = connect, or backend = sw to accept the exchange's connection)");
 			if (acc && tcp && proto_ok && p->enabled && p->role == TOED_ROLE_TCP) {
 				if (kok(x, S_FEED, fi, TOED_K_FEED_VENDOR) && !f->vendor.port)
 					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_VENDOR, 0,

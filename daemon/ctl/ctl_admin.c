@@ -435,6 +435,8 @@ static void report_stats(struct toed *t, struct out *o, const struct toed_dp_sna
 
 	if (s->card) {
 		report_card(t, o, s);
+		if (s->tcp_on)
+			report_tcp(t, o, s); /* role = tcp: gtoe_top's connections, in the software backend's terms */
 		report_common(t, o);
 		return;
 	}

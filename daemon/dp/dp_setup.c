@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fast/fast_stream.h"
 #include "toe/shm.h"
@@ -327,6 +329,44 @@ void dp_setup_src_port(const struct toed_config *cfg, const struct rx_cfg *rc, u
 	sc->loops = SRC_LOOP_FOREVER;
 }
 
+int dp_setup_tcp_conns(const struct toed_config *c, struct dp_setup_tcpconn *out, char *err, size_t errlen)
+{
+	struct mtoe_cfg m;
+	uint16_t flow_feed[TOED_MAX_FEEDS];
+	uint32_t nflows = dp_setup_mtoe(c, 0, &m, flow_feed);
+	if (nflows > m.max_conns) {
+		snprintf(err, errlen, "%s: %u tcp feeds on a tcp port: [tcp] connections = %u is too few", c->path,
+			 nflows, m.max_conns);
+		return -1;
+	}
+	for (uint32_t k = 0; k < nflows && k < TOED_MAX_FEEDS; k++) {
+		const struct toed_feed *fd = &c->feed[flow_feed[k]];
+		struct dp_setup_tcpconn *o = &out[k];
+		memset(o, 0, sizeof *o);
+		o->feed = flow_feed[k];
+		o->stream = k;
+		o->raddr = fd->exchange.ip;
+		o->rport = (uint16_t)fd->exchange.port;
+		o->lport = (uint16_t)fd->vendor.port;
+		o->accept = fd->open == TOED_OPEN_ACCEPT;
+	}
+	return (int)nflows;
+}
+
+void dp_setup_gtoe(const struct toed_config *c, struct gtoe_cfg *gc)
+{
+	struct timespec ts;
+	gtoe_cfg_default(gc);
+	gc->max_conns = c->tcp.connections < GTOE_MAX_CONNS ? c->tcp.connections : GTOE_MAX_CONNS;
+	gc->rcv_buf = c->tcp.window >= GTOE_MIN_BUF ? c->tcp.window : GTOE_MIN_BUF;
+	gc->snd_buf = DP_SETUP_TCP_SND_BUF;
+	gc->mss = (uint16_t)c->tcp.mss;
+	gc->syn_retries = 4; /* 31 s, then the reconnect backoff takes over */
+	gc->quickack = 1; /* market data: ACK at once, the exchange's window never waits for a delayed ACK */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gc->isn_key = (uint32_t)ts.tv_nsec ^ (uint32_t)ts.tv_sec * 2654435761u ^ (uint32_t)getpid();
+}
+
 void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *cfg, const struct rx_cfg *rx)
 {
 	memset(p, 0, sizeof *p);
@@ -334,7 +374,9 @@ void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *cfg, cons
 	p->xclbin = cfg->device.xclbin;
 	p->rx = rx;
 	p->prog = cfg->fast.have_prog ? &cfg->fast.prog : NULL;
-	p->hw.role = cfg->port[0].role == TOED_ROLE_MIRROR ? TOE_ROLE_MIRROR : TOE_ROLE_MAIN;
+	p->hw.role = cfg->port[0].role == TOED_ROLE_MIRROR ? TOE_ROLE_MIRROR
+		     : cfg->port[0].role == TOED_ROLE_TCP  ? TOE_ROLE_TCP
+							    : TOE_ROLE_MAIN;
 	p->hw.gateway = cfg->port[0].gateway;
 	p->hw.mss = cfg->tcp.mss;
 	p->hw.ring_slots = TOE_XRT_DEFAULT_SLOTS;
@@ -345,6 +387,27 @@ void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *cfg, cons
 			continue;
 		p->ports |= 1u << i;
 		p->port_role[i] = cfg->port[i].role == TOED_ROLE_MIRROR ? TOE_ROLE_MIRROR : TOE_ROLE_MAIN;
+	}
+	if (cfg->port[0].enabled && cfg->port[0].role == TOED_ROLE_TCP) {
+		struct dp_setup_tcpconn tc[TOED_MAX_FEEDS];
+		char err[160];
+		int n = dp_setup_tcp_conns(cfg, tc, err, sizeof err);
+		p->tcp = 1;
+		dp_setup_gtoe(cfg, &p->gtoe);
+		/* too many feeds: an entry count above max_conns, which toe_hw_gtoe_writes refuses */
+		for (int i = 0; i < (n < 0 ? 0 : n) && p->ngconn < TOE_HW_GTOE_CONNS; i++) {
+			if (tc[i].accept)
+				continue; /* gtoe_top does not listen (conf_check refuses it with backend = xrt) */
+			struct toe_hw_gtoe_conn *e = &p->gconn[p->ngconn];
+			e->raddr = tc[i].raddr;
+			e->rport = tc[i].rport;
+			e->lport = tc[i].lport;
+			e->stream = tc[i].stream;
+			e->enable = 1;
+			p->gconn_feed[p->ngconn++] = tc[i].feed;
+		}
+		if (n < 0)
+			p->ngconn = TOE_HW_GTOE_CONNS + 1;
 	}
 }
 

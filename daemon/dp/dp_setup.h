@@ -19,6 +19,7 @@
 #include "net/net_cfg.h"
 #include "rx/rx_pipe.h"
 #include "src/src.h"
+#include "toe/gtoe.h"
 #include "toe/mtoe.h"
 
 /* The mirror TOE configuration of port `port`: [tcp] sizes and timeouts, and one flow
@@ -71,9 +72,29 @@ void dp_setup_src(const struct toed_config *c, const struct rx_cfg *rc, const ch
 void dp_setup_src_port(const struct toed_config *c, const struct rx_cfg *rc, uint32_t port, const char *bpf_obj,
 		       struct src_cfg *sc, struct src_feed feeds[SRC_MAX_FEEDS]);
 
+/* role = tcp on port 0: toed's own connections, one per TCP feed of the port, in the order of
+ * the mirror TOE's flows (stream = the feed's flow index, as dp_setup_mtoe numbers them). The
+ * software backend (dp_tcp_init) and the card (gtoe_top's connection table) take the same list. */
+struct dp_setup_tcpconn {
+	uint32_t feed;        /* index in the configuration's feeds */
+	uint32_t stream;      /* the pipeline's TCP stream: the feed's mirror flow index */
+	uint32_t raddr;       /* [feed] exchange */
+	uint16_t rport, lport; /* lport: [feed] vendor port (0: ephemeral); open = accept: rport 0 any */
+	uint32_t accept;      /* open = accept */
+};
+/* The list into out[TOED_MAX_FEEDS]; returns how many, or -1 with err when [tcp] connections is
+ * too few for them. */
+int dp_setup_tcp_conns(const struct toed_config *c, struct dp_setup_tcpconn *out, char *err, size_t errlen);
+/* The general TOE's settings for those connections: [tcp] connections (capped at GTOE_MAX_CONNS),
+ * window (at least GTOE_MIN_BUF), mss; the send buffer, SYN retries, quick ACK, a fresh ISN key. */
+#define DP_SETUP_TCP_SND_BUF 8192u /* send buffer per connection (logon, heartbeats) */
+void dp_setup_gtoe(const struct toed_config *c, struct gtoe_cfg *gc);
+
 /* The card: [device] pci and xclbin, port 0's role and gateway, [tcp] mss, the compiled
  * templates; rx: the receive configuration dp_setup_rx built (kept by the caller while the
- * card is opened). */
+ * card is opened). role = tcp: gtoe_top's settings and connection table too (dp_setup_gtoe,
+ * dp_setup_tcp_conns; entries enabled; open = accept entries are left out, conf_check
+ * refuses them with the card). */
 void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *c, const struct rx_cfg *rx);
 
 /* The publisher: [shm] max_clients, ring_size (also the history a late subscriber can ask

@@ -76,8 +76,6 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 {
 	const struct toed_port *p = &cfg->port[0];
 	static const uint8_t zero[6];
-	struct mtoe_cfg m;
-	uint16_t flow_feed[TOED_MAX_FEEDS];
 	memset(t, 0, sizeof *t);
 	t->owe_conn = -1;
 	t->role = p->role;
@@ -104,39 +102,27 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 	if (p->role != TOED_ROLE_TCP)
 		return 0;
 
-	/* one connection per TCP feed of the port, on the stream of its mirror flow */
-	uint32_t nflows = dp_setup_mtoe(cfg, 0, &m, flow_feed);
-	for (uint32_t k = 0; k < nflows; k++) {
-		const struct toed_feed *fd = &cfg->feed[flow_feed[k]];
+	/* one connection per TCP feed of the port, on the stream of its mirror flow (dp_setup: the card
+	 * programs gtoe_top's connection table from the same list) */
+	struct dp_setup_tcpconn tc[TOED_MAX_FEEDS];
+	int nconn = dp_setup_tcp_conns(cfg, tc, err, errlen);
+	if (nconn < 0)
+		return -1;
+	for (int k = 0; k < nconn; k++) {
+		const struct toed_feed *fd = &cfg->feed[tc[k].feed];
 		struct dp_tcp_feed *f = &t->f[t->nfeeds++];
-		if (k >= m.max_conns) {
-			snprintf(err, errlen, "%s: %u tcp feeds on a tcp port: [tcp] connections = %u is too few",
-				 cfg->path, nflows, m.max_conns);
-			return -1;
-		}
-		f->feed = flow_feed[k];
+		f->feed = tc[k].feed;
 		snprintf(f->name, sizeof f->name, "%s", fd->name);
-		f->stream = k;
-		f->raddr = fd->exchange.ip;
-		f->rport = (uint16_t)fd->exchange.port;
-		f->lport = (uint16_t)fd->vendor.port;
+		f->stream = tc[k].stream;
+		f->raddr = tc[k].raddr;
+		f->rport = tc[k].rport;
+		f->lport = tc[k].lport;
 		f->conn = -1;
 		f->listener = -1;
-		f->accept = fd->open == TOED_OPEN_ACCEPT;
+		f->accept = tc[k].accept;
 	}
 	struct gtoe_cfg gc;
-	gtoe_cfg_default(&gc);
-	gc.max_conns = m.max_conns < GTOE_MAX_CONNS ? m.max_conns : GTOE_MAX_CONNS;
-	gc.rcv_buf = cfg->tcp.window >= GTOE_MIN_BUF ? cfg->tcp.window : GTOE_MIN_BUF;
-	gc.snd_buf = DP_TCP_SND_BUF;
-	gc.mss = (uint16_t)cfg->tcp.mss;
-	gc.syn_retries = 4; /* 31 s, then the reconnect backoff takes over */
-	gc.quickack = 1; /* market data: ACK at once, the exchange's window never waits for a delayed ACK */
-	{
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		gc.isn_key = (uint32_t)ts.tv_nsec ^ (uint32_t)ts.tv_sec * 2654435761u ^ (uint32_t)getpid();
-	}
+	dp_setup_gtoe(cfg, &gc);
 	t->g = calloc(1, sizeof *t->g);
 	t->gbuf = malloc(GTOE_BUF_BYTES(&gc));
 	if (!t->g || !t->gbuf) {

@@ -50,7 +50,6 @@
 #define DP_TCP_BACKOFF_MIN_NS 100000000ull   /* first reconnect 100 ms after a failure */
 #define DP_TCP_BACKOFF_MAX_NS 5000000000ull  /* doubling up to 5 s */
 #define DP_TCP_ARP_RETRY_NS 100000000ull     /* a next hop not resolved yet is asked again after this */
-#define DP_TCP_SND_BUF 8192u                 /* send buffer per connection (logon, heartbeats) */
 #define DP_TCP_CLOSE_WAIT_NS 2000000000ull   /* dp_tcp_close: a peer that has not closed its side by then is reset */
 
 enum dp_tcp_phase {

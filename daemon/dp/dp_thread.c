@@ -108,6 +108,26 @@ static int card_check(const struct toed_dp *dp, const struct toed_config *cfg, c
 		e = toe_hw_port_writes(rc, i, p.port_role[i], w, TOE_HW_CFG_MAX_WRITES, &k);
 		n = e < 0 ? e : (int)k;
 	}
+	if (n >= 0 && p.tcp) {
+		/* role = tcp: gtoe_top's connection table and buffers (the card builds this build's sizes in) */
+		uint32_t k = 0;
+		free(w);
+		w = calloc(64 + 4 * TOE_HW_GTOE_CONNS, sizeof *w);
+		if (p.ngconn > TOE_HW_GTOE_CONNS || !w ||
+		    toe_hw_gtoe_writes(rc, &p.hw, &p.gtoe, p.gconn, p.ngconn, w, 64 + 4 * TOE_HW_GTOE_CONNS, &k) < 0) {
+			free(w);
+			struct dp_setup_tcpconn tc[TOED_MAX_FEEDS];
+			if (p.ngconn > TOE_HW_GTOE_CONNS && dp_setup_tcp_conns(cfg, tc, err, errlen) < 0)
+				return -1; /* the software backend's message: too many feeds for [tcp] connections */
+			else
+				snprintf(err, errlen, "%s: [tcp] connections x (window + %u-byte send buffer) = %u x (%u + %u) "
+						      "bytes: above the card's %u bytes of general-TOE buffers (backend = xrt, role "
+						      "= tcp: at most %u connections)",
+					 cfg->path, p.gtoe.snd_buf, p.gtoe.max_conns, p.gtoe.rcv_buf, p.gtoe.snd_buf,
+					 (unsigned)TOE_HW_GTOE_BUF, TOE_HW_GTOE_CONNS);
+			return -1;
+		}
+	}
 	free(w);
 	switch (n) {
 	case TOE_HWCFG_E_CONNS:
@@ -263,6 +283,14 @@ static int card_open(struct toed_dp *dp, const struct toed_config *cfg, char *er
 	}
 	dp_setup_card(&p, cfg, &dp->rxcfg);
 	p.log = card_log;
+	if (p.tcp) {
+		dp->card_ntcp = p.ngconn <= TOE_HW_GTOE_CONNS ? p.ngconn : 0;
+		dp->card_laddr = cfg->port[0].ip;
+		memcpy(dp->card_tcp, p.gconn, sizeof dp->card_tcp);
+		memcpy(dp->card_tcp_feed, p.gconn_feed, sizeof dp->card_tcp_feed);
+		for (uint32_t i = 0; i < dp->card_ntcp; i++)
+			snprintf(dp->card_tcp_name[i], sizeof dp->card_tcp_name[i], "%s", cfg->feed[p.gconn_feed[i]].name);
+	}
 	if (dp->seams.card_ring_slots)
 		p.hw.ring_slots = dp->seams.card_ring_slots;
 	snprintf(dp->src_desc, sizeof dp->src_desc, "%.40s %s running %.180s",
@@ -451,6 +479,7 @@ struct dp_run {
 	uint64_t last_rec;      /* CLOCK_MONOTONIC of the last poll that found records */
 	int link;               /* last link state seen (-1: not yet) */
 	uint64_t bad;           /* records of no TOE_REC_* type */
+	uint32_t card_ups[TOE_HW_GTOE_CONNS], card_downs[TOE_HW_GTOE_CONNS]; /* role tcp: as last read */
 	struct dp_trace trace;  /* [dataplane] trace: latency by stage */
 	struct dp_spin spin;    /* busy_poll: spin only while the CPU is ours (software backend) */
 	int spin_told;          /* its first yield is logged */
@@ -1220,6 +1249,92 @@ static void card_fail(struct dp_run *r)
 	set_state(dp, TOED_DP_FAILED);
 }
 
+/* How a connection on the card ended, in the software backend's words. */
+static const char *card_down_name(uint32_t ev, uint32_t reason)
+{
+	if (ev == GTOE_EV_RESET)
+		return "reset by the peer";
+	if (ev != GTOE_EV_ERROR)
+		return "closed";
+	return reason == GTOE_ERR_REFUSED ? "refused" : reason == GTOE_ERR_TIMEOUT ? "timed out"
+	       : reason == GTOE_ERR_KEEPALIVE					 ? "keepalive unanswered"
+											 : "failed";
+}
+
+/* The log lines the software backend writes as connections come and go, from the counters of the
+ * state window (read with the counters, every second: a connection that came and went in between is
+ * one line each way with the counts). */
+static void card_tcp_log(struct dp_run *r, uint32_t i, const struct toe_xrt_tcpconn *c)
+{
+	struct toed_dp *dp = r->dp;
+	const struct toe_hw_gtoe_conn *e = &dp->card_tcp[i];
+	const char *feed = dp->card_tcp_name[i];
+	if (c->ups != r->card_ups[i])
+		log_info("card: feed %s: connected to %u.%u.%u.%u:%u (%u times since start)", feed, e->raddr >> 24,
+			 (e->raddr >> 16) & 255, (e->raddr >> 8) & 255, e->raddr & 255, e->rport, c->ups);
+	if (c->downs != r->card_downs[i])
+		log_info("card: feed %s: connection to %u.%u.%u.%u:%u %s (%u ended since start); the card reconnects", feed,
+			 e->raddr >> 24, (e->raddr >> 16) & 255, (e->raddr >> 8) & 255, e->raddr & 255, e->rport,
+			 card_down_name(c->last_down, c->last_reason), c->downs);
+	r->card_ups[i] = c->ups;
+	r->card_downs[i] = c->downs;
+}
+
+/* role = tcp: toed's own connections as gtoe_top's registers show them, in the software backend's
+ * terms (toectl's tcp, gtoe and tcp_connections; what the card does not keep stays 0). */
+static int card_tcp(struct dp_run *r, struct toed_dp_snapshot *w)
+{
+	struct toed_dp *dp = r->dp;
+	uint32_t n = toe_xrt_tcp_entries(dp->xrt);
+	if (!n)
+		return 0;
+	w->tcp_on = 1;
+	w->ntcp = n < TOED_MAX_FEEDS ? n : TOED_MAX_FEEDS;
+	memset(&w->tcp, 0, sizeof w->tcp);
+	memset(&w->gtoe, 0, sizeof w->gtoe);
+	for (uint32_t i = 0; i < w->ncard; i++) {
+		const char *nm = w->card_ctr[i].name;
+		uint64_t v = w->card_ctr[i].value;
+		if (!strcmp(nm, "eth_rx_top.tx_frames")) /* role tcp: its replies are ICMP echo replies */
+			w->tcp.icmp_replies = v;
+#define CT_TCP(f, d) else if (!strcmp(nm, "gtoe_top." #f)) w->tcp.f = v;
+		DP_TCP_STATS(CT_TCP)
+#undef CT_TCP
+#define CT_GTOE(f) else if (!strcmp(nm, "gtoe_top.gtoe." #f)) w->gtoe.f = v;
+		GTOE_STATS_FIELDS(CT_GTOE)
+#undef CT_GTOE
+	}
+	for (uint32_t i = 0; i < w->ntcp; i++) {
+		struct toe_xrt_tcpconn c;
+		struct toed_dp_tcpconn *d = &w->tcp_conn[i];
+		if (toe_xrt_tcp_conn(dp->xrt, i, &c) < 0)
+			return -1;
+		card_tcp_log(r, i, &c);
+		memset(d, 0, sizeof *d);
+		d->feed = dp->card_tcp_feed[i];
+		d->phase = c.phase;
+		d->laddr = dp->card_laddr;
+		d->raddr = dp->card_tcp[i].raddr;
+		d->rport = dp->card_tcp[i].rport;
+		d->lport = dp->card_tcp[i].lport;
+		d->last_down = c.last_down;
+		d->last_reason = c.last_reason;
+		d->attempts = c.attempts;
+		d->ups = c.ups;
+		d->downs = c.downs;
+		d->offset = c.bytes_in; /* the card counts the entry's bytes over all its connections */
+		d->info.state = (uint8_t)c.state;
+		d->info.srtt_ns = (uint64_t)c.srtt_us * 1000u;
+		d->info.cwnd = c.cwnd;
+		d->info.snd_wnd = c.snd_wnd;
+		d->info.rcv_wnd = c.rcv_wnd;
+		d->info.st.retrans = c.retrans;
+		d->info.st.bytes_in = c.bytes_in;
+		d->info.st.bytes_out = c.bytes_out;
+	}
+	return 0;
+}
+
 static int card_counters(struct dp_run *r, uint64_t now)
 {
 	struct toed_dp *dp = r->dp;
@@ -1253,7 +1368,7 @@ static int card_counters(struct dp_run *r, uint64_t now)
 	}
 	if (link >= 0)
 		r->link = link;
-	return 0;
+	return card_tcp(r, w);
 }
 
 /* A poll's records to the publication path; those of no record type (a DMA

@@ -216,6 +216,13 @@ struct toed_dp {
 	struct dp_tcp *tcp;       /* a port with an address (role tcp or udp); NULL on a mirror port */
 	struct dp_sess *sess;     /* STEP sessions of its feeds (dp_sess.h), NULL none */
 	struct toe_xrt *xrt;      /* backend = xrt: the card, once toed_dp_open brought it up */
+	/* backend = xrt, role = tcp: gtoe_top's connection table as dp_setup_card built it (the snapshot
+	 * names each entry's feed and endpoints) */
+	uint32_t card_ntcp;
+	uint32_t card_laddr;
+	uint32_t card_tcp_feed[TOE_HW_GTOE_CONNS];
+	char card_tcp_name[TOE_HW_GTOE_CONNS][TOED_NAME_MAX]; /* ... and its name, for the log */
+	struct toe_hw_gtoe_conn card_tcp[TOE_HW_GTOE_CONNS];
 	int event_fd;             /* written on every state change */
 	struct toed_dp_seams seams; /* from toed_dp_open's caller */
 	/* memory of the pipeline */

@@ -28,7 +28,14 @@
 #      (xrt_mkxclbin 4x10g); role = tcp on port 3 refused; on the fake card
 #      the 4 x 10G xclbin comes up with ports 1 and 3 programmed; a feed on
 #      port 1 with the capture arriving there (--test-fake-card-port 1):
-#      the clients get the truth, eth_rx_top_2 counts the frames.
+#      the clients get the truth, eth_rx_top_2 counts the frames;
+#   6. role = tcp on the card: toed programs gtoe_top (connection table entry
+#      from [feed.sse] and [port.0]; role TCP on eth_rx_top; the fake card
+#      checks gtoe_top's words on APPLY) and toectl stats shows the connection
+#      as gtoe_top's state window has it (the fake's entry 0 set established
+#      by --test-fake-gtoe-up) in the software backend's format;
+#      --check-config passes it, and refuses open = accept and session keys
+#      with the card (exit 78, file:line: key).
 # Needs no root. Takes about 15 s.
 . "$(dirname "$0")/toed_common.sh"
 
@@ -272,6 +279,95 @@ stop_toed
 [ "$TOED_RC" -eq 0 ] || fail "port 1: toed exited $TOED_RC"
 TOED=$SW_TOED
 say "a feed on port 1 of the 4 x 10G card: $ntrades trades, $nall ticks = truth; eth_rx_top_2.frames = $frames"
+
+# ---- 6. role = tcp: toed's own connection on the card's general TOE
+cat >"$TMP/tcp.conf" <<EOF
+[device]
+backend = xrt
+pci = 0000:3b:00.1
+xclbin = toed.xclbin
+
+[port.0]
+role = tcp
+ip = 10.1.0.2
+netmask = 24
+gateway = 10.1.0.1
+mac = 02:00:00:00:00:02
+
+[feed.sse]
+exchange = 10.1.0.10:5261
+vendor = *:40001
+
+[fast]
+templates = $TEMPLATES
+
+[shm]
+hugepages = off
+socket = $TMP/toed.sock
+
+[log]
+target = stderr
+level = info
+EOF
+"$TOED" --check-config -c "$TMP/tcp.conf" >"$TMP/check.out" 2>&1 ||
+	fail "--check-config refused role = tcp with the card: $(cat "$TMP/check.out")"
+: >"$TMP/toed.log"
+TOED=$TOED_TEST
+start_notify
+start_toed "$TMP/tcp.conf" --test-fake-card "$TMP/feed.pcap" --test-fake-gtoe-up
+wait_for "$TMP/notify.log" 'READY=1' 15 || fail "role tcp: no READY=1 ($(tail -n 3 "$TMP/toed.log"))"
+wait_for "$TMP/toed.log" 'gtoe_top entry 0 shows an established connection' 15 || fail "role tcp: the fake's entry never set"
+tconn() { # KEY: its value in the "tcp connection 0" block of the last stats text
+	awk -v k="$1" '/^\[tcp connection 0 /{ on = 1; next } /^\[/{ on = 0 } on && $1 == k { $1 = ""; sub(/^ +/, ""); print; exit }' "$TMP/stats.txt"
+}
+i=0
+while :; do
+	"$TOECTL" -s "$TMP/toed.sock" stats >"$TMP/stats.txt" 2>&1 || fail "role tcp: toectl stats failed"
+	[ "$(tconn phase)" = up ] && break
+	i=$((i + 1))
+	[ $i -lt 30 ] || {
+		sed -n '/^\[tcp connection/,/^$/p' "$TMP/stats.txt" | head -n 20
+		fail "role tcp: toectl stats never showed the card's connection up"
+	}
+	sleep 0.2
+done
+for kv in "feed sse" "state ESTABLISHED" "local 10.1.0.2:40001" "exchange 10.1.0.10:5261" "attempts 4" "ups 2" \
+	"downs 1" "last_down reset by the peer" "srtt_us 250" "cwnd 14080" "snd_wnd 65535" "rcv_wnd 32768" "retrans 3" \
+	"bytes_in 123456" "bytes_out 96"; do
+	k=${kv%% *}
+	[ "$(tconn "$k")" = "${kv#* }" ] || fail "role tcp: toectl stats, tcp connection 0: $k is '$(tconn "$k")', not '${kv#* }'"
+done
+blockv() { # TITLE-PREFIX KEY: KEY's value in the stats text block whose title starts with TITLE-PREFIX
+	awk -v t="[$1" -v k="$2" 'index($0, t) == 1 { on = 1; next } /^\[/{ on = 0 } on && $1 == k { print $2; exit }' "$TMP/stats.txt"
+}
+# gtoe_top's counters under the software backend's names (the fake's, set with the entry)
+[ "$(blockv 'port (ARP' connects)" = 4 ] && [ "$(blockv 'port (ARP' established)" = 2 ] &&
+	[ "$(blockv 'port (ARP' closes)" = 1 ] && [ "$(blockv 'general TOE' established)" = 2 ] ||
+	fail "role tcp: toectl stats tcp/gtoe blocks: connects '$(blockv 'port (ARP' connects)', established '$(blockv 'port (ARP' established)', gtoe established '$(blockv 'general TOE' established)'"
+wait_for "$TMP/toed.log" 'card: feed sse: connected to 10.1.0.10:5261 (2 times since start)' 5 ||
+	fail "role tcp: no log line for the connection coming up"
+grep -q 'card: feed sse: connection to 10.1.0.10:5261 reset by the peer (1 ended since start); the card reconnects' \
+	"$TMP/toed.log" || fail "role tcp: no log line for the connection's end"
+say "role tcp: gtoe_top programmed; toectl shows the card's connection: $(tconn state), $(tconn local) -> $(tconn exchange), srtt $(tconn srtt_us) us"
+stop_toed
+[ "$TOED_RC" -eq 0 ] || fail "role tcp: toed exited $TOED_RC"
+grep -q ': error:' "$TMP/toed.log" && fail "role tcp: errors logged: $(grep ': error:' "$TMP/toed.log" | head -n 2)"
+TOED=$SW_TOED
+
+# what the card cannot do yet is refused at check time, with the file, line and key
+awk '{ print } /^vendor = /{ print "open = accept" }' "$TMP/tcp.conf" >"$TMP/acc.conf"
+"$TOED" --check-config -c "$TMP/acc.conf" >"$TMP/check.out" 2>&1
+rc=$?
+[ $rc -eq 78 ] || fail "--check-config of open = accept with the card: exit $rc, not 78"
+grep -q "acc.conf:16: .*\[feed.sse\] open = accept: backend = xrt: the card's general TOE (gtoe_top) connects but does not listen" \
+	"$TMP/check.out" || fail "--check-config open = accept: $(cat "$TMP/check.out")"
+awk '{ print } /^vendor = /{ print "sender_comp_id = VENDOR01"; print "target_comp_id = SSE" }' "$TMP/tcp.conf" >"$TMP/sess.conf"
+"$TOED" --check-config -c "$TMP/sess.conf" >"$TMP/check.out" 2>&1
+rc=$?
+[ $rc -eq 78 ] || fail "--check-config of session keys with the card: exit $rc, not 78"
+grep -q "sess.conf:16: .*\[feed.sse\] sender_comp_id = VENDOR01: backend = xrt: the card has no STEP session yet" \
+	"$TMP/check.out" || fail "--check-config session keys: $(cat "$TMP/check.out")"
+say "--check-config: role = tcp with the card passes; open = accept and session keys refused (exit 78)"
 
 echo "PASS: backend = xrt drains the (fake) card through the software backend's publication path"
 exit 0

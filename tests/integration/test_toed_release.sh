@@ -4,7 +4,7 @@
 # The fake card, its fault injection and the data-plane stall live in the test
 # library and the test program toed_test (tests/integration/toed_test.c),
 # which injects them through toed_run's seams. Checks, on $BUILD/bin/toed:
-#   - --test-stall-dataplane, --test-fake-card and --test-fake-card-fail are
+#   - --test-stall-dataplane, --test-fake-card, --test-fake-card-fail and --test-fake-gtoe-up are
 #     unknown options (exit 2, "unrecognized option"), before any config is read;
 #   - no fake card symbol (toe_devops_fake, toe_fake_*) in its symbol table;
 #   - none of the test options' or the old test environment variables' names
@@ -24,7 +24,7 @@ TMP=$(mktemp -d /tmp/toed-release.XXXXXX) || fail "mktemp"
 trap 'rm -rf "$TMP"' EXIT
 
 # ---- the options
-for opt in --test-stall-dataplane=800 "--test-fake-card=$TMP/x.pcap" --test-fake-card-fail; do
+for opt in --test-stall-dataplane=800 "--test-fake-card=$TMP/x.pcap" --test-fake-card-fail --test-fake-gtoe-up; do
 	"$REL" -c /nonexistent --foreground "$opt" >"$TMP/out" 2>&1
 	rc=$?
 	[ $rc -eq 2 ] || fail "release toed $opt: exit $rc, not 2 (usage): $(head -n 2 "$TMP/out")"

@@ -1,6 +1,7 @@
 /* toed_test - toed's main with test options: a fake card and a stalled data plane, injected through toed_run's seams.
  *
- *   toed_test [toed's options] [--test-fake-card CAPTURE [--test-fake-card-fail] [--test-fake-card-port N]]
+ *   toed_test [toed's options] [--test-fake-card CAPTURE [--test-fake-card-fail] [--test-fake-card-port N]
+ *             [--test-fake-gtoe-up]]
  *             [--test-stall-dataplane MS]
  *
  * The same daemon as the release toed (daemon/main/toed.c: same option
@@ -19,6 +20,10 @@
  *   --test-fake-card-port N    the capture arrives on network port N (0..3:
  *                              the 4 x 10G xclbin's ports 1..3 through their
  *                              own eth_rx_tops; default 0);
+ *   --test-fake-gtoe-up        role = tcp: once the capture is in, that card's
+ *                              gtoe_top shows connection table entry 0 as
+ *                              established (its state window; the fake does
+ *                              not run gtoe's TCP), for toectl's readout;
  *   --test-stall-dataplane MS  the data plane stops making progress MS ms
  *                              after going live (no heartbeat: the watchdog
  *                              must notice) until toed stops it.
@@ -32,6 +37,7 @@
 
 #include "base/log.h"
 #include "card_fake.h"
+#include "toe/gtoe.h"
 #include "ctl/ctl_args.h"
 #include "ctl/ctl_daemon.h"
 #include "src/src.h"
@@ -39,12 +45,13 @@
 #define FAKE_FRAMES 8    /* frames fed to the fake card per turn of the data plane */
 #define FAKE_SLOTS 512u  /* its ring's records per channel: a short capture wraps it */
 
-enum { OPT_FAKE = TOED_ARGS_EXTRA_VAL, OPT_FAKE_FAIL, OPT_STALL, OPT_FAKE_PORT };
+enum { OPT_FAKE = TOED_ARGS_EXTRA_VAL, OPT_FAKE_FAIL, OPT_STALL, OPT_FAKE_PORT, OPT_FAKE_GTOE_UP };
 
 struct test_opts {
 	const char *fake_capture;
 	int fake_fail;
 	uint32_t fake_port;       /* the network port the capture arrives on */
+	int fake_gtoe_up;
 	uint64_t stall_ns;
 	/* the data plane's, once running */
 	struct toe_fake *fake;
@@ -68,6 +75,7 @@ static int take(void *arg, int val, const char *optarg)
 		}
 		t->fake_port = (uint32_t)(optarg[0] - '0');
 		return 0;
+	case OPT_FAKE_GTOE_UP: t->fake_gtoe_up = 1; return 0;
 	case OPT_STALL:
 		errno = 0;
 		t->stall_ns = strtoull(optarg, &end, 10) * 1000000ull;
@@ -96,6 +104,20 @@ static void feed(struct test_opts *t)
 		if (t->fake_fail) {
 			log_warn("fake card: its registers fail once the ring is drained (--test-fake-card-fail)");
 			toe_fake_fail_when_drained(t->fake);
+		}
+		if (t->fake_gtoe_up) {
+			/* what gtoe_top's state window would show for an established connection (the fake
+			 * does not run gtoe's TCP): the readout into toectl is what is tested */
+			static const uint32_t v[15] = { 3, GTOE_ESTABLISHED, 250, 14080, 65535, 32768, 2, 1,
+							GTOE_EV_RESET, 3, 123456, 0, 96, 0, 4 };
+			for (uint32_t k = 0; k < 15; k++)
+				toe_fake_gtoe_set_cst(t->fake, 0, k, v[k]);
+			/* and its counters: connects (11), established (12), closes (13); gtoe's established */
+			toe_fake_gtoe_set_ctr(t->fake, 11, 4);
+			toe_fake_gtoe_set_ctr(t->fake, 12, 2);
+			toe_fake_gtoe_set_ctr(t->fake, 13, 1);
+			toe_fake_gtoe_set_ctr(t->fake, TOE_GTOE_CTR_STATS + 20, 2);
+			log_info("fake card: gtoe_top entry 0 shows an established connection (--test-fake-gtoe-up)");
 		}
 		return;
 	}
@@ -129,6 +151,7 @@ int main(int argc, char **argv)
 		{"test-fake-card-fail", no_argument, 0, OPT_FAKE_FAIL},
 		{"test-fake-card-port", required_argument, 0, OPT_FAKE_PORT},
 		{"test-stall-dataplane", required_argument, 0, OPT_STALL},
+		{"test-fake-gtoe-up", no_argument, 0, OPT_FAKE_GTOE_UP},
 		{0, 0, 0, 0},
 	};
 	struct test_opts t;
@@ -138,7 +161,8 @@ int main(int argc, char **argv)
 			 "      --test-fake-card CAPTURE   backend = xrt runs on a fake card fed with CAPTURE (pcap)\n"
 			 "      --test-fake-card-fail      ... whose registers fail once the capture is drained\n"
 			 "      --test-fake-card-port N    ... the capture arriving on network port N (0..3)\n"
-			 "      --test-stall-dataplane MS  the data plane stalls MS ms after going live\n",
+			 "      --test-stall-dataplane MS  the data plane stalls MS ms after going live\n"
+			 "      --test-fake-gtoe-up        role = tcp: the fake's gtoe_top shows entry 0 established\n",
 		.take = take,
 		.arg = &t,
 	};
@@ -151,8 +175,8 @@ int main(int argc, char **argv)
 	rc = toed_args_parse(argc, argv, &o, &x);
 	if (rc >= 0)
 		return rc;
-	if (t.fake_fail && !t.fake_capture) {
-		fprintf(stderr, "toed_test: --test-fake-card-fail needs --test-fake-card\n");
+	if ((t.fake_fail || t.fake_gtoe_up) && !t.fake_capture) {
+		fprintf(stderr, "toed_test: --test-fake-card-fail and --test-fake-gtoe-up need --test-fake-card\n");
 		return 2;
 	}
 	if (t.fake_capture) {

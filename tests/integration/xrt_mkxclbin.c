@@ -4,7 +4,7 @@
  *
  * The file has what toed and XRT read without a bitstream: the axlf header
  * (magic, length, platform VBNV, UUID), MEM_TOPOLOGY with the U50's 32 HBM
- * pseudo-channels, IP_LAYOUT with toed's compute units (cmac_0 and the five
+ * pseudo-channels, IP_LAYOUT with toed's compute units (cmac_0 and the seven
  * HLS tops, ap_ctrl_none, as kernels/hw/link.cfg names them, minus
  * OMIT_KERNEL when given), CONNECTIVITY wiring hbm_writer_top's hbm0..hbm3
  * (arguments 1..4) to HBM[0..3] as link.cfg's sp= lines do, and the
@@ -69,10 +69,11 @@ static int hexval(int c)
 
 int main(int argc, char **argv)
 {
-	/* the 100G build's six; with OMIT_KERNEL "4x10g" the 4 x 10G build's (no cmac_0, the rest) */
+	/* the 100G build's eight; with OMIT_KERNEL "4x10g" the 4 x 10G build's (no cmac_0, the rest) */
 	static const char *const cus[] = { "cmac_0:cmac_0",          "eth_rx_top:eth_rx_top_1",
 					   "mirror_toe_top:mirror_toe_top_1", "udp_top:udp_top_1",
 					   "fast_top:fast_top_1",     "hbm_writer_top:hbm_writer_top_1",
+					   "gtoe_top:gtoe_top_1",     "tx_arb_top:tx_arb_top_1",
 					   "eth_rx_top:eth_rx_top_2", "eth_rx_top:eth_rx_top_3",
 					   "eth_rx_top:eth_rx_top_4", "port_mux_top:seg_mux_1",
 					   "port_mux_top:udp_mux_1",  "port_mux_top:gtoe_mux_1",
@@ -170,7 +171,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < ncus; i++) {
 		struct ip_data *d = &ipl->m_ip_data[nip];
 		int four = !strcmp(omit, "4x10g");
-		if ((four && i == 0) || (!four && i >= 6))
+		if ((four && i == 0) || (!four && i >= 8))
 			continue;
 		if (omit[0] && !strncmp(cus[i], omit, strlen(omit)) && cus[i][strlen(omit)] == ':')
 			continue;

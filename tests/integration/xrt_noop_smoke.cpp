@@ -103,7 +103,7 @@ static int noop(const char *path, const char *uuid_hex)
 	toe_uuid_str(x.uuid, u);
 	EXPECT(!std::strcmp(u, want), "file UUID %s", u);
 	int hbm = toe_xclbin_find_ip(&x, TOE_IP_HBM);
-	EXPECT(x.nip == 6 && hbm >= 0, "6 compute units, hbm_writer_top at %d", hbm);
+	EXPECT(x.nip == 8 && hbm >= 0, "8 compute units (gtoe_top, tx_arb_top too), hbm_writer_top at %d", hbm);
 	EXPECT(toe_xclbin_cu_range(&x, "fast_top") == 0x20000 && toe_xclbin_cu_range(&x, "hbm_writer_top") == 0x4000,
 	       "register space: fast_top 0x%x, hbm_writer_top 0x%x", toe_xclbin_cu_range(&x, "fast_top"),
 	       toe_xclbin_cu_range(&x, "hbm_writer_top"));

@@ -47,17 +47,29 @@ struct toe_fake {
 	uint8_t uuid[16];
 
 	/* AXI-Lite windows */
-	uint32_t cfgw[TOE_KID_COUNT][TOE_CFG_WORDS];
-	uint32_t stat[TOE_KID_COUNT][TOE_STAT_WORDS];
+	uint32_t cfgw[TOE_KID_ALL][TOE_CFG_WORDS];
+	uint32_t stat[TOE_KID_ALL][TOE_STAT_WORDS];
 	uint32_t prog[TOE_FAST_PROG_WORDS];
 	uint64_t hbm_addr[NCH];
-	uint32_t applied[TOE_KID_COUNT], status[TOE_KID_COUNT];
+	uint32_t applied[TOE_KID_ALL], status[TOE_KID_ALL];
 	uint32_t role;
 	/* the 4 x 10G build: eth_rx_top_2..4 of ports 1..3 ([0] unused) */
 	uint32_t pcfgw[TOE_HW_MAX_PORTS][TOE_CFG_WORDS];
 	uint32_t pstat[TOE_HW_MAX_PORTS][TOE_STAT_WORDS];
 	uint32_t papplied[TOE_HW_MAX_PORTS], pstatus[TOE_HW_MAX_PORTS], prole[TOE_HW_MAX_PORTS];
 	uint64_t pframes[TOE_HW_MAX_PORTS], pheld[TOE_HW_MAX_PORTS];
+
+	/* gtoe_top (role tcp): its other windows and the mailbox */
+	uint32_t gt_conn[TOE_GTOE_CONN_WORDS];
+	uint32_t gt_cst[TOE_GTOE_CST_WORDS];
+	uint32_t gt_txd[TOE_GTOE_TXD_WORDS];
+	uint32_t gt_room[TOE_HW_GTOE_CONNS];
+	uint32_t gt_tx_done, gt_tx_taken;
+	int gt_stall;
+	uint64_t gt_bytes_out;
+	uint64_t gt_ctr[TOE_GTOE_CTR_ARP + (0 NET_ARP_STATS(TOE_CTR_ONE))]; /* set by the test */
+	uint8_t *gt_sent[TOE_HW_GTOE_CONNS];
+	uint32_t gt_nsent[TOE_HW_GTOE_CONNS];
 
 	/* cmac_0 */
 	uint32_t cmac_rx_reads;
@@ -129,10 +141,12 @@ struct toe_fake *toe_fake_new(const struct toe_fake_cfg *cfg)
 		toe_fake_free(f);
 		return NULL;
 	}
-	for (uint32_t k = 0; k < TOE_KID_COUNT; k++)
+	for (uint32_t k = 0; k < TOE_KID_ALL; k++)
 		f->status[k] = TOE_STATUS_HELD;
 	for (uint32_t k = 0; k < TOE_HW_MAX_PORTS; k++)
 		f->pstatus[k] = TOE_STATUS_HELD;
+	for (uint32_t k = 0; k < TOE_HW_GTOE_CONNS; k++)
+		f->gt_room[k] = 0xffffffffu;
 	return f;
 }
 
@@ -154,6 +168,8 @@ void toe_fake_free(struct toe_fake *f)
 	for (i = f->qhead; i < f->qn; i++)
 		free(f->q[i].buf);
 	free(f->q);
+	for (i = 0; i < TOE_HW_GTOE_CONNS; i++)
+		free(f->gt_sent[i]);
 	free(f->wlog);
 	free(f->slog);
 	free(f->fs);
@@ -304,11 +320,82 @@ static void build(struct toe_fake *f)
 	f->built = 1;
 }
 
+/* gtoe_top takes a new APPLY: its words decoded and checked as configure() in gtoe_top.cpp does. */
+static void gtoe_apply(struct toe_fake *f)
+{
+	uint32_t a = f->cfgw[TOE_KID_GTOE][TOE_CF_APPLY], *w = f->cfgw[TOE_KID_GTOE], role;
+	struct net_cfg nc;
+	struct gtoe_cfg gc;
+	if (TOE_KID_GTOE == f->cfg.dead_kid || a == f->applied[TOE_KID_GTOE])
+		return;
+	f->applied[TOE_KID_GTOE] = a;
+	f->gt_tx_done = w[TOE_GTOE_CF_TX_SEQ]; /* a message written before APPLY is not sent */
+	f->gt_tx_taken = 0;
+	f->gt_bytes_out = 0;
+	if (a == 0) {
+		f->status[TOE_KID_GTOE] = TOE_STATUS_HELD;
+		return;
+	}
+	gtoe_cfg_default(&gc);
+	gc.max_conns = w[TOE_GTOE_CF_MAX_CONNS];
+	gc.rcv_buf = w[TOE_GTOE_CF_RCV_BUF];
+	gc.snd_buf = w[TOE_GTOE_CF_SND_BUF];
+	gc.mss = (uint16_t)w[TOE_ETH_CF_MSS];
+	gc.syn_retries = w[TOE_GTOE_CF_SYN_RETRIES];
+	gc.isn_key = w[TOE_GTOE_CF_ISN_KEY];
+	if (toe_hw_eth_decode(w, &nc, &role) != 0 || nc.naddr == 0)
+		f->status[TOE_KID_GTOE] = TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_ADDRS << 16;
+	else if (w[TOE_GTOE_CF_NCONNS] > TOE_HW_GTOE_CONNS || w[TOE_GTOE_CF_NCONNS] > w[TOE_GTOE_CF_MAX_CONNS])
+		f->status[TOE_KID_GTOE] = TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_CONNS << 16;
+	else {
+		/* gtoe_init itself judges the settings, with the kernel's buffer size, as gtoe_top does */
+		struct gtoe *g = calloc(1, sizeof *g);
+		uint8_t *buf = malloc(TOE_HW_GTOE_BUF);
+		int ok = g && buf && GTOE_BUF_BYTES(&gc) <= TOE_HW_GTOE_BUF &&
+			 gtoe_init(g, &gc, buf, TOE_HW_GTOE_BUF) == GTOE_OK;
+		f->status[TOE_KID_GTOE] = ok ? TOE_STATUS_OK : TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_INIT << 16;
+		free(g);
+		free(buf);
+	}
+}
+
+/* A new TX_SEQ: the message of the data window for entry TX_CONN, taken when it is up. */
+static void gtoe_mailbox(struct toe_fake *f)
+{
+	uint32_t *w = f->cfgw[TOE_KID_GTOE], x = w[TOE_GTOE_CF_TX_CONN], len = w[TOE_GTOE_CF_TX_LEN], k;
+	gtoe_apply(f);
+	if (f->gt_stall || f->status[TOE_KID_GTOE] != TOE_STATUS_OK || w[TOE_GTOE_CF_TX_SEQ] == f->gt_tx_done)
+		return;
+	f->gt_tx_done = w[TOE_GTOE_CF_TX_SEQ];
+	if (len > TOE_GTOE_TX_BYTES)
+		len = TOE_GTOE_TX_BYTES;
+	if (x >= w[TOE_GTOE_CF_NCONNS] || f->gt_cst[16 * x + TOE_GTOE_CS_PHASE] != 3) {
+		f->gt_tx_taken = 0xffffffffu;
+		return;
+	}
+	if (len > f->gt_room[x])
+		len = f->gt_room[x];
+	if (f->gt_room[x] != 0xffffffffu)
+		f->gt_room[x] -= len;
+	uint8_t *b = realloc(f->gt_sent[x], f->gt_nsent[x] + len + 1);
+	if (!b) {
+		ferr(f, "out of memory keeping mailbox bytes");
+		return;
+	}
+	f->gt_sent[x] = b;
+	for (k = 0; k < len; k++)
+		b[f->gt_nsent[x] + k] = (uint8_t)(f->gt_txd[k / 4] >> (8 * (k % 4)));
+	f->gt_nsent[x] += len;
+	f->gt_tx_taken = len;
+	f->gt_bytes_out += len;
+}
+
 /* What each kernel does at the start of an invocation: take a new APPLY. */
 static void kernels(struct toe_fake *f)
 {
 	uint32_t kid, i, j;
 	int all = 1;
+	gtoe_apply(f);
 	for (kid = 1; kid < TOE_KID_COUNT; kid++) {
 		uint32_t a = f->cfgw[kid][TOE_CF_APPLY], *w = f->cfgw[kid], st = TOE_STATUS_OK;
 		if (kid == f->cfg.dead_kid || a == f->applied[kid])
@@ -623,6 +710,17 @@ static void fill_stat(struct toe_fake *f, uint32_t kid)
 		}
 		nctr = TOE_FAST_CTR_ERR + TOE_FAST_ERR_SLOTS;
 		break;
+	case TOE_KID_GTOE:
+		for (i = 0; i < sizeof f->gt_ctr / sizeof f->gt_ctr[0]; i++)
+			put_ctr(s, i, f->gt_ctr[i]);
+		put_ctr(s, 10, f->gt_bytes_out); /* bytes_out: application bytes taken from the mailbox */
+		s[TOE_GTOE_ST_TX_DONE] = f->gt_tx_done;
+		s[TOE_GTOE_ST_TX_TAKEN] = f->gt_tx_taken;
+		nctr = TOE_GTOE_CTR_ARP + (0 NET_ARP_STATS(TOE_CTR_ONE));
+		break;
+	case TOE_KID_TXARB:
+		nctr = TOE_NCTR(TOE_TXARB_CTRS);
+		break;
 	case TOE_KID_HBM:
 		put_ctr(s, 0, f->w_in);
 		put_ctr(s, 1, f->w_written);
@@ -636,8 +734,8 @@ static void fill_stat(struct toe_fake *f, uint32_t kid)
 	s[TOE_ST_MAGIC] = kid == f->cfg.bad_magic_kid ? 0xdeadbeefu : TOE_HW_MAGIC;
 	s[TOE_ST_VERSION] = kid == f->cfg.bad_version_kid ? TOE_REGMAP_VERSION + 1 : TOE_REGMAP_VERSION;
 	s[TOE_ST_KERNEL] = kid;
-	s[TOE_ST_APPLIED] = f->applied[kid];
-	s[TOE_ST_STATUS] = f->status[kid];
+	s[TOE_ST_APPLIED] = kid == TOE_KID_TXARB ? 1 : f->applied[kid];
+	s[TOE_ST_STATUS] = kid == TOE_KID_TXARB ? TOE_STATUS_OK : f->status[kid];
 	s[TOE_ST_NCTR] = nctr;
 }
 
@@ -728,8 +826,14 @@ static int reg_read(void *h, uint32_t off, uint32_t *v)
 		kernels(f);
 		fill_stat(f, kid);
 		*v = f->stat[kid][(off - TOE_REG_STAT) / 4];
-	} else if (off >= TOE_REG_CFG && off < TOE_REG_CFG + 4 * TOE_CFG_WORDS) {
+	} else if (off >= TOE_REG_CFG && off < TOE_REG_CFG + 4 * TOE_CFG_WORDS && kid != TOE_KID_TXARB) {
 		*v = f->cfgw[kid][(off - TOE_REG_CFG) / 4];
+	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_CONN && off < TOE_GTOE_REG_CONN + 4 * TOE_GTOE_CONN_WORDS) {
+		*v = f->gt_conn[(off - TOE_GTOE_REG_CONN) / 4];
+	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_CST && off < TOE_GTOE_REG_CST + 4 * TOE_GTOE_CST_WORDS) {
+		*v = f->gt_cst[(off - TOE_GTOE_REG_CST) / 4];
+	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_TXD && off < TOE_GTOE_REG_TXD + 4 * TOE_GTOE_TXD_WORDS) {
+		*v = f->gt_txd[(off - TOE_GTOE_REG_TXD) / 4];
 	} else {
 		ferr(f, "read of unmapped register 0x%x of kernel %u", off, kid);
 	}
@@ -767,11 +871,19 @@ static int reg_write(void *h, uint32_t off, uint32_t v)
 			     off < TOE_REG_STAT + 4 * TOE_STAT_WORDS ? "read-only status" : "unmapped", off, kid);
 		return 0;
 	}
-	if (off >= TOE_REG_CFG && off < TOE_REG_CFG + 4 * TOE_CFG_WORDS) {
+	if (off >= TOE_REG_CFG && off < TOE_REG_CFG + 4 * TOE_CFG_WORDS && kid != TOE_KID_TXARB) {
 		uint32_t w = (off - TOE_REG_CFG) / 4, old = f->cfgw[kid][w];
 		f->cfgw[kid][w] = v;
 		if (kid == TOE_KID_ETH_RX && w == TOE_ETH_CF_TIME_SEQ && v != old)
 			time_tick(f);
+		if (kid == TOE_KID_GTOE && w == TOE_GTOE_CF_TX_SEQ)
+			gtoe_mailbox(f);
+	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_CONN && off < TOE_GTOE_REG_CONN + 4 * TOE_GTOE_CONN_WORDS) {
+		f->gt_conn[(off - TOE_GTOE_REG_CONN) / 4] = v;
+	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_TXD && off < TOE_GTOE_REG_TXD + 4 * TOE_GTOE_TXD_WORDS) {
+		f->gt_txd[(off - TOE_GTOE_REG_TXD) / 4] = v;
+	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_CST && off < TOE_GTOE_REG_CST + 4 * TOE_GTOE_CST_WORDS) {
+		ferr(f, "write of read-only connection state register 0x%x of gtoe_top", off);
 	} else if (kid == TOE_KID_FAST && off >= TOE_FAST_REG_PROG && off < TOE_FAST_REG_PROG + 4 * TOE_FAST_PROG_WORDS) {
 		f->prog[(off - TOE_FAST_REG_PROG) / 4] = v;
 	} else if (kid == TOE_KID_HBM && off >= TOE_HBM_REG_ADDR(0) && off < TOE_HBM_REG_ADDR(NCH) && (off & 0xfu) < 8) {
@@ -794,7 +906,8 @@ static int ip_open(void *dev, const char *name, void **out, char *err, size_t er
 {
 	static const char *const names[] = { [TOE_KID_ETH_RX] = TOE_IP_ETH_RX, [TOE_KID_MTOE] = TOE_IP_MTOE,
 					     [TOE_KID_UDP] = TOE_IP_UDP,       [TOE_KID_FAST] = TOE_IP_FAST,
-					     [TOE_KID_HBM] = TOE_IP_HBM,       [KID_CMAC] = TOE_IP_CMAC };
+					     [TOE_KID_HBM] = TOE_IP_HBM,       [TOE_KID_GTOE] = TOE_IP_GTOE,
+					     [TOE_KID_TXARB] = TOE_IP_TXARB,   [KID_CMAC] = TOE_IP_CMAC };
 	struct toe_fake *f = dev;
 	struct fake_ip *ip;
 	static const char *const port_names[TOE_HW_MAX_PORTS] = { NULL, TOE_IP_ETH_RX_2, TOE_IP_ETH_RX_3,
@@ -1064,7 +1177,46 @@ uint32_t toe_fake_cfg_word(const struct toe_fake *f, uint32_t kid, uint32_t w)
 {
 	if (fake_port(kid) && w < TOE_CFG_WORDS)
 		return f->pcfgw[fake_port(kid)][w];
-	return kid < TOE_KID_COUNT && w < TOE_CFG_WORDS ? f->cfgw[kid][w] : 0;
+	return kid < TOE_KID_ALL && w < TOE_CFG_WORDS ? f->cfgw[kid][w] : 0;
+}
+
+void toe_fake_gtoe_set_cst(struct toe_fake *f, uint32_t i, uint32_t w, uint32_t v)
+{
+	if (i < TOE_HW_GTOE_CONNS && w < 16)
+		f->gt_cst[16 * i + w] = v;
+}
+
+void toe_fake_gtoe_set_ctr(struct toe_fake *f, uint32_t i, uint64_t v)
+{
+	if (i < sizeof f->gt_ctr / sizeof f->gt_ctr[0] && i != 10)
+		f->gt_ctr[i] = v;
+}
+
+void toe_fake_gtoe_room(struct toe_fake *f, uint32_t i, uint32_t room)
+{
+	if (i < TOE_HW_GTOE_CONNS)
+		f->gt_room[i] = room;
+}
+
+void toe_fake_gtoe_stall(struct toe_fake *f, int stall)
+{
+	f->gt_stall = stall;
+}
+
+const uint8_t *toe_fake_gtoe_sent(const struct toe_fake *f, uint32_t i, uint32_t *len)
+{
+	*len = i < TOE_HW_GTOE_CONNS ? f->gt_nsent[i] : 0;
+	return i < TOE_HW_GTOE_CONNS ? f->gt_sent[i] : NULL;
+}
+
+uint32_t toe_fake_gtoe_conn_word(const struct toe_fake *f, uint32_t i, uint32_t w)
+{
+	return i < TOE_HW_GTOE_CONNS && w < 4 ? f->gt_conn[4 * i + w] : 0;
+}
+
+uint32_t toe_fake_gtoe_status(const struct toe_fake *f)
+{
+	return f->status[TOE_KID_GTOE];
 }
 
 uint32_t toe_fake_live_bos(const struct toe_fake *f)

@@ -37,9 +37,19 @@
  * held); frames queued with toe_fake_frame_port go through rx_frame_port
  * with the network settings decoded from their port's words.
  *
- * Not modelled: ARP/ICMP replies (nothing is transmitted), timing, the
- * card's parallelism (each frame is drained before the next, as in the
- * C-simulation).
+ * role = tcp: gtoe_top's register interface (not its TCP, which the
+ *     C-simulation tests/integration/test_hw_csim.sh compares with the
+ *     software's): configuration words decoded and checked on APPLY, the
+ *     connection table, the per-connection state window (what the test
+ *     sets with toe_fake_gtoe_set_cst), the TX mailbox (a new TX_SEQ takes
+ *     TX_LEN bytes of the data window for entry TX_CONN when its phase is
+ *     3, up: kept for toe_fake_gtoe_sent, TX_DONE and TX_TAKEN answered);
+ *     tx_arb_top's status window.
+ *
+ * Not modelled: ARP/ICMP replies (nothing is transmitted), gtoe's TCP (its
+ * frames and events: the receive pipeline still sends TCP to the mirror
+ * TOE), timing, the card's parallelism (each frame is drained before the
+ * next, as in the C-simulation).
  */
 #ifndef TOE_CARD_FAKE_H
 #define TOE_CARD_FAKE_H
@@ -51,7 +61,7 @@
 
 #define TOE_FAKE_BDF "0000:3b:00.1"
 #define TOE_FAKE_SHELL "xilinx_u50_gen3x16_xdma_base_5"
-#define TOE_FAKE_KID_CMAC 6 /* kid of cmac_0 in the logs */
+#define TOE_FAKE_KID_CMAC 8 /* kid of cmac_0 in the logs (after gtoe_top 6 and tx_arb_top 7) */
 
 /* toe_fake_cfg.faults: syncs that do not do what the host asked, so that a
  * test sees what a missing or short sync hands the host (the separate device
@@ -129,6 +139,19 @@ const struct fast_prog *toe_fake_prog(const struct toe_fake *f);
 uint32_t toe_fake_role(const struct toe_fake *f);
 uint64_t toe_fake_hbm_addr(const struct toe_fake *f, uint32_t ch);
 uint32_t toe_fake_cfg_word(const struct toe_fake *f, uint32_t kid, uint32_t w); /* kid: also TOE_KID_ETH_PORT(n) */
+/* gtoe_top (role tcp): word w of entry i's state window (TOE_GTOE_CS_*) as the kernel would
+ * show it; the free bytes of entry i's send buffer (the mailbox takes at most that much;
+ * unlimited until set); a mailbox that never answers (stall 1); the bytes the mailbox took for
+ * entry i so far (*len), or NULL; word w of connection table entry i; the status of gtoe_top. */
+void toe_fake_gtoe_set_cst(struct toe_fake *f, uint32_t i, uint32_t w, uint32_t v);
+/* gtoe_top's counter i (status window order: TOE_GTOE_CTRS, struct gtoe_stats from TOE_GTOE_CTR_STATS,
+ * the ARP counters from TOE_GTOE_CTR_ARP) as the kernel would count it; bytes_out is the mailbox's. */
+void toe_fake_gtoe_set_ctr(struct toe_fake *f, uint32_t i, uint64_t v);
+void toe_fake_gtoe_room(struct toe_fake *f, uint32_t i, uint32_t room);
+void toe_fake_gtoe_stall(struct toe_fake *f, int stall);
+const uint8_t *toe_fake_gtoe_sent(const struct toe_fake *f, uint32_t i, uint32_t *len);
+uint32_t toe_fake_gtoe_conn_word(const struct toe_fake *f, uint32_t i, uint32_t w);
+uint32_t toe_fake_gtoe_status(const struct toe_fake *f);
 /* Buffers still allocated; whether the device is open. */
 uint32_t toe_fake_live_bos(const struct toe_fake *f);
 int toe_fake_is_open(const struct toe_fake *f);

@@ -797,11 +797,28 @@ static void test_ports(void)
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nrole = udp\nip = 10.1.0.2\n"
 	    "netmask = 24\n",
 	    NO_SRC, 6, "[port.1] role = udp: needs a mac (backend = xrt)");
-	/* the daemon does not program the card's general TOE yet: role = tcp is refused at check time */
-	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\nrole = tcp\nip = 10.1.0.2\n"
-	    "netmask = 24\nmac = 02:00:00:00:00:01\n",
-	    NO_SRC, 5, "[port.0] role = tcp: backend = xrt cannot open connections yet: toed does not program the "
-		       "card's general TOE (gtoe_top) yet (use backend = sw for toed's own connections, or role = mirror)");
+	/* role = tcp on the card: port 0's general TOE (gtoe_top) connects; it does not listen, and the
+	 * card has no STEP session (its decoder consumes the session messages): both refused */
+	snprintf(text, sizeof text,
+		 "[device]\nbackend = xrt\nxclbin = card.xclbin\n"
+		 "[port.0]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\ngateway = 10.1.0.1\nmac = 02:00:00:00:00:01\n"
+		 "[feed.a]\nexchange = 10.9.0.1:5261\nvendor = *:40001\n"
+		 "[fast]\ntemplates = %s\n",
+		 g_tpl);
+	expect_clean(__LINE__, text);
+	CHECK(g_cfg->device.backend == TOED_BACKEND_XRT && g_cfg->port[0].role == TOED_ROLE_TCP);
+	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n"
+	    "mac = 02:00:00:00:00:01\n[feed.a]\nexchange = 10.9.0.1\nvendor = *:7000\nopen = accept\n",
+	    NO_SRC | NO_FEED, 12,
+	    "[feed.a] open = accept: backend = xrt: the card's general TOE (gtoe_top) connects but does not listen "
+	    "(use open = connect, or backend = sw to accept the exchange's connection)");
+	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n"
+	    "mac = 02:00:00:00:00:01\n[feed.a]\nexchange = 10.9.0.1:5261\ntarget_comp_id = SSE\n"
+	    "sender_comp_id = VENDOR01\n",
+	    NO_SRC | NO_FEED, 11,
+	    "[feed.a] target_comp_id = SSE: backend = xrt: the card has no STEP session yet (its decoder consumes the "
+	    "exchange's Logon, Heartbeat and TestRequest; toed never sees them): use backend = sw for a session, or "
+	    "no session keys with the card");
 	/* sequence tracking and A/B groups run on the host's pipeline, which the card path does not run:
 	 * refused, never a silent no-op */
 	snprintf(text, sizeof text,

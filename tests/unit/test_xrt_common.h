@@ -74,6 +74,7 @@ struct tx_xclbin {
 	uint32_t fast_range;  /* fast_top's AXI-Lite range in the metadata (0: 0x20000; 1: no port given) */
 	int no_hbm_args;      /* metadata without hbm_writer_top's hbm0..3 arguments */
 	int four_ports;       /* the 4 x 10G layout: eth_rx_top_2..4, the three port muxes, eth10g_0 instead of cmac_0 */
+	int tcp;              /* with gtoe_top and tx_arb_top (role = tcp) */
 };
 
 static inline void tx_put16(uint8_t *p, uint16_t v)
@@ -147,10 +148,10 @@ static inline size_t tx_xclbin_build(const struct tx_xclbin *d, uint8_t *buf, si
 					  "udp_top:udp_top_1", "fast_top:fast_top_1", "hbm_writer_top:hbm_writer_top_1",
 					  "eth_rx_top:eth_rx_top_2", "eth_rx_top:eth_rx_top_3", "eth_rx_top:eth_rx_top_4",
 					  "port_mux_top:seg_mux_1", "port_mux_top:udp_mux_1", "port_mux_top:gtoe_mux_1",
-					  "eth10g_0:eth10g_0" };
+					  "eth10g_0:eth10g_0", "gtoe_top:gtoe_top_1", "tx_arb_top:tx_arb_top_1" };
 	static const uint32_t cu_kid[] = { TOE_FAKE_KID_CMAC, TOE_KID_ETH_RX, TOE_KID_MTOE, TOE_KID_UDP, TOE_KID_FAST,
 					   TOE_KID_HBM, TOE_KID_ETH_PORT(1), TOE_KID_ETH_PORT(2), TOE_KID_ETH_PORT(3),
-					   100, 100, 100, 100 };
+					   100, 100, 100, 100, TOE_KID_GTOE, TOE_KID_TXARB };
 	struct tx_sect s[8];
 	uint32_t ns = 0, i, nip = 0, nbanks = d->nbanks ? d->nbanks : 32, gbank[4];
 	int hbm_ip = -1, fast_ip = -1;
@@ -172,7 +173,7 @@ static inline size_t tx_xclbin_build(const struct tx_xclbin *d, uint8_t *buf, si
 		uint8_t *p = buf + off;
 		for (i = 0; i < sizeof cu / sizeof cu[0]; i++) {
 			uint8_t *e = p + 8 + 80 * nip; /* offsetof(ip_layout, m_ip_data), sizeof(ip_data) */
-			if (cu_kid[i] == d->omit || (i >= 6 && !d->four_ports) || (i == 0 && d->four_ports))
+			if (cu_kid[i] == d->omit || (i >= 6 && i < 13 && !d->four_ports) || (i >= 13 && !d->tcp) || (i == 0 && d->four_ports))
 				continue;
 			if (d->omit == 101 && i == 10)
 				continue; /* a 4 x 10G build without udp_mux_1: not the layout */

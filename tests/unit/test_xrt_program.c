@@ -548,8 +548,12 @@ static void test_params(void)
 	c->port[0].role = TOED_ROLE_TCP;
 	c->fast.have_prog = 0;
 	dp_setup_card(&p, c, &rx);
-	CHECK_EQ(p.hw.role, TOE_ROLE_MAIN);
+	CHECK_EQ(p.hw.role, TOE_ROLE_TCP); /* eth_rx_top sends TCP and ARP to gtoe_top (test_xrt_tcp) */
 	CHECK(p.prog == NULL);
+	c->port[0].role = TOED_ROLE_UDP;
+	dp_setup_card(&p, c, &rx);
+	CHECK_EQ(p.hw.role, TOE_ROLE_MAIN);
+	CHECK_EQ(p.tcp, 0);
 	free(c);
 }
 

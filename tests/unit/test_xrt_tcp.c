@@ -1,0 +1,525 @@
+/* test_xrt_tcp.c - the card backend with role = tcp on the fake card: gtoe_top's connection table, the TX mailbox, the state readout.
+ *
+ * What the daemon writes and reads through the register map (toe_regmap.h);
+ * the general TOE's TCP itself is the C-simulation's (test_hw_csim.sh):
+ *   - toed.conf -> parameters: the connection table from the same list the
+ *     software backend connects (dp_setup_tcp_conns), the general TOE's
+ *     settings (dp_setup_gtoe), ROLE_TCP;
+ *   - bring-up: gtoe_top's and tx_arb_top's compute units required, gtoe_top's
+ *     words (eth_rx_top's, the TOE's, every entry) written before the APPLYs,
+ *     gtoe_top applied before eth_rx_top, both OK, eth_rx_top's role TCP;
+ *   - the TX mailbox: a STEP Logon (built by the session layer) for an entry
+ *     that is not up is refused and counted; for one that is up its words,
+ *     TX_CONN, TX_LEN and TX_SEQ last, the bytes the card took equal the
+ *     Logon; a long message in 512-byte pieces; a full send buffer; a mailbox
+ *     that never answers is an error naming it;
+ *   - the per-connection state window read back field by field; an entry
+ *     disabled and enabled; counters of gtoe_top and tx_arb_top; closing
+ *     clears every entry before holding the kernels;
+ *   - refusals: an xclbin without gtoe_top, buffers beyond the card's.
+ */
+#include "test_xrt_common.h"
+
+#include "dp/dp_setup.h"
+#include "step/step_sess.h"
+
+#define EX_IP 0x0a090001u /* 10.9.0.1 */
+
+/* A role = tcp configuration on port 0: two connect feeds, one accept feed (left out on the card). */
+static struct toed_config *tcp_config(uint32_t connections, uint32_t window)
+{
+	struct toed_config *c = calloc(1, sizeof *c);
+	static const char *const names[3] = { "a", "b", "acc" };
+	toed_config_default(c);
+	snprintf(c->path, sizeof c->path, "test.conf");
+	snprintf(c->device.pci, sizeof c->device.pci, "%s", TOE_FAKE_BDF);
+	c->device.backend = TOED_BACKEND_XRT;
+	c->port[0].enabled = 1;
+	c->port[0].role = TOED_ROLE_TCP;
+	c->port[0].ip = TX_OUR_IP;
+	c->port[0].netmask = 0xffffff00u;
+	c->port[0].gateway = 0x0a0100feu;
+	c->port[0].has_mac = 1;
+	memcpy(c->port[0].mac, tx_our_mac, 6);
+	c->tcp.connections = connections;
+	c->tcp.window = window;
+	c->tcp.mss = 1408;
+	c->fast.have_prog = 1;
+	memcpy(&c->fast.prog, &tx_prog, sizeof tx_prog);
+	c->nfeeds = 3;
+	for (uint32_t i = 0; i < 3; i++) {
+		struct toed_feed *f = &c->feed[i];
+		snprintf(f->name, sizeof f->name, "%s", names[i]);
+		snprintf(f->stream, sizeof f->stream, "%s", names[i]);
+		f->protocol = TOED_PROTO_TCP;
+		f->framing = TOED_FRAMING_STEP;
+		f->port = 0;
+		f->exchange.ip = EX_IP + i;
+		f->exchange.port = 5261 + i;
+		f->vendor.port = i == 0 ? 40001 : i == 2 ? 7000 : 0;
+		f->open = i == 2 ? TOED_OPEN_ACCEPT : TOED_OPEN_CONNECT;
+	}
+	return c;
+}
+
+static int find_write(const struct toe_fake_write *w, uint32_t n, uint32_t from, uint32_t kid, uint32_t off)
+{
+	for (uint32_t i = from; i < n; i++)
+		if (w[i].kid == kid && w[i].off == off)
+			return (int)i;
+	return -1;
+}
+
+static int last_write(const struct toe_fake_write *w, uint32_t n, uint32_t kid, uint32_t off)
+{
+	int k = -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (w[i].kid == kid && w[i].off == off)
+			k = (int)i;
+	return k;
+}
+
+/* toed.conf -> the card's parameters, and the list the software backend connects. */
+static void test_params(void)
+{
+	struct toed_config *c = tcp_config(64, 32768);
+	struct toe_xrt_params p;
+	struct dp_setup_tcpconn tc[TOED_MAX_FEEDS];
+	struct rx_cfg rx;
+	char err[256];
+	uint16_t flow_feed[TOED_MAX_FEEDS];
+
+	rx_cfg_default(&rx);
+	CHECK_EQ(dp_setup_rx(c, &rx, flow_feed, err, sizeof err), 0);
+	CHECK_EQ(dp_setup_tcp_conns(c, tc, err, sizeof err), 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		CHECK_EQ(tc[i].feed, i);
+		CHECK_EQ(tc[i].stream, i); /* the mirror flow's index: the records' stream */
+		CHECK_EQ(tc[i].raddr, EX_IP + i);
+		CHECK_EQ(tc[i].rport, 5261 + i);
+		CHECK_EQ(tc[i].accept, i == 2);
+	}
+	CHECK_EQ(tc[0].lport, 40001);
+	CHECK_EQ(tc[1].lport, 0);
+
+	dp_setup_card(&p, c, &rx);
+	CHECK_EQ(p.tcp, 1);
+	CHECK_EQ(p.hw.role, TOE_ROLE_TCP);
+	CHECK_EQ(p.hw.mss, 1408);
+	CHECK_EQ(p.ngconn, 2); /* the accept feed is not the card's (conf_check refuses it) */
+	CHECK_EQ(p.gconn[0].raddr, EX_IP);
+	CHECK_EQ(p.gconn[0].rport, 5261);
+	CHECK_EQ(p.gconn[0].lport, 40001);
+	CHECK_EQ(p.gconn[0].stream, 0);
+	CHECK_EQ(p.gconn[0].enable, 1);
+	CHECK_EQ(p.gconn[1].raddr, EX_IP + 1);
+	CHECK_EQ(p.gconn[1].lport, 0);
+	CHECK_EQ(p.gconn[1].stream, 1);
+	CHECK_EQ(p.gconn_feed[0], 0);
+	CHECK_EQ(p.gconn_feed[1], 1);
+	/* the settings the software backend gives gtoe_init */
+	CHECK_EQ(p.gtoe.max_conns, 64);
+	CHECK_EQ(p.gtoe.rcv_buf, 32768);
+	CHECK_EQ(p.gtoe.snd_buf, DP_SETUP_TCP_SND_BUF);
+	CHECK_EQ(p.gtoe.mss, 1408);
+	CHECK_EQ(p.gtoe.quickack, 1);
+
+	/* more feeds than [tcp] connections: refused by both backends' mapping */
+	c->tcp.connections = 2;
+	CHECK_EQ(dp_setup_tcp_conns(c, tc, err, sizeof err), -1);
+	CHECK(strstr(err, "3 tcp feeds on a tcp port: [tcp] connections = 2 is too few") != NULL);
+	dp_setup_card(&p, c, &rx);
+	CHECK(p.ngconn > TOE_HW_GTOE_CONNS);
+	free(c);
+}
+
+static uint32_t g_mss; /* open_tcp: an MSS other than the configuration's (0: none) */
+
+struct opened {
+	struct toed_config *c;
+	struct rx_cfg rx;
+	struct toe_xrt_params p;
+	struct toe_fake *f;
+	struct toe_xrt *be;
+};
+
+static int open_tcp(struct opened *o, const char *xclbin, uint32_t connections, uint32_t window, char *err,
+		    size_t errlen)
+{
+	uint16_t flow_feed[TOED_MAX_FEEDS];
+	memset(o, 0, sizeof *o);
+	o->c = tcp_config(connections, window);
+	rx_cfg_default(&o->rx);
+	CHECK_EQ(dp_setup_rx(o->c, &o->rx, flow_feed, err, errlen), 0);
+	dp_setup_card(&o->p, o->c, &o->rx);
+	o->p.xclbin = xclbin;
+	o->p.hw.ring_slots = 64;
+	o->p.link_timeout_ms = 0;
+	if (g_mss) /* what the configuration check would refuse: the kernel's own judgement */
+		o->p.hw.mss = o->p.gtoe.mss = (uint16_t)g_mss;
+	o->f = toe_fake_new(NULL);
+	return toe_xrt_open(&o->be, &toe_devops_fake, o->f, &o->p, err, errlen);
+}
+
+static void close_tcp(struct opened *o)
+{
+	toe_xrt_close(o->be);
+	toe_fake_free(o->f);
+	free(o->c);
+}
+
+/* Bring-up: what is written to gtoe_top and in which order. */
+static void test_program(const char *xclbin)
+{
+	struct opened o;
+	char err[768];
+	const struct toe_fake_write *w;
+	uint32_t n, i;
+	CHECK_EQ(open_tcp(&o, xclbin, 64, 32768, err, sizeof err), 0);
+	if (!o.be) {
+		fprintf(stderr, "open: %s\n", err);
+		close_tcp(&o);
+		return;
+	}
+	w = toe_fake_writes(o.f, &n);
+	CHECK_EQ(toe_fake_gtoe_status(o.f), TOE_STATUS_OK);
+	CHECK_EQ(toe_fake_role(o.f), TOE_ROLE_TCP); /* eth_rx_top: TCP and ARP to gtoe_top */
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_ETH_RX, TOE_ETH_CF_ROLE), TOE_ROLE_TCP);
+	/* gtoe_top takes eth_rx_top's words (its transmit path needs our MAC, subnet, gateway, MSS) */
+	for (uint32_t k = TOE_ETH_CF_FLAGS; k < 48; k++)
+		CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, k), toe_fake_cfg_word(o.f, TOE_KID_ETH_RX, k) *
+								    (k < TOE_ETH_CF_TIME_LO || k > TOE_ETH_CF_TIME_SEQ));
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_ETH_CF_GATEWAY), 0x0a0100feu);
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_ETH_CF_MSS), 1408);
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_NCONNS), 2);
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_MAX_CONNS), 64);
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_RCV_BUF), 32768);
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_SND_BUF), DP_SETUP_TCP_SND_BUF);
+	/* quick ACK (the daemon's choice), and the options gtoe offers by default, as in software */
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_OPTS),
+		 TOE_GTOE_OPT_QUICKACK | TOE_GTOE_OPT_WS | TOE_GTOE_OPT_SACK | TOE_GTOE_OPT_TS);
+	CHECK(o.p.gtoe.quickack && o.p.gtoe.opt_ws && o.p.gtoe.opt_sack && o.p.gtoe.opt_ts);
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_SYN_RETRIES), 4);
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_ISN_KEY), o.p.gtoe.isn_key);
+	/* the connection table */
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 0, TOE_GTOE_CE_RADDR), EX_IP);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 0, TOE_GTOE_CE_PORTS), 5261u | 40001u << 16);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 0, TOE_GTOE_CE_STREAM), 0);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 0, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ENABLE);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 1, TOE_GTOE_CE_RADDR), EX_IP + 1);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 1, TOE_GTOE_CE_PORTS), 5262u);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 1, TOE_GTOE_CE_STREAM), 1);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 1, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ENABLE);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 2, TOE_GTOE_CE_RADDR), 0); /* nothing beyond the entries */
+	CHECK_EQ(find_write(w, n, 0, TOE_KID_GTOE, TOE_GTOE_CONN(2, TOE_GTOE_CE_RADDR)), -1);
+	/* held first; every word before its APPLY; applied after the mirror TOE, before eth_rx_top */
+	{
+		int hold = find_write(w, n, 0, TOE_KID_GTOE, TOE_CFG(TOE_CF_APPLY));
+		int apply = last_write(w, n, TOE_KID_GTOE, TOE_CFG(TOE_CF_APPLY));
+		int mt = last_write(w, n, TOE_KID_MTOE, TOE_CFG(TOE_CF_APPLY));
+		int eth = last_write(w, n, TOE_KID_ETH_RX, TOE_CFG(TOE_CF_APPLY));
+		int ctrl = last_write(w, n, TOE_KID_GTOE, TOE_GTOE_CONN(1, TOE_GTOE_CE_CTRL));
+		CHECK(hold >= 0 && w[hold].val == 0);
+		CHECK(apply > hold && w[apply].val != 0);
+		CHECK(ctrl > hold && ctrl < apply);
+		CHECK(mt < apply && apply < eth);
+		CHECK_EQ(find_write(w, n, 0, TOE_KID_TXARB, TOE_CFG(TOE_CF_APPLY)), -1); /* no configuration */
+	}
+	for (i = 0; i < n; i++)
+		CHECK(w[i].kid != TOE_KID_GTOE || w[i].off != TOE_CFG(TOE_GTOE_CF_TX_SEQ)); /* no message yet */
+	CHECK_EQ(toe_xrt_tcp_entries(o.be), 2);
+	CHECK_EQ(toe_fake_errors(o.f, NULL), 0);
+
+	/* closing: every entry cleared (FIN at the next tick), then the kernels held */
+	toe_fake_clear_logs(o.f);
+	toe_xrt_close(o.be);
+	o.be = NULL;
+	w = toe_fake_writes(o.f, &n);
+	{
+		int c0 = find_write(w, n, 0, TOE_KID_GTOE, TOE_GTOE_CONN(0, TOE_GTOE_CE_CTRL));
+		int c1 = find_write(w, n, 0, TOE_KID_GTOE, TOE_GTOE_CONN(1, TOE_GTOE_CE_CTRL));
+		int tick = find_write(w, n, 0, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_TIME_SEQ));
+		int hold = find_write(w, n, 0, TOE_KID_GTOE, TOE_CFG(TOE_CF_APPLY));
+		CHECK(c0 >= 0 && w[c0].val == 0);
+		CHECK(c1 >= 0 && w[c1].val == 0);
+		CHECK(tick > c1);
+		CHECK(hold > tick && w[hold].val == 0);
+	}
+	close_tcp(&o);
+}
+
+/* A Logon as the session layer builds it. */
+static uint32_t logon(uint8_t *out, uint32_t cap)
+{
+	struct step_sess *s = calloc(1, sizeof *s);
+	struct step_sess_cfg sc;
+	uint32_t n = 0;
+	memset(&sc, 0, sizeof sc);
+	sc.role = STEP_SESS_CLIENT;
+	snprintf(sc.sender, sizeof sc.sender, "VENDOR01");
+	snprintf(sc.target, sizeof sc.target, "SSE");
+	snprintf(sc.username, sizeof sc.username, "v1");
+	snprintf(sc.password, sizeof sc.password, "s3cret");
+	sc.heartbeat_s = 10;
+	step_sess_init(s, &sc);
+	if (step_sess_connected(s, 1000) & STEP_SESS_SEND) {
+		n = s->out_len < cap ? s->out_len : cap;
+		memcpy(out, s->out, n);
+	}
+	free(s);
+	return n;
+}
+
+static void test_mailbox(const char *xclbin)
+{
+	struct opened o;
+	char err[768];
+	uint8_t msg[1200];
+	const struct toe_fake_write *w;
+	const uint8_t *sent;
+	uint32_t n, len, got, k;
+	int r;
+	CHECK_EQ(open_tcp(&o, xclbin, 64, 32768, err, sizeof err), 0);
+	if (!o.be) {
+		close_tcp(&o);
+		return;
+	}
+	len = logon(msg, sizeof msg);
+	CHECK(len > 40 && len < TOE_GTOE_TX_BYTES);
+	CHECK(memmem(msg, len, "35=A\001", 5) != NULL && memmem(msg, len, "49=VENDOR01\001", 12) != NULL);
+
+	/* entry 0 not connected yet (phase 0): refused, counted, nothing kept */
+	r = toe_xrt_tcp_send(o.be, 0, msg, len);
+	CHECK_EQ(r, TOE_XRT_TX_DOWN);
+	CHECK_EQ(toe_xrt_host_stats(o.be)->tx_down, 1);
+	CHECK(toe_fake_gtoe_sent(o.f, 0, &got) == NULL && got == 0);
+
+	/* up: the Logon through the mailbox */
+	toe_fake_gtoe_set_cst(o.f, 0, TOE_GTOE_CS_PHASE, 3);
+	toe_fake_clear_logs(o.f);
+	r = toe_xrt_tcp_send(o.be, 0, msg, len);
+	CHECK_EQ(r, (int)len);
+	sent = toe_fake_gtoe_sent(o.f, 0, &got);
+	CHECK_EQ(got, len);
+	CHECK(sent && memcmp(sent, msg, len) == 0);
+	w = toe_fake_writes(o.f, &n);
+	CHECK_EQ(n, (len + 3) / 4 + 3); /* the data words, then TX_CONN, TX_LEN, TX_SEQ */
+	for (k = 0; k < (len + 3) / 4 && k < n; k++) {
+		uint32_t v = 0;
+		for (uint32_t b = 0; b < 4 && 4 * k + b < len; b++)
+			v |= (uint32_t)msg[4 * k + b] << (8 * b);
+		CHECK_EQ(w[k].kid, TOE_KID_GTOE);
+		CHECK_EQ(w[k].off, TOE_GTOE_REG_TXD + 4 * k);
+		CHECK_EQ(w[k].val, v);
+	}
+	if (n >= 3) {
+		CHECK_EQ(w[n - 3].off, TOE_CFG(TOE_GTOE_CF_TX_CONN));
+		CHECK_EQ(w[n - 3].val, 0);
+		CHECK_EQ(w[n - 2].off, TOE_CFG(TOE_GTOE_CF_TX_LEN));
+		CHECK_EQ(w[n - 2].val, len);
+		CHECK_EQ(w[n - 1].off, TOE_CFG(TOE_GTOE_CF_TX_SEQ));
+		CHECK_EQ(w[n - 1].val, 2); /* the refused message was 1 */
+	}
+
+	/* a long message: 512-byte pieces, each a new TX_SEQ */
+	for (k = 0; k < sizeof msg; k++)
+		msg[k] = (uint8_t)(k * 7 + 1);
+	toe_fake_gtoe_set_cst(o.f, 1, TOE_GTOE_CS_PHASE, 3);
+	toe_fake_clear_logs(o.f);
+	CHECK_EQ(toe_xrt_tcp_send(o.be, 1, msg, sizeof msg), (int)sizeof msg);
+	sent = toe_fake_gtoe_sent(o.f, 1, &got);
+	CHECK(got == sizeof msg && sent && memcmp(sent, msg, sizeof msg) == 0);
+	w = toe_fake_writes(o.f, &n);
+	{
+		uint32_t seqs = 0, lens[4] = { 0 };
+		for (k = 0; k < n; k++) {
+			if (w[k].off == TOE_CFG(TOE_GTOE_CF_TX_LEN) && seqs < 4)
+				lens[seqs] = w[k].val;
+			if (w[k].off == TOE_CFG(TOE_GTOE_CF_TX_SEQ))
+				seqs++;
+		}
+		CHECK_EQ(seqs, 3);
+		CHECK(lens[0] == 512 && lens[1] == 512 && lens[2] == sizeof msg - 1024);
+	}
+
+	/* a send buffer with 100 bytes free takes 100: the caller keeps the rest */
+	toe_fake_gtoe_room(o.f, 1, 100);
+	CHECK_EQ(toe_xrt_tcp_send(o.be, 1, msg, 300), 100);
+	CHECK_EQ(toe_xrt_tcp_send(o.be, 1, msg, 300), 0);
+	CHECK_EQ(toe_xrt_host_stats(o.be)->tx_bytes, len + sizeof msg + 100);
+
+	/* no such entry; a mailbox that never answers */
+	CHECK_EQ(toe_xrt_tcp_send(o.be, 2, msg, 10), -1);
+	CHECK(strstr(toe_xrt_error(o.be), "no connection table entry 2") != NULL);
+	toe_fake_gtoe_stall(o.f, 1);
+	CHECK_EQ(toe_xrt_tcp_send(o.be, 0, msg, 10), -1);
+	CHECK(strstr(toe_xrt_error(o.be), "gtoe_top did not take TX mailbox message") != NULL);
+	toe_fake_gtoe_stall(o.f, 0);
+
+	/* the counters: gtoe_top's and tx_arb_top's with their names, the host's mailbox figures */
+	{
+		struct toe_xrt_counter *ctr = calloc(TOE_XRT_MAX_COUNTERS, sizeof *ctr);
+		int nc = toe_xrt_counters(o.be, ctr, TOE_XRT_MAX_COUNTERS);
+		int seen = 0;
+		CHECK(nc > 0);
+		for (int i = 0; i < nc; i++) {
+			if (!strcmp(ctr[i].name, "gtoe_top.status"))
+				{
+				seen |= 1;
+				CHECK_EQ(ctr[i].value, TOE_STATUS_OK);
+			}
+			if (!strcmp(ctr[i].name, "gtoe_top.bytes_out"))
+				{
+				seen |= 2;
+				CHECK_EQ(ctr[i].value, len + sizeof msg + 100);
+			}
+			if (!strcmp(ctr[i].name, "gtoe_top.gtoe.established"))
+				seen |= 4;
+			if (!strcmp(ctr[i].name, "gtoe_top.arp.out_requests"))
+				seen |= 8;
+			if (!strcmp(ctr[i].name, "tx_arb_top.frames_gtoe"))
+				seen |= 16;
+			if (!strcmp(ctr[i].name, "host.tx_msgs"))
+				{
+				seen |= 32;
+				CHECK_EQ(ctr[i].value, 7);
+			} /* refused 1, logon 1, long 3, room 2 */
+			if (!strcmp(ctr[i].name, "host.tx_down"))
+				{
+				seen |= 64;
+				CHECK_EQ(ctr[i].value, 1);
+			}
+		}
+		CHECK_EQ(seen, 127);
+		free(ctr);
+	}
+	CHECK_EQ(toe_fake_errors(o.f, NULL), 0);
+
+	close_tcp(&o);
+}
+
+/* toed restarted on the same card: the mailbox's TX_SEQ register still holds the last run's value,
+ * which gtoe_top takes as handled at APPLY: the new run's first message must be another value. */
+static void test_restart(const char *xclbin)
+{
+	struct opened o;
+	char err[768];
+	const uint8_t msg[10] = "0123456789";
+	uint32_t got;
+	CHECK_EQ(open_tcp(&o, xclbin, 64, 32768, err, sizeof err), 0);
+	if (!o.be) {
+		close_tcp(&o);
+		return;
+	}
+	toe_fake_gtoe_set_cst(o.f, 0, TOE_GTOE_CS_PHASE, 3);
+	CHECK_EQ(toe_xrt_tcp_send(o.be, 0, msg, 10), 10); /* one message: TX_SEQ 1 */
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_TX_SEQ), 1);
+	toe_xrt_close(o.be);
+	o.be = NULL;
+	CHECK_EQ(toe_xrt_open(&o.be, &toe_devops_fake, o.f, &o.p, err, sizeof err), 0);
+	if (o.be) {
+		CHECK_EQ(toe_xrt_tcp_send(o.be, 0, msg, 10), 10);
+		toe_fake_gtoe_sent(o.f, 0, &got);
+		CHECK_EQ(got, 20);
+		CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_TX_SEQ), 2);
+	}
+	close_tcp(&o);
+}
+
+/* The per-connection state window, field by field; an entry disabled and enabled again. */
+static void test_state(const char *xclbin)
+{
+	struct opened o;
+	struct toe_xrt_tcpconn c;
+	char err[768];
+	static const uint32_t v[15] = { 3, 4 /* GTOE_ESTABLISHED */, 250, 14080, 65535, 32768, 2, 1,
+					3 | 2u << 8, 5, 0x89abcdefu, 0x12, 0x1000, 0, 9 };
+	CHECK_EQ(open_tcp(&o, xclbin, 64, 32768, err, sizeof err), 0);
+	if (!o.be) {
+		close_tcp(&o);
+		return;
+	}
+	for (uint32_t k = 0; k < 15; k++)
+		toe_fake_gtoe_set_cst(o.f, 1, k, v[k]);
+	CHECK_EQ(toe_xrt_tcp_conn(o.be, 1, &c), 0);
+	CHECK_EQ(c.phase, 3);
+	CHECK_EQ(c.state, 4);
+	CHECK_EQ(c.srtt_us, 250);
+	CHECK_EQ(c.cwnd, 14080);
+	CHECK_EQ(c.snd_wnd, 65535);
+	CHECK_EQ(c.rcv_wnd, 32768);
+	CHECK_EQ(c.ups, 2);
+	CHECK_EQ(c.downs, 1);
+	CHECK_EQ(c.last_down, 3);
+	CHECK_EQ(c.last_reason, 2);
+	CHECK_EQ(c.retrans, 5);
+	CHECK_EQ(c.bytes_in, 0x1289abcdefull);
+	CHECK_EQ(c.bytes_out, 0x1000);
+	CHECK_EQ(c.attempts, 9);
+	CHECK_EQ(toe_xrt_tcp_conn(o.be, 0, &c), 0);
+	CHECK_EQ(c.phase, 0);
+	CHECK_EQ(c.state, 0);
+	CHECK_EQ(toe_xrt_tcp_conn(o.be, 2, &c), -1);
+
+	CHECK_EQ(toe_xrt_tcp_enable(o.be, 1, 0), 0);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 1, TOE_GTOE_CE_CTRL), 0);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 0, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ENABLE);
+	CHECK_EQ(toe_xrt_tcp_enable(o.be, 1, 1), 0);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 1, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ENABLE);
+	CHECK_EQ(toe_xrt_tcp_enable(o.be, 5, 1), -1);
+	close_tcp(&o);
+}
+
+static void test_refusals(const char *xclbin, const char *no_tcp_xclbin)
+{
+	struct opened o;
+	char err[768];
+	/* an xclbin without the general TOE: named, nothing touched */
+	CHECK_EQ(open_tcp(&o, no_tcp_xclbin, 64, 32768, err, sizeof err), -1);
+	CHECK(strstr(err, "lacks compute units toed needs: " TOE_IP_GTOE ", " TOE_IP_TXARB) != NULL);
+	CHECK_EQ(toe_fake_is_open(o.f), 0);
+	close_tcp(&o);
+	/* three tcp feeds, [tcp] connections = 2: more entries than gtoe slots (whatever fits the mirror
+	 * TOE's 2 MB also fits gtoe_top's buffers: 64 x 8 KB of send buffer more) */
+	CHECK_EQ(open_tcp(&o, xclbin, 2, 32768, err, sizeof err), -1);
+	CHECK(strstr(err, "the card cannot run this configuration: the card's general TOE (gtoe_top)") != NULL);
+	CHECK_EQ(toe_fake_is_open(o.f), 0);
+	close_tcp(&o);
+	/* gtoe_top refuses what gtoe_init refuses (an MSS of 20): its status detail in words */
+	g_mss = 20;
+	CHECK_EQ(open_tcp(&o, xclbin, 64, 32768, err, sizeof err), -1);
+	CHECK(strstr(err, "gtoe_top: configuration refused: the general TOE refused its settings") != NULL);
+	CHECK_EQ(toe_fake_live_bos(o.f), 0);
+	close_tcp(&o);
+	g_mss = 0;
+	/* 32 connections of 64 KB windows fit both TOEs' buffers */
+	CHECK_EQ(open_tcp(&o, xclbin, 32, 65536, err, sizeof err), 0);
+	CHECK_EQ(toe_fake_gtoe_status(o.f), TOE_STATUS_OK);
+	close_tcp(&o);
+}
+
+int main(void)
+{
+	struct tx_xclbin xd;
+	char path[64], path2[64];
+	if (tx_load_prog() != 0)
+		return test_skip("xrt_tcp", "cannot compile " TX_TEMPLATES);
+	tx_xclbin_default(&xd);
+	xd.tcp = 1;
+	if (tx_xclbin_file(&xd, path) != 0)
+		return test_skip("xrt_tcp", "cannot write a temporary xclbin in /tmp");
+	xd.tcp = 0;
+	if (tx_xclbin_file(&xd, path2) != 0) {
+		unlink(path);
+		return test_skip("xrt_tcp", "cannot write a temporary xclbin in /tmp");
+	}
+	test_params();
+	test_program(path);
+	test_mailbox(path);
+	test_restart(path);
+	test_state(path);
+	test_refusals(path, path2);
+	unlink(path);
+	unlink(path2);
+	return test_done("xrt_tcp");
+}
