@@ -134,6 +134,10 @@ int dp_setup_rx(const struct toed_config *c, struct rx_cfg *rc, uint16_t flow_fe
 	for (uint32_t p = 1; p < nports; p++)
 		dp_setup_net(c, p, &rc->net_port[p - 1]);
 	dp_setup_mtoe(c, 0, &rc->mtoe, flow_feed);
+	/* toed's own connections (role = tcp) are the streams of port 0's flows (dp_tcp.c): the mirror
+	 * TOE of the other ports must not give those stream numbers to its connections too */
+	if (c->port[0].role == TOED_ROLE_TCP)
+		rc->mtoe.first_conn = rc->mtoe.nflows;
 	for (uint32_t p = 1; p < nports; p++)
 		add_flows(c, p, &rc->mtoe, flow_feed);
 	nflows = rc->mtoe.nflows;

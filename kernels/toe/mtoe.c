@@ -60,7 +60,7 @@ void mtoe_cfg_default(struct mtoe_cfg *cfg)
 	cfg->linger_ns = MTOE_DEFAULT_LINGER_NS;
 	cfg->ack_reorder_ns = MTOE_DEFAULT_ACK_REORDER_NS;
 	cfg->ack_reorder_bytes = MTOE_DEFAULT_ACK_REORDER_BYTES;
-	cfg->pad = 0;
+	cfg->first_conn = 0;
 	for (i = 0; i < MTOE_MAX_FLOWS; i++) {
 		cfg->flows[i].ex_addr = 0;
 		cfg->flows[i].peer_addr = 0;
@@ -117,7 +117,7 @@ int mtoe_init(struct mtoe *m, const struct mtoe_cfg *cfg, uint8_t *buf, uint64_t
 {
 	struct mtoe_stats z = { 0 };
 	uint32_t i;
-	if (cfg->max_conns == 0 || cfg->max_conns > MTOE_MAX_CONNS)
+	if (cfg->max_conns == 0 || cfg->max_conns > MTOE_MAX_CONNS || cfg->first_conn > cfg->max_conns)
 		return MTOE_ERR_CONNS;
 	if (cfg->window < MTOE_MIN_WINDOW || cfg->window > MTOE_MAX_WINDOW ||
 	    (cfg->window & (cfg->window - 1)) != 0)
@@ -262,6 +262,8 @@ static int32_t conn_alloc(struct mtoe *m, uint32_t saddr, uint16_t sport, uint32
 	for (i = 0; i < MTOE_MAX_CONNS; i++) {
 		if (i >= m->cfg.max_conns)
 			break;
+		if (i < m->cfg.first_conn)
+			continue;
 		c = &m->conn[i];
 		if (c->state == MTOE_FREE) {
 			best = (int32_t)i;

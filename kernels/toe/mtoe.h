@@ -193,7 +193,9 @@ struct mtoe_cfg {
 	uint64_t linger_ns;       /* closed connection keeps its slot this long */
 	uint64_t ack_reorder_ns;  /* acknowledged bytes missing on the mirror wait this long for their copy; 0: none */
 	uint32_t ack_reorder_bytes; /* more acknowledged bytes than this missing: a gap at once; 0: no byte limit */
-	uint32_t pad;
+	uint32_t first_conn;      /* slots below it are never allocated: the pipeline's stream numbers of the
+				     general TOE's own connections (role = tcp), which share the numbering
+				     with this mirror TOE's slots; 0..max_conns */
 	struct mtoe_flow flows[MTOE_MAX_FLOWS];
 };
 

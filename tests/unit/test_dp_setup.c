@@ -136,6 +136,24 @@ static void test_rx_and_src(void)
 	CHECK(has_feed(&sc, 0x0a000001, 5261, 6));
 	CHECK(has_feed(&sc, 0x0a000005, 0, SRC_PROTO_ICMP));
 	CHECK(has_feed(&sc, 0x0a000005, 0, SRC_PROTO_ARP));
+	CHECK_EQ(rc->mtoe.first_conn, 1); /* stream 0 is toed's own connection: the mirror TOE never takes it */
+
+	/* a mixed A/B group: toed's own connections on port 0 (streams 0, 1), a mirrored feed on port 1
+	 * whose connections take the slots above them */
+	CHECK_EQ(load("[source]\ntype = af_xdp\ninterface = eth1\n[port]\nrole = tcp\nip = 10.0.0.5\nnetmask = 24\n"
+		      "[port.1]\ninterface = eth2\n[feed.a]\nexchange = 10.0.0.1:5261\n[feed.c]\nexchange = 10.0.0.1:5263\n"
+		      "[feed.b]\nexchange = 10.1.0.1:5262\nport = 1\n"),
+		 0);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, NULL, err, sizeof err), 0);
+	CHECK_EQ(rc->mtoe.nflows, 3);
+	CHECK_EQ(rc->mtoe.first_conn, 2);
+
+	/* every port a mirror: no slot reserved */
+	CHECK_EQ(load("[source]\ntype = af_xdp\ninterface = eth1\n[feed.t]\nexchange = 10.0.0.1:5261\n"), 0);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, NULL, err, sizeof err), 0);
+	CHECK_EQ(rc->mtoe.first_conn, 0);
 	free(feeds);
 	free(rc);
 }

@@ -51,6 +51,38 @@ static void test_cfg(void)
 	free(m);
 }
 
+/* first_conn: the slots below it are the stream numbers of toed's own connections (role = tcp on port 0);
+ * the mirror TOE of the other ports takes its connections from the slots above, and with none left
+ * finds the table full (it never hands out a reserved slot). */
+static void test_first_conn(void)
+{
+	struct mtoe_cfg cfg;
+	struct tm t;
+	struct mtoe *m = calloc(1, sizeof(*m));
+	uint8_t *buf;
+	tm_cfg(&cfg);
+	cfg.max_conns = 3;
+	cfg.first_conn = 4;
+	buf = malloc(MTOE_BUF_BYTES(3, cfg.window));
+	CHECK_EQ(mtoe_init(m, &cfg, buf, MTOE_BUF_BYTES(3, cfg.window)), MTOE_ERR_CONNS);
+	free(buf);
+	free(m);
+	cfg.first_conn = 2;
+	tm_init(&t, &cfg, 0);
+	CHECK_EQ(tm_pkt(&t, tm_flow_n(0), 0, 1000, TCP_SYN | TCP_ACK, NULL, 0, 1), 1);
+	CHECK_EQ(t.ev[0].type, MTOE_EV_OPEN);
+	CHECK_EQ(t.ev[0].conn, 2);
+	/* slots 0 and 1 are reserved: a second connection finds no free slot */
+	CHECK_EQ(tm_pkt(&t, tm_flow_n(1), 0, 5000, TCP_SYN | TCP_ACK, NULL, 0, 2), 0);
+	CHECK_EQ(mtoe_lookup(t.m, tm_flow_n(1).a, tm_flow_n(1).ap, tm_flow_n(1).b, tm_flow_n(1).bp), -1);
+	tm_free(&t);
+	/* every slot reserved (as many own connections as [tcp] connections): valid, the mirror TOE takes none */
+	cfg.first_conn = 3;
+	tm_init(&t, &cfg, 0);
+	CHECK_EQ(tm_pkt(&t, tm_flow_n(0), 0, 1000, TCP_SYN | TCP_ACK, NULL, 0, 1), 0);
+	tm_free(&t);
+}
+
 /* SYN-ACK from the exchange, then segments of various sizes in order: every
  * byte comes straight from the segment payload, offsets start at 0. */
 static void test_inorder(void)
@@ -195,6 +227,7 @@ static void test_flows(void)
 int main(void)
 {
 	test_cfg();
+	test_first_conn();
 	test_inorder();
 	test_flows();
 	return test_done("mtoe_inorder");
