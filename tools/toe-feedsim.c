@@ -226,17 +226,7 @@ static int send_all(int fd, const struct sockaddr_in *to, const uint8_t *p, size
 			continue;
 		return w == (ssize_t)n ? 0 : -1;
 	}
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return feed_send_all(fd, p, n);
 }
 
 /* ---- --session ------------------------------------------------------------ */

@@ -108,19 +108,9 @@ static void rx_sess_act(struct rx_sess *rs, uint32_t r)
 	struct step_ev ev;
 	char line[256];
 	if (rs->s.out_len) {
-		const uint8_t *p = rs->s.out;
-		size_t n = rs->s.out_len;
-		while (n) {
-			ssize_t w = send(rs->fd, p, n, MSG_NOSIGNAL);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				fprintf(stderr, "toe-sockrx: session: send: %s\n", strerror(errno));
-				rs->over = rs->failed = 1;
-				break;
-			}
-			p += w;
-			n -= (size_t)w;
+		if (feed_send_all(rs->fd, rs->s.out, rs->s.out_len) < 0) {
+			fprintf(stderr, "toe-sockrx: session: send: %s\n", strerror(errno));
+			rs->over = rs->failed = 1;
 		}
 		step_sess_sent(&rs->s);
 	}

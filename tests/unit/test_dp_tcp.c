@@ -166,6 +166,41 @@ static void frame_in(struct rig *r, const uint8_t *f, size_t n, uint64_t now)
 	dp_tcp_frame(r->t, r->pipe, f, (uint32_t)n, now, SRC_CSUM_UNKNOWN, now);
 }
 
+/* The gateway answers our ARP request for its MAC. */
+static void gw_arp_reply(struct rig *r, uint64_t now)
+{
+	struct pb_spec s;
+	uint8_t f[512];
+	pb_init(&s);
+	memcpy(s.dst_mac, OUR_MAC, 6);
+	memcpy(s.src_mac, GW_MAC, 6);
+	s.arp_op = 2;
+	memcpy(s.arp_sha, GW_MAC, 6);
+	memcpy(s.arp_tha, OUR_MAC, 6);
+	s.arp_spa = GW_IP;
+	s.arp_tpa = OUR_IP;
+	frame_in(r, f, pb_arp(f, sizeof f, &s), now);
+}
+
+/* The exchange (through the gateway) answers our SYN from local port lport with ISS iss: SYN-ACK,
+ * its ISN 5000, window 65535. s keeps the connection's addresses for the segments that follow. */
+static void exchange_synack(struct rig *r, struct pb_spec *s, uint16_t lport, uint32_t iss, uint64_t now)
+{
+	uint8_t f[512];
+	pb_init(s);
+	memcpy(s->dst_mac, OUR_MAC, 6);
+	memcpy(s->src_mac, GW_MAC, 6);
+	s->saddr = EX_IP;
+	s->daddr = OUR_IP;
+	s->sport = 5261;
+	s->dport = lport;
+	s->seq = 5000;
+	s->ack = iss + 1;
+	s->tcp_flags = 0x12;
+	s->win = 65535;
+	frame_in(r, f, pb_tcp(f, sizeof f, s, NULL, 0), now);
+}
+
 static void test_arp_icmp(void)
 {
 	struct rig r;
@@ -279,16 +314,7 @@ static void test_connect(void)
 		CHECK_EQ(be32(p + 14 + 24), GW_IP);
 	}
 	/* the gateway answers */
-	pb_init(&s);
-	memcpy(s.dst_mac, OUR_MAC, 6);
-	memcpy(s.src_mac, GW_MAC, 6);
-	s.arp_op = 2;
-	memcpy(s.arp_sha, GW_MAC, 6);
-	memcpy(s.arp_tha, OUR_MAC, 6);
-	s.arp_spa = GW_IP;
-	s.arp_tpa = OUR_IP;
-	n = pb_arp(f, sizeof f, &s);
-	frame_in(&r, f, n, now);
+	gw_arp_reply(&r, now);
 	now += 20000000ull;
 	dp_tcp_tick(r.t, r.pipe, now);
 	dp_tcp_flush(r.t, r.pipe, now);
@@ -308,19 +334,7 @@ static void test_connect(void)
 		iss = be32(p + 34 + 4);
 	}
 	/* SYN-ACK from the exchange */
-	pb_init(&s);
-	memcpy(s.dst_mac, OUR_MAC, 6);
-	memcpy(s.src_mac, GW_MAC, 6);
-	s.saddr = EX_IP;
-	s.daddr = OUR_IP;
-	s.sport = 5261;
-	s.dport = lport;
-	s.seq = 5000;
-	s.ack = iss + 1;
-	s.tcp_flags = 0x12;
-	s.win = 65535;
-	n = pb_tcp(f, sizeof f, &s, NULL, 0);
-	frame_in(&r, f, n, now);
+	exchange_synack(&r, &s, lport, iss, now);
 	pump(&r, now, &resets, &others);
 	dp_tcp_flush(r.t, r.pipe, now);
 	CHECK_EQ(r.t->f[0].phase, DP_TCP_UP);
@@ -563,16 +577,7 @@ static void test_session(void)
 	CHECK(strcmp(sess.f[0].l.s.cfg.password, "n3w") == 0);
 	/* the gateway's MAC, then the SYN */
 	dp_tcp_tick(r.t, r.pipe, now);
-	pb_init(&s);
-	memcpy(s.dst_mac, OUR_MAC, 6);
-	memcpy(s.src_mac, GW_MAC, 6);
-	s.arp_op = 2;
-	memcpy(s.arp_sha, GW_MAC, 6);
-	memcpy(s.arp_tha, OUR_MAC, 6);
-	s.arp_spa = GW_IP;
-	s.arp_tpa = OUR_IP;
-	n = pb_arp(f, sizeof f, &s);
-	frame_in(&r, f, n, now);
+	gw_arp_reply(&r, now);
 	now += 20000000ull;
 	r.src.n = 0;
 	dp_tcp_tick(r.t, r.pipe, now);
@@ -585,20 +590,8 @@ static void test_session(void)
 	uint16_t lport = be16(r.src.frame[0] + 34);
 	uint32_t iss = be32(r.src.frame[0] + 34 + 4);
 	/* SYN-ACK: up, and the hooks' open queues the Logon */
-	pb_init(&s);
-	memcpy(s.dst_mac, OUR_MAC, 6);
-	memcpy(s.src_mac, GW_MAC, 6);
-	s.saddr = EX_IP;
-	s.daddr = OUR_IP;
-	s.sport = 5261;
-	s.dport = lport;
-	s.seq = 5000;
-	s.ack = iss + 1;
-	s.tcp_flags = 0x12;
-	s.win = 65535;
-	n = pb_tcp(f, sizeof f, &s, NULL, 0);
 	r.src.n = 0;
-	frame_in(&r, f, n, now);
+	exchange_synack(&r, &s, lport, iss, now);
 	pump(&r, now, &resets, &others);
 	dp_tcp_flush(r.t, r.pipe, now);
 	CHECK_EQ(r.t->f[0].phase, DP_TCP_UP);

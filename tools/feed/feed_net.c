@@ -119,6 +119,22 @@ int feed_tcp_nodelay(int fd)
 	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) ? -1 : 0;
 }
 
+int feed_send_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	while (n) {
+		ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 int feed_tcp_accept_one(const struct sockaddr_in *sa, int timeout_ms, char *err, size_t errlen)
 {
 	char a[32];

@@ -79,6 +79,9 @@ int feed_udp_open(const struct sockaddr_in *sa, int bind_it, int rcvbuf, char *e
 /* TCP_NODELAY on (0, or -1). */
 int feed_tcp_nodelay(int fd);
 
+/* Send all of p[0..n) on a connected socket (no SIGPIPE; EINTR retried): 0, or -1 with errno. */
+int feed_send_all(int fd, const void *p, size_t n);
+
 /* Pin the calling thread to one CPU (0..FEED_MAX_CPU). Returns 0 or -1 (errno set). */
 #define FEED_MAX_CPU 1023
 int feed_pin_cpu(int cpu);

@@ -26,21 +26,6 @@ struct feed_sess {
 	uint8_t buf[RESTAMP_MAX];
 };
 
-static int send_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static void set_closed(struct feed_sess *fs, const char *why)
 {
 	if (!fs->closed && why && !fs->why[0])
@@ -54,7 +39,7 @@ static void act(struct feed_sess *fs, uint32_t r, uint64_t now)
 	struct step_ev ev;
 	char line[240];
 	if ((r & STEP_SESS_SEND) && fs->l.s.out_len) {
-		if (!fs->closed && send_all(fs->fd, fs->l.s.out, fs->l.s.out_len) < 0)
+		if (!fs->closed && feed_send_all(fs->fd, fs->l.s.out, fs->l.s.out_len) < 0)
 			set_closed(fs, strerror(errno));
 		step_sess_sent(&fs->l.s);
 	}
@@ -142,7 +127,7 @@ uint64_t feed_sess_send_data(struct feed_sess *fs, const uint8_t *msg, uint32_t 
 	uint32_t n = step_enc_end(&e);
 	if (!n)
 		return 0;
-	if (send_all(fs->fd, fs->buf + e.start, n) < 0) {
+	if (feed_send_all(fs->fd, fs->buf + e.start, n) < 0) {
 		set_closed(fs, strerror(errno));
 		return 0;
 	}
