@@ -46,16 +46,10 @@ if [ -n "$missing" ]; then
 fi
 # the ASan/UBSan build of toed when `make test-build` made it: memory errors, leaks at exit and undefined
 # behaviour in the daemon then fail the tests (TOED=... picks another binary)
-if [ -z "${TOED:-}" ]; then
-	TOED=$BUILD/bin/toed
-	[ -x "$BUILD/asan/bin/toed" ] && [ ! "$BUILD/asan/bin/toed" -ot "$BUILD/bin/toed" ] && TOED=$BUILD/asan/bin/toed
-fi
+. tests/integration/lib_asan.sh
+TOED=${TOED:-$(asan_fresh "$BUILD/bin/toed" "$BUILD/asan/bin/toed")}
 # toed's main with test options (a fake card, a stalled data plane; the release toed has none), ASan too when fresh
-if [ -z "${TOED_TEST:-}" ]; then
-	TOED_TEST=$OUT/toed_test
-	[ -x "$BUILD/asan/itest/toed_test" ] && [ ! "$BUILD/asan/itest/toed_test" -ot "$OUT/toed_test" ] &&
-		TOED_TEST=$BUILD/asan/itest/toed_test
-fi
+TOED_TEST=${TOED_TEST:-$(asan_fresh "$OUT/toed_test" "$BUILD/asan/itest/toed_test")}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 TOECTL=$BUILD/bin/toectl
 
