@@ -332,7 +332,7 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "t:n:s:r:Fb:k:S:c:p:l:C:u:T:L:P:d:w:A:BGh", lopts, NULL)) != -1) {
 		const char *bad = NULL;
-		if (feed_sessopt_take(&so, c, optarg, &scfg, &bad))
+		if (feed_gen_opt(c, optarg, &cfg, &per_msg, &bad) || feed_sessopt_take(&so, c, optarg, &scfg, &bad))
 			c = 0; /* taken */
 		switch (c) {
 		case 0: break;
@@ -340,10 +340,6 @@ int main(int argc, char **argv)
 		case 'n':
 			if (feed_parse_u64(optarg, 1, UINT64_MAX / 2, &records))
 				bad = "--records needs a positive number";
-			break;
-		case 's':
-			if (feed_parse_u64(optarg, 0, UINT64_MAX, &cfg.seed))
-				bad = "--seed needs a number";
 			break;
 		case 'r':
 			if (feed_parse_u64(optarg, 1, 1000000000, &rate))
@@ -354,25 +350,6 @@ int main(int argc, char **argv)
 		case 'b':
 			if (feed_parse_u64(optarg, 1, 1000000, &burst))
 				bad = "--burst needs a number in 1..1000000";
-			break;
-		case 'k':
-			if (feed_parse_u64(optarg, 1, FEED_MAX_PER_MSG, &per_msg))
-				bad = "--per-msg needs a number in 1..1000";
-			break;
-		case 'S':
-			if (feed_parse_u64(optarg, 1, SSE_GEN_MAX_SEC, &v))
-				bad = "--securities out of range";
-			cfg.nsecurities = (uint32_t)v;
-			break;
-		case 'c':
-			if (feed_parse_u64(optarg, 1, SSE_GEN_MAX_CHAN, &v))
-				bad = "--channels out of range";
-			cfg.nchannels = (uint32_t)v;
-			break;
-		case 'p':
-			if (feed_parse_u64(optarg, 0, 100, &v))
-				bad = "--order-pct needs a number in 0..100";
-			cfg.order_pct = (uint32_t)v;
 			break;
 		case 'B': cfg.biz_per_channel = 1; break;
 		case 'G': cfg.biz_per_channel = 0; break;

@@ -761,35 +761,15 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "t:x:n:s:k:S:c:p:y:C:I:q:BP:w:L:O:N:i:T:r:jA:H:RhW:Q:Gb", lopts, NULL)) != -1) {
 		const char *bad = NULL;
+		if (feed_gen_opt(c, optarg, &v.t.cfg, &per_msg, &bad))
+			c = 0; /* taken */
 		switch (c) {
+		case 0: break;
 		case 't': v.t.templates = optarg; break;
 		case 'x': sock_path = optarg; break;
 		case 'n':
 			if (feed_parse_u64(optarg, 1, UINT64_MAX / 2, &v.t.records))
 				bad = "--expect needs a positive number";
-			break;
-		case 's':
-			if (feed_parse_u64(optarg, 0, UINT64_MAX, &v.t.cfg.seed))
-				bad = "--seed needs a number";
-			break;
-		case 'k':
-			if (feed_parse_u64(optarg, 1, FEED_MAX_PER_MSG, &per_msg))
-				bad = "--per-msg needs a number in 1..1000";
-			break;
-		case 'S':
-			if (feed_parse_u64(optarg, 1, SSE_GEN_MAX_SEC, &x))
-				bad = "--securities out of range";
-			v.t.cfg.nsecurities = (uint32_t)x;
-			break;
-		case 'c':
-			if (feed_parse_u64(optarg, 1, SSE_GEN_MAX_CHAN, &x))
-				bad = "--channels out of range";
-			v.t.cfg.nchannels = (uint32_t)x;
-			break;
-		case 'p':
-			if (feed_parse_u64(optarg, 0, 100, &x))
-				bad = "--order-pct needs a number in 0..100";
-			v.t.cfg.order_pct = (uint32_t)x;
 			break;
 		case 'y':
 			if (parse_types(optarg, &filt.types))
