@@ -21,18 +21,6 @@ static uint64_t ms_now(void)
 	return th_now() / 1000000ull;
 }
 
-static int raw_connect(const char *p)
-{
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p);
-	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(s);
-		return -1;
-	}
-	return s;
-}
-
 /* HELLO and its answer: the reply's type, or -1; *err gets an ERROR's errno. */
 static int hello(int s, int *err)
 {
@@ -297,9 +285,9 @@ static void test_handshake(void)
 	struct th_prod p;
 	struct ctl_config cc = {.handshake_ms = 150, .allow_gid = -1};
 	CHECK_EQ(th_start(&p, path, NULL, &cc), 0);
-	int quiet = raw_connect(path);
-	int spoke = raw_connect(path);
-	int half = raw_connect(path);
+	int quiet = th_connect(path, 0);
+	int spoke = th_connect(path, 0);
+	int half = th_connect(path, 0);
 	CHECK_EQ(hello(spoke, NULL), TOE_CTL_HELLO_OK);
 	struct toe_ctl_hdr h;
 	toe_ctl_hdr_init(&h, TOE_CTL_STATS, sizeof(h), 1);
@@ -350,7 +338,7 @@ static pid_t as_uid(uid_t uid, int n, uint32_t sub_cap, int out, const int hold[
 			if (res == 0)
 				res = toe_subscribe(cl[i], &(struct toe_sub){.capacity = sub_cap});
 		} else {
-			int s = raw_connect(path), err = -1;
+			int s = th_connect(path, 0), err = -1;
 			res = s < 0 ? -errno : hello(s, &err) < 0 ? -EIO : -err;
 		}
 		(void)!write(out, &res, sizeof(res));
@@ -401,7 +389,7 @@ static void test_uid_limits(void)
 	results(rp[0], 1, r);
 	CHECK_EQ(r[0], -EUSERS);
 	/* root gets the reserved two, then the door closes for everyone */
-	int s1 = raw_connect(path), s2 = raw_connect(path), s3 = raw_connect(path), err = 0;
+	int s1 = th_connect(path, 0), s2 = th_connect(path, 0), s3 = th_connect(path, 0), err = 0;
 	CHECK_EQ(hello(s1, NULL), TOE_CTL_HELLO_OK);
 	CHECK_EQ(hello(s2, NULL), TOE_CTL_HELLO_OK);
 	CHECK_EQ(hello(s3, &err), TOE_CTL_ERROR);
