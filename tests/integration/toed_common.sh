@@ -46,7 +46,7 @@ if [ -n "$missing" ]; then
 fi
 # the ASan/UBSan build of toed when `make test-build` made it: memory errors, leaks at exit and undefined
 # behaviour in the daemon then fail the tests (TOED=... picks another binary)
-. tests/integration/lib_asan.sh
+. tests/integration/lib_util.sh
 TOED=${TOED:-$(asan_fresh "$BUILD/bin/toed" "$BUILD/asan/bin/toed")}
 # toed's main with test options (a fake card, a stalled data plane; the release toed has none), ASan too when fresh
 TOED_TEST=${TOED_TEST:-$(asan_fresh "$OUT/toed_test" "$BUILD/asan/itest/toed_test")}
@@ -134,26 +134,6 @@ start_toed() { # CONF [options]
 	shift
 	NOTIFY_SOCKET=$TMP/notify.sock "$TOED" -c "$_c" --foreground "$@" >>"$TMP/toed.log" 2>&1 &
 	TOED_PID=$!
-}
-
-wait_for() { # FILE PATTERN SECONDS
-	_w=$(($3 * 20))
-	while [ $_w -gt 0 ]; do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-		_w=$((_w - 1))
-	done
-	return 1
-}
-
-wait_file() { # FILE SECONDS: wait until FILE exists
-	_w=$(($2 * 20))
-	while [ $_w -gt 0 ]; do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-		_w=$((_w - 1))
-	done
-	return 1
 }
 
 wait_exit() { # PID SECONDS: wait for a process to end; status in WAIT_RC (255: still running)
