@@ -402,19 +402,9 @@ int main(int argc, char **argv)
 
 	if (sendlog_path) {
 		/* the sender writes its log before its FIN; a UDP sender may still be writing: retry */
-		for (int tries = 0;; tries++) {
-			free(slog);
-			slog = NULL;
-			if (feed_sendlog_read(sendlog_path, &slog, &nslog, err, sizeof err) == 0 &&
-			    (max_seq == 0 || feed_sendlog_find(slog, nslog, max_seq)))
-				break;
-			if (tries == 50) {
-				fprintf(stderr, "toe-sockrx: %s\n",
-					slog ? "the send log does not reach the last message received" : err);
-				goto done;
-			}
-			struct timespec ts = {0, 100 * 1000 * 1000};
-			nanosleep(&ts, NULL);
+		if (feed_sendlog_wait(sendlog_path, max_seq, 51, &slog, &nslog, err, sizeof err)) {
+			fprintf(stderr, "toe-sockrx: %s\n", err);
+			goto done;
 		}
 		lat = malloc((nst ? nst : 1) * sizeof *lat);
 		if (!lat) {
@@ -443,14 +433,9 @@ int main(int argc, char **argv)
 		failed = 1;
 	}
 	if (slog) {
-		struct feed_lat_summary sum;
 		char name[128];
 		snprintf(name, sizeof name, "toe-sockrx: %s one-way latency", label);
-		feed_lat_summarize(lat, nlat, &sum);
-		feed_lat_print(stderr, name, &sum);
-		fputs("RESULT ", stderr);
-		feed_lat_print_json(stderr, label, &sum);
-		fputc('\n', stderr);
+		feed_lat_report(lat, nlat, stderr, name, stderr, label);
 		if (nslog > nst)
 			fprintf(stderr, "toe-sockrx: %zu messages of the send log were not received\n", nslog - nst);
 	}
