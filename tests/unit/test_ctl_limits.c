@@ -12,6 +12,7 @@
 #include "ctl/ctl_fds.h"
 #include "ctl/ctl_instance.h"
 #include "ctl/ctl_proto.h"
+#include "stuck_sock.h"
 #include "test_client_harness.h"
 
 static char dir[64], path[96];
@@ -127,32 +128,6 @@ static void test_parse(void)
 }
 
 /* ---- passed descriptors ------------------------------------------------------------ */
-
-/* A TCP socket whose send queue is stuck (the peer never reads) with SO_LINGER of secs. */
-static int stuck_socket(int secs, int *peer, int *lst)
-{
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t sl = sizeof(sa);
-	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int small = 4096;
-	setsockopt(l, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-	if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(l, 1) < 0 ||
-	    getsockname(l, (struct sockaddr *)&sa, &sl) < 0)
-		return -1;
-	int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	setsockopt(c, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
-	if (connect(c, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -1;
-	*peer = accept(l, NULL, NULL);
-	*lst = l;
-	static char junk[65536];
-	int n = 0;
-	while (send(c, junk, sizeof(junk), MSG_DONTWAIT | MSG_NOSIGNAL) > 0 && n < 1000)
-		n++;
-	struct linger lg = {.l_onoff = 1, .l_linger = secs};
-	setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	return c;
-}
 
 static void test_fds_dispose(void)
 {
