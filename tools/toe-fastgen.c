@@ -24,6 +24,7 @@
 
 #include "fast/host/fast_json.h"
 #include "feed/feed_gen.h"
+#include "feed/feed_net.h"
 
 #define MAX_PER_MSG FEED_MAX_PER_MSG
 
@@ -49,20 +50,6 @@ static void usage(FILE *f)
 		MAX_PER_MSG, SSE_GEN_MAX_SEC, SSE_GEN_MAX_CHAN);
 }
 
-/* Parse an unsigned number in [lo, hi]; -1 on error. */
-static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	if (!s[0] || s[0] == '-')
-		return -1;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int write_all(FILE *f, const void *p, size_t n, const char *name)
 {
 	if (n && fwrite(p, 1, n, f) != n) {
@@ -85,22 +72,21 @@ int main(int argc, char **argv)
 		{0, 0, 0, 0},
 	};
 	const char *templates = NULL, *truth_path = NULL, *out_path = NULL;
-	uint64_t records = 1000, per_msg = 4, v;
+	uint64_t records = 1000, per_msg = 4;
 	int raw = 0, c;
 	struct sse_gen_cfg cfg;
 	sse_gen_default(&cfg);
 
 	while ((c = getopt_long(argc, argv, "t:n:s:f:k:T:S:c:p:o:hBG", lopts, NULL)) != -1) {
 		const char *bad = NULL;
+		if (feed_gen_opt(c, optarg, &cfg, &per_msg, &bad))
+			c = 0; /* taken */
 		switch (c) {
+		case 0: break;
 		case 't': templates = optarg; break;
 		case 'n':
-			if (parse_u64(optarg, 0, UINT64_MAX, &records))
+			if (feed_parse_u64(optarg, 0, UINT64_MAX, &records))
 				bad = "--records needs a number";
-			break;
-		case 's':
-			if (parse_u64(optarg, 0, UINT64_MAX, &cfg.seed))
-				bad = "--seed needs a number";
 			break;
 		case 'f':
 			if (!strcmp(optarg, "raw"))
@@ -110,31 +96,12 @@ int main(int argc, char **argv)
 			else
 				bad = "--framing must be step or raw";
 			break;
-		case 'k':
-			if (parse_u64(optarg, 1, MAX_PER_MSG, &per_msg))
-				bad = "--per-msg needs a number in 1..1000";
-			break;
 		case 'T': truth_path = optarg; break;
-		case 'S':
-			if (parse_u64(optarg, 1, SSE_GEN_MAX_SEC, &v))
-				bad = "--securities out of range";
-			cfg.nsecurities = (uint32_t)v;
-			break;
-		case 'c':
-			if (parse_u64(optarg, 1, SSE_GEN_MAX_CHAN, &v))
-				bad = "--channels out of range";
-			cfg.nchannels = (uint32_t)v;
-			break;
 		case 'B':
 			cfg.biz_per_channel = 1;
 			break;
 		case 'G':
 			cfg.biz_per_channel = 0;
-			break;
-		case 'p':
-			if (parse_u64(optarg, 0, 100, &v))
-				bad = "--order-pct needs a number in 0..100";
-			cfg.order_pct = (uint32_t)v;
 			break;
 		case 'o': out_path = optarg; break;
 		case 'h': usage(stdout); return 0;

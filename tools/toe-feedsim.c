@@ -65,6 +65,7 @@
 #include "feed/feed_lat.h"
 #include "feed/feed_net.h"
 #include "feed/feed_sess.h"
+#include "feed/feed_sessopt.h"
 #include "fast/step_deframe.h"
 
 #define AHEAD_MB_DEFAULT 64  /* encoded messages held ahead */
@@ -288,28 +289,14 @@ static int read_password_file(const char *path, char *out, size_t len)
 	return 0;
 }
 
-/* Copy an ID option into a session field: NULL, or the complaint. */
-static const char *opt_id(const char *arg, char *out, size_t len)
-{
-	if (!*arg || strlen(arg) >= len || strchr(arg, '\x01') || strchr(arg, '='))
-		return "needs 1 to 31 characters, no SOH and no '='";
-	snprintf(out, len, "%s", arg);
-	return NULL;
-}
-
-enum {
-	O_SESSION = 1000, O_SENDER, O_TARGET, O_USERNAME, O_PASSWORD, O_PASSWORD_FILE, O_HEARTBEAT, O_LOGON_TIMEOUT,
-	O_HOLD, O_LOGOUT,
-};
+/* its own session options, after the shared ones (feed_sessopt.h) */
+enum { O_PASSWORD_FILE = FEED_O_SESS_NEXT, O_LOGON_TIMEOUT, O_HOLD, O_LOGOUT };
 
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		/* --session (long options only) */
-		{"session", no_argument, 0, O_SESSION},   {"sender-comp-id", required_argument, 0, O_SENDER},
-		{"target-comp-id", required_argument, 0, O_TARGET}, {"username", required_argument, 0, O_USERNAME},
-		{"password", required_argument, 0, O_PASSWORD}, {"password-file", required_argument, 0, O_PASSWORD_FILE},
-		{"heartbeat-s", required_argument, 0, O_HEARTBEAT},
+		FEED_SESS_LOPTS, {"password-file", required_argument, 0, O_PASSWORD_FILE},
 		{"logon-timeout-ms", required_argument, 0, O_LOGON_TIMEOUT},
 		{"hold-ms", required_argument, 0, O_HOLD}, {"logout", required_argument, 0, O_LOGOUT},
 		{"templates", required_argument, 0, 't'}, {"records", required_argument, 0, 'n'},
@@ -334,7 +321,7 @@ int main(int argc, char **argv)
 	struct feed_peer peer = {.mode = FEED_MODE_NONE};
 	struct sse_gen_cfg cfg;
 	sse_gen_default(&cfg);
-	int session = 0, sess_opts = 0;
+	struct feed_sessopt so = {0};
 	const char *password_file = NULL, *logout_text = NULL;
 	uint64_t hold_ms = 0;
 	struct step_sess_cfg scfg;
@@ -345,15 +332,14 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "t:n:s:r:Fb:k:S:c:p:l:C:u:T:L:P:d:w:A:BGh", lopts, NULL)) != -1) {
 		const char *bad = NULL;
+		if (feed_gen_opt(c, optarg, &cfg, &per_msg, &bad) || feed_sessopt_take(&so, c, optarg, &scfg, &bad))
+			c = 0; /* taken */
 		switch (c) {
+		case 0: break;
 		case 't': templates = optarg; break;
 		case 'n':
 			if (feed_parse_u64(optarg, 1, UINT64_MAX / 2, &records))
 				bad = "--records needs a positive number";
-			break;
-		case 's':
-			if (feed_parse_u64(optarg, 0, UINT64_MAX, &cfg.seed))
-				bad = "--seed needs a number";
 			break;
 		case 'r':
 			if (feed_parse_u64(optarg, 1, 1000000000, &rate))
@@ -364,25 +350,6 @@ int main(int argc, char **argv)
 		case 'b':
 			if (feed_parse_u64(optarg, 1, 1000000, &burst))
 				bad = "--burst needs a number in 1..1000000";
-			break;
-		case 'k':
-			if (feed_parse_u64(optarg, 1, FEED_MAX_PER_MSG, &per_msg))
-				bad = "--per-msg needs a number in 1..1000";
-			break;
-		case 'S':
-			if (feed_parse_u64(optarg, 1, SSE_GEN_MAX_SEC, &v))
-				bad = "--securities out of range";
-			cfg.nsecurities = (uint32_t)v;
-			break;
-		case 'c':
-			if (feed_parse_u64(optarg, 1, SSE_GEN_MAX_CHAN, &v))
-				bad = "--channels out of range";
-			cfg.nchannels = (uint32_t)v;
-			break;
-		case 'p':
-			if (feed_parse_u64(optarg, 0, 100, &v))
-				bad = "--order-pct needs a number in 0..100";
-			cfg.order_pct = (uint32_t)v;
 			break;
 		case 'B': cfg.biz_per_channel = 1; break;
 		case 'G': cfg.biz_per_channel = 0; break;
@@ -401,36 +368,19 @@ int main(int argc, char **argv)
 			if (feed_parse_u64(optarg, 1, AHEAD_MB_MAX, &ahead_mb))
 				bad = "--ahead-mb needs a number in 1..2048";
 			break;
-		case O_SESSION: session = 1; break;
-		case O_SENDER: bad = opt_id(optarg, scfg.sender, sizeof scfg.sender); sess_opts++; break;
-		case O_TARGET: bad = opt_id(optarg, scfg.target, sizeof scfg.target); sess_opts++; break;
-		case O_USERNAME: bad = opt_id(optarg, scfg.username, sizeof scfg.username); sess_opts++; break;
-		case O_PASSWORD:
-			if (!*optarg || strlen(optarg) >= sizeof scfg.password)
-				bad = "--password needs 1 to 63 characters";
-			else
-				snprintf(scfg.password, sizeof scfg.password, "%s", optarg);
-			sess_opts++;
-			break;
-		case O_PASSWORD_FILE: password_file = optarg; sess_opts++; break;
-		case O_HEARTBEAT:
-			if (feed_parse_u64(optarg, 0, STEP_SESS_HB_MAX, &v))
-				bad = "--heartbeat-s needs a number of seconds in 0..3600";
-			scfg.heartbeat_s = (uint32_t)v;
-			sess_opts++;
-			break;
+		case O_PASSWORD_FILE: password_file = optarg; so.given++; break;
 		case O_LOGON_TIMEOUT:
 			if (feed_parse_u64(optarg, 1, 3600000, &v))
 				bad = "--logon-timeout-ms needs a number of ms in 1..3600000";
 			scfg.logon_timeout_ms = (uint32_t)v;
-			sess_opts++;
+			so.given++;
 			break;
 		case O_HOLD:
 			if (feed_parse_u64(optarg, 0, 86400000, &hold_ms))
 				bad = "--hold-ms needs a number of ms";
-			sess_opts++;
+			so.given++;
 			break;
-		case O_LOGOUT: logout_text = optarg; sess_opts++; break;
+		case O_LOGOUT: logout_text = optarg; so.given++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -444,13 +394,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (sess_opts && !session) {
-		fprintf(stderr, "toe-feedsim: the session options need --session\n");
-		usage(stderr);
-		return 2;
-	}
-	if (session && peer.mode == FEED_MODE_UDP) {
-		fprintf(stderr, "toe-feedsim: --session needs a TCP connection (--listen or --connect), not --udp\n");
+	if (feed_sessopt_check(&so, "toe-feedsim", &peer)) {
 		usage(stderr);
 		return 2;
 	}
@@ -521,7 +465,7 @@ int main(int argc, char **argv)
 	}
 	if (peer.mode != FEED_MODE_UDP && feed_tcp_nodelay(fd))
 		fprintf(stderr, "toe-feedsim: TCP_NODELAY: %s (continuing)\n", strerror(errno));
-	if (session) {
+	if (so.session) {
 		if (!(fsess = feed_sess_new(fd, &scfg, stderr, err, sizeof err))) {
 			fprintf(stderr, "toe-feedsim: %s\n", err);
 			goto done;

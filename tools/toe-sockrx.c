@@ -50,6 +50,7 @@
 #include "feed/feed_gen.h"
 #include "feed/feed_lat.h"
 #include "feed/feed_net.h"
+#include "feed/feed_sessopt.h"
 #include "step/host/step_ev_fmt.h"
 #include "step/step_sess.h"
 
@@ -136,15 +137,7 @@ static void rx_sess_tick(struct rx_sess *rs)
 	rx_sess_act(rs, step_sess_tick(&rs->s, now));
 }
 
-static const char *opt_id(const char *arg, char *out, size_t len)
-{
-	if (!*arg || strlen(arg) >= len || strchr(arg, '\x01'))
-		return "needs 1 to 31 characters, no SOH";
-	snprintf(out, len, "%s", arg);
-	return NULL;
-}
-
-enum { O_SESSION = 1000, O_SENDER, O_TARGET, O_USERNAME, O_PASSWORD, O_HEARTBEAT, O_RESET };
+enum { O_RESET = FEED_O_SESS_NEXT }; /* after the shared session options (feed_sessopt.h) */
 
 struct rx_stamp {
 	uint64_t msg_seq, rx_ns;
@@ -160,10 +153,7 @@ int main(int argc, char **argv)
 		{"latency-out", required_argument, 0, 'O'}, {"records", required_argument, 0, 'n'},
 		{"idle-ms", required_argument, 0, 'i'},   {"wait-ms", required_argument, 0, 'w'},
 		{"label", required_argument, 0, 'N'},     {"help", no_argument, 0, 'h'},
-		{"session", no_argument, 0, O_SESSION},   {"sender-comp-id", required_argument, 0, O_SENDER},
-		{"target-comp-id", required_argument, 0, O_TARGET}, {"username", required_argument, 0, O_USERNAME},
-		{"password", required_argument, 0, O_PASSWORD}, {"heartbeat-s", required_argument, 0, O_HEARTBEAT},
-		{"reset-on-logon", no_argument, 0, O_RESET},
+		FEED_SESS_LOPTS, {"reset-on-logon", no_argument, 0, O_RESET},
 		{0, 0, 0, 0},
 	};
 	const char *templates = NULL, *out_path = NULL, *sendlog_path = NULL, *lat_path = NULL;
@@ -172,8 +162,7 @@ int main(int argc, char **argv)
 	int64_t cpu = -1, wait_ms = -2;
 	int busy = 0, c;
 	struct feed_peer peer = {.mode = FEED_MODE_NONE};
-	int session = 0, sess_opts = 0;
-	uint64_t v;
+	struct feed_sessopt so = {0};
 	struct step_sess_cfg scfg;
 	memset(&scfg, 0, sizeof scfg);
 	scfg.role = STEP_SESS_CLIENT;
@@ -183,7 +172,10 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "t:l:C:u:BP:o:L:O:n:i:w:N:h", lopts, NULL)) != -1) {
 		const char *bad = NULL;
+		if (feed_sessopt_take(&so, c, optarg, &scfg, &bad))
+			c = 0; /* taken */
 		switch (c) {
+		case 0: break;
 		case 't': templates = optarg; break;
 		case 'l': bad = feed_opt_peer(&peer, FEED_MODE_LISTEN, optarg); break;
 		case 'C': bad = feed_opt_peer(&peer, FEED_MODE_CONNECT, optarg); break;
@@ -203,24 +195,7 @@ int main(int argc, char **argv)
 			break;
 		case 'w': bad = feed_opt_wait_ms(optarg, &wait_ms); break;
 		case 'N': label = optarg; break;
-		case O_SESSION: session = 1; break;
-		case O_SENDER: bad = opt_id(optarg, scfg.sender, sizeof scfg.sender); sess_opts++; break;
-		case O_TARGET: bad = opt_id(optarg, scfg.target, sizeof scfg.target); sess_opts++; break;
-		case O_USERNAME: bad = opt_id(optarg, scfg.username, sizeof scfg.username); sess_opts++; break;
-		case O_PASSWORD:
-			if (!*optarg || strlen(optarg) >= sizeof scfg.password)
-				bad = "--password needs 1 to 63 characters";
-			else
-				snprintf(scfg.password, sizeof scfg.password, "%s", optarg);
-			sess_opts++;
-			break;
-		case O_HEARTBEAT:
-			if (feed_parse_u64(optarg, 0, STEP_SESS_HB_MAX, &v))
-				bad = "--heartbeat-s needs a number of seconds in 0..3600";
-			scfg.heartbeat_s = (uint32_t)v;
-			sess_opts++;
-			break;
-		case O_RESET: scfg.reset_on_logon = 1; sess_opts++; break;
+		case O_RESET: scfg.reset_on_logon = 1; so.given++; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -234,13 +209,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (sess_opts && !session) {
-		fprintf(stderr, "toe-sockrx: the session options need --session\n");
-		usage(stderr);
-		return 2;
-	}
-	if (session && peer.mode == FEED_MODE_UDP) {
-		fprintf(stderr, "toe-sockrx: --session needs a TCP connection (--listen or --connect), not --udp\n");
+	if (feed_sessopt_check(&so, "toe-sockrx", &peer)) {
 		usage(stderr);
 		return 2;
 	}
@@ -294,7 +263,7 @@ int main(int argc, char **argv)
 	}
 
 	fast_stream_init(fs, prog, FAST_FRAMING_STEP);
-	if (session) {
+	if (so.session) {
 		if (!(rs = calloc(1, sizeof *rs))) {
 			fprintf(stderr, "toe-sockrx: out of memory\n");
 			goto done;
@@ -433,19 +402,9 @@ int main(int argc, char **argv)
 
 	if (sendlog_path) {
 		/* the sender writes its log before its FIN; a UDP sender may still be writing: retry */
-		for (int tries = 0;; tries++) {
-			free(slog);
-			slog = NULL;
-			if (feed_sendlog_read(sendlog_path, &slog, &nslog, err, sizeof err) == 0 &&
-			    (max_seq == 0 || feed_sendlog_find(slog, nslog, max_seq)))
-				break;
-			if (tries == 50) {
-				fprintf(stderr, "toe-sockrx: %s\n",
-					slog ? "the send log does not reach the last message received" : err);
-				goto done;
-			}
-			struct timespec ts = {0, 100 * 1000 * 1000};
-			nanosleep(&ts, NULL);
+		if (feed_sendlog_wait(sendlog_path, max_seq, 51, &slog, &nslog, err, sizeof err)) {
+			fprintf(stderr, "toe-sockrx: %s\n", err);
+			goto done;
 		}
 		lat = malloc((nst ? nst : 1) * sizeof *lat);
 		if (!lat) {
@@ -474,14 +433,9 @@ int main(int argc, char **argv)
 		failed = 1;
 	}
 	if (slog) {
-		struct feed_lat_summary sum;
 		char name[128];
 		snprintf(name, sizeof name, "toe-sockrx: %s one-way latency", label);
-		feed_lat_summarize(lat, nlat, &sum);
-		feed_lat_print(stderr, name, &sum);
-		fputs("RESULT ", stderr);
-		feed_lat_print_json(stderr, label, &sum);
-		fputc('\n', stderr);
+		feed_lat_report(lat, nlat, stderr, name, stderr, label);
 		if (nslog > nst)
 			fprintf(stderr, "toe-sockrx: %zu messages of the send log were not received\n", nslog - nst);
 	}

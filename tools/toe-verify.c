@@ -619,20 +619,9 @@ static int latency(struct verify *v, const char *sendlog, const char *lat_path)
 		if (v->st[i].msg_seq > max_seq)
 			max_seq = v->st[i].msg_seq;
 	/* the simulator writes its log when it has sent everything: wait for it */
-	for (int tries = 0;; tries++) {
-		free(slog);
-		slog = NULL;
-		if (feed_sendlog_read(sendlog, &slog, &nslog, err, sizeof err) == 0 &&
-		    (max_seq == 0 || feed_sendlog_find(slog, nslog, max_seq)))
-			break;
-		if (tries == 100) {
-			fprintf(stderr, "toe-verify: %s\n",
-				slog ? "the send log does not reach the last message received" : err);
-			free(slog);
-			return 1;
-		}
-		struct timespec ts = {0, 100 * 1000 * 1000};
-		nanosleep(&ts, NULL);
+	if (feed_sendlog_wait(sendlog, max_seq, 101, &slog, &nslog, err, sizeof err)) {
+		fprintf(stderr, "toe-verify: %s\n", err);
+		return 1;
 	}
 	int64_t *lat = malloc((v->nst ? v->nst : 1) * sizeof *lat);
 	int64_t *cap = malloc((v->nst ? v->nst : 1) * sizeof *cap);
@@ -666,21 +655,12 @@ static int latency(struct verify *v, const char *sendlog, const char *lat_path)
 	}
 	if (missing)
 		fprintf(stderr, "toe-verify: %zu messages are not in the send log\n", missing);
-	struct feed_lat_summary s;
-	char name[160];
-	feed_lat_summarize(lat, nlat, &s);
+	char name[160], label[160];
 	snprintf(name, sizeof name, "toe-verify: %s one-way latency (send -> client read)", v->label);
-	feed_lat_print(stderr, name, &s);
-	fputs("RESULT ", stdout);
-	feed_lat_print_json(stdout, v->label, &s);
-	fputc('\n', stdout);
-	feed_lat_summarize(cap, ncap, &s);
+	feed_lat_report(lat, nlat, stderr, name, stdout, v->label);
 	snprintf(name, sizeof name, "toe-verify: %s send -> toed capture stamp", v->label);
-	feed_lat_print(stderr, name, &s);
-	snprintf(name, sizeof name, "%s-capture", v->label);
-	fputs("RESULT ", stdout);
-	feed_lat_print_json(stdout, name, &s);
-	fputc('\n', stdout);
+	snprintf(label, sizeof label, "%s-capture", v->label);
+	feed_lat_report(cap, ncap, stderr, name, stdout, label);
 	rc = missing ? 1 : 0;
 out:
 	if (lf && fclose(lf) && rc == 0) {
@@ -761,35 +741,15 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "t:x:n:s:k:S:c:p:y:C:I:q:BP:w:L:O:N:i:T:r:jA:H:RhW:Q:Gb", lopts, NULL)) != -1) {
 		const char *bad = NULL;
+		if (feed_gen_opt(c, optarg, &v.t.cfg, &per_msg, &bad))
+			c = 0; /* taken */
 		switch (c) {
+		case 0: break;
 		case 't': v.t.templates = optarg; break;
 		case 'x': sock_path = optarg; break;
 		case 'n':
 			if (feed_parse_u64(optarg, 1, UINT64_MAX / 2, &v.t.records))
 				bad = "--expect needs a positive number";
-			break;
-		case 's':
-			if (feed_parse_u64(optarg, 0, UINT64_MAX, &v.t.cfg.seed))
-				bad = "--seed needs a number";
-			break;
-		case 'k':
-			if (feed_parse_u64(optarg, 1, FEED_MAX_PER_MSG, &per_msg))
-				bad = "--per-msg needs a number in 1..1000";
-			break;
-		case 'S':
-			if (feed_parse_u64(optarg, 1, SSE_GEN_MAX_SEC, &x))
-				bad = "--securities out of range";
-			v.t.cfg.nsecurities = (uint32_t)x;
-			break;
-		case 'c':
-			if (feed_parse_u64(optarg, 1, SSE_GEN_MAX_CHAN, &x))
-				bad = "--channels out of range";
-			v.t.cfg.nchannels = (uint32_t)x;
-			break;
-		case 'p':
-			if (feed_parse_u64(optarg, 0, 100, &x))
-				bad = "--order-pct needs a number in 0..100";
-			v.t.cfg.order_pct = (uint32_t)x;
 			break;
 		case 'y':
 			if (parse_types(optarg, &filt.types))

@@ -39,6 +39,16 @@ void put(char *out, size_t len, const char *s)
 		std::snprintf(out, len, "%s", s);
 }
 
+// A register access failed: keep XRT's message for toe_xrtip_error (unless even that fails), return -errno.
+int failed(toe_xrtip *ip, const std::exception &e)
+{
+	try {
+		ip->error = e.what();
+	} catch (...) {
+	}
+	return -code_of(e);
+}
+
 xrt::device as_device(void *dev)
 {
 	return xrt::device(xrtDeviceToXclDevice(static_cast<xrtDeviceHandle>(dev)));
@@ -77,11 +87,7 @@ extern "C" int toe_xrtip_read(struct toe_xrtip *ip, uint32_t off, uint32_t *val)
 		*val = ip->ip.read_register(off);
 		return 0;
 	} catch (const std::exception &e) {
-		try {
-			ip->error = e.what();
-		} catch (...) {
-		}
-		return -code_of(e);
+		return failed(ip, e);
 	}
 }
 
@@ -91,11 +97,7 @@ extern "C" int toe_xrtip_write(struct toe_xrtip *ip, uint32_t off, uint32_t val)
 		ip->ip.write_register(off, val);
 		return 0;
 	} catch (const std::exception &e) {
-		try {
-			ip->error = e.what();
-		} catch (...) {
-		}
-		return -code_of(e);
+		return failed(ip, e);
 	}
 }
 

@@ -249,6 +249,18 @@ static int claim_socket(struct toed *t, const char *path)
 	return 0;
 }
 
+/* Claim cc->path and open the control server there: 0 open, -2 another toed serves it, -1 not (*e: -errno). */
+static int open_at(struct toed *t, struct ctl_config *cc, int *e)
+{
+	snprintf(t->sock_path, sizeof t->sock_path, "%s", cc->path);
+	*e = claim_socket(t, cc->path);
+	if (*e == 1)
+		return -2;
+	if (*e == 0)
+		t->ctl = ctl_server_open(cc, t->pub, e);
+	return t->ctl ? 0 : -1;
+}
+
 /* 0, -1 failure, -2 another toed serves the socket */
 static int open_ctl(struct toed *t)
 {
@@ -270,14 +282,9 @@ static int open_ctl(struct toed *t)
 	cc.on_fd = toed_loop_on_fd;
 	cc.on_admin = on_admin;
 	cc.arg = t;
-	snprintf(t->sock_path, sizeof t->sock_path, "%s", cc.path);
-	e = claim_socket(t, cc.path);
-	if (e == 1)
-		return -2;
-	if (e == 0)
-		t->ctl = ctl_server_open(&cc, t->pub, &e);
-	if (t->ctl)
-		return 0;
+	int r = open_at(t, &cc, &e);
+	if (r != -1)
+		return r;
 	if (t->lock_fd >= 0) {
 		close(t->lock_fd);
 		t->lock_fd = -1;
@@ -294,14 +301,9 @@ static int open_ctl(struct toed *t)
 		log_warn("control socket %s: %s; not root, using %s (clients: TOED_SOCKET=%s)", cc.path, strerror(-e), alt,
 			 alt);
 		cc.path = alt;
-		snprintf(t->sock_path, sizeof t->sock_path, "%s", alt);
-		e = claim_socket(t, cc.path);
-		if (e == 1)
-			return -2;
-		if (e == 0)
-			t->ctl = ctl_server_open(&cc, t->pub, &e);
-		if (t->ctl)
-			return 0;
+		r = open_at(t, &cc, &e);
+		if (r != -1)
+			return r;
 	}
 	log_err("control socket %s: %s", cc.path, strerror(-e));
 	return -1;

@@ -27,28 +27,54 @@ void dp_spin_close(struct dp_spin *s)
 	s->fd = s->stat_fd = -1;
 }
 
-int dp_spin_cpu_ticks(struct dp_spin *s, int cpu, uint64_t *idle, uint64_t *total)
+/* One line of /proc/stat: the ticks after "cpuN " (user nice system idle iowait irq softirq steal; guest time
+ * is inside user). */
+static int cpu_line(const char *p, uint64_t *idle, uint64_t *total)
 {
-	char buf[8192], name[16];
-	ssize_t n;
-	if (s->stat_fd < 0 || cpu < 0)
-		return -1;
-	n = pread(s->stat_fd, buf, sizeof buf - 1, 0);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	int len = snprintf(name, sizeof name, "\ncpu%d ", cpu);
-	const char *p = strstr(buf, name);
-	if (!p)
-		return -1;
-	/* user nice system idle iowait irq softirq steal (guest time is inside user) */
 	uint64_t v[8];
-	if (sscanf(p + len, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-		   " %" SCNu64, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+	if (sscanf(p, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
 		return -1;
 	*idle = v[3] + v[4];
 	*total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
 	return 0;
+}
+
+/* The file is read a chunk at a time, a line at a time: the per-CPU lines come first, but with more than
+ * about 90 CPUs they run past any buffer of a fixed size. read() after a seek to 0, not pread() at growing
+ * offsets: the kernel renders the whole file on the first read and the next ones continue in that rendering,
+ * where each pread() elsewhere than 0 renders it anew, so a line could be stitched from two renderings. The
+ * scan stops at the first line that is not a CPU's (the interrupt counts after them are long). */
+int dp_spin_cpu_ticks(struct dp_spin *s, int cpu, uint64_t *idle, uint64_t *total)
+{
+	char buf[4096], name[16], line[256];
+	size_t ll = 0;
+	ssize_t n;
+	if (s->stat_fd < 0 || cpu < 0 || lseek(s->stat_fd, 0, SEEK_SET) < 0)
+		return -1;
+	size_t len = (size_t)snprintf(name, sizeof name, "cpu%d ", cpu);
+	for (;;) {
+		n = read(s->stat_fd, buf, sizeof buf);
+		if (n < 0 || (n == 0 && ll == 0))
+			return -1;
+		if (n == 0) {
+			buf[0] = '\n'; /* the file's last line had no newline */
+			n = 1;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n') {
+				if (ll < sizeof line - 1)
+					line[ll++] = buf[i]; /* a longer line is cut: its first fields are what counts */
+				continue;
+			}
+			line[ll] = 0;
+			if (strncmp(line, "cpu", 3))
+				return -1;
+			if (!strncmp(line, name, len))
+				return cpu_line(line + len, idle, total);
+			ll = 0;
+		}
+	}
 }
 
 int64_t dp_spin_read(struct dp_spin *s)

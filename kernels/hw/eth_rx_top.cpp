@@ -58,26 +58,6 @@ static uint32_t mac_read(hls::stream<hw_mac_beat> &in, uint8_t *frame, uint64_t 
 	return len;
 }
 
-static void mac_write(hls::stream<hw_mac_beat> &out, const uint8_t *frame, uint32_t len)
-{
-	uint32_t off, i;
-	for (off = 0; off < TOE_HW_MAX_FRAME; off += HW_MAC_BYTES) {
-#pragma HLS PIPELINE II = 1
-		hw_mac_beat b;
-		uint32_t n = len - off < HW_MAC_BYTES ? len - off : HW_MAC_BYTES;
-		if (off >= len)
-			break;
-		b.data = 0;
-		for (i = 0; i < HW_MAC_BYTES; i++)
-			if (i < n)
-				b.data.range(8 * i + 7, 8 * i) = frame[off + i];
-		b.keep = hw_keep_all((int)n);
-		b.strb = b.keep;
-		b.last = off + n >= len ? 1 : 0;
-		out.write(b);
-	}
-}
-
 /* The header fields of a TCP/UDP packet as a message. */
 static void pkt_msg(hw_msg &m, uint8_t kind, const net_pkt &p)
 {
@@ -204,7 +184,7 @@ static void eth_rx_body(hls::stream<hw_mac_beat> &rx_in, hls::stream<hw_mac_beat
 				break;
 			}
 			if (n > 0 && role != TOE_ROLE_MIRROR) {
-				mac_write(tx_out, reply, n);
+				hw_mac_write(tx_out, reply, n);
 				c.tx_frames++;
 				c.tx_octets += n;
 			} else if (n > 0) {

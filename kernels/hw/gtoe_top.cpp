@@ -73,22 +73,7 @@ static uint8_t gt_tx[GT_TX_FRAME];
 
 static void mac_out(hls::stream<hw_mac_beat> &out, const uint8_t *frame, uint32_t len, gtoe_ctrs &c)
 {
-	uint32_t off, i;
-	for (off = 0; off < GT_TX_FRAME; off += HW_MAC_BYTES) {
-#pragma HLS PIPELINE II = 1
-		hw_mac_beat b;
-		uint32_t n = len - off < HW_MAC_BYTES ? len - off : HW_MAC_BYTES;
-		if (off >= len)
-			break;
-		b.data = 0;
-		for (i = 0; i < HW_MAC_BYTES; i++)
-			if (i < n)
-				b.data.range(8 * i + 7, 8 * i) = frame[off + i];
-		b.keep = hw_keep_all((int)n);
-		b.strb = b.keep;
-		b.last = off + n >= len ? 1 : 0;
-		out.write(b);
-	}
+	hw_mac_write(out, frame, len);
 	c.tx_octets += len;
 }
 

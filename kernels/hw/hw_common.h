@@ -166,6 +166,28 @@ static inline uint64_t hw_keep_all(int bytes)
 	return bytes >= 64 ? ~0ull : ((1ull << bytes) - 1);
 }
 
+/* Write one frame of len bytes (len <= TOE_HW_MAX_FRAME) to a MAC stream: full beats, then the rest with
+ * keep covering its bytes and `last` set (eth_rx_top's ARP/ICMP replies, gtoe_top's segments). */
+static inline void hw_mac_write(hls::stream<hw_mac_beat> &out, const uint8_t *frame, uint32_t len)
+{
+	uint32_t off, i;
+	for (off = 0; off < TOE_HW_MAX_FRAME; off += HW_MAC_BYTES) {
+#pragma HLS PIPELINE II = 1
+		hw_mac_beat b;
+		uint32_t n = len - off < HW_MAC_BYTES ? len - off : HW_MAC_BYTES;
+		if (off >= len)
+			break;
+		b.data = 0;
+		for (i = 0; i < HW_MAC_BYTES; i++)
+			if (i < n)
+				b.data.range(8 * i + 7, 8 * i) = frame[off + i];
+		b.keep = hw_keep_all((int)n);
+		b.strb = b.keep;
+		b.last = off + n >= len ? 1 : 0;
+		out.write(b);
+	}
+}
+
 /* Write a message: header beat, then len bytes of p (len == m.len). */
 static inline void hw_send(hls::stream<hw_beat> &out, const hw_msg &m, const uint8_t *p)
 {

@@ -18,38 +18,15 @@
 #                                configuration already written), log $WORK/toed.log, pid
 #                                TOED_PID; 0 once ready, 2 when toed exits before it is ready
 #   e2e_stop_toed                SIGTERM, wait (10 s at most), fail unless it exits 0
-#   wait_for FILE PATTERN SECONDS
-#   wait_file FILE SECONDS       0 once FILE exists (a client's --ready file), 1 after SECONDS
 #   e2e_verify_exact OUT NAME N  toe-verify's summary in OUT says exactly the feed of N records:
 #                                N matched, nothing wrong, out of order, outside the truth,
 #                                unexplained, in gaps or dropped (fail "NAME: ..." otherwise)
-#   vget FILE KEY                a value of toe-verify's VERIFY line in FILE
+#   (wait_for, wait_file and vget: lib_util.sh, through lib_script.sh)
 #   jget FILE PYTHON-EXPR        a value from a JSON document (d), e.g. toectl stats --json
 #   cget FILE PID KEY            a client's counter in toectl clients --json, by pid
 
 SOCK=${SOCK:-$WORK/toed.sock}
 TOED_PID=
-
-wait_for() { # FILE PATTERN SECONDS
-	_w=$(($3 * 20))
-	while [ $_w -gt 0 ]; do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-		_w=$((_w - 1))
-	done
-	return 1
-}
-
-wait_file() { # FILE SECONDS
-	_w=$(($2 * 20))
-	while [ ! -e "$1" ] && [ $_w -gt 0 ]; do
-		sleep 0.05
-		_w=$((_w - 1))
-	done
-	[ -e "$1" ]
-}
-
-vget() { sed -n "s/^VERIFY .* $2=\([^ ]*\).*/\1/p" "$1"; }
 
 jget() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 

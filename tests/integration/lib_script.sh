@@ -32,8 +32,8 @@
 # repository (tests/integration, tests/bench), as . "$(dirname "$0")/lib_script.sh"
 # (or ../integration/lib_script.sh): sets here (the script's folder), root (the
 # repository, made the current folder), BUILD (absolute; build by default) and
-# PY (/usr/bin/python3); defines skip, fail, the script_* functions, and WORK
-# and pids (script_workdir).
+# PY (/usr/bin/python3); defines skip, fail, the script_* functions, those of
+# lib_util.sh (asan_fresh, wait_for, wait_file, vget), and WORK and pids (script_workdir).
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -43,6 +43,7 @@ case "$BUILD" in /*) ;; *) BUILD=$root/$BUILD ;; esac
 PY=/usr/bin/python3
 
 . "$root/tests/integration/lib_netns.sh"
+. "$root/tests/integration/lib_util.sh"
 
 skip() {
 	echo "SKIP: $*"

@@ -24,10 +24,7 @@
 
 VERIFY=$BUILD/bin/toe-verify
 [ -x "$VERIFY" ] || make -s BUILD="$BUILD" "$VERIFY" >/dev/null 2>&1 || fail "cannot build $VERIFY"
-[ -x "$BUILD/asan/bin/toe-verify" ] && [ ! "$BUILD/asan/bin/toe-verify" -ot "$VERIFY" ] &&
-	VERIFY=$BUILD/asan/bin/toe-verify
-
-vget() { sed -n "s/^VERIFY .* $2=\([^ ]*\).*/\1/p" "$1"; }
+VERIFY=$(asan_fresh "$VERIFY" "$BUILD/asan/bin/toe-verify")
 
 # replay CAPTURE-OPTIONS: a fresh daemon that has replayed a 3000-record feed (seed 41)
 replay() {

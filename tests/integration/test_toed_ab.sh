@@ -72,8 +72,7 @@ set -u
 
 . "$(dirname "$0")/lib_script.sh"
 TEMPLATES=$root/conf/templates/sse-l2-3201-5801.xml
-TOED=${TOED:-$BUILD/bin/toed}
-[ -x "$BUILD/asan/bin/toed" ] && [ ! "$BUILD/asan/bin/toed" -ot "$BUILD/bin/toed" ] && TOED=$BUILD/asan/bin/toed
+TOED=${TOED:-$(asan_fresh "$BUILD/bin/toed" "$BUILD/asan/bin/toed")}
 FEEDSIM=$BUILD/bin/toe-feedsim
 SOCKRX=$BUILD/bin/toe-sockrx
 TICK=$BUILD/itest/tick_client

@@ -46,16 +46,10 @@ if [ -n "$missing" ]; then
 fi
 # the ASan/UBSan build of toed when `make test-build` made it: memory errors, leaks at exit and undefined
 # behaviour in the daemon then fail the tests (TOED=... picks another binary)
-if [ -z "${TOED:-}" ]; then
-	TOED=$BUILD/bin/toed
-	[ -x "$BUILD/asan/bin/toed" ] && [ ! "$BUILD/asan/bin/toed" -ot "$BUILD/bin/toed" ] && TOED=$BUILD/asan/bin/toed
-fi
+. tests/integration/lib_util.sh
+TOED=${TOED:-$(asan_fresh "$BUILD/bin/toed" "$BUILD/asan/bin/toed")}
 # toed's main with test options (a fake card, a stalled data plane; the release toed has none), ASan too when fresh
-if [ -z "${TOED_TEST:-}" ]; then
-	TOED_TEST=$OUT/toed_test
-	[ -x "$BUILD/asan/itest/toed_test" ] && [ ! "$BUILD/asan/itest/toed_test" -ot "$OUT/toed_test" ] &&
-		TOED_TEST=$BUILD/asan/itest/toed_test
-fi
+TOED_TEST=${TOED_TEST:-$(asan_fresh "$OUT/toed_test" "$BUILD/asan/itest/toed_test")}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 TOECTL=$BUILD/bin/toectl
 
@@ -140,26 +134,6 @@ start_toed() { # CONF [options]
 	shift
 	NOTIFY_SOCKET=$TMP/notify.sock "$TOED" -c "$_c" --foreground "$@" >>"$TMP/toed.log" 2>&1 &
 	TOED_PID=$!
-}
-
-wait_for() { # FILE PATTERN SECONDS
-	_w=$(($3 * 20))
-	while [ $_w -gt 0 ]; do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-		_w=$((_w - 1))
-	done
-	return 1
-}
-
-wait_file() { # FILE SECONDS: wait until FILE exists
-	_w=$(($2 * 20))
-	while [ $_w -gt 0 ]; do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-		_w=$((_w - 1))
-	done
-	return 1
 }
 
 wait_exit() { # PID SECONDS: wait for a process to end; status in WAIT_RC (255: still running)

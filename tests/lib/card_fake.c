@@ -786,14 +786,13 @@ static int cmac_read(struct toe_fake *f, uint32_t off, uint32_t *v)
 	return 0;
 }
 
-static int reg_read(void *h, uint32_t off, uint32_t *v)
+/* What XRT's ip checks before a register read or write (op: "read", "write"): refused, failing, outside the
+ * kernel's range, unaligned. 0, or the error to return. */
+static int reg_check(struct fake_ip *ip, uint32_t off, const char *op)
 {
-	struct fake_ip *ip = h;
 	struct toe_fake *f = ip->f;
-	uint32_t kid = ip->kid;
-	*v = 0;
 	if (f->cfg.refuse_regs) {
-		snprintf(ip->err, sizeof ip->err, "failed to read ip(%u): Operation not permitted", kid);
+		snprintf(ip->err, sizeof ip->err, "failed to %s ip(%u): Operation not permitted", op, ip->kid);
 		return -EPERM;
 	}
 	if (regs_fail(f, ip))
@@ -804,9 +803,21 @@ static int reg_read(void *h, uint32_t off, uint32_t *v)
 	}
 	ip->err[0] = 0;
 	if (off % 4) {
-		ferr(f, "unaligned read of register 0x%x of kernel %u", off, kid);
+		ferr(f, "unaligned %s of register 0x%x of kernel %u", op, off, ip->kid);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+static int reg_read(void *h, uint32_t off, uint32_t *v)
+{
+	struct fake_ip *ip = h;
+	struct toe_fake *f = ip->f;
+	uint32_t kid = ip->kid;
+	*v = 0;
+	int rc = reg_check(ip, off, "read");
+	if (rc)
+		return rc;
 	if (kid == KID_CMAC)
 		return cmac_read(f, off, v);
 	if (fake_port(kid)) {
@@ -845,21 +856,9 @@ static int reg_write(void *h, uint32_t off, uint32_t v)
 	struct fake_ip *ip = h;
 	struct toe_fake *f = ip->f;
 	uint32_t kid = ip->kid;
-	if (f->cfg.refuse_regs) {
-		snprintf(ip->err, sizeof ip->err, "failed to write ip(%u): Operation not permitted", kid);
-		return -EPERM;
-	}
-	if (regs_fail(f, ip))
-		return -EIO;
-	if ((uint64_t)off + 4 > ip->range) {
-		snprintf(ip->err, sizeof ip->err, "Cannot read or write outside kernel register space");
-		return -EIO;
-	}
-	ip->err[0] = 0;
-	if (off % 4) {
-		ferr(f, "unaligned write of register 0x%x of kernel %u", off, kid);
-		return -EINVAL;
-	}
+	int rc = reg_check(ip, off, "write");
+	if (rc)
+		return rc;
 	log_write(f, kid, off, v);
 	if (kid == KID_CMAC)
 		return 0; /* enables, RS-FEC, PM tick: the fake's statistics are always current */

@@ -13,13 +13,7 @@ command -v pkg-config >/dev/null 2>&1 || { echo "SKIP: pkg-config is not install
 command -v cc >/dev/null 2>&1 || { echo "SKIP: no C compiler (cc)"; exit 77; }
 make -s BUILD="$BUILD" "$BUILD/lib/pkgconfig/toeclient-uninstalled.pc" "$BUILD/lib/libtoeclient.so" \
 	"$BUILD/lib/libtoeclient.so.1" >/dev/null 2>&1 || { echo "FAIL: make"; exit 1; }
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fail=0
-check() { # description, condition...
-	d=$1; shift
-	if "$@"; then echo "ok   $d"; else echo "FAIL $d"; fail=1; fi
-}
+. "$(dirname "$0")/lib_check.sh"
 
 PKG_CONFIG_PATH=$BUILD/lib/pkgconfig
 export PKG_CONFIG_PATH

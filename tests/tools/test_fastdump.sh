@@ -9,13 +9,7 @@ set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/asan/bin
 T=conf/templates/sse-l2-3201-5801.xml
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fail=0
-check() { # description, condition...
-	d=$1; shift
-	if "$@"; then echo "ok   $d"; else echo "FAIL $d"; fail=1; fi
-}
+. "$(dirname "$0")/lib_check.sh"
 
 # 1. STEP feed: decoded records equal the truth, byte for byte
 "$BIN/toe-fastgen" --templates "$T" --records 3000 --seed 7 --framing step --per-msg 5 \

@@ -14,13 +14,7 @@ BIN=$BUILD/asan/bin
 T=conf/templates/sse-l2-3201-5801.xml
 make -s BUILD="$BUILD" "$BIN/toe-pcapdump" "$BIN/toe-fastgen" "$BUILD/itest/mkpcap" >/dev/null 2>&1 ||
 	{ echo "FAIL: cannot build the tools"; exit 1; }
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fail=0
-check() { # description, condition...
-	d=$1; shift
-	if "$@"; then echo "ok   $d"; else echo "FAIL $d"; fail=1; fi
-}
+. "$(dirname "$0")/lib_check.sh"
 records() { grep -vc '"event"' "$1"; }
 
 "$BIN/toe-fastgen" --templates "$T" --records 400 --seed 5 --framing step --per-msg 4 \

@@ -96,4 +96,19 @@ static inline void tick(struct end *e, uint64_t now)
 	end_events(e);
 }
 
+/* The usual pair: a client TOED (HeartBtInt hb) and a server SSE (5 s) with one Username and Password. */
+static inline void pair_setup(struct end *cli, struct end *srv, uint32_t hb)
+{
+	end_init(cli, STEP_SESS_CLIENT, "TOED", "SSE", "user", "secret", hb);
+	end_init(srv, STEP_SESS_SERVER, "SSE", "TOED", "user", "secret", 5);
+}
+
+/* Both ends connected at now, the client's Logon and the server's answer exchanged. */
+static inline void pair_logon(struct end *cli, struct end *srv, uint64_t now)
+{
+	srv->r |= step_sess_connected(&srv->s, now);
+	cli->r |= step_sess_connected(&cli->s, now);
+	pump(cli, srv, now);
+}
+
 #endif

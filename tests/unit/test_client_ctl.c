@@ -13,20 +13,6 @@
 
 static char dir[64], path[96];
 
-static int raw_connect(const char *p)
-{
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p);
-	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(s);
-		return -1;
-	}
-	struct timeval tv = {.tv_sec = 2};
-	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	return s;
-}
-
 static int send_bytes(int s, const void *b, size_t n)
 {
 	return send(s, b, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
@@ -137,12 +123,12 @@ static void test_malformed(void)
 	int s;
 
 	/* garbage: error, then the connection is closed (the framing is lost) */
-	s = raw_connect(path);
+	s = th_connect(path, 2);
 	CHECK_EQ(send_bytes(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27), 0);
 	CHECK(expect_error(s, EPROTO));
 	CHECK(is_closed(s));
 	close(s);
-	s = raw_connect(path);
+	s = th_connect(path, 2);
 	uint8_t junk[300];
 	for (int i = 0; i < 300; i++)
 		junk[i] = (uint8_t)(i * 37 + 11);
@@ -152,7 +138,7 @@ static void test_malformed(void)
 	close(s);
 
 	/* wrong version: error, connection kept, the right version works */
-	s = raw_connect(path);
+	s = th_connect(path, 2);
 	struct toe_ctl_hello h;
 	memset(&h, 0, sizeof(h));
 	toe_ctl_hdr_init(&h.hdr, TOE_CTL_HELLO, sizeof(h), 1);
@@ -211,18 +197,18 @@ static void test_malformed(void)
 	CHECK(good_still_served(&p));
 
 	/* impossible lengths: error, then closed */
-	s = raw_connect(path);
+	s = th_connect(path, 2);
 	toe_ctl_hdr_init(&hd, TOE_CTL_HELLO, 1u << 30, 10);
 	CHECK_EQ(send_bytes(s, &hd, sizeof(hd)), 0);
 	CHECK(expect_error(s, EMSGSIZE));
 	CHECK(is_closed(s));
 	close(s);
-	s = raw_connect(path);
+	s = th_connect(path, 2);
 	toe_ctl_hdr_init(&hd, TOE_CTL_HELLO, TOE_CTL_MAX_MSG + 1, 10);
 	CHECK_EQ(send_bytes(s, &hd, sizeof(hd)), 0);
 	CHECK(expect_error(s, EMSGSIZE));
 	close(s);
-	s = raw_connect(path);
+	s = th_connect(path, 2);
 	toe_ctl_hdr_init(&hd, TOE_CTL_HELLO, 8, 11);
 	CHECK_EQ(send_bytes(s, &hd, sizeof(hd)), 0);
 	CHECK(expect_error(s, EBADMSG));
@@ -230,10 +216,10 @@ static void test_malformed(void)
 	close(s);
 
 	/* half a message, then silence: nobody else waits for it */
-	int half = raw_connect(path);
+	int half = th_connect(path, 2);
 	CHECK_EQ(send_bytes(half, &h, 8), 0);
 	/* half a message, then gone */
-	s = raw_connect(path);
+	s = th_connect(path, 2);
 	memset(&h, 0, sizeof(h));
 	toe_ctl_hdr_init(&h.hdr, TOE_CTL_HELLO, sizeof(h), 12);
 	CHECK_EQ(send_bytes(s, &h, 30), 0);
@@ -245,7 +231,7 @@ static void test_malformed(void)
 	 * and the daemon disposes of them and closes that connection with ERROR EPERM */
 	struct th_ack a0;
 	CHECK_EQ(th_stats(&p, &a0), 0);
-	s = raw_connect(path);
+	s = th_connect(path, 2);
 	toe_ctl_hdr_init(&h.hdr, TOE_CTL_HELLO, sizeof(h), 13);
 	int pass[2] = {0, 1};
 	union {
@@ -270,7 +256,7 @@ static void test_malformed(void)
 		CHECK(expect_error(s, EPERM));
 		CHECK(is_closed(s));
 		close(s);
-		s = raw_connect(path);
+		s = th_connect(path, 2);
 	}
 
 	/* pipelined requests are all answered, in order */
@@ -297,7 +283,7 @@ static void test_malformed(void)
 	close(s);
 
 	/* a client that floods requests and never reads replies is dropped, not waited for */
-	s = raw_connect(path);
+	s = th_connect(path, 2);
 	int fl = 1;
 	setsockopt(s, SOL_SOCKET, SO_SNDBUF, &fl, sizeof(fl));
 	uint64_t end = th_now() + 3000000000ull;
@@ -345,16 +331,16 @@ static void test_limits_and_perms(void)
 
 	int s[4];
 	for (int i = 0; i < 3; i++) {
-		s[i] = raw_connect(path);
+		s[i] = th_connect(path, 2);
 		CHECK(hello_ok(s[i], 1));
 	}
-	s[3] = raw_connect(path);
+	s[3] = th_connect(path, 2);
 	CHECK(expect_error(s[3], EUSERS));
 	CHECK(is_closed(s[3]));
 	close(s[3]);
 	close(s[2]);
 	usleep(50000);
-	s[2] = raw_connect(path); /* a slot is free again */
+	s[2] = th_connect(path, 2); /* a slot is free again */
 	CHECK(hello_ok(s[2], 2));
 	for (int i = 0; i < 3; i++)
 		close(s[i]);
@@ -369,7 +355,7 @@ static void test_limits_and_perms(void)
 			int ok = 1;
 			if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
 				_exit(3);
-			int c = raw_connect(path);
+			int c = th_connect(path, 2);
 			ok &= c >= 0 && expect_error(c, EACCES) && is_closed(c);
 			close(c);
 			_exit(ok ? 0 : 1);
@@ -382,7 +368,7 @@ static void test_limits_and_perms(void)
 			gid_t g = 12345;
 			if (setgroups(1, &g) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
 				_exit(3);
-			int c = raw_connect(path);
+			int c = th_connect(path, 2);
 			_exit(c >= 0 && hello_ok(c, 1) ? 0 : 1);
 		}
 		waitpid(pid, &stt, 0);

@@ -24,6 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -224,6 +227,25 @@ static inline void th_kill(struct th_prod *p)
 	kill(p->pid, SIGKILL);
 	waitpid(p->pid, &st, 0);
 	th_close_pipes(p);
+}
+
+/* A raw connection to the control socket at p (the wire without libtoeclient), with a receive timeout of
+ * rcv_timeout_s seconds when not 0: the descriptor, or -1. */
+static inline int th_connect(const char *p, int rcv_timeout_s)
+{
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p);
+	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	if (rcv_timeout_s) {
+		struct timeval tv = {.tv_sec = rcv_timeout_s};
+		setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	return s;
 }
 
 /* A private folder for sockets; removed by th_rmdir. */

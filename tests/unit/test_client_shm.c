@@ -308,10 +308,8 @@ static void test_killed_client(void)
 /* Subscribe by hand to get the descriptors the library would map. */
 static int raw_subscribe(int fds[3], uint64_t *data_size)
 {
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	int s = th_connect(path, 0);
+	if (s < 0)
 		return -1;
 	struct toe_ctl_subscribe m;
 	memset(&m, 0, sizeof(m));

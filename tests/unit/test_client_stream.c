@@ -144,12 +144,8 @@ static void test_streams(void)
 	toe_close(cu);
 
 	/* the wire: the flag without the name is refused as a bad length, the connection stays */
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	snprintf(sun.sun_path, sizeof sun.sun_path, "%s", path);
-	CHECK_EQ(connect(s, (struct sockaddr *)&sun, sizeof sun), 0);
-	struct timeval tv = {.tv_sec = 2};
-	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	int s = th_connect(path, 2);
+	CHECK(s >= 0);
 	struct toe_ctl_subscribe m;
 	memset(&m, 0, sizeof m);
 	toe_ctl_hdr_init(&m.hdr, TOE_CTL_SUBSCRIBE, sizeof m, 7);

@@ -12,6 +12,7 @@
 #include "ctl/ctl_fds.h"
 #include "ctl/ctl_instance.h"
 #include "ctl/ctl_proto.h"
+#include "stuck_sock.h"
 #include "test_client_harness.h"
 
 static char dir[64], path[96];
@@ -19,18 +20,6 @@ static char dir[64], path[96];
 static uint64_t ms_now(void)
 {
 	return th_now() / 1000000ull;
-}
-
-static int raw_connect(const char *p)
-{
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p);
-	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(s);
-		return -1;
-	}
-	return s;
 }
 
 /* HELLO and its answer: the reply's type, or -1; *err gets an ERROR's errno. */
@@ -139,32 +128,6 @@ static void test_parse(void)
 }
 
 /* ---- passed descriptors ------------------------------------------------------------ */
-
-/* A TCP socket whose send queue is stuck (the peer never reads) with SO_LINGER of secs. */
-static int stuck_socket(int secs, int *peer, int *lst)
-{
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t sl = sizeof(sa);
-	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int small = 4096;
-	setsockopt(l, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-	if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(l, 1) < 0 ||
-	    getsockname(l, (struct sockaddr *)&sa, &sl) < 0)
-		return -1;
-	int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	setsockopt(c, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
-	if (connect(c, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -1;
-	*peer = accept(l, NULL, NULL);
-	*lst = l;
-	static char junk[65536];
-	int n = 0;
-	while (send(c, junk, sizeof(junk), MSG_DONTWAIT | MSG_NOSIGNAL) > 0 && n < 1000)
-		n++;
-	struct linger lg = {.l_onoff = 1, .l_linger = secs};
-	setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	return c;
-}
 
 static void test_fds_dispose(void)
 {
@@ -297,9 +260,9 @@ static void test_handshake(void)
 	struct th_prod p;
 	struct ctl_config cc = {.handshake_ms = 150, .allow_gid = -1};
 	CHECK_EQ(th_start(&p, path, NULL, &cc), 0);
-	int quiet = raw_connect(path);
-	int spoke = raw_connect(path);
-	int half = raw_connect(path);
+	int quiet = th_connect(path, 0);
+	int spoke = th_connect(path, 0);
+	int half = th_connect(path, 0);
 	CHECK_EQ(hello(spoke, NULL), TOE_CTL_HELLO_OK);
 	struct toe_ctl_hdr h;
 	toe_ctl_hdr_init(&h, TOE_CTL_STATS, sizeof(h), 1);
@@ -350,7 +313,7 @@ static pid_t as_uid(uid_t uid, int n, uint32_t sub_cap, int out, const int hold[
 			if (res == 0)
 				res = toe_subscribe(cl[i], &(struct toe_sub){.capacity = sub_cap});
 		} else {
-			int s = raw_connect(path), err = -1;
+			int s = th_connect(path, 0), err = -1;
 			res = s < 0 ? -errno : hello(s, &err) < 0 ? -EIO : -err;
 		}
 		(void)!write(out, &res, sizeof(res));
@@ -401,7 +364,7 @@ static void test_uid_limits(void)
 	results(rp[0], 1, r);
 	CHECK_EQ(r[0], -EUSERS);
 	/* root gets the reserved two, then the door closes for everyone */
-	int s1 = raw_connect(path), s2 = raw_connect(path), s3 = raw_connect(path), err = 0;
+	int s1 = th_connect(path, 0), s2 = th_connect(path, 0), s3 = th_connect(path, 0), err = 0;
 	CHECK_EQ(hello(s1, NULL), TOE_CTL_HELLO_OK);
 	CHECK_EQ(hello(s2, NULL), TOE_CTL_HELLO_OK);
 	CHECK_EQ(hello(s3, &err), TOE_CTL_ERROR);

@@ -1,9 +1,12 @@
 /* test_dp_spin.c - busy polling that yields a shared CPU (daemon/dp/dp_spin.c): the policy from crafted
- * run-queue wait samples, the thread's own counter read for real, the short scheduler slice. */
+ * run-queue wait samples, the thread's own counter read for real, a CPU's ticks from a crafted /proc/stat of
+ * a large host, the short scheduler slice. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dp/dp_spin.h"
 #include "test.h"
@@ -182,6 +185,76 @@ static void test_read(void)
 	CHECK_EQ(dp_spin_should(&s, 6 * W, 0), 1);
 }
 
+/* A file in place of /proc/stat, read through s->stat_fd. */
+static int stat_file(struct dp_spin *s, const char *text)
+{
+	char path[] = "/tmp/test_dp_spin.XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	size_t len = strlen(text);
+	CHECK_EQ(write(fd, text, len), (long long)len);
+	*s = fresh();
+	s->stat_fd = fd;
+	return 0;
+}
+
+/* /proc/stat of a host with 200 CPUs: the CPU lines run to about 12 KB, past the 8 KB the reader once took in
+ * one read, so the upper CPUs were "not found". Every CPU's line is found (cpu1 is not cpu1x's), a CPU
+ * beyond the last is not, nor one named only after the CPU lines; a last line without a newline is read. */
+static void test_cpu_ticks_many(void)
+{
+	enum { NCPU = 200 };
+	static char text[64 * 1024];
+	size_t at = 0, off150 = 0;
+	struct dp_spin s;
+	uint64_t idle, total;
+	at += (size_t)snprintf(text + at, sizeof text - at, "cpu  1 2 3 4 5 6 7 8 0 0\n");
+	for (int c = 0; c < NCPU; c++) {
+		if (c == 150)
+			off150 = at;
+		/* user nice system idle iowait irq softirq steal guest guest_nice */
+		at += (size_t)snprintf(text + at, sizeof text - at, "cpu%d %d %d %d %d %d %d %d %d 0 0\n", c,
+				       1000000 + c, 2000000 + c, 3000000 + c, 40000000 + c, 500 + c, 600 + c, 700 + c,
+				       800 + c);
+	}
+	at += (size_t)snprintf(text + at, sizeof text - at, "intr 4242");
+	for (int i = 0; i < 3000; i++)
+		at += (size_t)snprintf(text + at, sizeof text - at, " %d", i);
+	snprintf(text + at, sizeof text - at, "\nctxt 77\ncpu999 1 1 1 1 1 1 1 1 0 0\n");
+	CHECK(off150 > 8192);
+	if (stat_file(&s, text) < 0)
+		return;
+	const int cpus[] = {0, 1, 12, 91, 150, 199};
+	for (size_t k = 0; k < sizeof cpus / sizeof cpus[0]; k++) {
+		uint64_t c = (uint64_t)cpus[k];
+		idle = total = 0;
+		CHECK_EQ(dp_spin_cpu_ticks(&s, cpus[k], &idle, &total), 0);
+		CHECK_EQ(idle, (40000000 + c) + (500 + c)); /* idle + iowait */
+		CHECK_EQ(total, 1000000 + 2000000 + 3000000 + 40000000 + 500 + 600 + 700 + 800 + 8 * c);
+	}
+	CHECK_EQ(dp_spin_cpu_ticks(&s, 150, &idle, &total), 0); /* again: read from the start each time */
+	CHECK_EQ(idle, 40000000 + 150 + 500 + 150);
+	CHECK_EQ(dp_spin_cpu_ticks(&s, NCPU, &idle, &total), -1);
+	CHECK_EQ(dp_spin_cpu_ticks(&s, 999, &idle, &total), -1); /* after the CPU lines: not looked at */
+	CHECK_EQ(dp_spin_cpu_ticks(&s, -1, &idle, &total), -1);
+	close(s.stat_fd);
+
+	if (stat_file(&s, "cpu  2 0 0 0 0 0 0 0 0 0\ncpu0 1 2 3 4 5 6 7 8") < 0)
+		return;
+	CHECK_EQ(dp_spin_cpu_ticks(&s, 0, &idle, &total), 0);
+	CHECK_EQ(idle, 4 + 5);
+	CHECK_EQ(total, 36);
+	close(s.stat_fd);
+
+	if (stat_file(&s, "cpu  2 0 0 0 0 0 0 0 0 0\ncpu0 1 2 3\n") < 0) /* a line short of its fields */
+		return;
+	CHECK_EQ(dp_spin_cpu_ticks(&s, 0, &idle, &total), -1);
+	close(s.stat_fd);
+}
+
 /* The short slice: taken by the kernel and shown in /proc/thread-self/sched (se.slice, Linux >= 6.12),
  * in a thread of its own so the test's main thread keeps its slice. */
 static void *slice_thread(void *arg)
@@ -228,6 +301,7 @@ int main(void)
 	test_counter_reset();
 	test_pinned();
 	test_read();
+	test_cpu_ticks_many();
 	test_slice();
 	return test_done("dp_spin");
 }

@@ -2,7 +2,8 @@
  * messages it encodes decode (STEP deframer + FAST decoder) to exactly the
  * truth it prints, MsgSeqNum and BizIndex (per channel) run on without holes, message sizes
  * respect the limits, and the bytes are those of the plain sse_stream feed
- * (so toe-feedsim sends what toe-fastgen writes for the same options).
+ * (so toe-feedsim sends what toe-fastgen writes for the same options); the
+ * generator's options the tools share.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -164,10 +165,62 @@ static void test_one_kind(void)
 	feed_src_free(s);
 }
 
+/* The generator's options the feed tools share (feed_gen_opt): taken into the settings, bounds from
+ * sse_gen.h and FEED_MAX_PER_MSG, a refused value leaves the setting, other letters are not taken. */
+static void test_gen_opts(void)
+{
+	struct sse_gen_cfg cfg;
+	uint64_t per_msg = 4;
+	const char *bad = "unset";
+	char num[32];
+	sse_gen_default(&cfg);
+	struct sse_gen_cfg def = cfg;
+
+	CHECK_EQ(feed_gen_opt('t', "x.xml", &cfg, &per_msg, &bad), 0);
+	CHECK_EQ(feed_gen_opt('B', NULL, &cfg, &per_msg, &bad), 0);
+	CHECK_EQ(feed_gen_opt('s', "0x10", &cfg, &per_msg, &bad), 1);
+	CHECK(bad == NULL);
+	CHECK_EQ(cfg.seed, 16);
+	CHECK_EQ(feed_gen_opt('k', "1000", &cfg, &per_msg, &bad), 1);
+	CHECK(bad == NULL);
+	CHECK_EQ(per_msg, 1000);
+	snprintf(num, sizeof num, "%d", SSE_GEN_MAX_SEC);
+	CHECK_EQ(feed_gen_opt('S', num, &cfg, &per_msg, &bad), 1);
+	CHECK(bad == NULL);
+	CHECK_EQ(cfg.nsecurities, SSE_GEN_MAX_SEC);
+	CHECK_EQ(feed_gen_opt('c', "1", &cfg, &per_msg, &bad), 1);
+	CHECK(bad == NULL);
+	CHECK_EQ(cfg.nchannels, 1);
+	CHECK_EQ(feed_gen_opt('p', "0", &cfg, &per_msg, &bad), 1);
+	CHECK(bad == NULL);
+	CHECK_EQ(cfg.order_pct, 0);
+
+	cfg = def;
+	per_msg = 4;
+	CHECK_EQ(feed_gen_opt('s', "-1", &cfg, &per_msg, &bad), 1);
+	CHECK(bad && strcmp(bad, "--seed needs a number") == 0);
+	CHECK_EQ(feed_gen_opt('k', "1001", &cfg, &per_msg, &bad), 1);
+	CHECK(bad && strcmp(bad, "--per-msg needs a number in 1..1000") == 0);
+	CHECK_EQ(feed_gen_opt('k', "0", &cfg, &per_msg, &bad), 1);
+	CHECK(bad != NULL);
+	snprintf(num, sizeof num, "%d", SSE_GEN_MAX_SEC + 1);
+	CHECK_EQ(feed_gen_opt('S', num, &cfg, &per_msg, &bad), 1);
+	CHECK(bad && strcmp(bad, "--securities out of range") == 0);
+	snprintf(num, sizeof num, "%d", SSE_GEN_MAX_CHAN + 1);
+	CHECK_EQ(feed_gen_opt('c', num, &cfg, &per_msg, &bad), 1);
+	CHECK(bad && strcmp(bad, "--channels out of range") == 0);
+	CHECK_EQ(feed_gen_opt('p', "101", &cfg, &per_msg, &bad), 1);
+	CHECK(bad && strcmp(bad, "--order-pct needs a number in 0..100") == 0);
+	CHECK_EQ(per_msg, 4);
+	CHECK(cfg.seed == def.seed && cfg.nsecurities == def.nsecurities && cfg.nchannels == def.nchannels &&
+	      cfg.order_pct == def.order_pct);
+}
+
 int main(void)
 {
 	test_errors();
 	test_roundtrip();
 	test_one_kind();
+	test_gen_opts();
 	return test_done("feedsim_gen");
 }

@@ -74,6 +74,22 @@ static void test_percentiles(void)
 	CHECK(strcmp(buf, "y: n 3  min 1.5  p50 2.0  p90 2.0  p99 2.0  p99.9 2.0  max 123456.7  mean 41153.4 us\n") ==
 	      0);
 	free(buf);
+
+	/* both lines at once, to two streams, from unsorted samples */
+	int64_t u[3] = {123456789, 1500, 2000};
+	char *rbuf = NULL;
+	size_t rlen = 0;
+	f = open_memstream(&buf, &len);
+	FILE *r = open_memstream(&rbuf, &rlen);
+	feed_lat_report(u, 3, f, "y", r, "x");
+	fclose(f);
+	fclose(r);
+	CHECK(strcmp(buf, "y: n 3  min 1.5  p50 2.0  p90 2.0  p99 2.0  p99.9 2.0  max 123456.7  mean 41153.4 us\n") ==
+	      0);
+	CHECK(strcmp(rbuf, "RESULT {\"name\":\"x\",\"unit\":\"ns\",\"n\":3,\"min\":1500,\"p50\":2000,\"p90\":2000,"
+			   "\"p99\":2000,\"p999\":2000,\"max\":123456789,\"mean\":41153429}\n") == 0);
+	free(buf);
+	free(rbuf);
 }
 
 static void test_sendlog(void)
@@ -137,8 +153,24 @@ static void test_sendlog(void)
 	CHECK_EQ(feed_sendlog_read(path, &r, &nr, err, sizeof err), 0);
 	CHECK_EQ(nr, 0);
 	free(r);
+
+	/* waiting for the log to reach a message: at once when it does, else the last reason after the tries */
+	f = fopen(path, "wb");
+	CHECK_EQ(feed_sendlog_write(f, e + 1, 2), 0);
+	fclose(f);
+	CHECK_EQ(feed_sendlog_wait(path, 3, 1, &r, &nr, err, sizeof err), 0);
+	CHECK_EQ(nr, 2);
+	free(r);
+	CHECK_EQ(feed_sendlog_wait(path, 0, 1, &r, &nr, err, sizeof err), 0);
+	free(r);
+	CHECK_EQ(feed_sendlog_wait(path, 4, 2, &r, &nr, err, sizeof err), -1); /* two reads, 100 ms apart */
+	CHECK(r == NULL && nr == 0);
+	CHECK(strcmp(err, "the send log does not reach the last message received") == 0);
+
 	unlink(path);
 	CHECK_EQ(feed_sendlog_read(path, &r, &nr, err, sizeof err), -1);
+	CHECK_EQ(feed_sendlog_wait(path, 0, 1, &r, &nr, err, sizeof err), -1);
+	CHECK(r == NULL && strstr(err, path) != NULL);
 }
 
 static void test_find(void)

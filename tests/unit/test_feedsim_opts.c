@@ -1,6 +1,6 @@
 /* test_feedsim_opts.c - the command line the feed tools share (feed_net.c):
  * --listen/--connect/--udp, --cpu, --wait-ms, the checks once getopt is done
- * and opening the peer's socket. The complaints are the ones the tools print
+ * and opening the peer's socket; the session options (feed_sessopt.c). The complaints are the ones the tools print
  * (toe-feedsim, toe-sockrx; test_feedsim.sh runs the tools themselves).
  */
 #include <arpa/inet.h>
@@ -14,6 +14,7 @@
 
 #include "test.h"
 #include "feed/feed_net.h"
+#include "feed/feed_sessopt.h"
 
 static const char *const BAD_ADDR = "the address must be IPv4-ADDRESS:PORT";
 static const char *const TWO_PEERS = "give one of --listen, --connect, --udp";
@@ -81,28 +82,46 @@ static void test_cpu_wait_opts(void)
 	CHECK_EQ(w, 5);
 }
 
+/* What a call prints on stderr: cap_begin() before it, cap_end() after. */
+struct cap {
+	FILE *tmp;
+	int saved;
+};
+
+static int cap_begin(struct cap *c, char *out)
+{
+	out[0] = 0;
+	c->tmp = tmpfile();
+	c->saved = dup(2);
+	if (!c->tmp || c->saved < 0) {
+		CHECK(!"tmpfile/dup");
+		return -1;
+	}
+	fflush(stderr);
+	dup2(fileno(c->tmp), 2);
+	return 0;
+}
+
+static void cap_end(struct cap *c, char *out, size_t outlen)
+{
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	rewind(c->tmp);
+	size_t n = fread(out, 1, outlen - 1, c->tmp);
+	out[n] = 0;
+	fclose(c->tmp);
+}
+
 /* feed_args_check's return value and what it printed on stderr. */
 static int args_check(char *out, size_t outlen, int argc, char **argv, int next, const char *templates,
 		      const struct feed_peer *peer)
 {
-	FILE *tmp = tmpfile();
-	int saved = dup(2), rc;
-	size_t n = 0;
-	out[0] = 0;
-	if (!tmp || saved < 0) {
-		CHECK(!"tmpfile/dup");
+	struct cap c;
+	if (cap_begin(&c, out))
 		return -2;
-	}
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
-	rc = feed_args_check("toe-x", argc, argv, next, templates, peer);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(out, 1, outlen - 1, tmp);
-	out[n] = 0;
-	fclose(tmp);
+	int rc = feed_args_check("toe-x", argc, argv, next, templates, peer);
+	cap_end(&c, out, outlen);
 	return rc;
 }
 
@@ -215,11 +234,72 @@ static void test_peer_open(void)
 		fprintf(stderr, "  got '%s', want '%s'\n", err, want);
 }
 
+/* The session options toe-feedsim and toe-sockrx share (feed_sessopt.c): each taken into the session's
+ * settings and counted, bad values refused with the message the tools print, other options left alone; the
+ * checks after parsing. */
+static void test_sessopt(void)
+{
+	struct feed_sessopt o = {0};
+	struct step_sess_cfg cfg;
+	const char *bad = "unset";
+	char long_id[40], out[256];
+	memset(&cfg, 0, sizeof cfg);
+	memset(long_id, 'A', sizeof long_id - 1);
+	long_id[sizeof long_id - 1] = 0;
+
+	CHECK_EQ(feed_sessopt_take(&o, 't', "x.xml", &cfg, &bad), 0);
+	CHECK_EQ(feed_sessopt_take(&o, FEED_O_SESS_NEXT, "x", &cfg, &bad), 0);
+	CHECK(o.session == 0 && o.given == 0);
+	CHECK_EQ(feed_sessopt_take(&o, FEED_O_SENDER, "VENDOR1", &cfg, &bad), 1);
+	CHECK(bad == NULL && streq(cfg.sender, "VENDOR1"));
+	CHECK_EQ(feed_sessopt_take(&o, FEED_O_TARGET, "SSE", &cfg, &bad), 1);
+	CHECK_EQ(feed_sessopt_take(&o, FEED_O_USERNAME, "v1", &cfg, &bad), 1);
+	CHECK_EQ(feed_sessopt_take(&o, FEED_O_PASSWORD, "secret", &cfg, &bad), 1);
+	CHECK_EQ(feed_sessopt_take(&o, FEED_O_HEARTBEAT, "3600", &cfg, &bad), 1);
+	CHECK(bad == NULL);
+	CHECK(streq(cfg.target, "SSE") && streq(cfg.username, "v1") && streq(cfg.password, "secret"));
+	CHECK_EQ(cfg.heartbeat_s, 3600);
+	CHECK(o.session == 0 && o.given == 5);
+	CHECK_EQ(feed_sessopt_take(&o, FEED_O_SESSION, NULL, &cfg, &bad), 1);
+	CHECK(bad == NULL && o.session == 1 && o.given == 5);
+
+	const char *ids[] = {"", "A=B", "A\001B", long_id};
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+		CHECK_EQ(feed_sessopt_take(&o, FEED_O_TARGET, ids[i], &cfg, &bad), 1);
+		CHECK(streq(bad, "needs 1 to 31 characters, no SOH and no '='"));
+	}
+	CHECK(streq(cfg.target, "SSE"));
+	CHECK_EQ(feed_sessopt_take(&o, FEED_O_PASSWORD, "", &cfg, &bad), 1);
+	CHECK(streq(bad, "--password needs 1 to 63 characters"));
+	CHECK_EQ(feed_sessopt_take(&o, FEED_O_HEARTBEAT, "3601", &cfg, &bad), 1);
+	CHECK(streq(bad, "--heartbeat-s needs a number of seconds in 0..3600"));
+	CHECK_EQ(feed_sessopt_take(&o, FEED_O_HEARTBEAT, "-1", &cfg, &bad), 1);
+	CHECK(bad != NULL);
+	CHECK_EQ(cfg.heartbeat_s, 3600);
+
+	struct feed_peer tcp = {.mode = FEED_MODE_CONNECT}, udp = {.mode = FEED_MODE_UDP};
+	struct feed_sessopt none = {0}, opts_only = {.given = 1}, sess_udp = {.session = 1};
+	struct cap c;
+	CHECK_EQ(feed_sessopt_check(&o, "toe-x", &tcp), 0);
+	CHECK_EQ(feed_sessopt_check(&none, "toe-x", &udp), 0);
+	if (cap_begin(&c, out) == 0) {
+		CHECK_EQ(feed_sessopt_check(&opts_only, "toe-x", &tcp), -1);
+		cap_end(&c, out, sizeof out);
+		CHECK(streq(out, "toe-x: the session options need --session\n"));
+	}
+	if (cap_begin(&c, out) == 0) {
+		CHECK_EQ(feed_sessopt_check(&sess_udp, "toe-x", &udp), -1);
+		cap_end(&c, out, sizeof out);
+		CHECK(streq(out, "toe-x: --session needs a TCP connection (--listen or --connect), not --udp\n"));
+	}
+}
+
 int main(void)
 {
 	test_peer_opt();
 	test_cpu_wait_opts();
 	test_args_check();
 	test_peer_open();
+	test_sessopt();
 	return test_done("feedsim_opts");
 }

@@ -276,6 +276,41 @@ static inline uint32_t tm_range(uint32_t lo, uint32_t hi)
 	return lo + tm_rand() % (hi - lo + 1);
 }
 
+/* A segment of a random test feed: bytes [off, off + len), sent in the order of key. */
+struct rseg {
+	uint32_t off, len, key;
+};
+
+static inline int tm_cmp_key(const void *a, const void *b)
+{
+	const struct rseg *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Cut len bytes into random segments of 2..maxseg bytes (a 1-byte copy at rcv_nxt-1 would be a keep-alive),
+ * keyed for a bounded displacement: segment k arrives at most d positions late, the first in place (no
+ * SYN-less join needed). Returns the segments. */
+static inline uint32_t tm_cut(struct rseg *seg, uint32_t len, uint32_t maxseg, uint32_t d)
+{
+	uint32_t off = 0, nseg = 0;
+	while (off < len) {
+		uint32_t n = tm_range(2, maxseg);
+		if (n > len - off)
+			n = len - off;
+		if (len - off - n == 1)
+			n++;
+		seg[nseg].off = off;
+		seg[nseg].len = n;
+		seg[nseg].key = nseg * 2 + 2 * tm_range(0, d);
+		nseg++;
+		off += n;
+	}
+	seg[0].key = 0;
+	return nseg;
+}
+
 /* The rebuilt stream of conn equals ref[0..len) outside the expected gaps,
  * and the gaps are exactly exp[0..nexp). */
 static inline int tm_check_stream(struct tm *t, int conn, const uint8_t *ref, uint64_t len,

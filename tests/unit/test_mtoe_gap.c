@@ -314,18 +314,6 @@ static void test_poll_short_array(void)
  * declared gaps must be exactly the runs of bytes never sent (computed from
  * what was sent) when no bytes had to be dropped for buffer space; in any
  * case every delivered byte is right and every byte never sent is in a gap. */
-struct rseg {
-	uint32_t off, len, key;
-};
-
-static int cmp_key(const void *a, const void *b)
-{
-	const struct rseg *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
 static void test_random_loss(void)
 {
 	enum { LEN = 60000, D = 4, TRIALS = 200 };
@@ -341,7 +329,7 @@ static void test_random_loss(void)
 	tm_init(&t, &cfg, LEN);
 	for (trial = 0; trial < TRIALS; trial++) {
 		struct tm_flow f = tm_flow_n(100 + trial);
-		uint32_t off = 0, nseg = 0, nord = 0, i, nexp = 0;
+		uint32_t nseg, nord = 0, i, nexp = 0;
 		uint32_t drop_pct = 1 + (uint32_t)trial % 5;
 		uint64_t ts = 0;
 		int ci, k;
@@ -349,19 +337,7 @@ static void test_random_loss(void)
 		struct tm_out *o;
 		tm_fill(s, LEN, 1000 + (uint32_t)trial);
 		memset(sent, 0, LEN);
-		while (off < LEN) {
-			uint32_t n = tm_range(2, 1460);
-			if (n > LEN - off)
-				n = LEN - off;
-			if (LEN - off - n == 1)
-				n++;
-			seg[nseg].off = off;
-			seg[nseg].len = n;
-			seg[nseg].key = nseg * 2 + 2 * tm_range(0, D);
-			nseg++;
-			off += n;
-		}
-		seg[0].key = 0;
+		nseg = tm_cut(seg, LEN, 1460, D);
 		for (i = 0; i < nseg; i++) {
 			if (i > 0 && tm_range(0, 99) < drop_pct)
 				continue;
@@ -391,7 +367,7 @@ static void test_random_loss(void)
 			nexp++;
 			i = j;
 		}
-		qsort(order, nord, sizeof(order[0]), cmp_key);
+		qsort(order, nord, sizeof(order[0]), tm_cmp_key);
 		CHECK_EQ(tm_pkt(&t, f, 0, ISN, TCP_SYN | TCP_ACK, NULL, 0, ts), 1);
 		ci = t.ev[0].conn;
 		c = &t.m->conn[ci];

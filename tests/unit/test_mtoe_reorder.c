@@ -156,18 +156,6 @@ static void test_range_full(void)
  * positions earlier has arrived, so all data stays within the window and at
  * most D ranges are held), random retransmissions of whole segments and of
  * re-cut slices. Output must equal the input exactly. */
-struct rseg {
-	uint32_t off, len, key;
-};
-
-static int cmp_key(const void *a, const void *b)
-{
-	const struct rseg *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
 static void test_random(void)
 {
 	enum { LEN = 40000, MAXSEG = 1460, D = 8, TRIALS = 500 };
@@ -181,27 +169,13 @@ static void test_random(void)
 	tm_init(&t, &cfg, LEN);
 	for (trial = 0; trial < TRIALS; trial++) {
 		struct tm_flow f = tm_flow_n(trial);
-		uint32_t isn = tm_rand(), off = 0, nseg = 0, nord = 0, i;
+		uint32_t isn = tm_rand(), nseg, nord = 0, i;
 		uint32_t maxseg = trial % 3 == 0 ? 64 : MAXSEG;
 		int ci;
 		const struct mtoe_conn *c;
 		uint64_t expect_segments;
 		tm_fill(s, LEN, 100 + (uint32_t)trial);
-		while (off < LEN) {
-			/* at least 2 bytes: a 1-byte copy at rcv_nxt-1 is a keep-alive */
-			uint32_t n = tm_range(2, maxseg);
-			if (n > LEN - off)
-				n = LEN - off;
-			if (LEN - off - n == 1)
-				n++;
-			seg[nseg].off = off;
-			seg[nseg].len = n;
-			seg[nseg].key = nseg * 2 + 2 * tm_range(0, D);
-			nseg++;
-			off += n;
-		}
-		/* first segment in place so that the SYN-less join is not needed */
-		seg[0].key = 0;
+		nseg = tm_cut(seg, LEN, maxseg, D);
 		for (i = 0; i < nseg; i++)
 			order[nord++] = seg[i];
 		/* retransmissions: a whole segment or a slice of recent data, arriving a bit later */
@@ -220,7 +194,7 @@ static void test_random(void)
 				order[nord++] = r;
 			}
 		}
-		qsort(order, nord, sizeof(order[0]), cmp_key);
+		qsort(order, nord, sizeof(order[0]), tm_cmp_key);
 		/* the SYN arrives first */
 		CHECK_EQ(tm_pkt(&t, f, 0, isn, TCP_SYN | TCP_ACK, NULL, 0, 0), 1);
 		ci = t.ev[0].conn;

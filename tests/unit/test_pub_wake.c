@@ -18,39 +18,9 @@
 
 #include "dp/dp_pub.h"
 #include "dp/dp_shm.h"
+#include "ring_view.h"
 #include "test.h"
 #include "toe/shm.h"
-
-/* A consumer mapping the fds the way libtoeclient does. */
-struct view {
-	struct toe_ring_cons r;
-	void *data;
-	size_t len;
-	struct toe_shm_consumer *cons;
-};
-
-static int view_open(struct view *v, const struct pub_client_info *in)
-{
-	memset(v, 0, sizeof(*v));
-	v->len = in->data_size;
-	v->data = mmap(NULL, v->len, PROT_READ, MAP_SHARED, in->data_fd, 0);
-	v->cons = mmap(NULL, TOE_SHM_CONS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, in->cons_fd, 0);
-	if (v->data == MAP_FAILED || v->cons == MAP_FAILED)
-		return -1;
-	const struct toe_shm_region *reg = v->data;
-	v->r.reg = reg;
-	v->r.recs = (const union toe_record *)((const char *)v->data + reg->ring_offset);
-	v->r.cons = v->cons;
-	v->r.cap = reg->capacity;
-	v->r.mask = reg->capacity - 1;
-	return 0;
-}
-
-static void view_close(struct view *v)
-{
-	munmap(v->data, v->len);
-	munmap(v->cons, TOE_SHM_CONS_SIZE);
-}
 
 static void mk_trade(union toe_record *r, uint64_t i)
 {
@@ -80,10 +50,10 @@ static void test_commit_then_wake(void)
 	struct pub_filter f = {0};
 	struct pub_client *c[3];
 	struct pub_client_info in[3];
-	struct view v[3];
+	struct ring_view v[3];
 	for (int i = 0; i < 3; i++) {
 		CHECK_EQ(pub_client_add(p, &f, 64, 0, 0, &c[i], &in[i]), 0);
-		CHECK_EQ(view_open(&v[i], &in[i]), 0);
+		CHECK_EQ(ring_view_open(&v[i], in[i].data_fd, in[i].data_size, in[i].cons_fd), 0);
 	}
 	uint32_t word;
 	CHECK_EQ(toe_ring_cons_prepare_wait(&v[0].r, TOE_SHM_WAIT_FUTEX, &word), 0);
@@ -134,7 +104,7 @@ static void test_commit_then_wake(void)
 	CHECK_EQ(wakeups(p), w0 + 1);
 
 	for (int i = 0; i < 3; i++) {
-		view_close(&v[i]);
+		ring_view_close(&v[i]);
 		pub_client_close_fds(c[i]);
 	}
 	pub_destroy(p);
@@ -149,9 +119,9 @@ static void test_busy_cpu(void)
 	struct pub_filter f = {0};
 	struct pub_client *c[2];
 	struct pub_client_info in[2];
-	struct view v[2];
+	struct ring_view v[2];
 	CHECK_EQ(pub_client_add(p, &f, 64, 0, 0, &c[0], &in[0]), 0);
-	CHECK_EQ(view_open(&v[0], &in[0]), 0);
+	CHECK_EQ(ring_view_open(&v[0], in[0].data_fd, in[0].data_size, in[0].cons_fd), 0);
 	const struct toe_shm_region *r0 = v[0].data;
 	CHECK_EQ(r0->busy_cpu, 0);
 	pub_tick(p, shm_now_ns());
@@ -160,7 +130,7 @@ static void test_busy_cpu(void)
 	pub_tick(p, shm_now_ns());
 	CHECK_EQ(r0->busy_cpu, 2);
 	CHECK_EQ(pub_client_add(p, &f, 64, 0, 0, &c[1], &in[1]), 0);
-	CHECK_EQ(view_open(&v[1], &in[1]), 0);
+	CHECK_EQ(ring_view_open(&v[1], in[1].data_fd, in[1].data_size, in[1].cons_fd), 0);
 	CHECK_EQ(((const struct toe_shm_region *)v[1].data)->busy_cpu, 2);
 	pub_set_busy_cpu(p, 0);
 	pub_tick(p, shm_now_ns());
@@ -170,7 +140,7 @@ static void test_busy_cpu(void)
 	CHECK_EQ(r0->busy_cpu, 0);
 	CHECK_EQ(((const struct toe_shm_region *)v[1].data)->busy_cpu, 0);
 	for (int i = 0; i < 2; i++) {
-		view_close(&v[i]);
+		ring_view_close(&v[i]);
 		pub_client_close_fds(c[i]);
 	}
 	pub_destroy(p);
@@ -183,7 +153,7 @@ static void test_busy_cpu(void)
 
 struct race {
 	struct pub *pub;
-	struct view v;
+	struct ring_view v;
 	uint64_t lost;  /* atomic: sleeps that timed out with a record waiting (the first ends the test) */
 	uint64_t slept; /* FUTEX_WAIT calls that blocked or found the word changed */
 	uint64_t got;
@@ -223,7 +193,7 @@ static void test_wake_never_lost(void)
 	struct pub_client *c;
 	struct pub_client_info in;
 	CHECK_EQ(pub_client_add(t.pub, &f, 64, 0, 0, &c, &in), 0);
-	CHECK_EQ(view_open(&t.v, &in), 0);
+	CHECK_EQ(ring_view_open(&t.v, in.data_fd, in.data_size, in.cons_fd), 0);
 	pthread_t th;
 	CHECK_EQ(pthread_create(&th, NULL, race_consumer, &t), 0);
 	union toe_record r;
@@ -251,7 +221,7 @@ static void test_wake_never_lost(void)
 	CHECK_EQ(t.got, RACE_ROUNDS);
 	printf("test_pub_wake: %llu raced rounds, %llu futex waits, %llu wake-ups sent, %s\n", (unsigned long long)t.got,
 	       (unsigned long long)t.slept, (unsigned long long)wakeups(t.pub), t.lost ? "ONE LOST" : "none lost");
-	view_close(&t.v);
+	ring_view_close(&t.v);
 	pub_client_close_fds(c);
 	pub_destroy(t.pub);
 }

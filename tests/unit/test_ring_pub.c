@@ -11,44 +11,12 @@
 
 #include "dp/dp_pub.h"
 #include "dp/dp_shm.h"
+#include "ring_view.h"
 #include "test.h"
 #include "toe/shm.h"
 
-/* A consumer mapping the fds the way libtoeclient does. */
-struct view {
-	struct toe_ring_cons r;
-	void *data;
-	size_t len;
-	void *cons;
-	uint64_t next_seq;
-};
-
-static int view_open(struct view *v, const struct pub_client_info *in)
-{
-	memset(v, 0, sizeof(*v));
-	v->len = in->data_size;
-	v->data = mmap(NULL, v->len, PROT_READ, MAP_SHARED, in->data_fd, 0);
-	v->cons = mmap(NULL, TOE_SHM_CONS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, in->cons_fd, 0);
-	if (v->data == MAP_FAILED || v->cons == MAP_FAILED)
-		return -1;
-	const struct toe_shm_region *reg = v->data;
-	v->r.reg = reg;
-	v->r.recs = (const union toe_record *)((const char *)v->data + reg->ring_offset);
-	v->r.cons = v->cons;
-	v->r.cap = reg->capacity;
-	v->r.mask = reg->capacity - 1;
-	v->next_seq = 1;
-	return 0;
-}
-
-static void view_close(struct view *v)
-{
-	munmap(v->data, v->len);
-	munmap(v->cons, TOE_SHM_CONS_SIZE);
-}
-
 /* Read everything available; returns count, adds seq jumps to *skipped. */
-static uint32_t view_drain(struct view *v, union toe_record *out, uint32_t max, uint64_t *skipped)
+static uint32_t view_drain(struct ring_view *v, union toe_record *out, uint32_t max, uint64_t *skipped)
 {
 	uint32_t n = toe_ring_cons_avail(&v->r), k = 0;
 	while (n && k < max) {
@@ -178,10 +146,10 @@ static void test_fanout_and_drops(void)
 	CHECK_EQ(ic.capacity, TOE_SHM_DEFAULT_CAPACITY);
 	CHECK(ia.client_id != ib.client_id && ib.client_id != ic.client_id);
 	CHECK_EQ(ia.epoch, pub_epoch(p));
-	struct view va, vb, vc;
-	CHECK_EQ(view_open(&va, &ia), 0);
-	CHECK_EQ(view_open(&vb, &ib), 0);
-	CHECK_EQ(view_open(&vc, &ic), 0);
+	struct ring_view va, vb, vc;
+	CHECK_EQ(ring_view_open(&va, ia.data_fd, ia.data_size, ia.cons_fd), 0);
+	CHECK_EQ(ring_view_open(&vb, ib.data_fd, ib.data_size, ib.cons_fd), 0);
+	CHECK_EQ(ring_view_open(&vc, ic.data_fd, ic.data_size, ic.cons_fd), 0);
 	const struct toe_shm_region *reg = va.data;
 	CHECK_EQ(reg->magic, TOE_SHM_MAGIC);
 	CHECK_EQ(reg->abi_version, TOE_ABI_VERSION);
@@ -278,19 +246,19 @@ static void test_fanout_and_drops(void)
 		;
 	struct pub_client *cd;
 	struct pub_client_info id;
-	struct view vd;
+	struct ring_view vd;
 	CHECK_EQ(pub_client_add(p, &fb, 64, TOE_START_NOW, 0, &cd, &id), 0);
-	CHECK_EQ(view_open(&vd, &id), 0);
-	((struct toe_shm_consumer *)vd.cons)->tail = 5000000; /* ahead of head */
+	CHECK_EQ(ring_view_open(&vd, id.data_fd, id.data_size, id.cons_fd), 0);
+	vd.cons->tail = 5000000; /* ahead of head */
 	pub_publish(p, recs, 100);
 	pub_client_get_stats(cd, &cs);
 	CHECK_EQ(cs.offered, 100);
 	CHECK_EQ(cs.dropped, 100 - 64); /* the first 64 fit before the producer looked at the tail */
-	((struct toe_shm_consumer *)vd.cons)->tail = (uint64_t)-1; /* far behind head */
+	vd.cons->tail = (uint64_t)-1; /* far behind head */
 	pub_publish(p, recs, 10);
 	pub_client_get_stats(cd, &cs);
 	CHECK_EQ(cs.dropped, 100 - 64 + 10);
-	((struct toe_shm_consumer *)vd.cons)->tail = 64; /* sane again: it read all 64 */
+	vd.cons->tail = 64; /* sane again: it read all 64 */
 	pub_publish(p, recs, 10);
 	pub_client_get_stats(cd, &cs);
 	CHECK_EQ(cs.dropped, 100 - 64 + 10);
@@ -298,7 +266,7 @@ static void test_fanout_and_drops(void)
 	n = view_drain(&va, out, N, &skipped);
 	CHECK_EQ(n, 17 + 2 + 2); /* channel-2 trades (i%4==1, i%3!=0): 17 in 0..99, 2 in 0..9 (twice) */
 	pub_client_remove(p, cd);
-	view_close(&vd);
+	ring_view_close(&vd);
 	close(id.data_fd);
 	close(id.cons_fd);
 
@@ -309,9 +277,9 @@ static void test_fanout_and_drops(void)
 	CHECK_EQ(ps.clients, 2);
 	CHECK_EQ(ps.rings_reclaimed, 2); /* D and A */
 	pub_publish(p, recs, 100); /* A is gone: nothing breaks */
-	view_close(&va);
-	view_close(&vb);
-	view_close(&vc);
+	ring_view_close(&va);
+	ring_view_close(&vb);
+	ring_view_close(&vc);
 	pub_client_close_fds(cb);
 	pub_client_close_fds(cc);
 	close(ia.data_fd);
@@ -372,10 +340,10 @@ static void test_replay(void)
 	mk_trade(&r[1], 301, 1, "600000");
 	pub_publish(p, r, 2);
 
-	struct view v;
+	struct ring_view v;
 	union toe_record out[200];
 	uint64_t sk = 0;
-	CHECK_EQ(view_open(&v, &i1), 0);
+	CHECK_EQ(ring_view_open(&v, i1.data_fd, i1.data_size, i1.cons_fd), 0);
 	uint32_t n = view_drain(&v, out, 200, &sk);
 	CHECK_EQ(n, 12); /* odd msg_seq 281..299, then 300, 301 */
 	CHECK_EQ(out[0].hdr.msg_seq, 281);
@@ -383,20 +351,20 @@ static void test_replay(void)
 	CHECK_EQ(out[10].hdr.msg_seq, 300);
 	CHECK_EQ(out[0].hdr.seq, 1);
 	CHECK_EQ(out[11].hdr.seq, 12);
-	view_close(&v);
-	CHECK_EQ(view_open(&v, &i2), 0);
+	ring_view_close(&v);
+	CHECK_EQ(ring_view_open(&v, i2.data_fd, i2.data_size, i2.cons_fd), 0);
 	n = view_drain(&v, out, 200, &sk);
 	CHECK_EQ(n, 7); /* 291..299 odd = 5, then 300, 301 */
 	CHECK_EQ(out[0].hdr.msg_seq, 291);
-	view_close(&v);
-	CHECK_EQ(view_open(&v, &i3), 0);
+	ring_view_close(&v);
+	CHECK_EQ(ring_view_open(&v, i3.data_fd, i3.data_size, i3.cons_fd), 0);
 	n = view_drain(&v, out, 200, &sk);
 	/* asked for 1000, ring holds 64: the most recent 64 history matches replayed, then live records dropped */
 	CHECK_EQ(n, 64);
 	CHECK_EQ(out[0].hdr.msg_seq, 299 - 2 * 63);
 	CHECK_EQ(sk, 0);
 	CHECK_EQ(((const struct toe_shm_region *)v.data)->dropped, 2);
-	view_close(&v);
+	ring_view_close(&v);
 	pub_destroy(p);
 	for (int k = 0; k < 3; k++) {
 		const struct pub_client_info *ii = k == 0 ? &i1 : k == 1 ? &i2 : &i3;
@@ -413,8 +381,8 @@ static void test_heartbeat_and_wake(void)
 	struct pub_client *c;
 	struct pub_client_info in;
 	CHECK_EQ(pub_client_add(p, &f, 64, 0, 0, &c, &in), 0);
-	struct view v;
-	CHECK_EQ(view_open(&v, &in), 0);
+	struct ring_view v;
+	CHECK_EQ(ring_view_open(&v, in.data_fd, in.data_size, in.cons_fd), 0);
 	const struct toe_shm_region *reg = v.data;
 	CHECK_EQ(reg->heartbeat_period_ns, 1000);
 	pub_tick(p, 123456789);
@@ -434,13 +402,13 @@ static void test_heartbeat_and_wake(void)
 	uint64_t cnt = 0;
 	CHECK_EQ(read(in.event_fd, &cnt, sizeof(cnt)), 8);
 	CHECK_EQ(cnt, 1);
-	CHECK_EQ(((struct toe_shm_consumer *)v.cons)->wait, 0);
+	CHECK_EQ(v.cons->wait, 0);
 	pub_publish(p, &r, 1); /* not armed: no write */
 	CHECK_EQ(read(in.event_fd, &cnt, sizeof(cnt)), -1);
 	struct pub_stats ps;
 	pub_get_stats(p, &ps);
 	CHECK_EQ(ps.wakeups, 1);
-	view_close(&v);
+	ring_view_close(&v);
 	pub_client_close_fds(c);
 	pub_destroy(p);
 }
@@ -494,8 +462,8 @@ static void test_hugepages(void)
 		/* sealed like any other ring */
 		void *w = mmap(NULL, in.data_size, PROT_READ | PROT_WRITE, MAP_SHARED, in.data_fd, 0);
 		CHECK(w == MAP_FAILED);
-		struct view v;
-		CHECK_EQ(view_open(&v, &in), 0);
+		struct ring_view v;
+		CHECK_EQ(ring_view_open(&v, in.data_fd, in.data_size, in.cons_fd), 0);
 		union toe_record r;
 		mk_trade(&r, 5, 1, "600000");
 		pub_publish(p, &r, 1);
@@ -503,7 +471,7 @@ static void test_hugepages(void)
 		union toe_record o;
 		CHECK_EQ(view_drain(&v, &o, 1, &sk), 1);
 		CHECK_EQ(o.hdr.msg_seq, 5);
-		view_close(&v);
+		ring_view_close(&v);
 		pub_client_close_fds(c);
 		pub_destroy(p);
 	}

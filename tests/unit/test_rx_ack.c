@@ -27,22 +27,6 @@ static uint32_t nsegs(void)
 	return (uint32_t)((feed.len + TR_MSS - 1) / TR_MSS);
 }
 
-/* A vendor -> exchange segment acknowledging `ack` with flags (TCP_ACK, TCP_FIN). */
-static void vendor_seg(struct tr_frames *l, const struct pb_spec *base, uint32_t ack, uint8_t flags)
-{
-	struct pb_spec s = *base;
-	s.saddr = base->daddr;
-	s.daddr = base->saddr;
-	s.sport = base->dport;
-	s.dport = base->sport;
-	s.seq = 1;
-	s.ack = ack;
-	s.tcp_flags = flags;
-	memcpy(s.src_mac, base->dst_mac, 6);
-	memcpy(s.dst_mac, base->src_mac, 6);
-	tr_add(l, tr_scratch, pb_tcp(tr_scratch, sizeof tr_scratch, &s, NULL, 0), 0);
-}
-
 /* The connection as the mirror shows it: SYN, every segment k with lost[k] == 0, the vendor's
  * ACK after every second segment (whether or not the mirror lost it); with fin, the exchange's
  * FIN (unless fin_lost), the vendor's ACK of it and the vendor's FIN. */
@@ -56,15 +40,15 @@ static void connection(struct tr_frames *l, const struct pb_spec *s, uint32_t is
 		if (!lost[k])
 			tr_seg(l, s, isn + 1 + (uint32_t)seg_off(k), TCP_ACK | TCP_PSH, feed.bytes + seg_off(k), seg_len(k), 0);
 		if (k % 2 == 1)
-			vendor_seg(l, s, isn + 1 + (uint32_t)(seg_off(k) + seg_len(k)), TCP_ACK);
+			tr_vendor_seg(l, s, isn + 1 + (uint32_t)(seg_off(k) + seg_len(k)), TCP_ACK, 0);
 	}
 	if (fin) {
 		if (!fin_lost)
 			tr_seg(l, s, end, TCP_FIN | TCP_ACK, NULL, 0, 0);
-		vendor_seg(l, s, end + 1, TCP_ACK);
-		vendor_seg(l, s, end + 1, TCP_ACK | TCP_FIN);
+		tr_vendor_seg(l, s, end + 1, TCP_ACK, 0);
+		tr_vendor_seg(l, s, end + 1, TCP_ACK | TCP_FIN, 0);
 	} else if (n % 2 == 1) {
-		vendor_seg(l, s, end, TCP_ACK);
+		tr_vendor_seg(l, s, end, TCP_ACK, 0);
 	}
 }
 

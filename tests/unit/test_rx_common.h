@@ -232,8 +232,9 @@ static inline void tr_seg(struct tr_frames *l, const struct pb_spec *base, uint3
 	tr_add(l, tr_scratch, pb_tcp(tr_scratch, sizeof tr_scratch, &s, p, n), ts);
 }
 
-/* The vendor's ACK of `ack`. */
-static inline void tr_ack(struct tr_frames *l, const struct pb_spec *base, uint32_t ack, uint64_t ts)
+/* A vendor -> exchange segment without data acknowledging `ack`, with flags (TCP_ACK, TCP_FIN). */
+static inline void tr_vendor_seg(struct tr_frames *l, const struct pb_spec *base, uint32_t ack, uint8_t flags,
+				 uint64_t ts)
 {
 	struct pb_spec s = *base;
 	s.saddr = base->daddr;
@@ -242,10 +243,16 @@ static inline void tr_ack(struct tr_frames *l, const struct pb_spec *base, uint3
 	s.dport = base->sport;
 	s.seq = 1;
 	s.ack = ack;
-	s.tcp_flags = TCP_ACK;
+	s.tcp_flags = flags;
 	memcpy(s.src_mac, base->dst_mac, 6);
 	memcpy(s.dst_mac, base->src_mac, 6);
 	tr_add(l, tr_scratch, pb_tcp(tr_scratch, sizeof tr_scratch, &s, NULL, 0), ts);
+}
+
+/* The vendor's ACK of `ack`. */
+static inline void tr_ack(struct tr_frames *l, const struct pb_spec *base, uint32_t ack, uint64_t ts)
+{
+	tr_vendor_seg(l, base, ack, TCP_ACK, ts);
 }
 
 /* Feed bytes [from, to) as segments of at most mss bytes with sequence
@@ -321,21 +328,27 @@ static inline void tr_cfg(struct rx_cfg *cfg)
 	cfg->flags = RX_CFG_TAP_DATA;
 }
 
-static inline void tr_rx_init(struct tr_rx *t, const struct rx_cfg *cfg, uint64_t stream_cap)
+/* The pipeline, its streams and what each stream collects (stream_cap bytes), not initialised yet. */
+static inline void tr_rx_alloc(struct tr_rx *t, const struct rx_cfg *cfg, uint64_t stream_cap)
 {
-	uint64_t blen = MTOE_BUF_BYTES(cfg->mtoe.max_conns, cfg->mtoe.window);
 	uint32_t i;
 	memset(t, 0, sizeof *t);
 	t->cfg = *cfg;
 	t->nstreams = RX_NSTREAMS(cfg);
 	t->p = calloc(1, sizeof *t->p);
 	t->fs = calloc(t->nstreams, sizeof *t->fs);
-	t->mbuf = malloc(blen);
 	t->s = calloc(t->nstreams, sizeof *t->s);
 	for (i = 0; i < t->nstreams; i++) {
 		t->s[i].bytes = calloc(1, stream_cap);
 		t->s[i].cap = stream_cap;
 	}
+}
+
+static inline void tr_rx_init(struct tr_rx *t, const struct rx_cfg *cfg, uint64_t stream_cap)
+{
+	uint64_t blen = MTOE_BUF_BYTES(cfg->mtoe.max_conns, cfg->mtoe.window);
+	tr_rx_alloc(t, cfg, stream_cap);
+	t->mbuf = malloc(blen);
 	CHECK_EQ(rx_init(t->p, cfg, &tr_prog, t->fs, t->nstreams, t->mbuf, blen), RX_OK);
 }
 

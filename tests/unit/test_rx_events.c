@@ -23,17 +23,7 @@ static struct tr_feed feed;
 /* A tr_rx on rx_init_decode (no mirror TOE buffer). */
 static int ev_rx_init(struct tr_rx *t, const struct rx_cfg *cfg, uint64_t stream_cap)
 {
-	uint32_t i;
-	memset(t, 0, sizeof *t);
-	t->cfg = *cfg;
-	t->nstreams = RX_NSTREAMS(cfg);
-	t->p = calloc(1, sizeof *t->p);
-	t->fs = calloc(t->nstreams, sizeof *t->fs);
-	t->s = calloc(t->nstreams, sizeof *t->s);
-	for (i = 0; i < t->nstreams; i++) {
-		t->s[i].bytes = calloc(1, stream_cap);
-		t->s[i].cap = stream_cap;
-	}
+	tr_rx_alloc(t, cfg, stream_cap);
 	return rx_init_decode(t->p, cfg, &tr_prog, t->fs, t->nstreams);
 }
 

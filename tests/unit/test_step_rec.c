@@ -16,19 +16,6 @@ static struct end cli, srv;
 static const struct step_rec_where where = {.stream = 3, .group = 2, .line = 1, .clock = TOE_CLK_POLL,
 					    .rx_ns = 1234567890123ull};
 
-static void setup(uint32_t hb)
-{
-	end_init(&cli, STEP_SESS_CLIENT, "TOED", "SSE", "user", "secret", hb);
-	end_init(&srv, STEP_SESS_SERVER, "SSE", "TOED", "user", "secret", 5);
-}
-
-static void logon(uint64_t now)
-{
-	srv.r |= step_sess_connected(&srv.s, now);
-	cli.r |= step_sess_connected(&cli.s, now);
-	pump(&cli, &srv, now);
-}
-
 /* The record of the client's last event of a type. */
 static int rec_of(uint32_t type, union toe_record *r)
 {
@@ -73,7 +60,7 @@ static void test_abi(void)
 	memset(&ev, 0, sizeof ev);
 	ev.type = STEP_EV_REFUSED_PEER;
 	memset(&r, 0xa5, sizeof r);
-	setup(30);
+	pair_setup(&cli, &srv, 30);
 	CHECK_EQ(step_rec_from_ev(&r, &ev, 0, &cli.s, &where), 0);
 	CHECK_EQ(r.bytes[0], 0xa5);
 }
@@ -81,8 +68,8 @@ static void test_abi(void)
 static void test_logged_on(void)
 {
 	union toe_record r;
-	setup(30);
-	logon(1000);
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 1000);
 	memset(&r, 0xa5, sizeof r);
 	CHECK_EQ(rec_of(STEP_EV_LOGGED_ON, &r), 1);
 	CHECK_EQ(r.hdr.type, TOE_REC_SESSION);
@@ -110,8 +97,8 @@ static void test_logged_on(void)
 static void test_heartbeat(void)
 {
 	union toe_record r;
-	setup(2);
-	logon(1000);
+	pair_setup(&cli, &srv, 2);
+	pair_logon(&cli, &srv, 1000);
 	srv.cut = 1; /* the exchange goes silent */
 	/* TestRequest after HeartBtInt + 1 s (20 % of 2 s is less than 1 s), given up after as long again */
 	for (uint64_t t = 1000; t <= 9000; t += 100) {
@@ -130,8 +117,8 @@ static void test_heartbeat(void)
 
 static void peer_logout(const char *text, union toe_record *r)
 {
-	setup(30);
-	logon(1000);
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 1000);
 	srv.r |= step_sess_logout(&srv.s, text, 2000);
 	pump(&cli, &srv, 2000);
 	CHECK_EQ(rec_of(STEP_EV_PEER_LOGOUT, r), 1);
@@ -175,7 +162,7 @@ static void test_peer_logout_text(void)
 static void test_build(void)
 {
 	union toe_record r;
-	setup(30);
+	pair_setup(&cli, &srv, 30);
 	/* toed's own notes (no step event): logon sent, reconnecting; caller flags kept */
 	step_rec_build(&r, TOE_SESS_RECONNECTING, 4, 800, NULL, TOE_SESS_F_EVENTS_LOST, &cli.s, &where);
 	CHECK_EQ(r.session.event, TOE_SESS_RECONNECTING);

@@ -18,24 +18,11 @@
 
 static struct end cli, srv;
 
-static void setup(uint32_t hb)
-{
-	end_init(&cli, STEP_SESS_CLIENT, "TOED", "SSE", "user", "secret", hb);
-	end_init(&srv, STEP_SESS_SERVER, "SSE", "TOED", "user", "secret", 5);
-}
-
-static void logon(uint64_t now)
-{
-	srv.r |= step_sess_connected(&srv.s, now);
-	cli.r |= step_sess_connected(&cli.s, now);
-	pump(&cli, &srv, now);
-}
-
 static void test_logon_ok(void)
 {
 	const struct step_ev *e = NULL;
-	setup(30);
-	logon(1000);
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 1000);
 	CHECK_EQ(cli.s.state, STEP_SESS_ACTIVE);
 	CHECK_EQ(srv.s.state, STEP_SESS_ACTIVE);
 	CHECK_EQ(end_count(&cli, STEP_EV_LOGGED_ON, &e), 1);
@@ -60,7 +47,7 @@ static void refused(const char *user, const char *pw, const char *sender, const 
 	const struct step_ev *e = NULL;
 	end_init(&cli, STEP_SESS_CLIENT, sender, "SSE", user, pw, 30);
 	end_init(&srv, STEP_SESS_SERVER, "SSE", "TOED", "user", "secret", 5);
-	logon(0);
+	pair_logon(&cli, &srv, 0);
 	CHECK_EQ(end_count(&cli, STEP_EV_LOGON_REFUSED, &e), 1);
 	if (e)
 		CHECK(strcmp(e->text, reason) == 0);
@@ -89,7 +76,7 @@ static void test_logon_refused(void)
 /* A client whose Logon is never answered gives up after the logon timeout. */
 static void test_logon_timeout(void)
 {
-	setup(30);
+	pair_setup(&cli, &srv, 30);
 	cli.r = step_sess_connected(&cli.s, 0);
 	CHECK(cli.r & STEP_SESS_SEND);
 	step_sess_sent(&cli.s);
@@ -100,7 +87,7 @@ static void test_logon_timeout(void)
 	CHECK(cli.r & STEP_SESS_CLOSE);
 
 	/* a server whose peer talks before logging on refuses it */
-	setup(30);
+	pair_setup(&cli, &srv, 30);
 	srv.r = step_sess_connected(&srv.s, 0);
 	cli.s.state = STEP_SESS_ACTIVE; /* a client that skips its Logon */
 	cli.r = step_sess_logout(&cli.s, "", 0);
@@ -111,8 +98,8 @@ static void test_logon_timeout(void)
 
 static void test_heartbeat_idle(void)
 {
-	setup(30);
-	logon(0);
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 0);
 	cli.r = srv.r = 0;
 	tick(&cli, 29999);
 	CHECK_EQ(cli.s.out_len, 0);
@@ -137,8 +124,8 @@ static void test_heartbeat_idle(void)
 static void test_heartbeat_timeout(void)
 {
 	const struct step_ev *e = NULL;
-	setup(30);
-	logon(0);
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 0);
 	srv.cut = 1; /* the server's sends vanish */
 	/* silence limit: 30 s + max(6 s, 1 s) = 36 s */
 	tick(&cli, 35999);
@@ -168,8 +155,8 @@ static void test_heartbeat_timeout(void)
 static void test_test_request(void)
 {
 	struct step_fields f;
-	setup(30);
-	logon(0);
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 0);
 	tick(&cli, 36000);
 	CHECK_EQ(cli.s.st.out_test_requests, 1);
 	CHECK(cli.s.test_pending);
@@ -189,8 +176,8 @@ static void test_test_request(void)
 static void test_peer_logout(void)
 {
 	const struct step_ev *e = NULL;
-	setup(30);
-	logon(0);
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 0);
 	srv.r = step_sess_logout(&srv.s, "end of day", 100);
 	CHECK(srv.r & STEP_SESS_SEND);
 	CHECK_EQ(srv.s.state, STEP_SESS_LOGOUT_SENT);
@@ -209,8 +196,8 @@ static void test_peer_logout(void)
 	CHECK(srv.r & STEP_SESS_CLOSE);
 
 	/* our own logout, unanswered: given up after STEP_SESS_LOGOUT_WAIT_MS */
-	setup(30);
-	logon(0);
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 0);
 	srv.cut = 1;
 	cli.r = step_sess_logout(&cli.s, "bye", 10);
 	pump(&cli, &srv, 10);
@@ -227,8 +214,8 @@ static void test_peer_logout(void)
 static void test_reconnect(void)
 {
 	const struct step_ev *e = NULL;
-	setup(30);
-	logon(0);
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 0);
 	for (int i = 0; i < 3; i++)
 		step_sess_on_data(&cli.s, step_sess_next_seq(&srv.s, 10), 10);
 	CHECK_EQ(cli.s.in_expect, 5);
@@ -242,7 +229,7 @@ static void test_reconnect(void)
 	CHECK_EQ(step_sess_on_data(&cli.s, 99, 21), 0);
 	CHECK_EQ(cli.s.st.in_ignored, 1);
 
-	logon(5000);
+	pair_logon(&cli, &srv, 5000);
 	CHECK_EQ(cli.s.state, STEP_SESS_ACTIVE);
 	CHECK_EQ(end_count(&cli, STEP_EV_LOGGED_ON, &e), 2);
 	if (e)
@@ -257,14 +244,14 @@ static void test_reconnect(void)
 static void test_seq_reset(void)
 {
 	const struct step_ev *e = NULL;
-	setup(30);
-	logon(0);
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 0);
 	for (int i = 0; i < 9; i++)
 		step_sess_on_data(&cli.s, step_sess_next_seq(&srv.s, 10), 10);
 	CHECK_EQ(cli.s.in_expect, 11);
 	step_sess_disconnected(&cli.s, 20);
 	end_init(&srv, STEP_SESS_SERVER, "SSE", "TOED", "user", "secret", 5);
-	logon(100);
+	pair_logon(&cli, &srv, 100);
 	CHECK_EQ(end_count(&cli, STEP_EV_SEQ_RESET, &e), 1);
 	if (e) {
 		CHECK_EQ(e->a, 11);
@@ -278,14 +265,14 @@ static void test_seq_reset(void)
 	CHECK_EQ(srv.s.in_expect, 3);
 
 	/* reset_on_logon: the client asks for 141=Y and both ends start at 1 */
-	setup(30);
+	pair_setup(&cli, &srv, 30);
 	cli.s.cfg.reset_on_logon = 1;
-	logon(0);
+	pair_logon(&cli, &srv, 0);
 	for (int i = 0; i < 4; i++)
 		step_sess_on_data(&cli.s, step_sess_next_seq(&srv.s, 10), 10);
 	step_sess_disconnected(&cli.s, 20);
 	step_sess_disconnected(&srv.s, 20);
-	logon(100);
+	pair_logon(&cli, &srv, 100);
 	CHECK_EQ(cli.s.out_seq, 2);
 	CHECK_EQ(srv.s.out_seq, 2);
 	CHECK_EQ(end_count(&cli, STEP_EV_SEQ_RESET, &e), 1);
@@ -301,8 +288,8 @@ static void test_seq_reset(void)
 static void test_gaps_repeats(void)
 {
 	const struct step_ev *e = NULL;
-	setup(30);
-	logon(0); /* client expects 2 */
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 0); /* client expects 2 */
 	step_sess_on_data(&cli.s, 2, 1);
 	step_sess_on_data(&cli.s, 3, 1);
 	step_sess_on_data(&cli.s, 7, 1); /* 4, 5, 6 missing */
@@ -364,8 +351,8 @@ static void test_gaps_repeats(void)
 static void test_resend_request(void)
 {
 	struct step_fields f;
-	setup(30);
-	logon(0);
+	pair_setup(&cli, &srv, 30);
+	pair_logon(&cli, &srv, 0);
 	tick(&cli, 30000); /* Heartbeat 2 */
 	end_deliver(&cli, &srv, 30000);
 	tick(&cli, 60000); /* TestRequest 3 (the server has been silent) */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fast/host/fast_json.h"
+#include "feed/feed_net.h"
 
 struct feed_src *feed_src_new(const char *templates, const struct sse_gen_cfg *cfg_in, uint32_t per_msg,
 			      char *err, size_t errlen)
@@ -86,4 +87,39 @@ void feed_src_truth(const struct feed_src *s, FILE *f)
 {
 	for (uint32_t k = 0; k < s->nrecs; k++)
 		feed_json_line(f, &s->prog, &s->names, &s->recs[k], s->seq);
+}
+
+int feed_gen_opt(int opt, const char *arg, struct sse_gen_cfg *cfg, uint64_t *per_msg, const char **bad)
+{
+	uint64_t v;
+	*bad = NULL;
+	switch (opt) {
+	case 's':
+		if (feed_parse_u64(arg, 0, UINT64_MAX, &cfg->seed))
+			*bad = "--seed needs a number";
+		return 1;
+	case 'k':
+		if (feed_parse_u64(arg, 1, FEED_MAX_PER_MSG, per_msg))
+			*bad = "--per-msg needs a number in 1..1000";
+		return 1;
+	case 'S':
+		if (feed_parse_u64(arg, 1, SSE_GEN_MAX_SEC, &v))
+			*bad = "--securities out of range";
+		else
+			cfg->nsecurities = (uint32_t)v;
+		return 1;
+	case 'c':
+		if (feed_parse_u64(arg, 1, SSE_GEN_MAX_CHAN, &v))
+			*bad = "--channels out of range";
+		else
+			cfg->nchannels = (uint32_t)v;
+		return 1;
+	case 'p':
+		if (feed_parse_u64(arg, 0, 100, &v))
+			*bad = "--order-pct needs a number in 0..100";
+		else
+			cfg->order_pct = (uint32_t)v;
+		return 1;
+	default: return 0;
+	}
 }

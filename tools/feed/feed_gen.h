@@ -52,4 +52,9 @@ void feed_json_line(FILE *f, const struct fast_prog *p, const struct fast_names 
 /* The truth of the last message: feed_json_line() for each of its records. */
 void feed_src_truth(const struct feed_src *s, FILE *f);
 
+/* The generator's options toe-fastgen, toe-feedsim and toe-verify share, by their getopt letters: -s/--seed,
+ * -k/--per-msg (into *per_msg), -S/--securities, -c/--channels, -p/--order-pct. Returns 1 when opt is one
+ * of them (*bad: NULL, or what is wrong with arg: the tool prints "TOOL: BAD, not 'ARG'"), 0 when not. */
+int feed_gen_opt(int opt, const char *arg, struct sse_gen_cfg *cfg, uint64_t *per_msg, const char **bad);
+
 #endif

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void put_le(uint8_t *p, uint64_t v, int n)
 {
@@ -84,6 +85,25 @@ int feed_sendlog_read(const char *path, struct feed_sendlog_ent **out, size_t *n
 	*out = v;
 	*n = cnt;
 	return 0;
+}
+
+int feed_sendlog_wait(const char *path, uint64_t max_seq, int tries, struct feed_sendlog_ent **out, size_t *n,
+		      char *err, size_t errlen)
+{
+	for (int k = 0;; k++) {
+		if (feed_sendlog_read(path, out, n, err, errlen) == 0) {
+			if (max_seq == 0 || feed_sendlog_find(*out, *n, max_seq))
+				return 0;
+			snprintf(err, errlen, "the send log does not reach the last message received");
+			free(*out);
+			*out = NULL;
+			*n = 0;
+		}
+		if (k + 1 >= tries)
+			return -1;
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
 }
 
 const struct feed_sendlog_ent *feed_sendlog_find(const struct feed_sendlog_ent *v, size_t n, uint64_t msg_seq)
@@ -171,4 +191,14 @@ void feed_lat_print_json(FILE *f, const char *name, const struct feed_lat_summar
 		",\"p90\":%" PRId64 ",\"p99\":%" PRId64 ",\"p999\":%" PRId64 ",\"max\":%" PRId64 ",\"mean\":%" PRId64
 		"}",
 		name, s->n, s->min, s->p50, s->p90, s->p99, s->p999, s->max, s->mean);
+}
+
+void feed_lat_report(int64_t *v, size_t n, FILE *human, const char *name, FILE *result, const char *label)
+{
+	struct feed_lat_summary s;
+	feed_lat_summarize(v, n, &s);
+	feed_lat_print(human, name, &s);
+	fputs("RESULT ", result);
+	feed_lat_print_json(result, label, &s);
+	fputc('\n', result);
 }

@@ -46,6 +46,13 @@ int feed_sendlog_write(FILE *f, const struct feed_sendlog_ent *e, size_t n);
  * trailing entry). */
 int feed_sendlog_read(const char *path, struct feed_sendlog_ent **out, size_t *n, char *err, size_t errlen);
 
+/* feed_sendlog_read() again every 100 ms, at most `tries` times, until the log holds msg_seq max_seq (0: any
+ * log): the sender writes it only once it has sent everything, after the receiver may have finished. Returns
+ * 0, or -1 with *out NULL and the last reason in err ("the send log does not reach the last message received"
+ * when the log was read). */
+int feed_sendlog_wait(const char *path, uint64_t max_seq, int tries, struct feed_sendlog_ent **out, size_t *n,
+		      char *err, size_t errlen);
+
 /* The entry for msg_seq, or NULL. Entries must be in increasing msg_seq
  * order (as written); the usual 1, 2, 3... log is an index lookup. */
 const struct feed_sendlog_ent *feed_sendlog_find(const struct feed_sendlog_ent *v, size_t n, uint64_t msg_seq);
@@ -69,5 +76,9 @@ void feed_lat_print(FILE *f, const char *name, const struct feed_lat_summary *s)
  * {"name":"<name>","unit":"ns","n":..,"min":..,"p50":..,"p90":..,"p99":..,"p999":..,"max":..,"mean":..}
  * (the fields of the RESULT lines of `make bench`). */
 void feed_lat_print_json(FILE *f, const char *name, const struct feed_lat_summary *s);
+
+/* Summarise v[0..n) (sorting it), print the human line as `name` on human and "RESULT {json}" as `label` on
+ * result, each with its newline. */
+void feed_lat_report(int64_t *v, size_t n, FILE *human, const char *name, FILE *result, const char *label);
 
 #endif

@@ -50,9 +50,12 @@ uint32_t reg_read(uint32_t kid, uint32_t off);
 uint64_t ctr(uint32_t kid, uint32_t i);
 /* Run every kernel until nothing moves. */
 void run();
+/* One call each of mirror_toe_top, gtoe_top, tx_arb_top, udp_top, fast_top, hbm_writer_top on these inputs. */
+void run_shared(hls::stream<hw_beat> &seg, hls::stream<hw_beat> &gtoe, hls::stream<hw_beat> &udp);
 /* The host's clock write: one timer tick. */
 void set_time(uint64_t t);
-void push_frame(const std::vector<uint8_t> &f);
+/* A frame as MAC beats into an eth_rx_top's input (any length: the oversize case too). */
+void push_frame(const std::vector<uint8_t> &f, hls::stream<hw_mac_beat> &mac = D.mac_rx);
 std::vector<uint8_t> pop_frame(hls::stream<hw_mac_beat> &s);
 /* Every record between the host's read index and WRITE_INDEX. */
 void host_drain(std::vector<union toe_record> &got);
@@ -83,6 +86,8 @@ bool same_tick(const union toe_record &a, const union toe_record &b);
 void base_cfg(rx_cfg &cfg);
 void check_header(uint32_t kid, uint32_t gen, uint32_t status);
 void check_rings(const std::vector<union toe_record> &hw, const std::vector<union toe_record> &sw);
+/* mirror_toe_top and fast_top counters against the software path's. */
+void check_shared_ctrs(const swpath &sw, uint32_t nticks);
 
 /* Frames built with pktbuild, to OUR_MAC: a TCP segment; a UDP datagram from OTHER_IP to OUR_IP. */
 std::vector<uint8_t> tcp_frame(uint32_t sa, uint16_t sp, uint32_t da, uint16_t dp, uint32_t seq, uint32_t ack,

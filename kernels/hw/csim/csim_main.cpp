@@ -98,6 +98,19 @@ static bool streams_empty()
 	       D.gev.empty() && D.udp.empty() && D.rec.empty() && D.eth_tx.empty() && D.gtoe_tx.empty();
 }
 
+/* One call each of the kernels behind the eth_rx_tops, in link order: both layouts' rounds end with
+ * them (seg: the mirror TOE's input, gtoe: gtoe_top's frames, udp: udp_top's datagrams). */
+void run_shared(hls::stream<hw_beat> &seg, hls::stream<hw_beat> &gtoe, hls::stream<hw_beat> &udp)
+{
+	mirror_toe_top(seg, D.ev, D.cfg[TOE_KID_MTOE], D.stat[TOE_KID_MTOE]);
+	gtoe_top(gtoe, D.ev, D.gev, D.gtoe_tx, D.cfg[TOE_KID_GTOE], D.gconn, D.gtxd, D.gcst, D.stat[TOE_KID_GTOE]);
+	tx_arb_top(D.eth_tx, D.gtoe_tx, D.mac_tx, D.stat[TOE_KID_TXARB]);
+	udp_top(udp, D.udp, D.cfg[TOE_KID_UDP], D.stat[TOE_KID_UDP]);
+	fast_top(D.gev, D.udp, D.rec, D.cfg[TOE_KID_FAST], D.prog, D.stat[TOE_KID_FAST]);
+	hbm_writer_top(D.rec, D.hbm[0].data(), D.hbm[1].data(), D.hbm[2].data(), D.hbm[3].data(), D.cfg[TOE_KID_HBM],
+		       D.stat[TOE_KID_HBM]);
+}
+
 /* Run every kernel until nothing moves (free-running kernels, one call each per round). */
 void run()
 {
@@ -107,14 +120,7 @@ void run()
 		bool empty = streams_empty();
 		eth_rx_top(D.mac_rx, D.eth_tx, D.eth_tcp, D.eth_udp, D.eth_gtoe, D.cfg[TOE_KID_ETH_RX],
 			   D.stat[TOE_KID_ETH_RX]);
-		mirror_toe_top(D.eth_tcp, D.ev, D.cfg[TOE_KID_MTOE], D.stat[TOE_KID_MTOE]);
-		gtoe_top(D.eth_gtoe, D.ev, D.gev, D.gtoe_tx, D.cfg[TOE_KID_GTOE], D.gconn, D.gtxd, D.gcst,
-			 D.stat[TOE_KID_GTOE]);
-		tx_arb_top(D.eth_tx, D.gtoe_tx, D.mac_tx, D.stat[TOE_KID_TXARB]);
-		udp_top(D.eth_udp, D.udp, D.cfg[TOE_KID_UDP], D.stat[TOE_KID_UDP]);
-		fast_top(D.gev, D.udp, D.rec, D.cfg[TOE_KID_FAST], D.prog, D.stat[TOE_KID_FAST]);
-		hbm_writer_top(D.rec, D.hbm[0].data(), D.hbm[1].data(), D.hbm[2].data(), D.hbm[3].data(),
-			       D.cfg[TOE_KID_HBM], D.stat[TOE_KID_HBM]);
+		run_shared(D.eth_tcp, D.eth_gtoe, D.eth_udp);
 		idle = empty ? idle + 1 : 0;
 	}
 	CHECK(idle >= 2);
@@ -159,7 +165,7 @@ void set_time(uint64_t t)
 	reg_write(TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_TIME_SEQ), ++D.time_seq);
 }
 
-void push_frame(const std::vector<uint8_t> &f)
+void push_frame(const std::vector<uint8_t> &f, hls::stream<hw_mac_beat> &mac)
 {
 	size_t off, i;
 	for (off = 0; off < f.size(); off += HW_MAC_BYTES) {
@@ -171,7 +177,7 @@ void push_frame(const std::vector<uint8_t> &f)
 		b.keep = hw_keep_all((int)n);
 		b.strb = b.keep;
 		b.last = off + n == f.size() ? 1 : 0;
-		D.mac_rx.write(b);
+		mac.write(b);
 	}
 }
 
@@ -414,6 +420,23 @@ static uint32_t fast_ctr_index(const char *name)
 	return i;
 }
 
+/* mirror_toe_top's segments, ticks and mtoe counters and fast_top's counters against the software path's
+ * (both layouts). */
+void check_shared_ctrs(const swpath &sw, uint32_t nticks)
+{
+	uint32_t i;
+	CHECK_EQ(ctr(TOE_KID_MTOE, 0), sw.p->st.tcp);
+	CHECK_EQ(ctr(TOE_KID_MTOE, 1), nticks);
+	i = TOE_MTOE_CTR_STATS;
+#define CMP_MTOE(name) CHECK_EQ(ctr(TOE_KID_MTOE, i++), sw.p->mtoe.st.name);
+	TOE_MTOE_STATS(CMP_MTOE)
+#undef CMP_MTOE
+	i = 0;
+#define CMP_FAST(name) CHECK_EQ(ctr(TOE_KID_FAST, i++), sw.p->st.name);
+	TOE_FAST_CTRS(CMP_FAST)
+#undef CMP_FAST
+}
+
 /* Counters of every kernel against the software path's. */
 static void check_counters(const swpath &sw, const net_stats &arp_ref, uint32_t nframes, uint64_t octets,
 			   uint64_t beats, uint32_t nticks)
@@ -465,19 +488,10 @@ static void check_counters(const swpath &sw, const net_stats &arp_ref, uint32_t 
 	CHECK_EQ(ctr(TOE_KID_UDP, 2), p->net.udp.drop_udp_port);
 	CHECK_EQ(ctr(TOE_KID_UDP, 4), 0);
 
-	/* mirror_toe_top */
-	CHECK_EQ(ctr(TOE_KID_MTOE, 0), p->st.tcp);
-	CHECK_EQ(ctr(TOE_KID_MTOE, 1), nticks);
+	/* mirror_toe_top, fast_top */
+	check_shared_ctrs(sw, nticks);
 	CHECK_EQ(ctr(TOE_KID_MTOE, 3), p->mtoe.st.bytes);
 	CHECK_EQ(ctr(TOE_KID_MTOE, 4), 0);
-	i = TOE_MTOE_CTR_STATS;
-#define CMP_MTOE(name) CHECK_EQ(ctr(TOE_KID_MTOE, i++), p->mtoe.st.name);
-	TOE_MTOE_STATS(CMP_MTOE)
-
-	/* fast_top */
-	i = 0;
-#define CMP_FAST(name) CHECK_EQ(ctr(TOE_KID_FAST, i++), p->st.name);
-	TOE_FAST_CTRS(CMP_FAST)
 	CHECK_EQ(ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 0), ctr(TOE_KID_MTOE, 2) + ctr(TOE_KID_UDP, 1));
 	CHECK_EQ(ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 1), sw.ring.size());
 	CHECK_EQ(ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 2), 0);

@@ -99,33 +99,10 @@ static void run4()
 		port_mux_top_inst(0, C.tcp[0], C.tcp[1], C.tcp[2], C.tcp[3], C.seg_mux);
 		port_mux_top_inst(1, C.udp[0], C.udp[1], C.udp[2], C.udp[3], C.udp_mux);
 		port_mux_top_inst(2, C.gto[0], C.gto[1], C.gto[2], C.gto[3], C.gtoe_mux);
-		mirror_toe_top(C.seg_mux, D.ev, D.cfg[TOE_KID_MTOE], D.stat[TOE_KID_MTOE]);
-		gtoe_top(C.gtoe_mux, D.ev, D.gev, D.gtoe_tx, D.cfg[TOE_KID_GTOE], D.gconn, D.gtxd, D.gcst,
-			 D.stat[TOE_KID_GTOE]);
-		tx_arb_top(D.eth_tx, D.gtoe_tx, D.mac_tx, D.stat[TOE_KID_TXARB]);
-		udp_top(C.udp_mux, D.udp, D.cfg[TOE_KID_UDP], D.stat[TOE_KID_UDP]);
-		fast_top(D.gev, D.udp, D.rec, D.cfg[TOE_KID_FAST], D.prog, D.stat[TOE_KID_FAST]);
-		hbm_writer_top(D.rec, D.hbm[0].data(), D.hbm[1].data(), D.hbm[2].data(), D.hbm[3].data(),
-			       D.cfg[TOE_KID_HBM], D.stat[TOE_KID_HBM]);
+		run_shared(C.seg_mux, C.gtoe_mux, C.udp_mux);
 		idle = empty ? idle + 1 : 0;
 	}
 	CHECK(idle >= 2);
-}
-
-static void push4(uint32_t port, const std::vector<uint8_t> &f)
-{
-	size_t off, i;
-	for (off = 0; off < f.size(); off += HW_MAC_BYTES) {
-		hw_mac_beat b;
-		size_t n = f.size() - off < HW_MAC_BYTES ? f.size() - off : HW_MAC_BYTES;
-		b.data = 0;
-		for (i = 0; i < n; i++)
-			b.data.range(8 * i + 7, 8 * i) = f[off + i];
-		b.keep = hw_keep_all((int)n);
-		b.strb = b.keep;
-		b.last = off + n == f.size() ? 1 : 0;
-		C.mac_rx[port].write(b);
-	}
 }
 
 /* The clock to every port's eth_rx_top, as the daemon writes it. */
@@ -357,7 +334,7 @@ void csim_ports(const fast_prog *prog)
 				rx_frame_port(sw.p, (uint32_t)st.port, st.frame.data(), (uint32_t)st.frame.size(), now,
 					      NET_CSUM_UNKNOWN);
 				sw_drain(sw);
-				push4((uint32_t)st.port, st.frame);
+				push_frame(st.frame, C.mac_rx[st.port]);
 				nframes[st.port]++;
 			}
 			run4();
@@ -436,16 +413,7 @@ void csim_ports(const fast_prog *prog)
 	CHECK_EQ(ctr(TOE_KID_UDP, 1), sw.p->net.udp.delivered);
 	CHECK_EQ(ctr(TOE_KID_UDP, 2), sw.p->net.udp.drop_udp_port);
 	CHECK_EQ(ctr(TOE_KID_UDP, 5), sw.p->st.udp_other_port);
-	CHECK_EQ(ctr(TOE_KID_MTOE, 0), sw.p->st.tcp);
-	CHECK_EQ(ctr(TOE_KID_MTOE, 1), nticks);
-	i = TOE_MTOE_CTR_STATS;
-#define CMP_MTOE4(name) CHECK_EQ(ctr(TOE_KID_MTOE, i++), sw.p->mtoe.st.name);
-	TOE_MTOE_STATS(CMP_MTOE4)
-#undef CMP_MTOE4
-	i = 0;
-#define CMP_FAST4(name) CHECK_EQ(ctr(TOE_KID_FAST, i++), sw.p->st.name);
-	TOE_FAST_CTRS(CMP_FAST4)
-#undef CMP_FAST4
+	check_shared_ctrs(sw, nticks);
 	CHECK_EQ(ctr(TOE_KID_HBM, 1), sw.ring.size());
 
 	/* port 3 answered the ARP request on its own lane, with its own MAC; the mirror ports sent nothing */
@@ -470,7 +438,7 @@ void csim_ports(const fast_prog *prog)
 	run4();
 	CHECK_EQ(eth_stat(1)[TOE_ST_STATUS], TOE_STATUS_BAD_CFG | (uint32_t)TOE_ETH_BAD_PORT << 16);
 	/* and a frame it gets now is held, not passed on */
-	push4(1, b1[1]);
+	push_frame(b1[1], C.mac_rx[1]);
 	run4();
 	CHECK_EQ(pctr(1, 4), 1);
 	CHECK(C.seg_mux.empty() && D.rec.empty());
