@@ -1026,9 +1026,9 @@ static void frame_in(struct dp_run *r, uint32_t k, const struct src_frame *f)
 	publish_batch(r);
 	uint64_t visible = real_ns();
 	wake_readers(r); /* after the stamp: a reader's wake-up is its own latency, not the ring's */
-	dp_trace_add(&r->trace, DP_TRACE_TAKEN, f->ts_ns, taken, n);
-	dp_trace_add(&r->trace, DP_TRACE_DECODED, f->ts_ns, decoded, n);
-	dp_trace_add(&r->trace, DP_TRACE_VISIBLE, f->ts_ns, visible, n);
+	/* the source's pickup stamp splits the span: the kernel's delivery, then toed's own */
+	struct dp_trace_stamps st = {f->ts_ns, f->pick_ns, taken, decoded, visible};
+	dp_trace_frame(&r->trace, &st, n);
 }
 
 /* A port with an address (dp->tcp): the frame to the endpoint, ARP and ICMP
