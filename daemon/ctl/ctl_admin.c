@@ -789,6 +789,8 @@ static void report_latency(struct out *o, const struct toed_dp_snapshot *s)
 	kv_u64(o, "unordered", tr->unordered);
 	report_hist(o, "arrival_to_pickup", "frame arrival stamp -> found in the socket's ring (the kernel's delivery; "
 		    "AF_XDP only)", &tr->h[DP_TRACE_PICKUP]);
+	report_hist(o, "arrival_to_pickup_idle", "... of the frames found right after an empty poll (the data plane "
+		    "was free: no wait behind earlier frames)", &tr->h[DP_TRACE_PICKUP_IDLE]);
 	report_hist(o, "arrival_to_taken", "frame arrival stamp -> the data plane starts on the frame",
 		    &tr->h[DP_TRACE_TAKEN]);
 	report_hist(o, "arrival_to_decoded", "frame arrival stamp -> records out of the receive pipeline",

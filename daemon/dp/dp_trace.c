@@ -64,6 +64,8 @@ void dp_trace_frame(struct dp_trace *t, const struct dp_trace_stamps *s, uint64_
 		t->unordered += n;
 	if (s->pickup) {
 		dp_trace_add(t, DP_TRACE_PICKUP, s->arrival, s->pickup, n);
+		if (s->idle)
+			dp_trace_add(t, DP_TRACE_PICKUP_IDLE, s->arrival, s->pickup, n);
 		dp_trace_add(t, DP_TRACE_OWN, s->pickup, s->visible, n);
 	}
 	dp_trace_add(t, DP_TRACE_TAKEN, s->arrival, s->taken, n);

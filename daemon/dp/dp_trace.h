@@ -17,8 +17,12 @@
  *            reader is woken: a wake-up is the reader's latency, not toed's)
  *
  * and adds (stage - arrival) per record to one histogram per stage, and
- * (visible - pickup), toed's own part, to one more. Off, it costs one
- * predictable branch per frame.
+ * (visible - pickup), toed's own part, to one more. arrival -> pickup also
+ * holds the wait of a frame that arrived while the data plane was busy with
+ * earlier ones; the frames a poll found right after an empty poll (the data
+ * plane was free) go to one more histogram too: the kernel's delivery and
+ * the loop's reaction alone, what a raw AF_XDP reader measures (xsk_floor).
+ * Off, it costs one predictable branch per frame.
  *
  * The histograms have fixed memory and constant-time insertion: values are
  * binned by their top 5 significant bits (16 linear sub-bins per power of
@@ -48,7 +52,9 @@ enum dp_trace_stage {
 	DP_TRACE_TAKEN = 2,   /* arrival -> the data plane starts on the frame */
 	DP_TRACE_PICKUP = 3,  /* arrival -> the source found it in the ring (the kernel's delivery) */
 	DP_TRACE_OWN = 4,     /* pickup -> visible: toed's own processing (not from arrival) */
-	DP_TRACE_STAGES = 5,
+	DP_TRACE_PICKUP_IDLE = 5, /* arrival -> pickup of the frames a poll found right after an empty
+				   * poll: the data plane was free, no wait behind earlier frames */
+	DP_TRACE_STAGES = 6,
 };
 
 struct dp_trace {
@@ -75,6 +81,7 @@ void dp_trace_add(struct dp_trace *t, int stage, uint64_t arrival, uint64_t now,
 /* One frame's stamps (CLOCK_REALTIME ns, the arrival stamp's clock); pickup 0: the source has none. */
 struct dp_trace_stamps {
 	uint64_t arrival, pickup, taken, decoded, visible;
+	int idle; /* the poll that found the frame came right after one that found nothing */
 };
 
 /* The n records of one frame into every stage's histogram (the pickup stage and toed's own part

@@ -80,8 +80,9 @@ static void test_frame(void)
 {
 	static struct dp_trace t;
 	dp_trace_reset(&t, 1);
-	struct dp_trace_stamps a = {10000, 11800, 11900, 12500, 12700};
+	struct dp_trace_stamps a = {10000, 11800, 11900, 12500, 12700, 0}; /* found right after other frames */
 	dp_trace_frame(&t, &a, 3);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP_IDLE].count, 0);
 	CHECK_EQ(t.h[DP_TRACE_PICKUP].count, 3);
 	CHECK_EQ(t.h[DP_TRACE_PICKUP].sum_ns, 3 * 1800);
 	CHECK_EQ(t.h[DP_TRACE_OWN].count, 3);
@@ -92,20 +93,28 @@ static void test_frame(void)
 	CHECK_EQ(t.unordered, 0);
 	/* kernel delivery + toed's own = arrival -> visible, record by record */
 	CHECK_EQ(t.h[DP_TRACE_PICKUP].sum_ns + t.h[DP_TRACE_OWN].sum_ns, t.h[DP_TRACE_VISIBLE].sum_ns);
-	struct dp_trace_stamps b = {20000, 0, 20400, 20500, 20600}; /* no pickup stamp */
+	struct dp_trace_stamps b = {20000, 0, 20400, 20500, 20600, 1}; /* no pickup stamp */
 	dp_trace_frame(&t, &b, 2);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP_IDLE].count, 0);
 	CHECK_EQ(t.h[DP_TRACE_PICKUP].count, 3);
 	CHECK_EQ(t.h[DP_TRACE_OWN].count, 3);
 	CHECK_EQ(t.h[DP_TRACE_VISIBLE].count, 5);
 	CHECK_EQ(t.unordered, 0);
-	struct dp_trace_stamps c = {30000, 30500, 30400, 30600, 30700}; /* picked up after taken: a bug */
+	/* found right after an empty poll: the data plane was free, the span is the kernel's alone */
+	struct dp_trace_stamps e = {50000, 50700, 50800, 51000, 51100, 1};
+	dp_trace_frame(&t, &e, 2);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP_IDLE].count, 2);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP_IDLE].sum_ns, 2 * 700);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP].count, 5);
+	struct dp_trace_stamps c = {30000, 30500, 30400, 30600, 30700, 0}; /* picked up after taken: a bug */
 	dp_trace_frame(&t, &c, 1);
 	CHECK_EQ(t.unordered, 1);
-	struct dp_trace_stamps d = {40000, 39000, 40100, 40200, 40300}; /* picked up before arrival */
+	struct dp_trace_stamps d = {40000, 39000, 40100, 40200, 40300, 1}; /* picked up before arrival */
 	dp_trace_frame(&t, &d, 4);
 	CHECK_EQ(t.unordered, 5);
-	CHECK_EQ(t.late_stamps, 4); /* and that span is not binned */
-	CHECK_EQ(t.h[DP_TRACE_PICKUP].count, 4);
+	CHECK_EQ(t.late_stamps, 8); /* and that span is not binned (in either pickup histogram) */
+	CHECK_EQ(t.h[DP_TRACE_PICKUP].count, 6);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP_IDLE].count, 2);
 }
 
 int main(void)
