@@ -1112,7 +1112,8 @@ static int sw_source(struct dp_run *r, uint32_t k, struct src_frame *f, int *pn)
 	*pn = 0;
 	if (n == 0)
 		n = src_rx_burst(src, f, pcap ? 1 : DP_BURST);
-	/* the trace tells frames that waited for the data plane from those it was free for */
+	/* the trace tells frames that waited for the data plane from those it was free for (two stores
+	 * per poll; with several ports, the last poll of any of them) */
 	r->burst_idle = r->poll_empty;
 	r->poll_empty = n == 0;
 	if (pcap)
