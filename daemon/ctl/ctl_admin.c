@@ -786,12 +786,19 @@ static void report_latency(struct out *o, const struct toed_dp_snapshot *s)
 		fprintf(o->f, "(set [dataplane] trace = yes and reload to measure; a pcap replay is not traced)\n");
 	kv_u64(o, o->json ? "seconds" : "seconds traced", tr->since_ns ? (mono_ns() - tr->since_ns) / 1000000000ull : 0);
 	kv_u64(o, "late_stamps", tr->late_stamps);
+	kv_u64(o, "unordered", tr->unordered);
+	report_hist(o, "arrival_to_pickup", "frame arrival stamp -> found in the socket's ring (the kernel's delivery; "
+		    "AF_XDP only)", &tr->h[DP_TRACE_PICKUP]);
+	report_hist(o, "arrival_to_pickup_idle", "... of the frames found right after an empty poll (the data plane "
+		    "was free: no wait behind earlier frames)", &tr->h[DP_TRACE_PICKUP_IDLE]);
 	report_hist(o, "arrival_to_taken", "frame arrival stamp -> the data plane starts on the frame",
 		    &tr->h[DP_TRACE_TAKEN]);
 	report_hist(o, "arrival_to_decoded", "frame arrival stamp -> records out of the receive pipeline",
 		    &tr->h[DP_TRACE_DECODED]);
 	report_hist(o, "arrival_to_visible", "frame arrival stamp -> records visible in the clients' rings",
 		    &tr->h[DP_TRACE_VISIBLE]);
+	report_hist(o, "pickup_to_visible", "found in the socket's ring -> records visible (toed's own part; AF_XDP "
+		    "only)", &tr->h[DP_TRACE_OWN]);
 	end(o);
 }
 

@@ -481,6 +481,8 @@ struct dp_run {
 	uint64_t bad;           /* records of no TOE_REC_* type */
 	uint32_t card_ups[TOE_HW_GTOE_CONNS], card_downs[TOE_HW_GTOE_CONNS]; /* role tcp: as last read */
 	struct dp_trace trace;  /* [dataplane] trace: latency by stage */
+	int poll_empty;         /* the last poll of a source found nothing (the data plane was free) */
+	int burst_idle;         /* the current burst was found right after an empty poll */
 	struct dp_spin spin;    /* busy_poll: spin only while the CPU is ours (software backend) */
 	int spin_told;          /* its first yield is logged */
 	struct toed_dp_port port[TOED_MAX_PORTS]; /* by source index: what became of each port's frames */
@@ -1026,9 +1028,9 @@ static void frame_in(struct dp_run *r, uint32_t k, const struct src_frame *f)
 	publish_batch(r);
 	uint64_t visible = real_ns();
 	wake_readers(r); /* after the stamp: a reader's wake-up is its own latency, not the ring's */
-	dp_trace_add(&r->trace, DP_TRACE_TAKEN, f->ts_ns, taken, n);
-	dp_trace_add(&r->trace, DP_TRACE_DECODED, f->ts_ns, decoded, n);
-	dp_trace_add(&r->trace, DP_TRACE_VISIBLE, f->ts_ns, visible, n);
+	/* the source's pickup stamp splits the span: the kernel's delivery, then toed's own */
+	struct dp_trace_stamps st = {f->ts_ns, f->pick_ns, taken, decoded, visible, r->burst_idle};
+	dp_trace_frame(&r->trace, &st, n);
 }
 
 /* A port with an address (dp->tcp): the frame to the endpoint, ARP and ICMP
@@ -1110,6 +1112,10 @@ static int sw_source(struct dp_run *r, uint32_t k, struct src_frame *f, int *pn)
 	*pn = 0;
 	if (n == 0)
 		n = src_rx_burst(src, f, pcap ? 1 : DP_BURST);
+	/* the trace tells frames that waited for the data plane from those it was free for (two stores
+	 * per poll; with several ports, the last poll of any of them) */
+	r->burst_idle = r->poll_empty;
+	r->poll_empty = n == 0;
 	if (pcap)
 		source_notes(r);
 	if (n > 0) {

@@ -57,6 +57,22 @@ void dp_trace_add(struct dp_trace *t, int stage, uint64_t arrival, uint64_t now,
 	dp_hist_add(&t->h[stage], now - arrival, n);
 }
 
+void dp_trace_frame(struct dp_trace *t, const struct dp_trace_stamps *s, uint64_t n)
+{
+	uint64_t first = s->pickup ? s->pickup : s->arrival;
+	if (first < s->arrival || s->taken < first || s->decoded < s->taken || s->visible < s->decoded)
+		t->unordered += n;
+	if (s->pickup) {
+		dp_trace_add(t, DP_TRACE_PICKUP, s->arrival, s->pickup, n);
+		if (s->idle)
+			dp_trace_add(t, DP_TRACE_PICKUP_IDLE, s->arrival, s->pickup, n);
+		dp_trace_add(t, DP_TRACE_OWN, s->pickup, s->visible, n);
+	}
+	dp_trace_add(t, DP_TRACE_TAKEN, s->arrival, s->taken, n);
+	dp_trace_add(t, DP_TRACE_DECODED, s->arrival, s->decoded, n);
+	dp_trace_add(t, DP_TRACE_VISIBLE, s->arrival, s->visible, n);
+}
+
 void dp_trace_reset(struct dp_trace *t, uint64_t since_ns)
 {
 	memset(t, 0, sizeof(*t));

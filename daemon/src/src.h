@@ -174,6 +174,10 @@ struct src_frame {
 	uint32_t clock;      /* enum toe_rx_clock: which clock took ts_ns */
 	uint64_t ts_ns;      /* CLOCK_REALTIME ns at arrival (see the top of this file) */
 	uint32_t csum;       /* SRC_CSUM_* */
+	uint64_t pick_ns;    /* CLOCK_REALTIME ns when the reader found the frame in the ring (AF_XDP: the
+			      * burst's clock read right after the ring's peek, which the stamp's clock
+			      * conversion needs anyway, so it costs nothing); 0 where the source reads no
+			      * clock per burst (AF_PACKET, pcap). ts_ns -> pick_ns is the kernel's delivery. */
 };
 
 /* Counters, cumulative since src_open. Drops are counted by reason; a

@@ -163,6 +163,7 @@ static int afp_rx_burst(struct src *base, struct src_frame *f, int max)
 		f[n].csum = (h->tp_status & TP_STATUS_CSUMNOTREADY) ? SRC_CSUM_NOT_READY
 			  : (h->tp_status & TP_STATUS_CSUM_VALID)  ? SRC_CSUM_VALID
 								    : SRC_CSUM_UNKNOWN;
+		f[n].pick_ns = 0; /* no clock read per burst here */
 		n++;
 	next_frame:
 		if (--s->left > 0) {

@@ -313,6 +313,7 @@ static int xdp_rx_burst(struct src *base, struct src_frame *f, int max)
 			m->magic = 0;
 		}
 		f[n].csum = SRC_CSUM_UNKNOWN; /* no per-frame word on the checksum */
+		f[n].pick_ns = ts;
 		n++;
 		used = last + 1;
 	}

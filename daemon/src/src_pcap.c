@@ -318,6 +318,7 @@ static int pcap_rx_burst(struct src *base, struct src_frame *f, int max)
 		f[n].ts_ns = ts;
 		f[n].clock = TOE_CLK_CAPTURE;
 		f[n].csum = SRC_CSUM_UNKNOWN; /* no per-frame word on the checksum */
+		f[n].pick_ns = 0;
 		n++;
 	}
 	return n;

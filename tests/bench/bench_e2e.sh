@@ -13,7 +13,10 @@
 # strategy's read, per STEP message, two receivers in the same run:
 #   run 0: the floor: a raw AF_XDP reader (build/itest/xsk_floor, busy on CPU 1,
 #          before toed starts) that only finds each message's MsgSeqNum, beside
-#          toe-sockrx with a blocking recv();
+#          toe-sockrx with a blocking recv(); it runs toed's XDP program
+#          (toe_steer), so it also measures the kernel's delivery as toed's
+#          trace does: XDP arrival stamp -> the reader finds the frame in its
+#          ring (e2e-xsk-floor-pickup), beside toed's arrival_to_pickup;
 #   run 1: (a) toe-verify --busy-poll on CPU 0 reading its libtoeclient ring;
 #          (b) toe-sockrx with a blocking recv() (sleeps: not a busy-poller);
 #   run 2: the deployment for 2 CPUs: (a) toe-verify in toe_wait() with the
@@ -26,7 +29,8 @@
 #   run 5: as run 2 with toe-verify pinned to the data plane's CPU (1), where the
 #          library's wait never spins and the daemon's futex wake is CPU-local
 #          (README: the placement for 2 CPUs); traced and costed like run 2
-#          (with E2E_DP_PRIORITY=N it runs SCHED_FIFO at N + 10, above the data plane).
+#          (with E2E_DP_PRIORITY=N it runs SCHED_FIFO at N + 10, above the data plane;
+#          the floor of run 0 then runs SCHED_FIFO at N, as the data plane does).
 # At most one busy-poller per CPU (design.md: 2 CPUs); the simulator is not
 # pinned and runs at E2E_LAT_RATE records/s (default 10000, ~6000 messages/s)
 # so that it sleeps between messages. Every record toe-verify reads is also
@@ -45,6 +49,9 @@
 # step), verified record by record.
 #
 # E2E_LATENCY_ONLY=1 stops after the latency runs (no sustained rate, no million).
+# E2E_LAT_RUNS="0 2" runs only those latency runs (default all: 0 1 2 5 4 3), for short repeated
+# measurements; the ratios and the plot leave out what did not run. Run 6 (traced, busy-polling client,
+# no futex wakes) runs only when named there.
 #
 # Exit 0 done, 77 skipped (no root / namespaces / XDP: "SKIP: reason"), 1 a
 # wrong record or a setup failure. Takes about a minute.
@@ -66,6 +73,8 @@ LAT_RECORDS=${E2E_LAT_RECORDS:-50000}
 RATES=${E2E_RATES:-50000 100000 200000 400000 800000}
 MILLION=${E2E_MILLION:-1000000}
 DP_PRIO=${E2E_DP_PRIORITY:-0}
+LAT_RUNS=" ${E2E_LAT_RUNS:-0 1 2 5 4 3} "
+want_run() { case "$LAT_RUNS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 script_needs_root
 script_needs_tools ip tc ethtool timeout
@@ -92,8 +101,10 @@ floor_run() {
 	name=$1 port=$2
 	w=$WORK/$name
 	echo "$name: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-	ip netns exec "$NS_MI" "$FLOOR" --iface vm1 --native --cpu 1 --expect "$LAT_RECORDS" --sendlog "$w.sendlog" \
+	# shellcheck disable=SC2086
+	ip netns exec "$NS_MI" $floor_rt "$FLOOR" --iface vm1 --native --cpu 1 --expect "$LAT_RECORDS" --sendlog "$w.sendlog" \
 		--latency-out "$w.floor.lat" --label e2e-xsk-floor --ready "$w.ready" --timeout 60 \
+		--bpf-object "$STEER" --feed-addr "$EX_IP" \
 		>"$w.floor.out" 2>"$w.floor.err" &
 	p_x=$!
 	pids="$pids $p_x"
@@ -119,15 +130,18 @@ floor_run() {
 	wait "$p_f" || fail "$name: toe-feedsim: $(cat "$w.feedsim.err")"
 	wait "$p_r" || fail "$name: toe-sockrx: $(cat "$w.sockrx.err")"
 	wait "$p_x" || fail "$name: xsk_floor: $(cat "$w.floor.err")"
-	grep -h '^xsk_floor: .*latency' "$w.floor.err"
+	grep -h '^xsk_floor: .*latency\|^xsk_floor: .*pickup' "$w.floor.err"
 	grep -h '^FLOOR ' "$w.floor.out"
 	grep -h '^toe-sockrx: .*latency' "$w.sockrx.err"
 	grep -h '^RESULT ' "$w.floor.out" "$w.sockrx.err"
 	grep -h '^RESULT ' "$w.floor.out" "$w.sockrx.err" | sed 's/^RESULT //' >>"$WORK/lat.jsonl"
 }
 echo "== latency: $LAT_RECORDS records at $LAT_RATE records/s per run, send() -> strategy's read"
+# with E2E_DP_PRIORITY the floor runs SCHED_FIFO at the data plane's priority too (the same footing)
+floor_rt=""
+[ "$DP_PRIO" -gt 0 ] && command -v chrt >/dev/null 2>&1 && floor_rt="chrt -f $DP_PRIO"
 echo "placement (run 0): raw AF_XDP reader busy-polling on CPU 1; the simulator and the blocking reader not pinned"
-floor_run lat0 9300
+want_run 0 && floor_run lat0 9300
 
 e2e_start_toed af_xdp "[dataplane]
 cpu = 1
@@ -185,7 +199,7 @@ lat_run() {
 	grep -h '^RESULT ' "$w.verify.out" "$w.sockrx.err" | sed 's/^RESULT //' >>"$WORK/lat.jsonl"
 }
 
-lat_run lat1 9301 --busy-poll --cpu 0 --label e2e-toed-xdp-busypoll -- --label e2e-sockrx-recv
+want_run 1 && lat_run lat1 9301 --busy-poll --cpu 0 --label e2e-toed-xdp-busypoll -- --label e2e-sockrx-recv
 # traced_wait_run NAME PORT LABEL SUFFIX RESULT-INSIDE RESULT-COSTS [VERIFY-OPTIONS]: a toe_wait() client
 # beside a blocking recv() (label e2e-sockrx-recv-SUFFIX), with the client's CPU share, the daemon's futex
 # wakes per record, and ([dataplane] trace, switched on for this run alone) each record's time inside toed
@@ -208,11 +222,16 @@ out = {"name": sys.argv[1], "unit": "ns", "n": v["records"]}
 for k in ("p50", "p90", "p99", "p999"):
     out[k] = v[k + "_ns"]
 out["max"] = v["max_ns"]
-for st in ("taken", "decoded"):
-    if "arrival_to_" + st in d:
+for st, key in (("taken", "arrival_to_taken"), ("decoded", "arrival_to_decoded"),
+                ("pickup", "arrival_to_pickup"), ("pickup_idle", "arrival_to_pickup_idle"),
+                ("own", "pickup_to_visible")):
+    if key in d:
         for k in ("p50", "p90", "p99"):
-            out[st + "_" + k] = d["arrival_to_" + st][k + "_ns"]
-print("RESULT " + json.dumps(out, separators=(",", ":")))' "$tin" || fail "toectl latency --json"
+            out[st + "_" + k] = d[key][k + "_ns"]
+print("RESULT " + json.dumps(out, separators=(",", ":")))' "$tin" >"$WORK/$tname.inside" ||
+		fail "toectl latency --json"
+	cat "$WORK/$tname.inside"
+	sed 's/^RESULT //' "$WORK/$tname.inside" >>"$WORK/lat.jsonl" # for the budget line
 	sed -i "s/^trace = .*/trace = no/" "$WORK/toed.conf"
 	"$TOECTL" -s "$SOCK" reload >"$WORK/reload.out" 2>&1 || fail "toectl reload: $(cat "$WORK/reload.out")"
 	"$PY" - "$WORK/$tname.s0.json" "$WORK/$tname.s1.json" "$WORK/$tname.verify.out" "$tname" "$tcost" <<'EOF' ||
@@ -237,17 +256,27 @@ recs = int(get("received"))
 wakes = wakeups(sys.argv[2]) - wakeups(sys.argv[1])
 cpu, secs, slept = float(get("cpu_seconds")), float(get("seconds")), int(get("waits_slept"))
 share = cpu / secs if secs > 0 else 0.0
-print("%s: client (default adaptive toe_wait): %.1f%% of a CPU over %.2f s; %d waits slept; "
+print("%s: client: %.1f%% of a CPU over %.2f s; %d waits slept; "
       "daemon futex wakes %d for %d records (%.3f per record)" % (sys.argv[4], 100 * share, secs, slept, wakes,
                                                                   recs, wakes / max(recs, 1)))
+# did the data plane spin throughout? (it sleeps between frames while its CPU is shared: dp_spin.h)
+def pipe(path, key):
+    d = json.load(open(path))
+    return d.get("pipeline", {}).get(key, 0)
+yields = pipe(sys.argv[2], "spin_yields") - pipe(sys.argv[1], "spin_yields")
+sleeping = pipe(sys.argv[2], "spin_sleeping")
+print("%s: data plane %s (spin_yields +%d during the run, sleeping now: %d)" % (sys.argv[4],
+      "spun throughout" if not yields and not sleeping else "yielded its CPU (shared): NOT a busy-poll figure",
+      yields, sleeping))
 print("RESULT " + json.dumps({"name": sys.argv[5], "unit": "ratio", "client_cpu_share": round(share, 3),
                               "futex_wakes_per_record": round(wakes / max(recs, 1), 4), "waits_slept": slept,
-                              "records": recs}, separators=(",", ":")))
+                              "records": recs, "dp_spin_yields": yields, "dp_sleeping": sleeping},
+                             separators=(",", ":")))
 EOF
 		fail "$tname costs"
 }
 # run 2: the default wait, not pinned (the scheduler picks its CPU)
-traced_wait_run lat2 9302 e2e-toed-xdp-wait run2 e2e-toed-inside-arrival-to-visible e2e-toed-wait-costs
+want_run 2 && traced_wait_run lat2 9302 e2e-toed-xdp-wait run2 e2e-toed-inside-arrival-to-visible e2e-toed-wait-costs
 # run 5: the default wait on the data plane's CPU (README: the placement for 2 CPUs): it never spins there,
 # and the daemon's wake-up of a thread on its own CPU is local
 # (a SCHED_FIFO data plane, E2E_DP_PRIORITY, would never let it run there: it then runs SCHED_FIFO above it)
@@ -258,18 +287,27 @@ if [ "$DP_PRIO" -gt 0 ]; then
 	rt5="--priority $rt5"
 fi
 # shellcheck disable=SC2086
-traced_wait_run lat5 9305 e2e-toed-xdp-wait-dpcpu run5 e2e-toed-inside-arrival-to-visible-run5 \
+want_run 5 && traced_wait_run lat5 9305 e2e-toed-xdp-wait-dpcpu run5 e2e-toed-inside-arrival-to-visible-run5 \
 	e2e-toed-wait-costs-run5 --cpu 1 $rt5
-lat_run lat4 9304 --label e2e-toed-xdp-wait-run4 -- --busy-poll --cpu 0 --label e2e-sockrx-busypoll
+# run 6 (only when asked, E2E_LAT_RUNS): traced like run 2 with a busy-polling client on CPU 0, so that the
+# daemon makes no futex wake: how much of the inside-toed figure the wakes cost (they come after the
+# visible stamp, but the data plane is in the system call when the next frame arrives)
+case "$LAT_RUNS" in *" 6 "*)
+	traced_wait_run lat6 9306 e2e-toed-xdp-busypoll-traced run6 e2e-toed-inside-arrival-to-visible-run6 \
+		e2e-toed-busypoll-costs-run6 --busy-poll --cpu 0 ;;
+esac
+want_run 4 && lat_run lat4 9304 --label e2e-toed-xdp-wait-run4 -- --busy-poll --cpu 0 --label e2e-sockrx-busypoll
 # run 3: nobody spins (the data plane sleeps too: [dataplane] busy_poll is live)
 set_busy_poll() {
 	sed -i "s/^busy_poll = .*/busy_poll = $1/" "$WORK/toed.conf"
 	"$TOECTL" -s "$SOCK" reload >"$WORK/reload.out" 2>&1 || fail "toectl reload: $(cat "$WORK/reload.out")"
 }
-set_busy_poll no
-echo "lat3: the data plane sleeps between frames (busy_poll = no), both readers sleep"
-lat_run lat3 9303 --label e2e-toed-xdp-sleep -- --label e2e-sockrx-recv-run3
-set_busy_poll yes
+if want_run 3; then
+	set_busy_poll no
+	echo "lat3: the data plane sleeps between frames (busy_poll = no), both readers sleep"
+	lat_run lat3 9303 --label e2e-toed-xdp-sleep -- --label e2e-sockrx-recv-run3
+	set_busy_poll yes
+fi
 
 # ratios (baseline / toed) and the histogram data, in python (json)
 "$PY" - "$WORK/lat.jsonl" "$OUT/e2e_latency.dat" "$WORK/lat0.floor.lat" "$WORK/lat1.toed.lat" \
@@ -299,6 +337,25 @@ ratio("e2e-sockrx-recv-run5", "e2e-toed-xdp-wait-dpcpu", True)
 ratio("e2e-sockrx-busypoll", "e2e-toed-xdp-wait-run4", True)
 ratio("e2e-sockrx-busypoll", "e2e-toed-xdp-busypoll", False)
 ratio("e2e-xsk-floor", "e2e-toed-xdp-busypoll", False)
+# the budget inside toed: the kernel's delivery (XDP arrival stamp -> found in the ring) beside the
+# same span of the raw reader (run 0, toe_steer too), then toed's own part (found -> visible)
+fl = res.get("e2e-xsk-floor-pickup")
+for run, name in (("run 2", "e2e-toed-inside-arrival-to-visible"), ("run 5", "e2e-toed-inside-arrival-to-visible-run5"),
+                  ("run 6", "e2e-toed-inside-arrival-to-visible-run6")):
+    t = res.get(name)
+    if not t or "pickup_p50" not in t:
+        continue
+    us = lambda v: "%.2f" % (v / 1e3)
+    line = "budget inside toed (%s), p50/p90/p99 us: arrival -> pickup %s/%s/%s" % (
+        run, us(t["pickup_p50"]), us(t["pickup_p90"]), us(t["pickup_p99"]))
+    if "pickup_idle_p50" in t:
+        line += " (the kernel's delivery alone, frames the data plane was free for: %s/%s/%s)" % (
+            us(t["pickup_idle_p50"]), us(t["pickup_idle_p90"]), us(t["pickup_idle_p99"]))
+    if fl:
+        line += "; the raw reader's, run 0: %s/%s/%s" % (us(fl["p50"]), us(fl["p90"]), us(fl["p99"]))
+    line += "; toed's own (pickup -> visible) %s/%s/%s; arrival -> visible %s/%s/%s" % (
+        us(t["own_p50"]), us(t["own_p90"]), us(t["own_p99"]), us(t["p50"]), us(t["p90"]), us(t["p99"]))
+    print(line)
 # histogram: log-spaced bins from 1 us to 100 ms, share of messages per bin
 names = ["raw AF_XDP reader, the floor (run 0)", "toed AF_XDP, busy-polling client (run 1)",
          "Linux recv(), blocking (run 1)", "toed AF_XDP, default toe_wait client (run 2)",

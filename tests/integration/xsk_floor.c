@@ -2,6 +2,7 @@
  *
  *   xsk_floor --iface DEV [--queue Q] [--native] --sendlog FILE --expect N [--cpu C]
  *             [--label NAME] [--timeout S] [--idle-ms MS] [--ready FILE] [--latency-out FILE]
+ *             [--bpf-object toe_steer.bpf.o --feed-addr A.B.C.D]
  *
  * It binds one AF_XDP socket (copy mode, libxdp's default redirect program)
  * to the mirror port, busy-polls its RX ring, and for every TCP payload
@@ -14,8 +15,18 @@
  * toe-verify and toe-sockrx do ("xsk_floor: NAME one-way latency ..." and a
  * RESULT {json} line), so make bench can put the floor beside them.
  *
+ * With --bpf-object, toed's own XDP program (toe_steer, the kernel-clock
+ * variant) is loaded instead of libxdp's, steering the TCP frames of
+ * --feed-addr (any port) to the socket with toed's arrival stamp in each
+ * frame's metadata (struct toe_xdp_meta, bpf_ktime_get_ns in the program).
+ * The reader stamps CLOCK_MONOTONIC right after each ring peek that finds
+ * frames, and prints XDP stamp -> pickup per frame ("xsk_floor: NAME-pickup
+ * ..." and RESULT): the kernel's delivery into the ring as toed's trace
+ * measures it (toectl latency arrival_to_pickup), without toed.
+ *
  * Exit 0, 1 on an error, 77 (SKIP) when AF_XDP cannot be set up here.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -28,7 +39,11 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <xdp/xsk.h>
+
+#include "src/bpf/toe_steer.h"
 
 #include "feed/feed_lat.h"
 #include "feed/feed_net.h"
@@ -36,6 +51,7 @@
 #define FRAMES 4096
 #define FRAME_SIZE 4096
 #define MAX_SEQ (1u << 24)
+#define MAX_PICKS (1u << 22) /* XDP stamp -> pickup samples kept (frames) */
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig)
@@ -81,6 +97,50 @@ static const uint8_t *tcp_payload(const uint8_t *f, uint32_t len, uint32_t *plen
 	return f + t + doff;
 }
 
+/* toe_steer (kernel clock) from obj, the socket in its XSKMAP at queue, TCP of addr (any port) steered,
+ * attached to ifindex in mode; the link's descriptor (closing it detaches), or -1 with a message. */
+static int steer_attach(const char *obj_path, int ifindex, uint32_t xdp_flags, int queue, int xsk_fd,
+			const char *addr, struct bpf_object **objp)
+{
+	struct toe_feed_key k = {0};
+	uint32_t one = 1, q = (uint32_t)queue;
+	struct in_addr a;
+	if (inet_pton(AF_INET, addr, &a) != 1) {
+		fprintf(stderr, "xsk_floor: --feed-addr %s: not an IPv4 address\n", addr);
+		return -1;
+	}
+	struct bpf_object *obj = bpf_object__open_file(obj_path, NULL);
+	if (!obj) {
+		fprintf(stderr, "xsk_floor: %s: %s\n", obj_path, strerror(errno));
+		return -1;
+	}
+	*objp = obj;
+	struct bpf_program *prog = bpf_object__find_program_by_name(obj, TOE_STEER_PROG), *other;
+	if (!prog) {
+		fprintf(stderr, "xsk_floor: %s: no program %s\n", obj_path, TOE_STEER_PROG);
+		return -1;
+	}
+	bpf_object__for_each_program(other, obj)
+		if (other != prog)
+			bpf_program__set_autoload(other, false);
+	if (bpf_object__load(obj)) {
+		fprintf(stderr, "xsk_floor: %s: load refused: %s\n", obj_path, strerror(errno));
+		return -1;
+	}
+	k.addr = a.s_addr;
+	k.proto = 6;
+	if (bpf_map_update_elem(bpf_object__find_map_fd_by_name(obj, "toe_xsks"), &q, &xsk_fd, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_object__find_map_fd_by_name(obj, "toe_feeds"), &k, &one, BPF_ANY)) {
+		fprintf(stderr, "xsk_floor: map update: %s\n", strerror(errno));
+		return -1;
+	}
+	LIBBPF_OPTS(bpf_link_create_opts, lopts, .flags = xdp_flags);
+	int link = bpf_link_create(bpf_program__fd(prog), ifindex, BPF_XDP, &lopts);
+	if (link < 0)
+		fprintf(stderr, "xsk_floor: XDP attach: %s\n", strerror(errno));
+	return link;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -89,13 +149,15 @@ int main(int argc, char **argv)
 		{"expect", required_argument, 0, 'x'}, {"cpu", required_argument, 0, 'P'},
 		{"label", required_argument, 0, 'N'}, {"timeout", required_argument, 0, 'T'},
 		{"idle-ms", required_argument, 0, 'I'}, {"ready", required_argument, 0, 'r'},
-		{"latency-out", required_argument, 0, 'O'},
+		{"latency-out", required_argument, 0, 'O'}, {"bpf-object", required_argument, 0, 'B'},
+		{"feed-addr", required_argument, 0, 'A'},
 		{0, 0, 0, 0},
 	};
 	const char *iface = NULL, *sendlog = NULL, *label = "xsk-floor", *ready = NULL, *lat_out = NULL;
+	const char *bpf_obj = NULL, *feed_addr = NULL;
 	int queue = 0, native = 0, cpu = -1, c;
 	uint64_t expect = 0, timeout_s = 60, idle_ms = 3000;
-	while ((c = getopt_long(argc, argv, "i:q:nL:x:P:N:T:I:r:O:", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:q:nL:x:P:N:T:I:r:O:B:A:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': iface = optarg; break;
 		case 'q': queue = atoi(optarg); break;
@@ -108,14 +170,21 @@ int main(int argc, char **argv)
 		case 'I': idle_ms = strtoull(optarg, NULL, 10); break;
 		case 'r': ready = optarg; break;
 		case 'O': lat_out = optarg; break;
+		case 'B': bpf_obj = optarg; break;
+		case 'A': feed_addr = optarg; break;
 		default:
 			fprintf(stderr, "usage: xsk_floor --iface DEV [--queue Q] [--native] --sendlog FILE --expect N "
-					"[--cpu C] [--label NAME] [--timeout S] [--idle-ms MS] [--ready FILE] [--latency-out FILE]\n");
+					"[--cpu C] [--label NAME] [--timeout S] [--idle-ms MS] [--ready FILE] [--latency-out FILE] "
+					"[--bpf-object FILE --feed-addr A.B.C.D]\n");
 			return 1;
 		}
 	}
 	if (!iface || !sendlog || !expect) {
 		fprintf(stderr, "xsk_floor: --iface, --sendlog and --expect are needed\n");
+		return 1;
+	}
+	if (!bpf_obj != !feed_addr) {
+		fprintf(stderr, "xsk_floor: --bpf-object and --feed-addr go together\n");
 		return 1;
 	}
 	if (cpu >= 0 && feed_pin_cpu(cpu))
@@ -126,7 +195,9 @@ int main(int argc, char **argv)
 	size_t area_len = (size_t)FRAMES * FRAME_SIZE;
 	void *area = mmap(NULL, area_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	int64_t *stamp = calloc(MAX_SEQ, sizeof(*stamp));
-	if (area == MAP_FAILED || !stamp) {
+	int64_t *pick = bpf_obj ? malloc(MAX_PICKS * sizeof(*pick)) : NULL;
+	uint64_t npick = 0, nostamp = 0;
+	if (area == MAP_FAILED || !stamp || (bpf_obj && !pick)) {
 		fprintf(stderr, "xsk_floor: out of memory\n");
 		return 1;
 	}
@@ -144,7 +215,8 @@ int main(int argc, char **argv)
 	struct xsk_socket *xsk = NULL;
 	struct xsk_socket_config scfg = {.rx_size = FRAMES,
 					 .xdp_flags = native ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE,
-					 .bind_flags = XDP_COPY};
+					 .bind_flags = XDP_COPY,
+					 .libxdp_flags = bpf_obj ? XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD : 0};
 	/* a socket on this queue closed just before (toed's) is released by the kernel asynchronously */
 	for (int tries = 0; tries < 200; tries++) {
 		r = xsk_socket__create(&xsk, iface, (uint32_t)queue, umem, &rx, NULL, &scfg);
@@ -155,6 +227,16 @@ int main(int argc, char **argv)
 	if (r) {
 		printf("SKIP: xsk_floor: AF_XDP socket on %s queue %d: %s\n", iface, queue, strerror(-r));
 		return 77;
+	}
+	struct bpf_object *obj = NULL;
+	int link = -1;
+	if (bpf_obj) {
+		link = steer_attach(bpf_obj, (int)if_nametoindex(iface), scfg.xdp_flags, queue, xsk_socket__fd(xsk),
+				    feed_addr, &obj);
+		if (link < 0) {
+			printf("SKIP: xsk_floor: toe_steer on %s cannot be attached (see stderr)\n", iface);
+			return 77;
+		}
 	}
 	uint32_t idx;
 	if (xsk_ring_prod__reserve(&fq, FRAMES, &idx) != FRAMES) {
@@ -181,8 +263,9 @@ int main(int argc, char **argv)
 				break;
 			continue;
 		}
+		int64_t picked = now_mono(); /* first, as toed's source reads it: the pickup */
 		int64_t ts = now_real();
-		last = now_mono();
+		last = picked;
 		uint32_t fidx;
 		if (xsk_ring_prod__reserve(&fq, n, &fidx) != n) {
 			fprintf(stderr, "xsk_floor: fill ring full\n");
@@ -192,6 +275,17 @@ int main(int argc, char **argv)
 			const struct xdp_desc *d = xsk_ring_cons__rx_desc(&rx, idx + i);
 			const uint8_t *f = xsk_umem__get_data(area, d->addr);
 			uint32_t plen;
+			if (pick) {
+				/* toe_steer's stamp right before the data (copy mode copies the metadata) */
+				struct toe_xdp_meta *m = (struct toe_xdp_meta *)((uint8_t *)f - sizeof *m);
+				if (m->magic == TOE_XDP_META_MAGIC && m->clock == TOE_META_CLK_MONO) {
+					if (npick < MAX_PICKS)
+						pick[npick++] = picked - (int64_t)m->rx_ns;
+				} else {
+					nostamp++;
+				}
+				m->magic = 0;
+			}
 			const uint8_t *p = tcp_payload(f, d->len, &plen);
 			frames++;
 			for (uint32_t k = 0; p && k + 4 < plen; k++) {
@@ -212,8 +306,26 @@ int main(int argc, char **argv)
 		xsk_ring_prod__submit(&fq, n);
 		xsk_ring_cons__release(&rx, n);
 	}
+	if (link >= 0)
+		close(link); /* detaches toe_steer */
 	xsk_socket__delete(xsk);
 	xsk_umem__delete(umem);
+	if (obj)
+		bpf_object__close(obj);
+	if (pick) {
+		/* the kernel's delivery, per frame: XDP stamp -> found in the ring by this busy poller */
+		struct feed_lat_summary ps;
+		char pname[200], plabel[160];
+		feed_lat_summarize(pick, npick, &ps);
+		snprintf(pname, sizeof pname, "xsk_floor: %s-pickup XDP stamp -> pickup (frames; %" PRIu64 " unstamped)",
+			 label, nostamp);
+		snprintf(plabel, sizeof plabel, "%s-pickup", label);
+		feed_lat_print(stderr, pname, &ps);
+		printf("RESULT ");
+		feed_lat_print_json(stdout, plabel, &ps);
+		printf("\n");
+		free(pick);
+	}
 
 	struct feed_sendlog_ent *log;
 	size_t nlog;

@@ -74,10 +74,54 @@ static void test_trace(void)
 	CHECK(dp_hist_pct(&t.h[DP_TRACE_VISIBLE], 500000) <= 500 + 500 / 16);
 }
 
+/* One frame's stamps into every stage: the pickup stamp splits arrival -> visible into the
+ * kernel's delivery and toed's own part; without one (AF_PACKET, pcap) neither is binned. */
+static void test_frame(void)
+{
+	static struct dp_trace t;
+	dp_trace_reset(&t, 1);
+	struct dp_trace_stamps a = {10000, 11800, 11900, 12500, 12700, 0}; /* found right after other frames */
+	dp_trace_frame(&t, &a, 3);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP_IDLE].count, 0);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP].count, 3);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP].sum_ns, 3 * 1800);
+	CHECK_EQ(t.h[DP_TRACE_OWN].count, 3);
+	CHECK_EQ(t.h[DP_TRACE_OWN].sum_ns, 3 * 900);
+	CHECK_EQ(t.h[DP_TRACE_TAKEN].sum_ns, 3 * 1900);
+	CHECK_EQ(t.h[DP_TRACE_DECODED].sum_ns, 3 * 2500);
+	CHECK_EQ(t.h[DP_TRACE_VISIBLE].sum_ns, 3 * 2700);
+	CHECK_EQ(t.unordered, 0);
+	/* kernel delivery + toed's own = arrival -> visible, record by record */
+	CHECK_EQ(t.h[DP_TRACE_PICKUP].sum_ns + t.h[DP_TRACE_OWN].sum_ns, t.h[DP_TRACE_VISIBLE].sum_ns);
+	struct dp_trace_stamps b = {20000, 0, 20400, 20500, 20600, 1}; /* no pickup stamp */
+	dp_trace_frame(&t, &b, 2);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP_IDLE].count, 0);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP].count, 3);
+	CHECK_EQ(t.h[DP_TRACE_OWN].count, 3);
+	CHECK_EQ(t.h[DP_TRACE_VISIBLE].count, 5);
+	CHECK_EQ(t.unordered, 0);
+	/* found right after an empty poll: the data plane was free, the span is the kernel's alone */
+	struct dp_trace_stamps e = {50000, 50700, 50800, 51000, 51100, 1};
+	dp_trace_frame(&t, &e, 2);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP_IDLE].count, 2);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP_IDLE].sum_ns, 2 * 700);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP].count, 5);
+	struct dp_trace_stamps c = {30000, 30500, 30400, 30600, 30700, 0}; /* picked up after taken: a bug */
+	dp_trace_frame(&t, &c, 1);
+	CHECK_EQ(t.unordered, 1);
+	struct dp_trace_stamps d = {40000, 39000, 40100, 40200, 40300, 1}; /* picked up before arrival */
+	dp_trace_frame(&t, &d, 4);
+	CHECK_EQ(t.unordered, 5);
+	CHECK_EQ(t.late_stamps, 8); /* and that span is not binned (in either pickup histogram) */
+	CHECK_EQ(t.h[DP_TRACE_PICKUP].count, 6);
+	CHECK_EQ(t.h[DP_TRACE_PICKUP_IDLE].count, 2);
+}
+
 int main(void)
 {
 	test_bins();
 	test_percentiles();
 	test_trace();
+	test_frame();
 	return test_done("dp_trace");
 }
