@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -152,12 +153,23 @@ int dp_spin_should(struct dp_spin *s, uint64_t now, int cpu)
 	if (s->fd < 0)
 		return 1;
 	uint64_t idle = 0, total = 0;
-	if (s->sleeping) {
-		if (cpu < 0 ? now < s->wake_at : s->idle_start && now - s->idle_start < DP_SPIN_IDLE_WINDOW_NS)
-			return 0;
-	} else if (s->win_start && now - s->win_start < DP_SPIN_WINDOW_NS) {
+	if (!s->sleeping && s->win_start && now - s->win_start < DP_SPIN_WINDOW_NS)
+		return 1; /* the loop's common case: no system call */
+	/* A SCHED_FIFO/RR data plane spins as told: its only run-queue wait is the kernel's real-time throttling
+	 * (sched_rt_runtime_us: 50 ms of every second by default), which counted as 49 % waiting in a window and
+	 * made it sleep between frames, though nothing of normal priority could take the CPU from it anyway.
+	 * Asked once a window while spinning, and on every wake-up while sleeping (a reload may raise the
+	 * priority then). */
+	int pol = sched_getscheduler(0);
+	if (pol == SCHED_FIFO || pol == SCHED_RR) {
+		s->sleeping = 0;
+		s->idle_start = 0;
+		s->win_start = now;
 		return 1;
 	}
+	if (s->sleeping &&
+	    (cpu < 0 ? now < s->wake_at : s->idle_start && now - s->idle_start < DP_SPIN_IDLE_WINDOW_NS))
+		return 0;
 	int64_t w = dp_spin_read(s);
 	if (w < 0)
 		return 1;
