@@ -95,7 +95,7 @@ static void add(struct capture *c, size_t *used, const uint8_t *fr, size_t len)
 
 /* Run the capture once through rx_pipe (set up by the caller, untimed);
  * returns the records decoded (UINT64_MAX on a gap or error). */
-static uint64_t run(const struct capture *c)
+__attribute__((noinline)) static uint64_t run(const struct capture *c)
 {
 	struct rx_out o;
 	uint64_t recs = 0, acc = 0, ts = 1000000000ull;
@@ -126,7 +126,7 @@ static uint64_t run(const struct capture *c)
 static struct net_stats nst;
 static struct mtoe mt;
 static struct mtoe_event mev[MTOE_SEG_EVENTS];
-static uint64_t run_net(const struct capture *c, const struct rx_cfg *cfg)
+__attribute__((noinline)) static uint64_t run_net(const struct capture *c, const struct rx_cfg *cfg)
 {
 	struct net_pkt pkt;
 	uint64_t bytes = 0, acc = 0, ts = 1000000000ull;
@@ -157,7 +157,7 @@ static int32_t gtoe_setup(uint32_t laddr, uint16_t lport, uint32_t raddr, uint16
 }
 
 /* the capture through net_rx + gtoe + rx_event (dp_tcp's path); returns the records (UINT64_MAX on a gap) */
-static uint64_t run_gtoe(const struct capture *c, const struct rx_cfg *cfg, int32_t conn)
+__attribute__((noinline)) static uint64_t run_gtoe(const struct capture *c, const struct rx_cfg *cfg, int32_t conn)
 {
 	struct rx_out o;
 	struct net_pkt pkt;
