@@ -2,18 +2,26 @@
 #include "net_csum.h"
 #include "net_cfg.h"
 
-/* A 32-bit little-endian word (the compiler makes it one load on x86 and Arm). */
-static inline uint32_t le32(const uint8_t *q)
+/* A 64-bit little-endian word (the compiler makes it one load on x86 and Arm). */
+static inline uint64_t le64(const uint8_t *q)
 {
-	return (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+	return (uint64_t)q[0] | (uint64_t)q[1] << 8 | (uint64_t)q[2] << 16 | (uint64_t)q[3] << 24 |
+	       (uint64_t)q[4] << 32 | (uint64_t)q[5] << 40 | (uint64_t)q[6] << 48 | (uint64_t)q[7] << 56;
+}
+
+/* a += x with the carry out counted in *c (an add and an add-with-carry). */
+static inline uint64_t add_carry(uint64_t a, uint64_t x, uint64_t *c)
+{
+	a += x;
+	*c += a < x;
+	return a;
 }
 
 void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
 {
-	uint64_t s = c->sum, a = 0, b = 0;
+	uint64_t s = c->sum, a = 0, ca = 0;
 	uint32_t i = 0, k, w;
 	const uint8_t *q;
-	uint16_t f;
 
 	if (n == 0)
 		return;
@@ -24,28 +32,41 @@ void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
 		s += p[0];
 		i = 1;
 	}
-	/* The bulk 32 bytes a step as eight little-endian 32-bit words into two
-	 * sums: plain loads without byte swaps, two chains of adds. The
-	 * ones'-complement sum is byte-order independent (RFC 1071 2.(B)): the
-	 * little-endian sum, folded to 16 bits, is the big-endian one with its
-	 * bytes swapped. Neither 64-bit sum can overflow for NET_MAX_FRAME. */
+	/* The bulk 64 bytes a step as little-endian 64-bit words into one sum
+	 * whose carries are counted: plain loads without byte swaps, an add and
+	 * an add-with-carry each, then what is left eight bytes a step. A carry
+	 * out of bit 63 is 2^64 = 1 (mod 0xffff), so the sum is the sum plus its
+	 * carries. The ones'-complement sum is byte-order independent (RFC 1071
+	 * 2.(B)): the little-endian sum, folded to 16 bits, is the big-endian
+	 * one with its bytes swapped. A chunk adds below 2^42 to c->sum: a
+	 * packet of NET_MAX_FRAME bytes in any chunking cannot overflow it. */
 	q = p + i;
-	w = (n - i) >> 5;
-	for (k = 0; k < NET_MAX_FRAME / 32; k++) {
+	w = (n - i) >> 6;
+	for (k = 0; k < NET_MAX_FRAME / 64; k++) {
 		if (k >= w)
 			break;
-		a += (uint64_t)le32(q + 32 * k) + le32(q + 32 * k + 8) + le32(q + 32 * k + 16) +
-		     le32(q + 32 * k + 24);
-		b += (uint64_t)le32(q + 32 * k + 4) + le32(q + 32 * k + 12) + le32(q + 32 * k + 20) +
-		     le32(q + 32 * k + 28);
+		const uint8_t *r = q + 64 * k;
+		a = add_carry(a, le64(r), &ca);
+		a = add_carry(a, le64(r + 8), &ca);
+		a = add_carry(a, le64(r + 16), &ca);
+		a = add_carry(a, le64(r + 24), &ca);
+		a = add_carry(a, le64(r + 32), &ca);
+		a = add_carry(a, le64(r + 40), &ca);
+		a = add_carry(a, le64(r + 48), &ca);
+		a = add_carry(a, le64(r + 56), &ca);
 	}
-	i += w << 5;
-	f = net_csum_fold64(a + b);
-	s += (uint16_t)(f << 8 | f >> 8);
-	/* the last 0..31 bytes, big-endian as the words they are */
+	i += w << 6;
 	for (k = 0; k < 7; k++) {
-		if (i + 4 > n)
+		if (i + 8 > n)
 			break;
+		a = add_carry(a, le64(p + i), &ca);
+		i += 8;
+	}
+	/* swapping a 16-bit value's bytes is multiplying it by 2^8 (mod 0xffff):
+	 * the sum folded to 33 bits, shifted, needs no fold to 16 bits first */
+	s += ((a & 0xffffffffu) + (a >> 32) + ca) << 8;
+	/* the last 0..7 bytes, big-endian as the words they are */
+	if (i + 4 <= n) {
 		s += (uint32_t)p[i] << 24 | (uint32_t)p[i + 1] << 16 | (uint32_t)p[i + 2] << 8 | p[i + 3];
 		i += 4;
 	}
