@@ -45,6 +45,9 @@
 #include "fast/host/fastx.h"
 #include "toe/gtoe.h"
 #include "toe/gtoe_frame.h"
+#include "dp/dp_pub.h"
+#include "toe/shm.h"
+#include <sys/mman.h>
 
 #define MSS 1408
 #define REPS_DEFAULT 5
@@ -93,28 +96,124 @@ static void add(struct capture *c, size_t *used, const uint8_t *fr, size_t len)
 	*used += (len + 63) & ~(size_t)63; /* frames 64-byte aligned, as in a receive ring */
 }
 
+/* What toed's data plane does with the pipeline's output (dp_thread.c
+ * drain, frame_in): the records into a batch of DP_BATCH (rx_ticks decodes
+ * them straight into it; what it does not batch comes from rx_next and is
+ * copied), each stamped with its clock and source; the batch published when
+ * full and at the end of every frame. per_entry: rx_next alone, as toed did
+ * before rx_ticks. publishing: pub_publish_src into a publisher as toed's
+ * default [shm] makes it (history of ring_size records) with one client
+ * ring, whose consumer hands every record back after each publish (on this
+ * core: the records stay in its cache, where a real reader's would cross to
+ * another). Returns 1 on a gap entry. */
+#define BATCH 64 /* dp_thread.c DP_BATCH */
+static union toe_record batch[BATCH];
+static uint8_t batch_src[BATCH];
+static unsigned nbatch;
+static int per_entry, publishing;
+static struct pub *pub;
+static struct toe_ring_cons view;
+static uint64_t acc_pub;
+
+static void publish_batch(void)
+{
+	if (!nbatch)
+		return;
+	if (publishing) {
+		pub_publish_src(pub, batch, batch_src, nbatch);
+		toe_ring_cons_release(&view, toe_ring_cons_avail(&view));
+	} else {
+		acc_pub += batch[nbatch - 1].hdr.present;
+	}
+	nbatch = 0;
+}
+
+static int drain_out(uint64_t *recs)
+{
+	struct rx_out o;
+	uint32_t sid, n, k;
+	for (;;) {
+		if (!per_entry && (n = rx_ticks(&pipe_, &batch[nbatch], BATCH - nbatch, &sid)) > 0) {
+			for (k = nbatch; k < nbatch + n; k++) {
+				batch[k].hdr.present = (batch[k].hdr.present & ~TOE_CLK_MASK) | (1u << TOE_CLK_SHIFT);
+				batch_src[k] = (uint8_t)sid;
+			}
+			nbatch += n;
+			*recs += n;
+			if (nbatch == BATCH)
+				publish_batch();
+			continue;
+		}
+		if (!rx_next(&pipe_, &o))
+			break;
+		if (o.kind == RX_OUT_GAP)
+			return 1;
+		if (o.kind != RX_OUT_RECORD || o.tick_type <= 0)
+			continue;
+		(*recs)++;
+		o.tick.hdr.present = (o.tick.hdr.present & ~TOE_CLK_MASK) | (1u << TOE_CLK_SHIFT);
+		batch_src[nbatch] = (uint8_t)o.stream;
+		batch[nbatch++] = o.tick;
+		if (nbatch == BATCH)
+			publish_batch();
+	}
+	publish_batch(); /* a frame's records are visible before the next frame */
+	return 0;
+}
+
+/* The client's side of the publish variants' ring, mapped as libtoeclient does. */
+static int view_open(const struct pub_client_info *in)
+{
+	void *data = mmap(NULL, in->data_size, PROT_READ, MAP_SHARED, in->data_fd, 0);
+	void *cons = mmap(NULL, TOE_SHM_CONS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, in->cons_fd, 0);
+	if (data == MAP_FAILED || cons == MAP_FAILED)
+		return -1;
+	const struct toe_shm_region *reg = data;
+	memset(&view, 0, sizeof view);
+	view.reg = reg;
+	view.recs = (const union toe_record *)((const char *)data + reg->ring_offset);
+	view.cons = cons;
+	view.cap = reg->capacity;
+	view.mask = reg->capacity - 1;
+	return 0;
+}
+
 /* Run the capture once through rx_pipe (set up by the caller, untimed);
  * returns the records decoded (UINT64_MAX on a gap or error). */
 __attribute__((noinline)) static uint64_t run(const struct capture *c)
 {
-	struct rx_out o;
-	uint64_t recs = 0, acc = 0, ts = 1000000000ull;
+	uint64_t recs = 0, ts = 1000000000ull;
 	for (uint32_t i = 0; i < c->n; i++) {
 		rx_frame(&pipe_, c->buf + c->f[i].off, c->f[i].len, ts);
-		while (rx_next(&pipe_, &o)) {
-			if (o.kind == RX_OUT_RECORD) {
-				recs++;
-				acc += o.tick.hdr.present;
-			} else if (o.kind == RX_OUT_GAP) {
-				return UINT64_MAX;
-			}
-		}
+		if (drain_out(&recs))
+			return UINT64_MAX;
 		ts += 1200; /* ~10 Gb/s of 1.5 KB frames */
 		if ((i & 1023) == 1023) {
 			rx_poll(&pipe_, ts);
-			while (rx_next(&pipe_, &o))
-				if (o.kind == RX_OUT_GAP)
-					return UINT64_MAX;
+			if (drain_out(&recs))
+				return UINT64_MAX;
+		}
+	}
+	sink = acc_pub;
+	return recs;
+}
+
+/* The decoder alone: the same stream bytes in the same 1408-byte pieces fed
+ * straight to one fast_stream and the CPU decoder (STEP + FAST + tick
+ * records, no frames, no TOE, no pipeline): the decoder's share of the
+ * whole path. Returns the records (UINT64_MAX on an error). */
+static struct fastx_dec xd;
+__attribute__((noinline)) static uint64_t run_decode(const uint8_t *feed, size_t len, struct fast_stream *fs)
+{
+	uint64_t recs = 0, acc = 0;
+	int ev;
+	for (size_t o = 0; o < len; o += MSS) {
+		fast_stream_feed(fs, feed + o, (uint32_t)(len - o < MSS ? len - o : MSS));
+		while ((ev = fastx_stream_next(&xd, fs)) != FS_NONE) {
+			if (ev != FS_RECORD || xd.tick_type <= 0)
+				return UINT64_MAX;
+			recs++;
+			acc += xd.tick.hdr.present;
 		}
 	}
 	sink = acc;
@@ -187,14 +286,8 @@ __attribute__((noinline)) static uint64_t run_gtoe(const struct capture *c, cons
 			ev.len = n;
 			ev.data = d;
 			rx_event(&pipe_, &ev, ts);
-			while (rx_next(&pipe_, &o)) {
-				if (o.kind == RX_OUT_RECORD) {
-					recs++;
-					acc += o.tick.hdr.present;
-				} else if (o.kind == RX_OUT_GAP) {
-					return UINT64_MAX;
-				}
-			}
+			if (drain_out(&recs))
+				return UINT64_MAX;
 			gtoe_consume(&G, conn, n);
 			ev.offset += n;
 		}
@@ -202,12 +295,11 @@ __attribute__((noinline)) static uint64_t run_gtoe(const struct capture *c, cons
 		if ((i & 1023) == 1023) {
 			gtoe_poll(&G, ts);
 			rx_poll(&pipe_, ts);
-			while (rx_next(&pipe_, &o))
-				if (o.kind == RX_OUT_GAP)
-					return UINT64_MAX;
+			if (drain_out(&recs))
+				return UINT64_MAX;
 		}
 	}
-	sink = acc;
+	sink = acc + acc_pub;
 	return recs;
 }
 
@@ -336,21 +428,42 @@ int main(void)
 		int net_only;
 		int fast;
 		int gtoe;
+		int per_entry; /* rx_next alone (toed before rx_ticks) */
+		int publish;   /* into a publisher with history and one client ring */
+		int decode;    /* the decoder alone (run_decode) */
 		double t[BENCH_MAX_REPS];
 	} v[] = {
-		{"in_order", &cin, &cfg, 0, 0, 0, {0}},
-		{"reorder_1pct", &cre, &cfg, 0, 0, 0, {0}},
-		{"no_tcp_csum", &cin, &nocsum, 0, 0, 0, {0}},
-		{"net_mtoe_only", &cin, &cfg, 1, 0, 0, {0}},
-		{"fastx_in_order", &cin, &cfg, 0, 1, 0, {0}},
-		{"fastx_reorder_1pct", &cre, &cfg, 0, 1, 0, {0}},
-		{"gtoe_in_order", &cg, &cfg, 0, 0, 1, {0}},
-		{"gtoe_fastx_in_order", &cg, &cfg, 0, 1, 1, {0}},
+		{"in_order", &cin, &cfg, 0, 0, 0, 0, 0, 0, {0}},
+		{"reorder_1pct", &cre, &cfg, 0, 0, 0, 0, 0, 0, {0}},
+		{"no_tcp_csum", &cin, &nocsum, 0, 0, 0, 0, 0, 0, {0}},
+		{"net_mtoe_only", &cin, &cfg, 1, 0, 0, 0, 0, 0, {0}},
+		{"fastx_in_order", &cin, &cfg, 0, 1, 0, 0, 0, 0, {0}},
+		{"fastx_reorder_1pct", &cre, &cfg, 0, 1, 0, 0, 0, 0, {0}},
+		{"fastx_rx_next", &cin, &cfg, 0, 1, 0, 1, 0, 0, {0}},
+		{"fastx_publish", &cin, &cfg, 0, 1, 0, 0, 1, 0, {0}},
+		{"fastx_decode_only", &cin, &cfg, 0, 1, 0, 0, 0, 1, {0}},
+		{"gtoe_in_order", &cg, &cfg, 0, 0, 1, 0, 0, 0, {0}},
+		{"gtoe_fastx_in_order", &cg, &cfg, 0, 1, 1, 0, 0, 0, {0}},
+		{"gtoe_fastx_publish", &cg, &cfg, 0, 1, 1, 0, 1, 0, {0}},
 	};
 	struct fastx_prog *xp = fastx_prog_new(&prog);
-	static struct fastx_dec xd;
 	if (!xp)
 		return 1;
+	/* the publisher of the publish variants: toed's defaults (dp_setup_pub), one client */
+	struct pub_config pc = {0};
+	struct pub_client *pcl;
+	struct pub_client_info pin;
+	struct pub_filter pf = {0};
+	int perr;
+	pc.default_capacity = TOE_SHM_DEFAULT_CAPACITY;
+	pc.history = TOE_SHM_DEFAULT_CAPACITY;
+	pc.no_hugepages = 1;
+	pub = pub_create(&pc, &perr);
+	if (!pub || pub_filter_normalise(&pf) != 0 ||
+	    pub_client_add(pub, &pf, TOE_SHM_DEFAULT_CAPACITY, 0, 0, &pcl, &pin) != 0 || view_open(&pin) != 0) {
+		fprintf(stderr, "bench_rx: cannot make the publisher and its client ring\n");
+		return 1;
+	}
 	const int nv = (int)(sizeof v / sizeof v[0]);
 	const char *only = getenv("BENCH_RX_ONLY");
 	int skip[sizeof v / sizeof v[0]] = {0};
@@ -362,7 +475,17 @@ int main(void)
 			double t0;
 			if (skip[i])
 				continue;
-			if (v[i].net_only) {
+			per_entry = v[i].per_entry;
+			publishing = v[i].publish;
+			nbatch = 0;
+			if (v[i].decode) {
+				fast_stream_init(&fs[0], &prog, FAST_FRAMING_STEP);
+				fastx_dec_init(&xd, xp, &fs[0].rec);
+				xd.scratch = &fs[0].rec;
+				t0 = bench_cpu_s();
+				n = run_decode(feed, len, &fs[0]);
+				want = RECORDS;
+			} else if (v[i].net_only) {
 				net_stats_init(&nst);
 				if (mtoe_init(&mt, &v[i].cfg->mtoe, mbuf, mlen) != MTOE_OK)
 					return 1;
@@ -427,5 +550,6 @@ int main(void)
 	free(fs);
 	free(mbuf);
 	fastx_prog_free(xp);
+	pub_destroy(pub);
 	return 0;
 }
