@@ -534,7 +534,7 @@ static int fx_ok(struct rx_pipe *p)
  * written), with the record counters; returns its tick type (fast_tick_map's
  * result: > 0 mapped, TOE_REC_NONE unmapped or RX_CFG_NO_TICK). fx: the CPU
  * decoder made it (its tick is copied, already built). */
-static int record_tick(struct rx_pipe *p, uint32_t sid, struct fast_stream *fs, int fx, union toe_record *tick)
+static inline int record_tick(struct rx_pipe *p, uint32_t sid, struct fast_stream *fs, int fx, union toe_record *tick)
 {
 	struct rx_stream_stats *ss = &p->sst[sid];
 	int t = TOE_REC_NONE;

@@ -5,9 +5,12 @@
  * IPv4 and TCP checksums (pktbuild), one vendor ACK per 4 segments, all held
  * in memory. rx_pipe runs them with the default configuration (64
  * connections, 32 KB window, TCP checksums verified, records mapped to tick
- * records) as the software backend would: rx_frame, then rx_next until it
- * returns 0, and rx_poll every 1024 frames. Variants, each run REPS times
- * interleaved (best and median printed):
+ * records) as the software backend's data plane does (dp_thread.c drain):
+ * rx_frame, then rx_ticks into a batch of 64 records (rx_next for what it
+ * does not batch) until both say nothing more, each record stamped with its
+ * clock, the batch handed on at the end of the frame; rx_poll every 1024
+ * frames. Variants, each run REPS times interleaved (best and median
+ * printed):
  *   in_order      the segments in order;
  *   reorder_1pct  1% of the segments swapped with the next one;
  *   no_tcp_csum   in order, TCP checksum check off (what the checksum costs);
@@ -23,7 +26,21 @@
  *                 as toed sends them), the in-order bytes handed to the
  *                 pipeline as DATA events (rx_event, as dp_tcp_pump does),
  *                 then STEP + FAST + tick mapping; no vendor ACK frames in
- *                 its capture (toed makes its own).
+ *                 its capture (toed makes its own);
+ *   fastx_rx_next  fastx_in_order drained with rx_next alone, one entry at a
+ *                 time, each copied into the batch (toed before rx_ticks);
+ *   fastx_publish, gtoe_fastx_publish  with the batches published as toed
+ *                 does (pub_publish_src: the history of ring_size records and
+ *                 one client ring of the default size, its reader releasing
+ *                 everything after each publish on this core);
+ *   fastx_decode_only  the decoder alone: the same stream bytes in the same
+ *                 1408-byte pieces straight into fast_stream + the CPU
+ *                 decoder (STEP + FAST + tick records; no frames, TOE or
+ *                 pipeline). With fastx_in_order it prints the decoder's
+ *                 share of the path and what is spent outside it.
+ * Under callgrind the loops are the functions run, run_net, run_gtoe and
+ * run_decode (--toggle-collect=run ...; never inlined): their Ir divided by
+ * the segments is the cost per segment by stage.
  * Times are the thread's CPU time (bench_cpu_s): the machines are shared and
  * wall time would count other processes' slices.
  * Throughput is in Gb/s of TCP payload (the stream bytes) and Mpps. Every run
@@ -475,6 +492,9 @@ int main(void)
 			double t0;
 			if (skip[i])
 				continue;
+			struct pub_stats ps0;
+			pub_get_stats(pub, &ps0);
+			uint64_t delivered0 = ps0.delivered;
 			per_entry = v[i].per_entry;
 			publishing = v[i].publish;
 			nbatch = 0;
@@ -515,6 +535,17 @@ int main(void)
 					(unsigned long long)want, v[i].net_only ? "bytes" : "records");
 				return 1;
 			}
+			if (v[i].publish) {
+				/* the client's ring got every record, none dropped */
+				struct pub_stats ps;
+				pub_get_stats(pub, &ps);
+				if (ps.delivered - delivered0 != RECORDS || ps.dropped != 0) {
+					fprintf(stderr, "bench_rx: %s delivered %llu of %u records (%llu dropped)\n", v[i].name,
+						(unsigned long long)(ps.delivered - delivered0), RECORDS,
+						(unsigned long long)ps.dropped);
+					return 1;
+				}
+			}
 		}
 	}
 	printf("%-18s %10s %10s %10s %10s %12s\n", "variant", "Gb/s best", "Gb/s p50", "Mpps p50", "ns/seg p50",
@@ -536,6 +567,25 @@ int main(void)
 		       "\"ns_per_segment_p50\":%.1f,\"target_gbps\":10}\n",
 		       v[i].name, RECORDS, (unsigned long long)v[i].c->payload, nseg, v[i].c->n, gb / best, gb / med,
 		       v[i].c->n / med / 1e6, med * 1e9 / nseg);
+	}
+	/* the decoder's share: the same bytes decoded from memory against the whole path */
+	int iw = -1, idec = -1;
+	for (int i = 0; i < nv; i++) {
+		if (skip[i])
+			continue;
+		if (strcmp(v[i].name, "fastx_in_order") == 0)
+			iw = i;
+		else if (strcmp(v[i].name, "fastx_decode_only") == 0)
+			idec = i;
+	}
+	if (iw >= 0 && idec >= 0) {
+		double whole = v[iw].t[REPS / 2] * 1e9 / nseg, dec = v[idec].t[REPS / 2] * 1e9 / nseg;
+		printf("decoder share (p50): fastx_decode_only %.1f ns/seg of fastx_in_order %.1f ns/seg = %.0f%%; "
+		       "outside the decoder (frames, TOE, pipeline, batch) %.1f ns/seg\n",
+		       dec, whole, 100.0 * dec / whole, whole - dec);
+		printf("RESULT {\"bench\":\"rx\",\"variant\":\"decoder_share\",\"decode_ns_per_segment_p50\":%.1f,"
+		       "\"whole_ns_per_segment_p50\":%.1f,\"outside_ns_per_segment_p50\":%.1f}\n",
+		       dec, whole, whole - dec);
 	}
 	printf("target: 10 Gb/s of TCP payload on one core (net_rx + mirror TOE + STEP + FAST + tick mapping; "
 	       "gtoe_*: net_rx + general TOE with its ACK frames + STEP + FAST + tick mapping)\n");
