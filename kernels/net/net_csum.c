@@ -19,7 +19,7 @@ static inline uint64_t add_carry(uint64_t a, uint64_t x, uint64_t *c)
 
 void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
 {
-	uint64_t s = c->sum, a = 0, ca = 0;
+	uint64_t s = c->sum, a = 0, b = 0, ca = 0, cb = 0;
 	uint32_t i = 0, k, w;
 	const uint8_t *q;
 
@@ -32,11 +32,11 @@ void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
 		s += p[0];
 		i = 1;
 	}
-	/* The bulk 64 bytes a step as little-endian 64-bit words into one sum
-	 * whose carries are counted: plain loads without byte swaps, an add and
-	 * an add-with-carry each, then what is left eight bytes a step. A carry
-	 * out of bit 63 is 2^64 = 1 (mod 0xffff), so the sum is the sum plus its
-	 * carries. The ones'-complement sum is byte-order independent (RFC 1071
+	/* The bulk 64 bytes a step as little-endian 64-bit words into two sums
+	 * (two chains of adds: one is bound by its latency) whose carries are
+	 * counted: plain loads without byte swaps, an add and an add-with-carry
+	 * each, then what is left eight bytes a step. A carry out of bit 63 is
+	 * 2^64 = 1 (mod 0xffff), so the sum is the sums plus their carries. The ones'-complement sum is byte-order independent (RFC 1071
 	 * 2.(B)): the little-endian sum, folded to 16 bits, is the big-endian
 	 * one with its bytes swapped. A chunk adds below 2^42 to c->sum: a
 	 * packet of NET_MAX_FRAME bytes in any chunking cannot overflow it. */
@@ -47,13 +47,13 @@ void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
 			break;
 		const uint8_t *r = q + 64 * k;
 		a = add_carry(a, le64(r), &ca);
-		a = add_carry(a, le64(r + 8), &ca);
+		b = add_carry(b, le64(r + 8), &cb);
 		a = add_carry(a, le64(r + 16), &ca);
-		a = add_carry(a, le64(r + 24), &ca);
+		b = add_carry(b, le64(r + 24), &cb);
 		a = add_carry(a, le64(r + 32), &ca);
-		a = add_carry(a, le64(r + 40), &ca);
+		b = add_carry(b, le64(r + 40), &cb);
 		a = add_carry(a, le64(r + 48), &ca);
-		a = add_carry(a, le64(r + 56), &ca);
+		b = add_carry(b, le64(r + 56), &cb);
 	}
 	i += w << 6;
 	for (k = 0; k < 7; k++) {
@@ -64,7 +64,7 @@ void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
 	}
 	/* swapping a 16-bit value's bytes is multiplying it by 2^8 (mod 0xffff):
 	 * the sum folded to 33 bits, shifted, needs no fold to 16 bits first */
-	s += ((a & 0xffffffffu) + (a >> 32) + ca) << 8;
+	s += ((a & 0xffffffffu) + (a >> 32) + (b & 0xffffffffu) + (b >> 32) + ca + cb) << 8;
 	/* the last 0..7 bytes, big-endian as the words they are */
 	if (i + 4 <= n) {
 		s += (uint32_t)p[i] << 24 | (uint32_t)p[i + 1] << 16 | (uint32_t)p[i + 2] << 8 | p[i + 3];

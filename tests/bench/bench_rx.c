@@ -16,6 +16,7 @@
  *   no_tcp_csum   in order, TCP checksum check off (what the checksum costs);
  *   net_mtoe_only net_rx + mtoe_segment alone on the in-order capture (no
  *                 STEP/FAST): how the time splits between network and decode;
+ *   net_mtoe_no_csum  the same without the TCP checksum check;
  *   fastx_in_order, fastx_reorder_1pct  the first two with the CPU fast
  *                 decoder (rx_pipe.fastx, kernels/fast/host/) instead of the
  *                 reference fast_stream_next + fast_tick_map;
@@ -454,6 +455,7 @@ int main(void)
 		{"reorder_1pct", &cre, &cfg, 0, 0, 0, 0, 0, 0, {0}},
 		{"no_tcp_csum", &cin, &nocsum, 0, 0, 0, 0, 0, 0, {0}},
 		{"net_mtoe_only", &cin, &cfg, 1, 0, 0, 0, 0, 0, {0}},
+		{"net_mtoe_no_csum", &cin, &nocsum, 1, 0, 0, 0, 0, 0, {0}},
 		{"fastx_in_order", &cin, &cfg, 0, 1, 0, 0, 0, 0, {0}},
 		{"fastx_reorder_1pct", &cre, &cfg, 0, 1, 0, 0, 0, 0, {0}},
 		{"fastx_rx_next", &cin, &cfg, 0, 1, 0, 1, 0, 0, {0}},
