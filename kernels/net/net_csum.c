@@ -80,9 +80,20 @@ void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
 	c->sum = s;
 }
 
+/* A 32-bit big-endian word. */
+static inline uint32_t be32(const uint8_t *q)
+{
+	return (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
+}
+
 uint16_t net_csum_buf(const uint8_t *p, uint32_t n)
 {
 	struct net_csum c;
+	if (n == 20) {
+		/* an IPv4 header without options, every frame's: five words, no loops */
+		uint64_t s = (uint64_t)be32(p) + be32(p + 4) + be32(p + 8) + be32(p + 12) + be32(p + 16);
+		return (uint16_t)~net_csum_fold64(s);
+	}
 	net_csum_init(&c);
 	net_csum_add(&c, p, n);
 	return net_csum_final(&c);
