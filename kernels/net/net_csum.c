@@ -36,10 +36,11 @@ void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
 	 * (two chains of adds: one is bound by its latency) whose carries are
 	 * counted: plain loads without byte swaps, an add and an add-with-carry
 	 * each, then what is left eight bytes a step. A carry out of bit 63 is
-	 * 2^64 = 1 (mod 0xffff), so the sum is the sums plus their carries. The ones'-complement sum is byte-order independent (RFC 1071
-	 * 2.(B)): the little-endian sum, folded to 16 bits, is the big-endian
-	 * one with its bytes swapped. A chunk adds below 2^42 to c->sum: a
-	 * packet of NET_MAX_FRAME bytes in any chunking cannot overflow it. */
+	 * 2^64 = 1 (mod 0xffff), so the sum is the sums plus their carries. The
+	 * ones'-complement sum is byte-order independent (RFC 1071 2.(B)): the
+	 * little-endian sum, folded to 16 bits, is the big-endian one with its
+	 * bytes swapped. A chunk adds below 2^44 to c->sum: a packet of
+	 * NET_MAX_FRAME bytes in any chunking cannot overflow it. */
 	q = p + i;
 	w = (n - i) >> 6;
 	for (k = 0; k < NET_MAX_FRAME / 64; k++) {
@@ -63,7 +64,7 @@ void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
 		i += 8;
 	}
 	/* swapping a 16-bit value's bytes is multiplying it by 2^8 (mod 0xffff):
-	 * the sum folded to 33 bits, shifted, needs no fold to 16 bits first */
+	 * the sums folded to 33 bits, shifted, need no fold to 16 bits first */
 	s += ((a & 0xffffffffu) + (a >> 32) + (b & 0xffffffffu) + (b >> 32) + ca + cb) << 8;
 	/* the last 0..7 bytes, big-endian as the words they are */
 	if (i + 4 <= n) {

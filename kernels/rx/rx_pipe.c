@@ -14,11 +14,17 @@
  * which receives events and datagrams from other kernels, synthesises only
  * the decoder half.
  *
+ * rx_ticks is rx_drain's common case in bulk (a stream's plain records
+ * decoded straight into the caller's array): it uses the same event(),
+ * record_tick() and stream_event() as rx_drain, and hands anything else to
+ * it through the held entry, so the two give the same entries in the same
+ * order.
+ *
  * The CPU decoder seam. On the card this file is synthesised as written:
- * stream_next() pulls records from fast_stream_next (the reference decoder)
- * and maps them with fast_tick_map. Host builds define TOE_CPU_DECODER (the
- * Makefile's DEFS; the card build and test_hw_csim.sh do not), which adds
- * one guarded branch in stream_next(): when the caller set p->fastx, the
+ * decoder_next() pulls records from fast_stream_next (the reference decoder)
+ * and record_tick() maps them with fast_tick_map. Host builds define
+ * TOE_CPU_DECODER (the Makefile's DEFS; the card build and test_hw_csim.sh
+ * do not), which adds guarded branches there: when the caller set p->fastx, the
  * stream's events come from fastx_stream_next (kernels/fast/host/, host only)
  * on the same struct fast_stream, with the tick record already built. The
  * events, offsets, counters and gap rules are those of the reference (the
@@ -534,7 +540,8 @@ static int fx_ok(struct rx_pipe *p)
  * written), with the record counters; returns its tick type (fast_tick_map's
  * result: > 0 mapped, TOE_REC_NONE unmapped or RX_CFG_NO_TICK). fx: the CPU
  * decoder made it (its tick is copied, already built). */
-static inline int record_tick(struct rx_pipe *p, uint32_t sid, struct fast_stream *fs, int fx, union toe_record *tick)
+static inline int record_tick(struct rx_pipe *p, uint32_t sid, struct fast_stream *fs, int fx,
+			      union toe_record *tick)
 {
 	struct rx_stream_stats *ss = &p->sst[sid];
 	int t = TOE_REC_NONE;
