@@ -64,8 +64,7 @@
 #include "toe/gtoe.h"
 #include "toe/gtoe_frame.h"
 #include "dp/dp_pub.h"
-#include "toe/shm.h"
-#include <sys/mman.h>
+#include "ring_view.h"
 
 #define MSS 1408
 #define REPS_DEFAULT 5
@@ -130,7 +129,7 @@ static uint8_t batch_src[BATCH];
 static unsigned nbatch;
 static int per_entry, publishing;
 static struct pub *pub;
-static struct toe_ring_cons view;
+static struct ring_view view; /* the client's side of the publish variants' ring */
 static uint64_t acc_pub;
 
 static void publish_batch(void)
@@ -139,7 +138,7 @@ static void publish_batch(void)
 		return;
 	if (publishing) {
 		pub_publish_src(pub, batch, batch_src, nbatch);
-		toe_ring_cons_release(&view, toe_ring_cons_avail(&view));
+		toe_ring_cons_release(&view.r, toe_ring_cons_avail(&view.r));
 	} else {
 		acc_pub += batch[nbatch - 1].hdr.present;
 	}
@@ -176,23 +175,6 @@ static int drain_out(uint64_t *recs)
 			publish_batch();
 	}
 	publish_batch(); /* a frame's records are visible before the next frame */
-	return 0;
-}
-
-/* The client's side of the publish variants' ring, mapped as libtoeclient does. */
-static int view_open(const struct pub_client_info *in)
-{
-	void *data = mmap(NULL, in->data_size, PROT_READ, MAP_SHARED, in->data_fd, 0);
-	void *cons = mmap(NULL, TOE_SHM_CONS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, in->cons_fd, 0);
-	if (data == MAP_FAILED || cons == MAP_FAILED)
-		return -1;
-	const struct toe_shm_region *reg = data;
-	memset(&view, 0, sizeof view);
-	view.reg = reg;
-	view.recs = (const union toe_record *)((const char *)data + reg->ring_offset);
-	view.cons = cons;
-	view.cap = reg->capacity;
-	view.mask = reg->capacity - 1;
 	return 0;
 }
 
@@ -479,7 +461,8 @@ int main(void)
 	pc.no_hugepages = 1;
 	pub = pub_create(&pc, &perr);
 	if (!pub || pub_filter_normalise(&pf) != 0 ||
-	    pub_client_add(pub, &pf, TOE_SHM_DEFAULT_CAPACITY, 0, 0, &pcl, &pin) != 0 || view_open(&pin) != 0) {
+	    pub_client_add(pub, &pf, TOE_SHM_DEFAULT_CAPACITY, 0, 0, &pcl, &pin) != 0 ||
+	    ring_view_open(&view, pin.data_fd, pin.data_size, pin.cons_fd) != 0) {
 		fprintf(stderr, "bench_rx: cannot make the publisher and its client ring\n");
 		return 1;
 	}

@@ -529,10 +529,10 @@ static void test_type_only(void)
 	CHECK_EQ(pub_client_add(p, &fo, 1024, TOE_START_NOW, 0, &co, &io), 0);
 	CHECK_EQ(pub_client_add(p, &ft, 1024, TOE_START_NOW, 0, &ct, &it), 0);
 	CHECK_EQ(pub_client_add(p, &fall, 1024, TOE_START_NOW, 0, &ca, &ia), 0);
-	struct view vo, vt, va;
-	CHECK_EQ(view_open(&vo, &io), 0);
-	CHECK_EQ(view_open(&vt, &it), 0);
-	CHECK_EQ(view_open(&va, &ia), 0);
+	struct ring_view vo, vt, va;
+	CHECK_EQ(ring_view_open(&vo, io.data_fd, io.data_size, io.cons_fd), 0);
+	CHECK_EQ(ring_view_open(&vt, it.data_fd, it.data_size, it.cons_fd), 0);
+	CHECK_EQ(ring_view_open(&va, ia.data_fd, ia.data_size, ia.cons_fd), 0);
 	enum { N = 300 };
 	static union toe_record recs[N], out[N];
 	static uint8_t srcs[N];
@@ -572,9 +572,9 @@ static void test_type_only(void)
 	CHECK_EQ(n, want_a);
 	CHECK(want_a < N); /* the type-40 records */
 	CHECK_EQ(skipped, 0);
-	view_close(&vo);
-	view_close(&vt);
-	view_close(&va);
+	ring_view_close(&vo);
+	ring_view_close(&vt);
+	ring_view_close(&va);
 	pub_client_remove(p, co);
 	pub_client_remove(p, ct);
 	pub_client_remove(p, ca);
