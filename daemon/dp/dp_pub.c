@@ -669,9 +669,18 @@ unsigned pub_publish_src(struct pub *p, const union toe_record *recs, const uint
 			replay(p, c);
 		const struct pub_filter *f = __atomic_load_n(&c->filter, __ATOMIC_ACQUIRE);
 		uint64_t seq0 = c->ring.seq, drop0 = c->ring.dropped;
-		for (unsigned i = 0; i < n; i++)
-			if (pub_filter_match(f, &recs[i], srcs ? srcs[i] : PUB_SRC_NONE))
-				toe_ring_prod_push(&c->ring, &recs[i]);
+		if (!f->has_stream && !f->nchannels && !f->nsecurities) {
+			/* by type alone (most subscriptions): pub_filter_match's first test, no call per record */
+			for (unsigned i = 0; i < n; i++) {
+				uint32_t t = recs[i].hdr.type;
+				if (t < 32 && (f->types >> t & 1u))
+					toe_ring_prod_push(&c->ring, &recs[i]);
+			}
+		} else {
+			for (unsigned i = 0; i < n; i++)
+				if (pub_filter_match(f, &recs[i], srcs ? srcs[i] : PUB_SRC_NONE))
+					toe_ring_prod_push(&c->ring, &recs[i]);
+		}
 		commit(p, c, seq0, drop0);
 	}
 	/* history after the fan-out, so a replay never repeats this batch */

@@ -574,13 +574,30 @@ static void drain_sess(struct dp_run *r)
 	}
 }
 
-/* Software backend: the pipeline's output entries that are records go to the batch. */
+/* Software backend: the pipeline's output entries that are records go to the batch;
+ * rx_ticks decodes runs of plain records straight into it (rx_next the rest, in order). */
 static void drain(struct dp_run *r)
 {
 	struct toed_dp *dp = r->dp;
 	struct rx_out o;
+	uint32_t sid, n;
 	drain_sess(r);
-	while (rx_next(dp->pipe, &o)) {
+	for (;;) {
+		n = rx_ticks(dp->pipe, &r->batch[r->nbatch], DP_BATCH - r->nbatch, &sid);
+		if (n) {
+			uint8_t src = stream_src(dp, dp->pipe, sid);
+			for (uint32_t i = r->nbatch; i < r->nbatch + n; i++) {
+				union toe_record *t = &r->batch[i];
+				t->hdr.present = (t->hdr.present & ~TOE_CLK_MASK) | (r->clock << TOE_CLK_SHIFT);
+				r->batch_src[i] = src;
+			}
+			r->nbatch += n;
+			if (r->nbatch == DP_BATCH)
+				publish_batch(r);
+			continue;
+		}
+		if (!rx_next(dp->pipe, &o))
+			break;
 		if (o.kind == RX_OUT_RECORD && o.tick_type <= 0) {
 			r->unmapped++;
 			continue;

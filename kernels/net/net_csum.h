@@ -3,7 +3,8 @@
  * A struct net_csum accumulates the ones'-complement sum of a byte sequence
  * given in any number of chunks of any length (odd lengths included: the
  * accumulator remembers whether the next byte is the high or the low half of
- * a 16-bit word). Bytes are summed four at a time into a 64-bit accumulator
+ * a 16-bit word). Bytes are summed as 32-bit words into 64-bit accumulators
+ * (the bulk of a chunk little-endian, folded and byte-swapped: net_csum.c)
  * and folded at the end; 2^16 = 1 (mod 0xffff) makes that equal to the
  * 16-bit end-around-carry sum.
  *

@@ -14,11 +14,17 @@
  * which receives events and datagrams from other kernels, synthesises only
  * the decoder half.
  *
+ * rx_ticks is rx_drain's common case in bulk (a stream's plain records
+ * decoded straight into the caller's array): it uses the same event(),
+ * record_tick() and stream_event() as rx_drain, and hands anything else to
+ * it through the held entry, so the two give the same entries in the same
+ * order.
+ *
  * The CPU decoder seam. On the card this file is synthesised as written:
- * stream_next() pulls records from fast_stream_next (the reference decoder)
- * and maps them with fast_tick_map. Host builds define TOE_CPU_DECODER (the
- * Makefile's DEFS; the card build and test_hw_csim.sh do not), which adds
- * one guarded branch in stream_next(): when the caller set p->fastx, the
+ * decoder_next() pulls records from fast_stream_next (the reference decoder)
+ * and record_tick() maps them with fast_tick_map. Host builds define
+ * TOE_CPU_DECODER (the Makefile's DEFS; the card build and test_hw_csim.sh
+ * do not), which adds guarded branches there: when the caller set p->fastx, the
  * stream's events come from fastx_stream_next (kernels/fast/host/, host only)
  * on the same struct fast_stream, with the tick record already built. The
  * events, offsets, counters and gap rules are those of the reference (the
@@ -530,90 +536,145 @@ static int fx_ok(struct rx_pipe *p)
 }
 #endif
 
+/* A decoded record of stream sid as a tick record in *tick (every byte
+ * written), with the record counters; returns its tick type (fast_tick_map's
+ * result: > 0 mapped, TOE_REC_NONE unmapped or RX_CFG_NO_TICK). fx: the CPU
+ * decoder made it (its tick is copied, already built). */
+static inline int record_tick(struct rx_pipe *p, uint32_t sid, struct fast_stream *fs, int fx,
+			      union toe_record *tick)
+{
+	struct rx_stream_stats *ss = &p->sst[sid];
+	int t = TOE_REC_NONE;
+	uint32_t warn = fs->rec.warn, i;
+#ifdef TOE_CPU_DECODER
+	if (fx && p->fastx->tick_type > 0) {
+		/* the decoder's tick overwrites every byte: no clearing first */
+		*tick = p->fastx->tick;
+	} else
+#else
+	(void)fx;
+#endif
+	{
+		/* the whole record: every byte a client may read is defined */
+		for (i = 0; i < TOE_RECORD_SIZE; i++)
+			tick->bytes[i] = 0;
+		tick->hdr.type = TOE_REC_NONE;
+		tick->hdr.stream = (uint16_t)sid;
+		tick->hdr.rx_ns = p->now;
+	}
+#ifdef TOE_CPU_DECODER
+	if (fx) {
+		t = p->fastx->tick_type;
+		warn = p->fastx->warn;
+	} else
+#endif
+	if (!(p->cfg.flags & RX_CFG_NO_TICK))
+		t = fast_tick_map(p->prog, &fs->rec, fs->msg_seq, tick);
+	if (!(p->cfg.flags & RX_CFG_NO_TICK)) {
+		if (t > 0) {
+			tick->hdr.stream = (uint16_t)sid;
+			tick->hdr.seq = 0;
+			tick->hdr.rx_ns = p->now;
+			if (tick->hdr.flags & TOE_RF_RANGE) {
+				p->st.tick_range++;
+				ss->tick_range++;
+			}
+		} else {
+			p->st.tick_unmapped++;
+			ss->tick_unmapped++;
+		}
+	}
+	if (warn) {
+		p->st.warnings++;
+		ss->warnings++;
+	}
+	p->st.records++;
+	ss->records++;
+	return t;
+}
+
+/* The fields of a RECORD entry besides its head and tick record. */
+static void record_fields(struct rx_pipe *p, const struct fast_stream *fs, int fx, int t, struct rx_out *out)
+{
+	out->msg_seq = fs->msg_seq;
+	out->offset = fs->data_offset;
+	out->rec = &fs->rec;
+#ifdef TOE_CPU_DECODER
+	if (fx && !p->fastx->used_fallback)
+		out->rec = 0; /* its tick was copied: no value array */
+#else
+	(void)p;
+	(void)fx;
+#endif
+	out->tick_type = t;
+}
+
+/* One decoder event ev of stream sid: 1 with an entry in *out, 0 to go on
+ * pulling, -1 when the stream needs input. */
+static int stream_event(struct rx_pipe *p, uint32_t sid, struct fast_stream *fs, int fx, int ev,
+			struct rx_out *out)
+{
+	if (ev == FS_MESSAGE)
+		return msg_check(p, sid, out);
+	if (ev == FS_RECORD) {
+		int t;
+		out_head(out, RX_OUT_RECORD, sid);
+		t = record_tick(p, sid, fs, fx, &out->tick);
+		record_fields(p, fs, fx, t, out);
+		if ((p->cfg.flags & RX_CFG_SEQ) && !seq_record(p, sid, out)) {
+			/* dropped; holes its channel declared on the way still go out */
+			return seq_entry(p, out);
+		}
+		return 1;
+	}
+	if (ev == FS_ERROR) {
+		uint64_t off, len;
+		decode_range(fs, &off, &len);
+		p->sst[sid].decode_errors++;
+		out_gap(p, out, sid, off, len, TOE_GAP_DECODE, (uint32_t)fs->err);
+		return 1;
+	}
+	return -1;
+}
+
+/* The next event of stream sid's decoder. */
+static int decoder_next(struct rx_pipe *p, struct fast_stream *fs, int fx)
+{
+#ifdef TOE_CPU_DECODER
+	if (fx) {
+		p->fastx->scratch = &fs->rec; /* the fallback's value array */
+		return fastx_stream_next(p->fastx, fs);
+	}
+#else
+	(void)p;
+	(void)fx;
+#endif
+	return fast_stream_next(fs);
+}
+
+/* Whether records are decoded by the CPU decoder (host builds with p->fastx set). */
+static int use_fx(struct rx_pipe *p)
+{
+#ifdef TOE_CPU_DECODER
+	return fx_ok(p);
+#else
+	(void)p;
+	return 0;
+#endif
+}
+
 /* Pull one entry out of stream sid's fast_stream; 0 when it needs input. */
 static int stream_next(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 {
 	struct fast_stream *fs = &p->fs[sid];
-	struct rx_stream_stats *ss = &p->sst[sid];
+	const int fx = use_fx(p);
 	uint32_t it;
-#ifdef TOE_CPU_DECODER
-	const int fx = fx_ok(p);
-#endif
 	for (it = 0; it < RX_STREAM_ITERS; it++) {
-		int ev;
-#ifdef TOE_CPU_DECODER
-		if (fx) {
-			p->fastx->scratch = &fs->rec; /* the fallback's value array */
-			ev = fastx_stream_next(p->fastx, fs);
-		} else
-#endif
-			ev = fast_stream_next(fs);
-		if (ev == FS_MESSAGE) {
-			if (msg_check(p, sid, out))
-				return 1;
-			continue;
-		}
-		if (ev == FS_RECORD) {
-			int t = TOE_REC_NONE;
-			uint32_t warn = fs->rec.warn;
-#ifdef TOE_CPU_DECODER
-			if (fx && p->fastx->tick_type > 0) {
-				/* the decoder's tick overwrites every byte: no clearing first */
-				out_head(out, RX_OUT_RECORD, sid);
-				out->tick = p->fastx->tick;
-			} else
-#endif
-				out_clear(out, RX_OUT_RECORD, sid, p->now);
-			out->msg_seq = fs->msg_seq;
-			out->offset = fs->data_offset;
-			out->rec = &fs->rec;
-#ifdef TOE_CPU_DECODER
-			if (fx) {
-				t = p->fastx->tick_type;
-				warn = p->fastx->warn;
-				if (!p->fastx->used_fallback)
-					out->rec = 0; /* its tick (t > 0) was copied above */
-			} else
-#endif
-			if (!(p->cfg.flags & RX_CFG_NO_TICK))
-				t = fast_tick_map(p->prog, &fs->rec, fs->msg_seq, &out->tick);
-			if (!(p->cfg.flags & RX_CFG_NO_TICK)) {
-				if (t > 0) {
-					out->tick.hdr.stream = (uint16_t)sid;
-					out->tick.hdr.seq = 0;
-					out->tick.hdr.rx_ns = p->now;
-					if (out->tick.hdr.flags & TOE_RF_RANGE) {
-						p->st.tick_range++;
-						ss->tick_range++;
-					}
-				} else {
-					p->st.tick_unmapped++;
-					ss->tick_unmapped++;
-				}
-			}
-			out->tick_type = t;
-			if (warn) {
-				p->st.warnings++;
-				ss->warnings++;
-			}
-			p->st.records++;
-			ss->records++;
-			if ((p->cfg.flags & RX_CFG_SEQ) && !seq_record(p, sid, out)) {
-				/* dropped; holes its channel declared on the way still go out */
-				if (seq_entry(p, out))
-					return 1;
-				continue;
-			}
+		int r = stream_event(p, sid, fs, fx, decoder_next(p, fs, fx), out);
+		if (r > 0)
 			return 1;
-		}
-		if (ev == FS_ERROR) {
-			uint64_t off, len;
-			decode_range(fs, &off, &len);
-			ss->decode_errors++;
-			out_gap(p, out, sid, off, len, TOE_GAP_DECODE, (uint32_t)fs->err);
-			return 1;
-		}
-		return 0;
+		if (r < 0)
+			return 0;
 	}
 	return 0;
 }
@@ -828,6 +889,65 @@ int rx_next(struct rx_pipe *p, struct rx_out *out)
 		}
 	}
 	return 0;
+}
+
+/* Batch form of rx_next for plain records (see rx_pipe.h). Each record is
+ * decoded straight into the caller's array; anything else the stream
+ * produces on the way (a decode gap, an unmapped record) becomes the held
+ * entry rx_drain returns first, so the order stays rx_next's. */
+uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint32_t *sid_out)
+{
+	const struct mtoe_event *e;
+	struct fast_stream *fs;
+	uint32_t n = 0, it, sid;
+	int fx;
+	if ((p->cfg.flags & (RX_CFG_SEQ | RX_CFG_NO_TICK | RX_CFG_TAP_DATA)) || p->cut_pending || p->junk_pending ||
+	    p->tap_pending || p->held || p->seq_polling)
+		return 0;
+	if (p->active < 0) {
+		/* rx_drain's next step: the next event; take it here when it only feeds */
+		if (p->ev_pos >= p->nev)
+			return 0;
+		e = &p->ev[p->ev_pos];
+		if (e->type != MTOE_EV_DATA || e->data == 0 || e->conn >= p->cfg.mtoe.max_conns ||
+		    e->conn >= p->nstreams)
+			return 0;
+		p->ev_pos++;
+		event(p, e, &p->held_out); /* feeds: no entry */
+	}
+	sid = (uint32_t)p->active;
+	*sid_out = sid;
+	fs = &p->fs[sid];
+	fx = use_fx(p);
+	for (it = 0; it < RX_STREAM_ITERS; it++) {
+		int ev, r;
+		if (n >= cap)
+			break;
+		ev = decoder_next(p, fs, fx);
+		if (ev == FS_RECORD) {
+			int t = record_tick(p, sid, fs, fx, &recs[n]);
+			if (t > 0) {
+				n++;
+				continue;
+			}
+			/* unmapped: rx_next's entry, after the records before it */
+			out_head(&p->held_out, RX_OUT_RECORD, sid);
+			p->held_out.tick = recs[n];
+			record_fields(p, fs, fx, t, &p->held_out);
+			p->held = 1;
+			break;
+		}
+		r = stream_event(p, sid, fs, fx, ev, &p->held_out);
+		if (r > 0) {
+			p->held = 1;
+			break;
+		}
+		if (r < 0) {
+			p->active = -1;
+			break;
+		}
+	}
+	return n;
 }
 
 static int busy(const struct rx_pipe *p)

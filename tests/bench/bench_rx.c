@@ -5,14 +5,18 @@
  * IPv4 and TCP checksums (pktbuild), one vendor ACK per 4 segments, all held
  * in memory. rx_pipe runs them with the default configuration (64
  * connections, 32 KB window, TCP checksums verified, records mapped to tick
- * records) as the software backend would: rx_frame, then rx_next until it
- * returns 0, and rx_poll every 1024 frames. Variants, each run REPS times
- * interleaved (best and median printed):
+ * records) as the software backend's data plane does (dp_thread.c drain):
+ * rx_frame, then rx_ticks into a batch of 64 records (rx_next for what it
+ * does not batch) until both say nothing more, each record stamped with its
+ * clock, the batch handed on at the end of the frame; rx_poll every 1024
+ * frames. Variants, each run REPS times interleaved (best and median
+ * printed):
  *   in_order      the segments in order;
  *   reorder_1pct  1% of the segments swapped with the next one;
  *   no_tcp_csum   in order, TCP checksum check off (what the checksum costs);
  *   net_mtoe_only net_rx + mtoe_segment alone on the in-order capture (no
  *                 STEP/FAST): how the time splits between network and decode;
+ *   net_mtoe_no_csum  the same without the TCP checksum check;
  *   fastx_in_order, fastx_reorder_1pct  the first two with the CPU fast
  *                 decoder (rx_pipe.fastx, kernels/fast/host/) instead of the
  *                 reference fast_stream_next + fast_tick_map;
@@ -23,7 +27,21 @@
  *                 as toed sends them), the in-order bytes handed to the
  *                 pipeline as DATA events (rx_event, as dp_tcp_pump does),
  *                 then STEP + FAST + tick mapping; no vendor ACK frames in
- *                 its capture (toed makes its own).
+ *                 its capture (toed makes its own);
+ *   fastx_rx_next  fastx_in_order drained with rx_next alone, one entry at a
+ *                 time, each copied into the batch (toed before rx_ticks);
+ *   fastx_publish, gtoe_fastx_publish  with the batches published as toed
+ *                 does (pub_publish_src: the history of ring_size records and
+ *                 one client ring of the default size, its reader releasing
+ *                 everything after each publish on this core);
+ *   fastx_decode_only  the decoder alone: the same stream bytes in the same
+ *                 1408-byte pieces straight into fast_stream + the CPU
+ *                 decoder (STEP + FAST + tick records; no frames, TOE or
+ *                 pipeline). With fastx_in_order it prints the decoder's
+ *                 share of the path and what is spent outside it.
+ * Under callgrind the loops are the functions run, run_net, run_gtoe and
+ * run_decode (--toggle-collect=run ...; never inlined): their Ir divided by
+ * the segments is the cost per segment by stage.
  * Times are the thread's CPU time (bench_cpu_s): the machines are shared and
  * wall time would count other processes' slices.
  * Throughput is in Gb/s of TCP payload (the stream bytes) and Mpps. Every run
@@ -45,6 +63,8 @@
 #include "fast/host/fastx.h"
 #include "toe/gtoe.h"
 #include "toe/gtoe_frame.h"
+#include "dp/dp_pub.h"
+#include "ring_view.h"
 
 #define MSS 1408
 #define REPS_DEFAULT 5
@@ -93,28 +113,107 @@ static void add(struct capture *c, size_t *used, const uint8_t *fr, size_t len)
 	*used += (len + 63) & ~(size_t)63; /* frames 64-byte aligned, as in a receive ring */
 }
 
-/* Run the capture once through rx_pipe (set up by the caller, untimed);
- * returns the records decoded (UINT64_MAX on a gap or error). */
-static uint64_t run(const struct capture *c)
+/* What toed's data plane does with the pipeline's output (dp_thread.c
+ * drain, frame_in): the records into a batch of DP_BATCH (rx_ticks decodes
+ * them straight into it; what it does not batch comes from rx_next and is
+ * copied), each stamped with its clock and source; the batch published when
+ * full and at the end of every frame. per_entry: rx_next alone, as toed did
+ * before rx_ticks. publishing: pub_publish_src into a publisher as toed's
+ * default [shm] makes it (history of ring_size records) with one client
+ * ring, whose consumer hands every record back after each publish (on this
+ * core: the records stay in its cache, where a real reader's would cross to
+ * another). Returns 1 on a gap entry. */
+#define BATCH 64 /* dp_thread.c DP_BATCH */
+static union toe_record batch[BATCH];
+static uint8_t batch_src[BATCH];
+static unsigned nbatch;
+static int per_entry, publishing;
+static struct pub *pub;
+static struct ring_view view; /* the client's side of the publish variants' ring */
+static uint64_t acc_pub;
+
+static void publish_batch(void)
+{
+	if (!nbatch)
+		return;
+	if (publishing) {
+		pub_publish_src(pub, batch, batch_src, nbatch);
+		toe_ring_cons_release(&view.r, toe_ring_cons_avail(&view.r));
+	} else {
+		acc_pub += batch[nbatch - 1].hdr.present;
+	}
+	nbatch = 0;
+}
+
+static int drain_out(uint64_t *recs)
 {
 	struct rx_out o;
-	uint64_t recs = 0, acc = 0, ts = 1000000000ull;
+	uint32_t sid, n, k;
+	for (;;) {
+		if (!per_entry && (n = rx_ticks(&pipe_, &batch[nbatch], BATCH - nbatch, &sid)) > 0) {
+			for (k = nbatch; k < nbatch + n; k++) {
+				batch[k].hdr.present = (batch[k].hdr.present & ~TOE_CLK_MASK) | (1u << TOE_CLK_SHIFT);
+				batch_src[k] = (uint8_t)sid;
+			}
+			nbatch += n;
+			*recs += n;
+			if (nbatch == BATCH)
+				publish_batch();
+			continue;
+		}
+		if (!rx_next(&pipe_, &o))
+			break;
+		if (o.kind == RX_OUT_GAP)
+			return 1;
+		if (o.kind != RX_OUT_RECORD || o.tick_type <= 0)
+			continue;
+		(*recs)++;
+		o.tick.hdr.present = (o.tick.hdr.present & ~TOE_CLK_MASK) | (1u << TOE_CLK_SHIFT);
+		batch_src[nbatch] = (uint8_t)o.stream;
+		batch[nbatch++] = o.tick;
+		if (nbatch == BATCH)
+			publish_batch();
+	}
+	publish_batch(); /* a frame's records are visible before the next frame */
+	return 0;
+}
+
+/* Run the capture once through rx_pipe (set up by the caller, untimed);
+ * returns the records decoded (UINT64_MAX on a gap or error). */
+__attribute__((noinline)) static uint64_t run(const struct capture *c)
+{
+	uint64_t recs = 0, ts = 1000000000ull;
 	for (uint32_t i = 0; i < c->n; i++) {
 		rx_frame(&pipe_, c->buf + c->f[i].off, c->f[i].len, ts);
-		while (rx_next(&pipe_, &o)) {
-			if (o.kind == RX_OUT_RECORD) {
-				recs++;
-				acc += o.tick.hdr.present;
-			} else if (o.kind == RX_OUT_GAP) {
-				return UINT64_MAX;
-			}
-		}
+		if (drain_out(&recs))
+			return UINT64_MAX;
 		ts += 1200; /* ~10 Gb/s of 1.5 KB frames */
 		if ((i & 1023) == 1023) {
 			rx_poll(&pipe_, ts);
-			while (rx_next(&pipe_, &o))
-				if (o.kind == RX_OUT_GAP)
-					return UINT64_MAX;
+			if (drain_out(&recs))
+				return UINT64_MAX;
+		}
+	}
+	sink = acc_pub;
+	return recs;
+}
+
+/* The decoder alone: the same stream bytes in the same 1408-byte pieces fed
+ * straight to one fast_stream and the CPU decoder (STEP + FAST + tick
+ * records, no frames, no TOE, no pipeline): the decoder's share of the
+ * whole path. Returns the records (UINT64_MAX on an error). */
+static struct fastx_dec xd;
+__attribute__((noinline)) static uint64_t run_decode(const uint8_t *feed, size_t len, struct fast_stream *fs)
+{
+	uint64_t recs = 0, acc = 0;
+	int ev;
+	for (size_t o = 0; o < len; o += MSS) {
+		fast_stream_feed(fs, feed + o, (uint32_t)(len - o < MSS ? len - o : MSS));
+		while ((ev = fastx_stream_next(&xd, fs)) != FS_NONE) {
+			if (ev != FS_RECORD || xd.tick_type <= 0)
+				return UINT64_MAX;
+			recs++;
+			acc += xd.tick.hdr.present;
 		}
 	}
 	sink = acc;
@@ -126,7 +225,7 @@ static uint64_t run(const struct capture *c)
 static struct net_stats nst;
 static struct mtoe mt;
 static struct mtoe_event mev[MTOE_SEG_EVENTS];
-static uint64_t run_net(const struct capture *c, const struct rx_cfg *cfg)
+__attribute__((noinline)) static uint64_t run_net(const struct capture *c, const struct rx_cfg *cfg)
 {
 	struct net_pkt pkt;
 	uint64_t bytes = 0, acc = 0, ts = 1000000000ull;
@@ -157,7 +256,7 @@ static int32_t gtoe_setup(uint32_t laddr, uint16_t lport, uint32_t raddr, uint16
 }
 
 /* the capture through net_rx + gtoe + rx_event (dp_tcp's path); returns the records (UINT64_MAX on a gap) */
-static uint64_t run_gtoe(const struct capture *c, const struct rx_cfg *cfg, int32_t conn)
+__attribute__((noinline)) static uint64_t run_gtoe(const struct capture *c, const struct rx_cfg *cfg, int32_t conn)
 {
 	struct rx_out o;
 	struct net_pkt pkt;
@@ -187,14 +286,8 @@ static uint64_t run_gtoe(const struct capture *c, const struct rx_cfg *cfg, int3
 			ev.len = n;
 			ev.data = d;
 			rx_event(&pipe_, &ev, ts);
-			while (rx_next(&pipe_, &o)) {
-				if (o.kind == RX_OUT_RECORD) {
-					recs++;
-					acc += o.tick.hdr.present;
-				} else if (o.kind == RX_OUT_GAP) {
-					return UINT64_MAX;
-				}
-			}
+			if (drain_out(&recs))
+				return UINT64_MAX;
 			gtoe_consume(&G, conn, n);
 			ev.offset += n;
 		}
@@ -202,12 +295,11 @@ static uint64_t run_gtoe(const struct capture *c, const struct rx_cfg *cfg, int3
 		if ((i & 1023) == 1023) {
 			gtoe_poll(&G, ts);
 			rx_poll(&pipe_, ts);
-			while (rx_next(&pipe_, &o))
-				if (o.kind == RX_OUT_GAP)
-					return UINT64_MAX;
+			if (drain_out(&recs))
+				return UINT64_MAX;
 		}
 	}
-	sink = acc;
+	sink = acc + acc_pub;
 	return recs;
 }
 
@@ -336,21 +428,44 @@ int main(void)
 		int net_only;
 		int fast;
 		int gtoe;
+		int per_entry; /* rx_next alone (toed before rx_ticks) */
+		int publish;   /* into a publisher with history and one client ring */
+		int decode;    /* the decoder alone (run_decode) */
 		double t[BENCH_MAX_REPS];
 	} v[] = {
-		{"in_order", &cin, &cfg, 0, 0, 0, {0}},
-		{"reorder_1pct", &cre, &cfg, 0, 0, 0, {0}},
-		{"no_tcp_csum", &cin, &nocsum, 0, 0, 0, {0}},
-		{"net_mtoe_only", &cin, &cfg, 1, 0, 0, {0}},
-		{"fastx_in_order", &cin, &cfg, 0, 1, 0, {0}},
-		{"fastx_reorder_1pct", &cre, &cfg, 0, 1, 0, {0}},
-		{"gtoe_in_order", &cg, &cfg, 0, 0, 1, {0}},
-		{"gtoe_fastx_in_order", &cg, &cfg, 0, 1, 1, {0}},
+		{"in_order", &cin, &cfg, 0, 0, 0, 0, 0, 0, {0}},
+		{"reorder_1pct", &cre, &cfg, 0, 0, 0, 0, 0, 0, {0}},
+		{"no_tcp_csum", &cin, &nocsum, 0, 0, 0, 0, 0, 0, {0}},
+		{"net_mtoe_only", &cin, &cfg, 1, 0, 0, 0, 0, 0, {0}},
+		{"net_mtoe_no_csum", &cin, &nocsum, 1, 0, 0, 0, 0, 0, {0}},
+		{"fastx_in_order", &cin, &cfg, 0, 1, 0, 0, 0, 0, {0}},
+		{"fastx_reorder_1pct", &cre, &cfg, 0, 1, 0, 0, 0, 0, {0}},
+		{"fastx_rx_next", &cin, &cfg, 0, 1, 0, 1, 0, 0, {0}},
+		{"fastx_publish", &cin, &cfg, 0, 1, 0, 0, 1, 0, {0}},
+		{"fastx_decode_only", &cin, &cfg, 0, 1, 0, 0, 0, 1, {0}},
+		{"gtoe_in_order", &cg, &cfg, 0, 0, 1, 0, 0, 0, {0}},
+		{"gtoe_fastx_in_order", &cg, &cfg, 0, 1, 1, 0, 0, 0, {0}},
+		{"gtoe_fastx_publish", &cg, &cfg, 0, 1, 1, 0, 1, 0, {0}},
 	};
 	struct fastx_prog *xp = fastx_prog_new(&prog);
-	static struct fastx_dec xd;
 	if (!xp)
 		return 1;
+	/* the publisher of the publish variants: toed's defaults (dp_setup_pub), one client */
+	struct pub_config pc = {0};
+	struct pub_client *pcl;
+	struct pub_client_info pin;
+	struct pub_filter pf = {0};
+	int perr;
+	pc.default_capacity = TOE_SHM_DEFAULT_CAPACITY;
+	pc.history = TOE_SHM_DEFAULT_CAPACITY;
+	pc.no_hugepages = 1;
+	pub = pub_create(&pc, &perr);
+	if (!pub || pub_filter_normalise(&pf) != 0 ||
+	    pub_client_add(pub, &pf, TOE_SHM_DEFAULT_CAPACITY, 0, 0, &pcl, &pin) != 0 ||
+	    ring_view_open(&view, pin.data_fd, pin.data_size, pin.cons_fd) != 0) {
+		fprintf(stderr, "bench_rx: cannot make the publisher and its client ring\n");
+		return 1;
+	}
 	const int nv = (int)(sizeof v / sizeof v[0]);
 	const char *only = getenv("BENCH_RX_ONLY");
 	int skip[sizeof v / sizeof v[0]] = {0};
@@ -362,7 +477,20 @@ int main(void)
 			double t0;
 			if (skip[i])
 				continue;
-			if (v[i].net_only) {
+			struct pub_stats ps0;
+			pub_get_stats(pub, &ps0);
+			uint64_t delivered0 = ps0.delivered;
+			per_entry = v[i].per_entry;
+			publishing = v[i].publish;
+			nbatch = 0;
+			if (v[i].decode) {
+				fast_stream_init(&fs[0], &prog, FAST_FRAMING_STEP);
+				fastx_dec_init(&xd, xp, &fs[0].rec);
+				xd.scratch = &fs[0].rec;
+				t0 = bench_cpu_s();
+				n = run_decode(feed, len, &fs[0]);
+				want = RECORDS;
+			} else if (v[i].net_only) {
 				net_stats_init(&nst);
 				if (mtoe_init(&mt, &v[i].cfg->mtoe, mbuf, mlen) != MTOE_OK)
 					return 1;
@@ -392,6 +520,17 @@ int main(void)
 					(unsigned long long)want, v[i].net_only ? "bytes" : "records");
 				return 1;
 			}
+			if (v[i].publish) {
+				/* the client's ring got every record, none dropped */
+				struct pub_stats ps;
+				pub_get_stats(pub, &ps);
+				if (ps.delivered - delivered0 != RECORDS || ps.dropped != 0) {
+					fprintf(stderr, "bench_rx: %s delivered %llu of %u records (%llu dropped)\n", v[i].name,
+						(unsigned long long)(ps.delivered - delivered0), RECORDS,
+						(unsigned long long)ps.dropped);
+					return 1;
+				}
+			}
 		}
 	}
 	printf("%-18s %10s %10s %10s %10s %12s\n", "variant", "Gb/s best", "Gb/s p50", "Mpps p50", "ns/seg p50",
@@ -414,6 +553,25 @@ int main(void)
 		       v[i].name, RECORDS, (unsigned long long)v[i].c->payload, nseg, v[i].c->n, gb / best, gb / med,
 		       v[i].c->n / med / 1e6, med * 1e9 / nseg);
 	}
+	/* the decoder's share: the same bytes decoded from memory against the whole path */
+	int iw = -1, idec = -1;
+	for (int i = 0; i < nv; i++) {
+		if (skip[i])
+			continue;
+		if (strcmp(v[i].name, "fastx_in_order") == 0)
+			iw = i;
+		else if (strcmp(v[i].name, "fastx_decode_only") == 0)
+			idec = i;
+	}
+	if (iw >= 0 && idec >= 0) {
+		double whole = v[iw].t[REPS / 2] * 1e9 / nseg, dec = v[idec].t[REPS / 2] * 1e9 / nseg;
+		printf("decoder share (p50): fastx_decode_only %.1f ns/seg of fastx_in_order %.1f ns/seg = %.0f%%; "
+		       "outside the decoder (frames, TOE, pipeline, batch) %.1f ns/seg\n",
+		       dec, whole, 100.0 * dec / whole, whole - dec);
+		printf("RESULT {\"bench\":\"rx\",\"variant\":\"decoder_share\",\"decode_ns_per_segment_p50\":%.1f,"
+		       "\"whole_ns_per_segment_p50\":%.1f,\"outside_ns_per_segment_p50\":%.1f}\n",
+		       dec, whole, whole - dec);
+	}
 	printf("target: 10 Gb/s of TCP payload on one core (net_rx + mirror TOE + STEP + FAST + tick mapping; "
 	       "gtoe_*: net_rx + general TOE with its ACK frames + STEP + FAST + tick mapping)\n");
 	free(gbuf);
@@ -427,5 +585,6 @@ int main(void)
 	free(fs);
 	free(mbuf);
 	fastx_prog_free(xp);
+	pub_destroy(pub);
 	return 0;
 }
