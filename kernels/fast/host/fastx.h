@@ -84,6 +84,8 @@ struct fastx_dec {
 	uint64_t fallback;         /* records handed to the reference */
 	uint64_t step_bulk;        /* STEP messages framed by the bulk path */
 	uint64_t step_machine;     /* step_feed calls left to the reference state machine */
+	uint64_t step_joined;      /* of step_bulk: messages split across chunks, their head held
+				      (checked clean) and framed once whole (fastx_step.c) */
 	/* the last template id looked up (fastx_int.h: fastx_find_cached) */
 	const struct fastx_prog *cache_xp;
 	uint32_t cache_tid;
