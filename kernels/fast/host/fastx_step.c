@@ -46,6 +46,7 @@
 /* SOH bitmap words (bit i % 64 of w[i / 64]) for a whole message. */
 #define SCAN_WORDS ((7 + STEP_MAX_VER + 1 + 2 + STEP_MAX_LEN_DIG + 1 + STEP_MAX_BODY + 63) / 64 + 1)
 
+
 static inline uint64_t ld64(const uint8_t *p)
 {
 	uint64_t w;
@@ -81,6 +82,75 @@ static inline uint64_t digits8(uint64_t w, uint32_t nd)
 	v = (v * 2561) >> 8 & 0x00ff00ff00ff00ffull;
 	v = (v * 6553601) >> 16 & 0x0000ffff0000ffffull;
 	return (v * 42949672960001ull) >> 32;
+}
+
+/* ---- the byte sum ---- */
+
+/* Sum of q[0..t) (the checksum wants it modulo 256), a word at a time. */
+static uint32_t sum_scalar(const uint8_t *q, uint32_t t)
+{
+	uint32_t i = 0, s = 0;
+	while (i + 8 <= t) {
+		/* 16-bit lanes fold before they can carry: at most 64 words */
+		uint32_t e = t - i >= 512 ? i + 512 : t & ~7u, k;
+		uint64_t acc = 0;
+		for (; i < e; i += 8) {
+			uint64_t w = ld64(q + i);
+			acc += (w & 0x00ff00ff00ff00ffull) + (w >> 8 & 0x00ff00ff00ff00ffull);
+		}
+		for (k = 0; k < 4; k++)
+			s += (uint32_t)(acc >> (16 * k) & 0xffff);
+	}
+	for (; i < t; i++)
+		s += q[i];
+	return s;
+}
+
+#if defined(__x86_64__)
+/* 32 bytes of 0 then 32 of 0xff: loading 32 bytes at keep_hi + r keeps the
+ * last r bytes of a vector. */
+static const uint8_t keep_hi[64] = {
+	[32] = 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
+/* The same with SAD (psadbw), 64 bytes a step; the last bytes come from
+ * the vector ending at t, the ones already summed masked off, so nothing
+ * past t is read. */
+__attribute__((target("avx2"))) static uint32_t sum_avx2(const uint8_t *q, uint32_t t)
+{
+	const __m256i z = _mm256_setzero_si256();
+	__m256i a0 = z, a1 = z;
+	uint32_t i = 0;
+	if (t < 32)
+		return sum_scalar(q, t);
+	for (; i + 64 <= t; i += 64) {
+		a0 = _mm256_add_epi64(a0, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(q + i)), z));
+		a1 = _mm256_add_epi64(a1, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(q + i + 32)), z));
+	}
+	if (i + 32 <= t) {
+		a0 = _mm256_add_epi64(a0, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(q + i)), z));
+		i += 32;
+	}
+	if (i < t) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(q + t - 32));
+		v = _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(keep_hi + (t - i))));
+		a1 = _mm256_add_epi64(a1, _mm256_sad_epu8(v, z));
+	}
+	a0 = _mm256_add_epi64(a0, a1);
+	return (uint32_t)(_mm256_extract_epi64(a0, 0) + _mm256_extract_epi64(a0, 1) + _mm256_extract_epi64(a0, 2) +
+			  _mm256_extract_epi64(a0, 3));
+}
+#endif
+
+static inline uint32_t sum_bytes(int isa, const uint8_t *q, uint32_t t)
+{
+#if defined(__x86_64__)
+	if (isa >= FASTX_ISA_AVX2)
+		return sum_avx2(q, t);
+#endif
+	(void)isa;
+	return sum_scalar(q, t);
 }
 
 /* ---- the SOH bitmap and the byte sum ---- */
@@ -182,19 +252,24 @@ static inline uint32_t next_soh(const uint64_t *w, uint32_t k, uint32_t lim)
 
 struct walk {
 	uint64_t seq;
-	uint32_t dl, have95, have96, k;
+	uint32_t dl, have95, have96;
+	uint32_t cut_e; /* W_CUT inside the 96= data: where its SOH will be; else 0 */
 	const uint8_t *data;
 };
 
 enum { W_BAD = 0, W_END = 1, W_CUT = 2 };
 
+/* Tags with rules of their own: 10 (the trailer: not in a body), 34, 35, 95, 96. */
+#define SPECIAL_LO ((1ull << 10) | (1ull << 34) | (1ull << 35))
+#define SPECIAL_HI ((1ull << (95 - 64)) | (1ull << (96 - 64)))
+
 /* The fields of the body q[h..t) as the state machine reads them (S_TAG0 to
  * S_DATA_END), up to lim = min(t, n) where q[0..n) is what there is: W_END
- * when every field up to lim is clean and lim is a field boundary (o->k ==
- * lim), W_CUT when q ends (lim == n) inside a field whose bytes so far are
- * clean, W_BAD when a rule is broken in q[0..lim] (a field running into the
- * body's end, t < n, counts). w is the SOH bitmap of q[0..lim). With
- * msgtype, 35= is copied there as the state machine does. */
+ * when every field up to lim is clean and lim is a field boundary, W_CUT
+ * when q ends (lim == n) inside a field whose bytes so far are clean, W_BAD
+ * when a rule is broken in q[0..lim] (a field running into the body's end,
+ * t < n, counts). w is the SOH bitmap of q[0..lim). With msgtype, 35= is
+ * copied there as the state machine does. */
 static inline __attribute__((always_inline)) int walk(const uint8_t *q, uint32_t h, uint32_t t, uint32_t lim,
 						      uint32_t n, const uint64_t *w, char *msgtype, struct walk *o)
 {
@@ -203,13 +278,16 @@ static inline __attribute__((always_inline)) int walk(const uint8_t *q, uint32_t
 	o->dl = 0;
 	o->have95 = 0;
 	o->have96 = 0;
+	o->cut_e = 0;
 	o->data = q;
-	for (nf = 0; nf < STEP_MAX_BODY / 2 + 1 && k < lim; nf++) {
-		uint64_t x = ld64_in(q, k, n);
-		uint32_t tag, j, e, a = (uint32_t)x ^ 0x3d3030u; /* "dd=" becomes 0, 0..9, 0..9 */
-		if (LIKELY((a & 0xff0000u) == 0 && (((a + 0x7676u) | a) & 0x8080u) == 0 && k + 2 < lim)) {
+	for (nf = 0; nf < STEP_MAX_BODY / 2 + 1; nf++) {
+		uint32_t tag, j, e, a;
+		if (k >= lim)
+			return W_END;
+		a = (uint32_t)ld64_in(q, k, n) ^ 0x3d3030u; /* "dd=" becomes 0..9, 0..9, 0 */
+		if (LIKELY((((a + 0x7676u) | a) & 0x8080u) == 0 && (a & 0xff0000u) == 0 && k + 2 < lim)) {
 			/* the usual two-digit tag */
-			tag = (a & 0xffu) * 10 + (a >> 8 & 0xffu);
+			tag = (a & 0xfu) * 10 + (a >> 8 & 0xfu);
 			j = k + 2;
 		} else {
 			uint32_t v = 0;
@@ -225,12 +303,25 @@ static inline __attribute__((always_inline)) int walk(const uint8_t *q, uint32_t
 			tag = v;
 		}
 		/* q[j] is the '=' */
+		if (LIKELY(tag >= 128 || !((tag < 64 ? SPECIAL_LO >> tag : SPECIAL_HI >> (tag - 64)) & 1))) {
+			/* an ordinary field: a value that is not empty, then SOH */
+			e = next_soh(w, j + 1, lim);
+			if (UNLIKELY(e <= j + 1 || e >= lim)) {
+				if (e < lim)
+					return W_BAD; /* empty value */
+				return lim == n ? W_CUT : W_BAD;
+			}
+			k = e + 1;
+			continue;
+		}
 		if (tag == 96) {
 			if (!o->have95 || o->have96 || o->dl + 2 > t - j)
 				return W_BAD;
 			e = j + 1 + o->dl; /* the SOH after the data, < t */
-			if (e >= n)
+			if (e >= n) {
+				o->cut_e = e;
 				return W_CUT;
+			}
 			if (q[e] != SOH)
 				return W_BAD;
 			o->data = q + j + 1;
@@ -243,15 +334,15 @@ static inline __attribute__((always_inline)) int walk(const uint8_t *q, uint32_t
 		e = next_soh(w, j + 1, lim);
 		if (e == j + 1 && e < lim)
 			return W_BAD; /* empty value */
-		if (tag == 34 || tag == 95) {
+		if (tag != 35) {
+			/* 34= MsgSeqNum, 95= RawDataLength: digits only */
 			uint32_t nd = e - (j + 1), lim_d = tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG;
 			uint64_t v = 0;
 			if (nd > lim_d)
 				return W_BAD;
 			if (LIKELY(nd <= 8)) {
 				uint64_t d = ld64_in(q, j + 1, n);
-				uint64_t bad = nondigits(d) & (nd == 8 ? ~0ull : (1ull << (8 * nd)) - 1);
-				if (bad)
+				if (nondigits(d) & (nd == 8 ? ~0ull : (1ull << (8 * nd)) - 1))
 					return W_BAD;
 				if (nd)
 					v = digits8(d, nd);
@@ -273,7 +364,7 @@ static inline __attribute__((always_inline)) int walk(const uint8_t *q, uint32_t
 					o->have95 = 1;
 				}
 			}
-		} else if (tag == 35 && msgtype && e < lim) {
+		} else if (msgtype && e < lim) {
 			uint32_t len = e - (j + 1) < STEP_MAX_MSGTYPE ? e - (j + 1) : STEP_MAX_MSGTYPE;
 			memcpy(msgtype, q + j + 1, len);
 			msgtype[len] = 0;
@@ -282,18 +373,29 @@ static inline __attribute__((always_inline)) int walk(const uint8_t *q, uint32_t
 			return lim == n ? W_CUT : W_BAD;
 		k = e + 1;
 	}
-	o->k = k;
-	return k == lim ? W_END : W_BAD;
+	return W_BAD;
 }
 
 /* ---- whole messages ---- */
+
+/* The trailer "10=ddd" SOH at q[t..t+7) (t >= 1, all readable): 1 with
+ * *ck the checksum it states. */
+static inline int trailer(const uint8_t *q, uint32_t t, uint32_t *ck)
+{
+	/* q[t - 1 .. t + 7): the body's last byte, "10=", three digits, SOH */
+	uint64_t tr = ld64(q + t - 1);
+	if ((tr & 0xff000000ffffff00ull) != 0x010000003d303100ull || (nondigits(tr) & 0x00ffffff00000000ull) != 0)
+		return 0;
+	*ck = (uint32_t)(tr >> 32 & 0xf) * 100 + (uint32_t)(tr >> 40 & 0xf) * 10 + (uint32_t)(tr >> 48 & 0xf);
+	return 1;
+}
 
 /* Header and trailer of a whole message q[0..avail) (q[0] == '8', avail >=
  * 40), as step_scan_frame() reads them, with word operations. */
 static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t *t, uint32_t *ck)
 {
 	uint32_t k, nd, v, tt;
-	uint64_t x, nd_m, tr;
+	uint64_t x, nd_m;
 	if (UNLIKELY(avail < 40) || (ld64(q) & 0x00ffffffffffffffull) != 0x2e504554533d38ull) /* "8=STEP." */
 		return 0;
 	k = step_find_soh(q, 7, 7 + STEP_MAX_VER + 1, (STEP_MAX_VER + 1) / 8 + 2);
@@ -311,14 +413,8 @@ static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t 
 	tt = *h + v;
 	if (tt + 7 > avail)
 		return 0; /* not complete in this chunk */
-	/* q[tt - 1 .. tt + 7): the body's last byte, "10=", three digits, SOH */
-	tr = ld64(q + tt - 1);
-	if ((tr & 0xff000000ffffff00ull) != 0x010000003d303100ull ||
-	    (nondigits(tr) & 0x00ffffff00000000ull) != 0)
-		return 0;
 	*t = tt;
-	*ck = (uint32_t)(tr >> 32 & 0xf) * 100 + (uint32_t)(tr >> 40 & 0xf) * 10 + (uint32_t)(tr >> 48 & 0xf);
-	return 1;
+	return trailer(q, tt, ck);
 }
 
 /* A whole message at q[0..avail), q[0] == '8', when the state machine would
@@ -397,23 +493,29 @@ static int head_ok(const uint8_t *q, uint32_t n, uint32_t *h, uint32_t *t)
 	return 1;
 }
 
+/* What a clean head leaves for the rest of its message. */
+struct head {
+	uint32_t total; /* the message's length */
+	uint32_t sum;   /* byte sum of its first min(n, t) bytes (the checksum's part of the head) */
+	struct walk o;  /* the fields read; o.cut_e when the head ends in the 96= data */
+};
+
 /* Whether q[0..n), q[0] == '8', is a clean head (see above) of a message
- * not complete in it: 1 with *total the message's length; 0 when the state
- * machine would report something in it, the message is complete, or the
- * header is not (then the state machine takes it). */
-static int head_clean(const uint8_t *q, uint32_t n, int isa, uint32_t *total)
+ * not complete in it: 1 with *hd filled (35= copied to msgtype); 0 when the
+ * state machine would report something in it, the message is complete, or
+ * the header is not (then the state machine takes it). */
+static int head_clean(const uint8_t *q, uint32_t n, int isa, char *msgtype, struct head *hd)
 {
 	uint32_t h, t, lim, k;
 	uint64_t w[SCAN_WORDS];
-	struct walk o;
 	int r;
 	if (!head_ok(q, n, &h, &t) || n >= t + 7)
 		return 0;
-	*total = t + 7;
+	hd->total = t + 7;
 	lim = n < t ? n : t;
-	if (h < lim)
-		scan(isa, q, lim, n, w);
-	r = walk(q, h, t, lim, n, w, NULL, &o);
+	hd->sum = scan(isa, q, lim, n, w);
+	msgtype[0] = 0;
+	r = walk(q, h, t, lim, n, w, msgtype, &hd->o);
 	if (r == W_BAD)
 		return 0;
 	if (r == W_CUT || lim == n)
@@ -441,33 +543,57 @@ static inline uint32_t delivered(struct fastx_dec *x, struct step_deframer *s, u
 	return len;
 }
 
-/* Hold p[0..n) after the m bytes in body[] as a clean head. */
-static uint32_t hold(struct step_deframer *s, uint32_t m, uint32_t n, uint32_t total, int *status)
+/* Hold p[0..n) after the m bytes in body[] as a clean head: the state
+ * machine's words it does not read while hunting keep what the rest needs
+ * (body_len the length, sum the head's byte sum, val where the 96= data
+ * ends when the head ends inside it), msg the fields read so far. */
+static uint32_t hold(struct step_deframer *s, uint32_t m, uint32_t n, const struct head *hd, int *status)
 {
 	s->match = STEP_PEND(0, m + n);
-	s->body_len = total;
+	s->body_len = hd->total;
+	s->sum = hd->sum;
+	s->val = hd->o.cut_e;
+	s->msg.seq = hd->o.seq;
+	s->msg.data_len = hd->o.dl;
 	s->offset += n;
 	s->bytes += n;
 	*status = STEP_NEED_MORE;
 	return n;
 }
 
+/* The held head ended inside the 96= data and the message is now whole in
+ * body[0..total): what is left to check is the data's SOH, that the body
+ * ends there, the trailer and the checksum (the head's sum plus the rest). */
+static int join_data(struct step_deframer *s, uint32_t m, uint32_t total, int isa)
+{
+	uint32_t e = s->val, t = total - 7, ck, m0 = m < t ? m : t;
+	const uint8_t *q = s->body;
+	if (q[e] != SOH || e + 1 != t || !trailer(q, t, &ck) ||
+	    ((s->sum + sum_bytes(isa, q + m0, t - m0)) & 0xffu) != ck)
+		return 0;
+	s->msg.data = q + e - s->msg.data_len;
+	s->msg.raw = 0;
+	s->msg.len = total;
+	return 1;
+}
+
 /* With a head body[0..m) held: the rest of the message from p[0..n). */
 static uint32_t join(struct fastx_dec *x, struct step_deframer *s, uint32_t m, const uint8_t *p, uint32_t n,
 		     int isa, int *status)
 {
-	uint32_t total = s->body_len, need = total - m, t2;
+	uint32_t total = s->body_len, need = total - m;
+	struct head hd;
 	if (n >= need) {
 		memcpy(s->body + m, p, need);
-		if (bulk(s, s->body, total, isa) == total) {
+		if ((s->val && join_data(s, m, total, isa)) || bulk(s, s->body, total, isa) == total) {
 			s->match = 0;
 			x->step_joined++;
 			return delivered(x, s, need, status);
 		}
 	} else {
 		memcpy(s->body + m, p, n);
-		if (head_clean(s->body, m + n, isa, &t2))
-			return hold(s, m, n, total, status);
+		if (head_clean(s->body, m + n, isa, s->msg.msgtype, &hd))
+			return hold(s, m, n, &hd, status);
 	}
 	/* not clean after all: the state machine reads the head again, then p */
 	x->step_machine++;
@@ -479,14 +605,16 @@ uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uin
 	if (s->state == 0 && s->pos == 0) {
 		int isa = fastx_isa_get();
 		if (s->match == 0 && n > 0 && p[0] == '8') {
-			uint32_t len, total;
+			uint32_t len;
+			struct head hd;
 			s->msg_start = s->offset; /* as the state machine sets it at this '8' */
 			len = bulk(s, p, n, isa);
 			if (len)
 				return delivered(x, s, len, status);
-			if (head_clean(p, n, isa, &total)) {
+			/* (msg is only meaningful after STEP_MSG: the held head's fields may go there) */
+			if (head_clean(p, n, isa, s->msg.msgtype, &hd)) {
 				memcpy(s->body, p, n);
-				return hold(s, 0, n, total, status);
+				return hold(s, 0, n, &hd, status);
 			}
 		} else if (STEP_PEND_RD(s->match) == 0 && s->match != 0) {
 			return join(x, s, STEP_PEND_END(s->match), p, n, isa, status);
