@@ -221,9 +221,33 @@ __attribute__((target("avx2"))) static uint32_t scan_avx2(const uint8_t *q, uint
 }
 #endif
 
+#if defined(__x86_64__)
+/* The same 64 bytes a step with AVX-512BW: one compare into a mask word,
+ * one SAD; the last bytes with a masked load, which reads nothing past t. */
+__attribute__((target("avx512bw"))) static uint32_t scan_avx512(const uint8_t *q, uint32_t t, uint64_t *w)
+{
+	const __m512i soh = _mm512_set1_epi8(SOH), z = _mm512_setzero_si512();
+	__m512i acc = z;
+	uint32_t i;
+	for (i = 0; i + 64 <= t; i += 64) {
+		__m512i v = _mm512_loadu_si512((const void *)(q + i));
+		w[i >> 6] = _mm512_cmpeq_epi8_mask(v, soh);
+		acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, z));
+	}
+	if (i < t) {
+		__m512i v = _mm512_maskz_loadu_epi8(~0ull >> (64 - (t - i)), (const void *)(q + i));
+		w[i >> 6] = _mm512_cmpeq_epi8_mask(v, soh);
+		acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, z));
+	}
+	return (uint32_t)_mm512_reduce_add_epi64(acc);
+}
+#endif
+
 static inline uint32_t scan(int isa, const uint8_t *q, uint32_t t, uint32_t avail, uint64_t *w)
 {
 #if defined(__x86_64__)
+	if (isa >= FASTX_ISA_AVX512)
+		return scan_avx512(q, t, w);
 	if (isa >= FASTX_ISA_AVX2)
 		return scan_avx2(q, t, avail, w);
 #endif
