@@ -11,8 +11,10 @@
  * messages, a heartbeat without 96=, junk between messages, and one message
  * damaged at every byte with several values (its checksum left wrong, or
  * repaired so the damage meets the field rules), at every instruction-set
- * level the CPU has. Also checks that split messages were joined by the
- * fast path (step_joined), not left to the state machine.
+ * level the CPU has; and a head held by the fast path handed to step_feed
+ * alone (the decoder choice is live on reload). Also checks that split
+ * messages were joined by the fast path (step_joined), not left to the
+ * state machine.
  */
 #include "test.h"
 
@@ -24,6 +26,7 @@
 static struct step_deframer ra, rb;
 static struct fastx_dec xd;
 static int nbad;
+static int b_ref; /* deframer b is fed by step_feed too (a decoder switch after a held head) */
 
 /* text with '|' as SOH */
 static size_t put_txt(uint8_t *o, const char *t)
@@ -108,7 +111,8 @@ static void feed_both(const char *what, const uint8_t *p, uint32_t n, size_t at)
 	uint32_t na = n, nb = n, guard;
 	for (guard = 0; guard < 4 * n + 64; guard++) {
 		int sa = -1, sb = -1, bad = 0;
-		uint32_t ua = step_feed(&ra, pa, na, &sa), ub = fastx_step_feed(&xd, &rb, pb, nb, &sb);
+		uint32_t ua = step_feed(&ra, pa, na, &sa);
+		uint32_t ub = b_ref ? step_feed(&rb, pb, nb, &sb) : fastx_step_feed(&xd, &rb, pb, nb, &sb);
 		if (sa != sb || ua != ub) {
 			bad = 1;
 		} else if (sa == STEP_ERROR) {
@@ -153,6 +157,22 @@ static void run_cuts(const char *what, const uint8_t *buf, size_t n, const size_
 	feed_both(what, buf + n, 0, n);
 }
 
+/* The first chunk through the fast path, the rest through the state machine
+ * alone (the daemon's decoder choice is live on reload): a held head must
+ * read back the same. */
+static void run_switch(const char *what, const uint8_t *buf, size_t n, size_t lo, size_t hi)
+{
+	for (size_t i = lo; i < hi && i < n && nbad < 10; i++) {
+		step_init(&ra);
+		step_init(&rb);
+		feed_both(what, buf, (uint32_t)i, i);
+		b_ref = 1;
+		feed_both(what, buf + i, (uint32_t)(n - i), n);
+		feed_both(what, buf + n, 0, n);
+		b_ref = 0;
+	}
+}
+
 /* Every two-chunk cut in [lo, hi), every three-chunk cut when `three`, and byte by byte. */
 static void run_all(const char *what, const uint8_t *buf, size_t n, size_t lo, size_t hi, int three)
 {
@@ -195,6 +215,7 @@ static void cases(void)
 	run_all("good", buf, n, 1, n, 0);
 	run_all("good, three chunks", buf, n, b0 - 5, b1 + 5, 1);
 	CHECK(xd.step_joined > joined0);
+	run_switch("good, then the state machine", buf, n, 1, n);
 
 	/* the second message damaged at every byte, checksum wrong or repaired */
 	for (size_t i = b0; i < b1 && nbad < 10; i++) {

@@ -126,7 +126,10 @@ int fastx_record_isa(int isa, int pext, struct fastx_dec *x, struct fast_dec *d,
 int fastx_stream_next(struct fastx_dec *x, struct fast_stream *fs);
 
 /* step_feed with whole messages found in bulk (fastx_step.c): the same
- * results, counters and state; msg.data may point into p instead of body[]. */
+ * results and counters; msg.data may point into p instead of body[], and the
+ * head of a message split across chunks is held as pending bytes
+ * (STEP_PEND(0, m), step_deframe.h) rather than as parsed state, which
+ * step_feed reads back the same way if it is handed the stream. */
 uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status);
 
 /* Sequence keys from the tick record. chan[t] / seq[t] are the key
