@@ -105,6 +105,18 @@ struct fastx_dec {
 		uint8_t pad;
 		uint32_t bit;      /* the tick field's bit in hdr.present */
 	} kchan[FAST_MAX_TEMPLATES], kseq[FAST_MAX_TEMPLATES];
+	/* The STEP header layout of the last message framed in bulk (fastx_step.c):
+	 * a guess for the next one, checked against its bytes, never trusted */
+	struct fastx_step_memo {
+		uint32_t nf;       /* fields up to and including 96= (0: none) */
+		uint32_t h;        /* the body's first byte */
+		uint32_t ds;       /* the 96= data's first byte */
+		uint64_t soh[2];   /* SOH bits of q[h..ds) */
+		uint16_t st[16];   /* each field's first byte */
+		uint32_t tagw[16]; /* its "dd=" bytes */
+		uint8_t kind[16];  /* its tag when 34, 35 or 95, else 0 */
+		uint64_t hits;
+	} smemo;
 };
 
 void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fast_rec *scratch);

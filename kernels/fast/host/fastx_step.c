@@ -272,6 +272,29 @@ static inline uint32_t next_soh(const uint64_t *w, uint32_t k, uint32_t lim)
 	return lim;
 }
 
+/* The value of a 34= or 95= field q[j + 1 .. e) (at most max digits): 1 with *v. */
+static inline int num_field(const uint8_t *q, uint32_t j, uint32_t e, uint32_t n, uint32_t max, uint64_t *v)
+{
+	uint32_t nd = e - (j + 1), i;
+	*v = 0;
+	if (nd > max)
+		return 0;
+	if (LIKELY(nd <= 8)) {
+		uint64_t d = ld64_in(q, j + 1, n);
+		if (nondigits(d) & (nd == 8 ? ~0ull : (1ull << (8 * nd)) - 1))
+			return 0;
+		if (nd)
+			*v = digits8(d, nd);
+		return 1;
+	}
+	for (i = j + 1; i < e; i++) {
+		if (!IS_DIGIT(q[i]))
+			return 0;
+		*v = *v * 10 + (uint64_t)(q[i] - '0');
+	}
+	return 1;
+}
+
 /* ---- the body's fields ---- */
 
 struct walk {
@@ -360,24 +383,9 @@ static inline __attribute__((always_inline)) int walk(const uint8_t *q, uint32_t
 			return W_BAD; /* empty value */
 		if (tag != 35) {
 			/* 34= MsgSeqNum, 95= RawDataLength: digits only */
-			uint32_t nd = e - (j + 1), lim_d = tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG;
-			uint64_t v = 0;
-			if (nd > lim_d)
+			uint64_t v;
+			if (!num_field(q, j, e, n, tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &v))
 				return W_BAD;
-			if (LIKELY(nd <= 8)) {
-				uint64_t d = ld64_in(q, j + 1, n);
-				if (nondigits(d) & (nd == 8 ? ~0ull : (1ull << (8 * nd)) - 1))
-					return W_BAD;
-				if (nd)
-					v = digits8(d, nd);
-			} else {
-				uint32_t i;
-				for (i = j + 1; i < e; i++) {
-					if (!IS_DIGIT(q[i]))
-						return W_BAD;
-					v = v * 10 + (uint64_t)(q[i] - '0');
-				}
-			}
 			if (e < lim) {
 				if (tag == 34) {
 					o->seq = v;
@@ -398,6 +406,133 @@ static inline __attribute__((always_inline)) int walk(const uint8_t *q, uint32_t
 		k = e + 1;
 	}
 	return W_BAD;
+}
+
+/* ---- the header layout of the last message ----
+ *
+ * Consecutive messages of a feed mostly share their header's layout: the
+ * same fields in the same places ("35=UA5801|49=SSE|56=VDE|34=n|52=time|
+ * 95=len|96="), only values changing. x->smemo keeps the layout of the last
+ * message framed (field starts, their "dd=" tags, the SOH bits up to the 96=
+ * data); memo_walk() checks the next message against it -- the SOH bits of
+ * that stretch equal, every tag's bytes equal -- and then only the fields
+ * with rules of their own (34=, 35=, 95=, 96=) are read as walk() reads them.
+ * Equal SOH bits and tags put walk() on exactly the same field boundaries,
+ * whose other checks (digits before '=', values not empty) the layout passed
+ * when it was recorded. Anything else is not decided here: walk() reads the
+ * message. */
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* 64 bits of the bitmap from bit a; words at or past bit lim (not
+ * written) read as 0. */
+static inline uint64_t bits64(const uint64_t *w, uint32_t a, uint32_t lim)
+{
+	uint32_t wi = a >> 6, sh = a & 63;
+	uint64_t r = wi * 64 < lim ? w[wi] >> sh : 0;
+	if (sh && (wi + 1) * 64 < lim)
+		r |= w[wi + 1] << (64 - sh);
+	return r;
+}
+
+static inline uint64_t low_bits(uint32_t n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+/* Whether "dd=" (two digits and '=') is the low three bytes of a. */
+static inline int tag2(uint32_t a)
+{
+	a ^= 0x3d3030u;
+	return (((a + 0x7676u) | a) & 0x8080u) == 0 && (a & 0xff0000u) == 0;
+}
+
+/* Record the layout of the whole message q (body q[h..t), accepted) when
+ * it has one memo_walk() can use. */
+static void memo_build(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, uint32_t t, const uint64_t *w)
+{
+	uint32_t k = h, nf;
+	m->nf = 0;
+	for (nf = 0; nf < 16 && k + 3 < t; nf++) {
+		uint32_t a = ld32(q + k) & 0xffffffu, tag;
+		if (!tag2(a))
+			return;
+		tag = (a & 0xfu) * 10 + (a >> 8 & 0xfu);
+		m->st[nf] = (uint16_t)k;
+		m->tagw[nf] = a;
+		m->kind[nf] = (uint8_t)(tag == 34 || tag == 35 || tag == 95 ? tag : 0);
+		if (tag == 96) {
+			uint32_t len = k + 3 - h;
+			if (len > 128)
+				return;
+			m->h = h;
+			m->ds = k + 3;
+			m->soh[0] = bits64(w, h, t) & low_bits(len);
+			m->soh[1] = len > 64 ? bits64(w, h + 64, t) & low_bits(len - 64) : 0;
+			m->nf = nf + 1;
+			return;
+		}
+		k = next_soh(w, k + 3, t) + 1;
+	}
+}
+
+/* walk() of the whole body q[h..t) by the layout m: 1 with *o as walk()
+ * leaves it (W_END), 0 when not decided here. */
+static int memo_walk(const struct fastx_step_memo *m, const uint8_t *q, uint32_t h, uint32_t t, uint32_t n,
+		     const uint64_t *w, char *msgtype, struct walk *o)
+{
+	uint32_t i, j, e, len, diff = 0;
+	if (m->nf == 0 || m->h != h || m->ds >= t)
+		return 0;
+	len = m->ds - h;
+	if ((bits64(w, h, t) & low_bits(len)) != m->soh[0] ||
+	    (len > 64 && (bits64(w, h + 64, t) & low_bits(len - 64)) != m->soh[1]))
+		return 0;
+	for (i = 0; i < m->nf; i++)
+		diff |= (ld32(q + m->st[i]) & 0xffffffu) ^ m->tagw[i];
+	if (diff)
+		return 0;
+	o->seq = 0;
+	o->dl = 0;
+	o->have95 = 0;
+	o->have96 = 0;
+	o->cut_e = 0;
+	for (i = 0; i + 1 < m->nf; i++) {
+		uint64_t v;
+		if (!m->kind[i])
+			continue;
+		j = m->st[i] + 2;      /* the '=' */
+		e = m->st[i + 1] - 1;  /* the value's SOH */
+		if (m->kind[i] == 35) {
+			uint32_t l = e - (j + 1) < STEP_MAX_MSGTYPE ? e - (j + 1) : STEP_MAX_MSGTYPE;
+			memcpy(msgtype, q + j + 1, l);
+			msgtype[l] = 0;
+		} else if (!num_field(q, j, e, n, m->kind[i] == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &v)) {
+			return 0;
+		} else if (m->kind[i] == 34) {
+			o->seq = v;
+		} else {
+			if (v > t - e - 1)
+				return 0;
+			o->dl = (uint32_t)v;
+			o->have95 = 1;
+		}
+	}
+	/* the 96= field, last: its data, its SOH, and the body ends there */
+	j = m->st[m->nf - 1] + 2;
+	if (!o->have95 || o->dl + 2 > t - j)
+		return 0;
+	e = j + 1 + o->dl;
+	if (q[e] != SOH || e + 1 != t)
+		return 0;
+	o->data = q + j + 1;
+	o->have96 = 1;
+	return 1;
 }
 
 /* ---- whole messages ---- */
@@ -444,9 +579,9 @@ static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t 
 /* A whole message at q[0..avail), q[0] == '8', when the state machine would
  * deliver it: fills s->msg as it would (msg.data into q, no copy) and
  * returns its length; 0 when not taken. */
-static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail, int isa)
+static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t *q, uint32_t avail, int isa)
 {
-	uint32_t h, t, ck, sum;
+	uint32_t h, t, ck, sum, walked = 0;
 	uint64_t w[SCAN_WORDS];
 	struct walk o;
 
@@ -456,9 +591,17 @@ static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail, 
 	/* (35= goes straight into msg.msgtype, as step_fast() does: msg is only
 	 * meaningful after STEP_MSG, and the state machine rewrites it) */
 	s->msg.msgtype[0] = 0;
-	if (walk(q, h, t, t, avail, w, s->msg.msgtype, &o) != W_END || (o.have95 && !o.have96) ||
-	    (sum & 0xffu) != ck)
+	if (memo_walk(&x->smemo, q, h, t, avail, w, s->msg.msgtype, &o)) {
+		x->smemo.hits++;
+	} else {
+		if (walk(q, h, t, t, avail, w, s->msg.msgtype, &o) != W_END)
+			return 0;
+		walked = 1;
+	}
+	if ((o.have95 && !o.have96) || (sum & 0xffu) != ck)
 		return 0;
+	if (walked)
+		memo_build(&x->smemo, q, h, t, w);
 	s->msg.seq = o.seq;
 	s->msg.len = t + 7;
 	if (!o.have96) {
@@ -609,7 +752,7 @@ static uint32_t join(struct fastx_dec *x, struct step_deframer *s, uint32_t m, c
 	struct head hd;
 	if (n >= need) {
 		memcpy(s->body + m, p, need);
-		if ((s->val && join_data(s, m, total, isa)) || bulk(s, s->body, total, isa) == total) {
+		if ((s->val && join_data(s, m, total, isa)) || bulk(x, s, s->body, total, isa) == total) {
 			s->match = 0;
 			x->step_joined++;
 			return delivered(x, s, need, status);
@@ -632,7 +775,7 @@ uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uin
 			uint32_t len;
 			struct head hd;
 			s->msg_start = s->offset; /* as the state machine sets it at this '8' */
-			len = bulk(s, p, n, isa);
+			len = bulk(x, s, p, n, isa);
 			if (len)
 				return delivered(x, s, len, status);
 			/* (msg is only meaningful after STEP_MSG: the held head's fields may go there) */
