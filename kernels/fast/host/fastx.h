@@ -115,6 +115,8 @@ struct fastx_dec {
 		uint16_t st[16];   /* each field's first byte */
 		uint32_t tagw[16]; /* its "dd=" bytes */
 		uint8_t kind[16];  /* its tag when 34, 35 or 95, else 0 */
+		uint8_t sp[16];    /* the fields with a kind, in order */
+		uint32_t nsp;
 		uint64_t hits;
 	} smemo;
 };

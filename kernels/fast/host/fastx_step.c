@@ -11,6 +11,10 @@
  * one go), and the 96= data is not copied: msg.data points into the chunk,
  * which fast_stream keeps valid while it decodes the message.
  *
+ * Consecutive messages mostly share their header's layout: the last one's
+ * is kept (x->smemo) and, once the next one's SOH bits and tags are checked
+ * equal to it, only the fields with rules of their own are read.
+ *
  * A message split across chunks keeps that path too: its head, when the
  * state machine would take it without an event ("clean", checked by the
  * same field walk stopping at the chunk's end), is held in body[] as
@@ -456,7 +460,7 @@ static inline int tag2(uint32_t a)
  * it has one memo_walk() can use. */
 static void memo_build(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, uint32_t t, const uint64_t *w)
 {
-	uint32_t k = h, nf;
+	uint32_t k = h, nf, nsp = 0;
 	m->nf = 0;
 	for (nf = 0; nf < 16 && k + 3 < t; nf++) {
 		uint32_t a = ld32(q + k) & 0xffffffu, tag;
@@ -466,6 +470,8 @@ static void memo_build(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, 
 		m->st[nf] = (uint16_t)k;
 		m->tagw[nf] = a;
 		m->kind[nf] = (uint8_t)(tag == 34 || tag == 35 || tag == 95 ? tag : 0);
+		if (m->kind[nf])
+			m->sp[nsp++] = (uint8_t)nf;
 		if (tag == 96) {
 			uint32_t len = k + 3 - h;
 			if (len > 128)
@@ -474,6 +480,7 @@ static void memo_build(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, 
 			m->ds = k + 3;
 			m->soh[0] = bits64(w, h, t) & low_bits(len);
 			m->soh[1] = len > 64 ? bits64(w, h + 64, t) & low_bits(len - 64) : 0;
+			m->nsp = nsp;
 			m->nf = nf + 1;
 			return;
 		}
@@ -481,31 +488,33 @@ static void memo_build(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, 
 	}
 }
 
-/* walk() of the whole body q[h..t) by the layout m: 1 with *o as walk()
- * leaves it (W_END), 0 when not decided here. */
-static int memo_walk(const struct fastx_step_memo *m, const uint8_t *q, uint32_t h, uint32_t t, uint32_t n,
-		     const uint64_t *w, char *msgtype, struct walk *o)
+/* walk() of the body q[h..t) by the layout m, with q[0..n) there and w
+ * the SOH bitmap of q[0..lim), lim = min(n, t): W_END (the whole body, n >
+ * t) or W_CUT (q ends in the 96= data) with *o as walk() leaves it, W_BAD
+ * when not decided here (then walk() reads the message). */
+static inline __attribute__((always_inline)) int memo_walk(const struct fastx_step_memo *m, const uint8_t *q,
+							   uint32_t h, uint32_t t, uint32_t lim, uint32_t n,
+							   const uint64_t *w, char *msgtype, struct walk *o)
 {
-	uint32_t i, j, e, len, diff = 0;
-	if (m->nf == 0 || m->h != h || m->ds >= t)
-		return 0;
+	uint32_t i, j, e, k, len, diff = 0;
+	if (m->nf == 0 || m->h != h || m->ds >= lim)
+		return W_BAD;
 	len = m->ds - h;
-	if ((bits64(w, h, t) & low_bits(len)) != m->soh[0] ||
-	    (len > 64 && (bits64(w, h + 64, t) & low_bits(len - 64)) != m->soh[1]))
-		return 0;
+	if ((bits64(w, h, lim) & low_bits(len)) != m->soh[0] ||
+	    (len > 64 && (bits64(w, h + 64, lim) & low_bits(len - 64)) != m->soh[1]))
+		return W_BAD;
 	for (i = 0; i < m->nf; i++)
 		diff |= (ld32(q + m->st[i]) & 0xffffffu) ^ m->tagw[i];
 	if (diff)
-		return 0;
+		return W_BAD;
 	o->seq = 0;
 	o->dl = 0;
 	o->have95 = 0;
 	o->have96 = 0;
 	o->cut_e = 0;
-	for (i = 0; i + 1 < m->nf; i++) {
+	for (k = 0; k < m->nsp; k++) {
 		uint64_t v;
-		if (!m->kind[i])
-			continue;
+		i = m->sp[k];
 		j = m->st[i] + 2;      /* the '=' */
 		e = m->st[i + 1] - 1;  /* the value's SOH */
 		if (m->kind[i] == 35) {
@@ -513,12 +522,12 @@ static int memo_walk(const struct fastx_step_memo *m, const uint8_t *q, uint32_t
 			memcpy(msgtype, q + j + 1, l);
 			msgtype[l] = 0;
 		} else if (!num_field(q, j, e, n, m->kind[i] == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &v)) {
-			return 0;
+			return W_BAD;
 		} else if (m->kind[i] == 34) {
 			o->seq = v;
 		} else {
 			if (v > t - e - 1)
-				return 0;
+				return W_BAD;
 			o->dl = (uint32_t)v;
 			o->have95 = 1;
 		}
@@ -526,13 +535,17 @@ static int memo_walk(const struct fastx_step_memo *m, const uint8_t *q, uint32_t
 	/* the 96= field, last: its data, its SOH, and the body ends there */
 	j = m->st[m->nf - 1] + 2;
 	if (!o->have95 || o->dl + 2 > t - j)
-		return 0;
+		return W_BAD;
 	e = j + 1 + o->dl;
+	if (e >= n) {
+		o->cut_e = e;
+		return W_CUT;
+	}
 	if (q[e] != SOH || e + 1 != t)
-		return 0;
+		return W_BAD;
 	o->data = q + j + 1;
 	o->have96 = 1;
-	return 1;
+	return W_END;
 }
 
 /* ---- whole messages ---- */
@@ -591,7 +604,7 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 	/* (35= goes straight into msg.msgtype, as step_fast() does: msg is only
 	 * meaningful after STEP_MSG, and the state machine rewrites it) */
 	s->msg.msgtype[0] = 0;
-	if (memo_walk(&x->smemo, q, h, t, avail, w, s->msg.msgtype, &o)) {
+	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o) == W_END) {
 		x->smemo.hits++;
 	} else {
 		if (walk(q, h, t, t, avail, w, s->msg.msgtype, &o) != W_END)
@@ -671,7 +684,8 @@ struct head {
  * not complete in it: 1 with *hd filled (35= copied to msgtype); 0 when the
  * state machine would report something in it, the message is complete, or
  * the header is not (then the state machine takes it). */
-static int head_clean(const uint8_t *q, uint32_t n, int isa, char *msgtype, struct head *hd)
+static int head_clean(const struct fastx_step_memo *m, const uint8_t *q, uint32_t n, int isa, char *msgtype,
+		      struct head *hd)
 {
 	uint32_t h, t, lim, k;
 	uint64_t w[SCAN_WORDS];
@@ -682,6 +696,9 @@ static int head_clean(const uint8_t *q, uint32_t n, int isa, char *msgtype, stru
 	lim = n < t ? n : t;
 	hd->sum = scan(isa, q, lim, n, w);
 	msgtype[0] = 0;
+	r = memo_walk(m, q, h, t, lim, n, w, msgtype, &hd->o);
+	if (r == W_CUT)
+		return 1; /* the usual cut, inside the 96= data */
 	r = walk(q, h, t, lim, n, w, msgtype, &hd->o);
 	if (r == W_BAD)
 		return 0;
@@ -759,7 +776,7 @@ static uint32_t join(struct fastx_dec *x, struct step_deframer *s, uint32_t m, c
 		}
 	} else {
 		memcpy(s->body + m, p, n);
-		if (head_clean(s->body, m + n, isa, s->msg.msgtype, &hd))
+		if (head_clean(&x->smemo, s->body, m + n, isa, s->msg.msgtype, &hd))
 			return hold(s, m, n, &hd, status);
 	}
 	/* not clean after all: the state machine reads the head again, then p */
@@ -779,7 +796,7 @@ uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uin
 			if (len)
 				return delivered(x, s, len, status);
 			/* (msg is only meaningful after STEP_MSG: the held head's fields may go there) */
-			if (head_clean(p, n, isa, s->msg.msgtype, &hd)) {
+			if (head_clean(&x->smemo, p, n, isa, s->msg.msgtype, &hd)) {
 				memcpy(s->body, p, n);
 				return hold(s, 0, n, &hd, status);
 			}
