@@ -55,13 +55,28 @@ static size_t frame(uint8_t *o, const uint8_t *body, size_t blen)
 
 static size_t data_msg(uint8_t *o, unsigned seq, size_t dlen)
 {
-	uint8_t body[512];
+	uint8_t body[2048];
 	char t[128];
 	size_t n, i;
 	snprintf(t, sizeof t, "35=UA3201|49=VDE|56=VDR|34=%u|52=20261129-09:30:00.000|95=%zu|96=", seq, dlen);
 	n = put_txt(body, t);
 	for (i = 0; i < dlen; i++)
 		body[n++] = (uint8_t)(i % 3 == 0 ? 0x01 : 0x80 + i); /* SOH inside the data too */
+	body[n++] = 0x01;
+	return frame(o, body, n);
+}
+
+/* A message without data with one long ordinary field (58= text): a head
+ * cut inside it and growing in small pieces goes to the state machine. */
+static size_t long_text(uint8_t *o, unsigned seq, size_t tlen)
+{
+	uint8_t body[1024];
+	char t[96];
+	size_t n, i;
+	snprintf(t, sizeof t, "35=B|49=VDE|56=VDR|34=%u|58=", seq);
+	n = put_txt(body, t);
+	for (i = 0; i < tlen && n < sizeof body - 2; i++)
+		body[n++] = (uint8_t)('a' + i % 26);
 	body[n++] = 0x01;
 	return frame(o, body, n);
 }
@@ -200,7 +215,7 @@ static void cases(void)
 {
 	static uint8_t buf[4096], mut[4096];
 	static const uint8_t vals[] = {'8', 0x01, '=', 'x', '9', 0x80};
-	size_t n = 0, b0, b1;
+	size_t n = 0, ns, b0, b1;
 	uint64_t joined0 = xd.step_joined;
 
 	/* (the first message has the second's header layout: the damaged second
@@ -213,6 +228,9 @@ static void cases(void)
 	n += put_txt(buf + n, "junk8=STE");
 	n += data_msg(buf + n, 4, 0);
 	n += data_msg(buf + n, 5, 200);
+	ns = n; /* the damaged streams below stop here */
+	n += long_text(buf + n, 6, 700);
+	n += data_msg(buf + n, 7, 900); /* a head growing inside long data */
 
 	/* good stream: every cut, three-chunk cuts around the second message */
 	run_all("good", buf, n, 1, n, 0);
@@ -228,13 +246,13 @@ static void cases(void)
 			if (buf[i] == vals[v])
 				continue;
 			for (int rep = 0; rep < 2; rep++) {
-				memcpy(mut, buf, n);
+				memcpy(mut, buf, ns);
 				mut[i] = vals[v];
 				if (rep)
 					repair_ck(mut + b0, b1 - b0);
 				snprintf(what, sizeof what, "byte %zu = 0x%02x%s", i - b0, vals[v],
 					 rep ? " (checksum repaired)" : "");
-				run_all(what, mut, n, b0 - 2, b1 + 2, 0);
+				run_all(what, mut, ns, b0 - 2, b1 + 2, 0);
 			}
 		}
 	}
@@ -244,8 +262,8 @@ static void cases(void)
 		char what[64];
 		memcpy(mut, buf, k);
 		m = k;
-		memcpy(mut + m, buf + b1, n - b1);
-		m += n - b1;
+		memcpy(mut + m, buf + b1, ns - b1);
+		m += ns - b1;
 		snprintf(what, sizeof what, "truncated at %zu", k - b0);
 		run_all(what, mut, m, b0 - 2, k + 40, 0);
 	}

@@ -761,6 +761,11 @@ static int join_data(struct step_deframer *s, uint32_t m, uint32_t total, int is
 	return 1;
 }
 
+/* A head not ending in the 96= data is checked again whole when more of it
+ * comes; past this size the state machine takes it instead, so a long
+ * field arriving in small pieces costs linear time, not quadratic. */
+#define JOIN_RECHECK_MAX 512u
+
 /* With a head body[0..m) held: the rest of the message from p[0..n). */
 static uint32_t join(struct fastx_dec *x, struct step_deframer *s, uint32_t m, const uint8_t *p, uint32_t n,
 		     int isa, int *status)
@@ -774,7 +779,16 @@ static uint32_t join(struct fastx_dec *x, struct step_deframer *s, uint32_t m, c
 			x->step_joined++;
 			return delivered(x, s, need, status);
 		}
-	} else {
+	} else if (s->val && m + n <= s->val) {
+		/* still inside the 96= data: the head stays clean, its sum grows */
+		memcpy(s->body + m, p, n);
+		s->sum += sum_bytes(isa, p, n);
+		s->match = STEP_PEND(0, m + n);
+		s->offset += n;
+		s->bytes += n;
+		*status = STEP_NEED_MORE;
+		return n;
+	} else if (m + n <= JOIN_RECHECK_MAX) {
 		memcpy(s->body + m, p, n);
 		if (head_clean(&x->smemo, s->body, m + n, isa, s->msg.msgtype, &hd))
 			return hold(s, m, n, &hd, status);
