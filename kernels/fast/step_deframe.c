@@ -88,10 +88,10 @@ enum {
 #define F_JUNK 0x400u  /* in a skipped run; msg.offset = its first byte */
 #define F_QUIET 0x800u /* the skipped run follows an error: do not report it */
 
-/* s->match: pending bytes body[rd .. end), rd in the low half, end in the high. */
-#define PEND_RD(m) ((m) & 0xffffu)
-#define PEND_END(m) ((m) >> 16)
-#define PEND(rd, end) ((uint32_t)(rd) | (uint32_t)(end) << 16)
+/* s->match: pending bytes body[rd .. end) (step_deframe.h). */
+#define PEND_RD(m) STEP_PEND_RD(m)
+#define PEND_END(m) STEP_PEND_END(m)
+#define PEND(rd, end) STEP_PEND(rd, end)
 
 #define IS_DIGIT(c) STEP_IS_DIGIT(c)
 

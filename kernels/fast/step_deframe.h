@@ -63,6 +63,17 @@ struct step_deframer {
 	uint8_t body[STEP_MAX_BODY + 64];
 };
 
+/* s->match while hunting (state 0): bytes body[rd .. end) held to be read
+ * again before any new input, rd in the low half, end in the high. The
+ * state machine holds a failed message's bytes there (rd >= 1: its '8' is
+ * skipped); the CPU fast path (host/fastx_step.c) holds the head of a
+ * message split across chunks there with rd = 0 once it has checked that the
+ * state machine would take it without an event, and step_feed() reads them
+ * back the same way if it is handed the stream. */
+#define STEP_PEND_RD(m) ((m) & 0xffffu)
+#define STEP_PEND_END(m) ((m) >> 16)
+#define STEP_PEND(rd, end) ((uint32_t)(rd) | (uint32_t)(end) << 16)
+
 void step_init(struct step_deframer *s);
 
 /* Drop any partial message and hunt for the next "8=STEP" (stream gap,

@@ -133,6 +133,7 @@ static void run(int isa, const uint8_t *feed, size_t len, uint32_t flags)
 	 * from its tick records (fastx_key), and the tracker saw them */
 	CHECK(xd.fast > NREC / 2);
 	CHECK(xd.step_bulk > 0);
+	CHECK(xd.step_joined > 0); /* messages split across segments held and joined by the fast path */
 	if (flags & RX_CFG_SEQ) {
 		CHECK_EQ(xd.keys_ok, 1);
 		CHECK(fx.p.st.seq_records > NREC / 2);

@@ -84,6 +84,8 @@ struct fastx_dec {
 	uint64_t fallback;         /* records handed to the reference */
 	uint64_t step_bulk;        /* STEP messages framed by the bulk path */
 	uint64_t step_machine;     /* step_feed calls left to the reference state machine */
+	uint64_t step_joined;      /* of step_bulk: messages split across chunks, their head held
+				      (checked clean) and framed once whole (fastx_step.c) */
 	/* the last template id looked up (fastx_int.h: fastx_find_cached) */
 	const struct fastx_prog *cache_xp;
 	uint32_t cache_tid;
@@ -103,6 +105,20 @@ struct fastx_dec {
 		uint8_t pad;
 		uint32_t bit;      /* the tick field's bit in hdr.present */
 	} kchan[FAST_MAX_TEMPLATES], kseq[FAST_MAX_TEMPLATES];
+	/* The STEP header layout of the last message framed in bulk (fastx_step.c):
+	 * a guess for the next one, checked against its bytes, never trusted */
+	struct fastx_step_memo {
+		uint32_t nf;       /* fields up to and including 96= (0: none) */
+		uint32_t h;        /* the body's first byte */
+		uint32_t ds;       /* the 96= data's first byte */
+		uint64_t soh[2];   /* SOH bits of q[h..ds) */
+		uint16_t st[16];   /* each field's first byte */
+		uint32_t tagw[16]; /* its "dd=" bytes */
+		uint8_t kind[16];  /* its tag when 34, 35 or 95, else 0 */
+		uint8_t sp[16];    /* the fields with a kind, in order */
+		uint32_t nsp;
+		uint64_t hits;
+	} smemo;
 };
 
 void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fast_rec *scratch);
@@ -124,7 +140,10 @@ int fastx_record_isa(int isa, int pext, struct fastx_dec *x, struct fast_dec *d,
 int fastx_stream_next(struct fastx_dec *x, struct fast_stream *fs);
 
 /* step_feed with whole messages found in bulk (fastx_step.c): the same
- * results, counters and state; msg.data may point into p instead of body[]. */
+ * results and counters; msg.data may point into p instead of body[], and the
+ * head of a message split across chunks is held as pending bytes
+ * (STEP_PEND(0, m), step_deframe.h) rather than as parsed state, which
+ * step_feed reads back the same way if it is handed the stream. */
 uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status);
 
 /* Sequence keys from the tick record. chan[t] / seq[t] are the key

@@ -2,19 +2,33 @@
  *
  * The common case, a whole message at the start of the chunk while the
  * deframer is between messages (state S_HUNT, nothing buffered, nothing
- * pending), is parsed here straight from the caller's bytes: one pass over
- * the message (32 bytes a step with AVX2 where the CPU has it) makes a
- * bitmap of its SOH bytes and the checksum's byte sum (SAD, psadbw), the
- * fields are then walked with a count-trailing-zeros per SOH (tags of two
- * digits read directly), and the 96= data is not
- * copied: msg.data points into the chunk, which fast_stream keeps valid
- * while it decodes the message. The rules are exactly those of the
- * reference's step_fast() (kernels/fast/step_deframe.c), and the deframer's
- * state and counters end up as step_feed() leaves them after that message.
- * Anything else (a message split across chunks, junk, any message this
- * parser does not accept, errors) goes to step_feed() unchanged, whose state
+ * pending), is parsed here straight from the caller's bytes: the header and
+ * the trailer with word operations (BodyLength's digits converted eight at
+ * a time), then one pass over the message (32 bytes a step with AVX2 where
+ * the CPU has it) makes a bitmap of its SOH bytes and the checksum's byte
+ * sum (SAD, psadbw); the fields are walked with a count-trailing-zeros per
+ * SOH (two-digit tags checked in one word test, 34= and 95= converted in
+ * one go), and the 96= data is not copied: msg.data points into the chunk,
+ * which fast_stream keeps valid while it decodes the message.
+ *
+ * Consecutive messages mostly share their header's layout: the last one's
+ * is kept (x->smemo) and, once the next one's SOH bits and tags are checked
+ * equal to it, only the fields with rules of their own are read.
+ *
+ * A message split across chunks keeps that path too: its head, when the
+ * state machine would take it without an event ("clean", checked by the
+ * same field walk stopping at the chunk's end), is held in body[] as
+ * pending bytes; the rest is appended when it comes and the whole is framed
+ * as above (see "messages split across chunks" below).
+ *
+ * The rules are exactly those of the reference's state machine
+ * (kernels/fast/step_deframe.c: step_run; the header and trailer shapes are
+ * shared in step_scan.h), and the deframer's state and counters end up as
+ * step_feed() leaves them. Anything else (junk, any message this parser
+ * does not accept, errors) goes to step_feed() unchanged, whose state
  * machine stays the one definition of errors and their offsets;
- * fuzz_fastx_diff compares the two byte for byte.
+ * tests/unit/test_fastx_step.c (every cut of good and damaged streams) and
+ * fuzz_fastx_diff compare the two byte for byte.
  */
 #include <string.h>
 #if defined(__x86_64__)
@@ -27,26 +41,139 @@
 
 #define SOH STEP_SOH
 #define IS_DIGIT(c) STEP_IS_DIGIT(c)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* One pass over q[0..t), the message up to its trailer: SOH positions as
- * a bitmap (bit i % 32 of w[i / 32]) and the byte sum the checksum wants.
- * The field walk then finds each SOH with a count-trailing-zeros instead of
- * a search per field. w has room for (t + 31) / 32 words. */
-#define SCAN_WORDS ((7 + STEP_MAX_VER + 1 + 2 + STEP_MAX_LEN_DIG + 1 + STEP_MAX_BODY + 31) / 32 + 1)
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
 
-static uint32_t scan_scalar(const uint8_t *q, uint32_t t, uint32_t *w)
+/* SOH bitmap words (bit i % 64 of w[i / 64]) for a whole message. */
+#define SCAN_WORDS ((7 + STEP_MAX_VER + 1 + 2 + STEP_MAX_LEN_DIG + 1 + STEP_MAX_BODY + 63) / 64 + 1)
+
+
+static inline uint64_t ld64(const uint8_t *p)
 {
-	uint32_t i, s = 0, m = 0;
-	for (i = 0; i < t; i++) {
-		s += q[i];
-		m |= (uint32_t)(q[i] == SOH) << (i & 31);
-		if ((i & 31) == 31) {
-			w[i >> 5] = m;
-			m = 0;
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
+}
+
+/* Eight bytes at q[k] of q[0..n): zero beyond n. */
+static inline uint64_t ld64_in(const uint8_t *q, uint32_t k, uint32_t n)
+{
+	uint64_t w = 0;
+	if (LIKELY(k + 8 <= n))
+		return ld64(q + k);
+	if (k < n)
+		memcpy(&w, q + k, n - k);
+	return w;
+}
+
+/* High bit set in each byte of w that is not an ASCII digit ('0'..'9').
+ * A byte >= 0x8a carries into the next one: only the lowest flag is exact,
+ * which is the one the callers use (they look for the first non-digit). */
+static inline uint64_t nondigits(uint64_t w)
+{
+	uint64_t a = w ^ 0x3030303030303030ull; /* digits become 0..9 */
+	return ((a + 0x7676767676767676ull) | a) & HIGHS;
+}
+
+/* The value of the nd (1..8) ASCII digits at the bottom of w (first digit
+ * in the lowest byte). */
+static inline uint64_t digits8(uint64_t w, uint32_t nd)
+{
+	uint64_t v = (w & 0x0f0f0f0f0f0f0f0full) << (8 * (8 - nd)); /* leading zero digits */
+	v = (v * 2561) >> 8 & 0x00ff00ff00ff00ffull;
+	v = (v * 6553601) >> 16 & 0x0000ffff0000ffffull;
+	return (v * 42949672960001ull) >> 32;
+}
+
+/* ---- the byte sum ---- */
+
+/* Sum of q[0..t) (the checksum wants it modulo 256), a word at a time. */
+static uint32_t sum_scalar(const uint8_t *q, uint32_t t)
+{
+	uint32_t i = 0, s = 0;
+	while (i + 8 <= t) {
+		/* 16-bit lanes fold before they can carry: at most 64 words */
+		uint32_t e = t - i >= 512 ? i + 512 : t & ~7u, k;
+		uint64_t acc = 0;
+		for (; i < e; i += 8) {
+			uint64_t w = ld64(q + i);
+			acc += (w & 0x00ff00ff00ff00ffull) + (w >> 8 & 0x00ff00ff00ff00ffull);
 		}
+		for (k = 0; k < 4; k++)
+			s += (uint32_t)(acc >> (16 * k) & 0xffff);
 	}
-	if (t & 31)
-		w[t >> 5] = m;
+	for (; i < t; i++)
+		s += q[i];
+	return s;
+}
+
+#if defined(__x86_64__)
+/* 32 bytes of 0 then 32 of 0xff: loading 32 bytes at keep_hi + r keeps the
+ * last r bytes of a vector. */
+static const uint8_t keep_hi[64] = {
+	[32] = 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
+/* The same with SAD (psadbw), 64 bytes a step; the last bytes come from
+ * the vector ending at t, the ones already summed masked off, so nothing
+ * past t is read. */
+__attribute__((target("avx2"))) static uint32_t sum_avx2(const uint8_t *q, uint32_t t)
+{
+	const __m256i z = _mm256_setzero_si256();
+	__m256i a0 = z, a1 = z;
+	uint32_t i = 0;
+	if (t < 32)
+		return sum_scalar(q, t);
+	for (; i + 64 <= t; i += 64) {
+		a0 = _mm256_add_epi64(a0, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(q + i)), z));
+		a1 = _mm256_add_epi64(a1, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(q + i + 32)), z));
+	}
+	if (i + 32 <= t) {
+		a0 = _mm256_add_epi64(a0, _mm256_sad_epu8(_mm256_loadu_si256((const __m256i *)(q + i)), z));
+		i += 32;
+	}
+	if (i < t) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(q + t - 32));
+		v = _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(keep_hi + (t - i))));
+		a1 = _mm256_add_epi64(a1, _mm256_sad_epu8(v, z));
+	}
+	a0 = _mm256_add_epi64(a0, a1);
+	return (uint32_t)(_mm256_extract_epi64(a0, 0) + _mm256_extract_epi64(a0, 1) + _mm256_extract_epi64(a0, 2) +
+			  _mm256_extract_epi64(a0, 3));
+}
+#endif
+
+static inline uint32_t sum_bytes(int isa, const uint8_t *q, uint32_t t)
+{
+#if defined(__x86_64__)
+	if (isa >= FASTX_ISA_AVX2)
+		return sum_avx2(q, t);
+#endif
+	(void)isa;
+	return sum_scalar(q, t);
+}
+
+/* ---- the SOH bitmap and the byte sum ---- */
+
+/* One pass over q[0..t): SOH positions into w[] (bits past t clear) and the
+ * byte sum the checksum wants; avail (>= t) bytes are readable at q. */
+static uint32_t scan_scalar(const uint8_t *q, uint32_t t, uint32_t avail, uint64_t *w)
+{
+	uint32_t i, s = 0;
+	(void)avail;
+	for (i = 0; i < t; i += 64) {
+		uint64_t m = 0;
+		uint32_t j, e = t - i < 64 ? t - i : 64;
+		for (j = 0; j < e; j++) {
+			s += q[i + j];
+			m |= (uint64_t)(q[i + j] == SOH) << j;
+		}
+		w[i >> 6] = m;
+	}
 	return s;
 }
 
@@ -58,154 +185,637 @@ static const uint8_t keep_lo[64] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 };
 
-/* avail: readable bytes at q (>= t); the last vector is read whole when it
- * fits in them, else from a zero-padded copy. */
+/* The last vector is read whole when it fits in avail, else from a
+ * zero-padded copy, and cut to the bytes before t. */
 __attribute__((target("avx2"))) static uint32_t scan_avx2(const uint8_t *q, uint32_t t, uint32_t avail,
-							    uint32_t *w)
+							    uint64_t *w)
 {
 	const __m256i soh = _mm256_set1_epi8(SOH), z = _mm256_setzero_si256();
 	__m256i acc = z;
-	uint32_t i;
-	for (i = 0; i + 32 <= t; i += 32) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)(q + i));
-		w[i >> 5] = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, soh));
-		acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, z));
+	uint32_t i = 0;
+	for (; i + 64 <= t; i += 64) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(q + i));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(q + i + 32));
+		w[i >> 6] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, soh)) |
+			    (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, soh)) << 32;
+		acc = _mm256_add_epi64(acc, _mm256_add_epi64(_mm256_sad_epu8(a, z), _mm256_sad_epu8(b, z)));
 	}
 	if (i < t) {
-		uint32_t r = t - i;
-		__m256i v;
-		if (i + 32 <= avail) {
-			v = _mm256_loadu_si256((const __m256i *)(q + i));
-		} else {
-			uint8_t tmp[32] = {0};
-			memcpy(tmp, q + i, r);
-			v = _mm256_loadu_si256((const __m256i *)tmp);
+		uint64_t m = 0;
+		uint32_t h;
+		for (h = 0; h < 64 && i + h < t; h += 32) {
+			uint32_t r = t - i - h, at = i + h;
+			__m256i v;
+			if (at + 32 <= avail) {
+				v = _mm256_loadu_si256((const __m256i *)(q + at));
+			} else {
+				uint8_t tmp[32] = {0};
+				memcpy(tmp, q + at, avail - at);
+				v = _mm256_loadu_si256((const __m256i *)tmp);
+			}
+			if (r < 32)
+				v = _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(keep_lo + 32 - r)));
+			m |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, soh)) << h;
+			acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, z));
 		}
-		v = _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(keep_lo + 32 - r)));
-		w[i >> 5] = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, soh));
-		acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, z));
+		w[i >> 6] = m;
 	}
 	return (uint32_t)(_mm256_extract_epi64(acc, 0) + _mm256_extract_epi64(acc, 1) + _mm256_extract_epi64(acc, 2) +
 			  _mm256_extract_epi64(acc, 3));
 }
 #endif
 
-/* First SOH in [k, end) by the bitmap, or end; end <= t. */
-static inline uint32_t mask_soh(const uint32_t *w, uint32_t k, uint32_t end)
+#if defined(__x86_64__)
+/* The same 64 bytes a step with AVX-512BW: one compare into a mask word,
+ * one SAD; the last bytes with a masked load, which reads nothing past t. */
+__attribute__((target("avx512bw"))) static uint32_t scan_avx512(const uint8_t *q, uint32_t t, uint64_t *w)
 {
-	uint32_t wi = k >> 5, m, r;
-	if (k >= end)
-		return end;
-	m = w[wi] & (~0u << (k & 31));
-	while (m == 0) {
-		wi++;
-		if (wi * 32 >= end)
-			return end;
-		m = w[wi];
+	const __m512i soh = _mm512_set1_epi8(SOH), z = _mm512_setzero_si512();
+	__m512i acc = z;
+	uint32_t i;
+	for (i = 0; i + 64 <= t; i += 64) {
+		__m512i v = _mm512_loadu_si512((const void *)(q + i));
+		w[i >> 6] = _mm512_cmpeq_epi8_mask(v, soh);
+		acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, z));
 	}
-	r = wi * 32 + (uint32_t)__builtin_ctz(m);
-	return r < end ? r : end;
+	if (i < t) {
+		__m512i v = _mm512_maskz_loadu_epi8(~0ull >> (64 - (t - i)), (const void *)(q + i));
+		w[i >> 6] = _mm512_cmpeq_epi8_mask(v, soh);
+		acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, z));
+	}
+	return (uint32_t)_mm512_reduce_add_epi64(acc);
+}
+#endif
+
+static inline uint32_t scan(int isa, const uint8_t *q, uint32_t t, uint32_t avail, uint64_t *w)
+{
+#if defined(__x86_64__)
+	if (isa >= FASTX_ISA_AVX512)
+		return scan_avx512(q, t, w);
+	if (isa >= FASTX_ISA_AVX2)
+		return scan_avx2(q, t, avail, w);
+#endif
+	(void)isa;
+	return scan_scalar(q, t, avail, w);
 }
 
-/* step_fast()'s rules on q[0..avail), q[0] == '8'; 0 when not taken. */
-static uint32_t bulk(struct step_deframer *s, const uint8_t *q, uint32_t avail)
+/* First SOH at or after k by the bitmap (which ends at lim: bits past it are
+ * clear), or lim. */
+static inline uint32_t next_soh(const uint64_t *w, uint32_t k, uint32_t lim)
 {
-	uint32_t k, h, t, soh, dl = 0, ck, have95 = 0, have96 = 0, nfields;
-	uint64_t seq = 0;
-	const uint8_t *data = q;
-	char mt[STEP_MAX_MSGTYPE + 1];
-	uint32_t w[SCAN_WORDS], sum;
+	uint32_t wi = k >> 6;
+	uint64_t m;
+	if (UNLIKELY(k >= lim))
+		return lim; /* (w[wi] may be past the last word written) */
+	m = w[wi] >> (k & 63);
+	if (LIKELY(m != 0))
+		return k + (uint32_t)__builtin_ctzll(m);
+	for (wi++; wi * 64 < lim; wi++)
+		if (w[wi])
+			return wi * 64 + (uint32_t)__builtin_ctzll(w[wi]);
+	return lim;
+}
 
-	mt[0] = 0;
-	if (!step_scan_frame(q, avail, STEP_MAX_BODY, &h, &t, &ck))
+/* The value of a 34= or 95= field q[j + 1 .. e) (at most max digits): 1 with *v. */
+static inline int num_field(const uint8_t *q, uint32_t j, uint32_t e, uint32_t n, uint32_t max, uint64_t *v)
+{
+	uint32_t nd = e - (j + 1), i;
+	*v = 0;
+	if (nd > max)
 		return 0;
-#if defined(__x86_64__)
-	if (fastx_isa_get() >= FASTX_ISA_AVX2)
-		sum = scan_avx2(q, t, avail, w);
-	else
-#endif
-		sum = scan_scalar(q, t, w);
-	k = h;
-	for (nfields = 0; nfields < STEP_MAX_BODY / 4 + 1 && k < t; nfields++) {
-		uint32_t tag;
-		uint8_t c0 = q[k], c1 = q[k + 1]; /* k + 2 < t + 7 <= avail */
-		if (IS_DIGIT(c0) && IS_DIGIT(c1) && q[k + 2] == '=' && k + 2 < t) {
-			/* the usual two-digit tag: what the loop below finds */
-			tag = (uint32_t)(c0 - '0') * 10 + (uint32_t)(c1 - '0');
-			k += 3;
-		} else if (!step_scan_tag(q, &k, t, &tag)) {
+	if (LIKELY(nd <= 8)) {
+		uint64_t d = ld64_in(q, j + 1, n);
+		if (nondigits(d) & (nd == 8 ? ~0ull : (1ull << (8 * nd)) - 1))
 			return 0;
+		if (nd)
+			*v = digits8(d, nd);
+		return 1;
+	}
+	for (i = j + 1; i < e; i++) {
+		if (!IS_DIGIT(q[i]))
+			return 0;
+		*v = *v * 10 + (uint64_t)(q[i] - '0');
+	}
+	return 1;
+}
+
+/* ---- the body's fields ---- */
+
+struct walk {
+	uint64_t seq;
+	uint32_t dl, have95, have96;
+	uint32_t cut_e; /* W_CUT inside the 96= data: where its SOH will be; else 0 */
+	const uint8_t *data;
+};
+
+enum { W_BAD = 0, W_END = 1, W_CUT = 2 };
+
+/* Tags with rules of their own: 10 (the trailer: not in a body), 34, 35, 95, 96. */
+#define SPECIAL_LO ((1ull << 10) | (1ull << 34) | (1ull << 35))
+#define SPECIAL_HI ((1ull << (95 - 64)) | (1ull << (96 - 64)))
+
+/* The fields of the body q[h..t) as the state machine reads them (S_TAG0 to
+ * S_DATA_END), up to lim = min(t, n) where q[0..n) is what there is: W_END
+ * when every field up to lim is clean and lim is a field boundary, W_CUT
+ * when q ends (lim == n) inside a field whose bytes so far are clean, W_BAD
+ * when a rule is broken in q[0..lim] (a field running into the body's end,
+ * t < n, counts). w is the SOH bitmap of q[0..lim). With msgtype, 35= is
+ * copied there as the state machine does. */
+static inline __attribute__((always_inline)) int walk(const uint8_t *q, uint32_t h, uint32_t t, uint32_t lim,
+						      uint32_t n, const uint64_t *w, char *msgtype, struct walk *o)
+{
+	uint32_t k = h, nf;
+	o->seq = 0;
+	o->dl = 0;
+	o->have95 = 0;
+	o->have96 = 0;
+	o->cut_e = 0;
+	o->data = q;
+	for (nf = 0; nf < STEP_MAX_BODY / 2 + 1; nf++) {
+		uint32_t tag, j, e, a;
+		if (k >= lim)
+			return W_END;
+		a = (uint32_t)ld64_in(q, k, n) ^ 0x3d3030u; /* "dd=" becomes 0..9, 0..9, 0 */
+		if (LIKELY((((a + 0x7676u) | a) & 0x8080u) == 0 && (a & 0xff0000u) == 0 && k + 2 < lim)) {
+			/* the usual two-digit tag */
+			tag = (a & 0xfu) * 10 + (a >> 8 & 0xfu);
+			j = k + 2;
+		} else {
+			uint32_t v = 0;
+			for (j = k; j < lim && IS_DIGIT(q[j]); j++) {
+				if (v >= 100000000u)
+					return W_BAD;
+				v = v * 10 + (uint32_t)(q[j] - '0');
+			}
+			if (j == lim)
+				return lim == n ? W_CUT : W_BAD;
+			if (j == k || q[j] != '=')
+				return W_BAD;
+			tag = v;
 		}
-		if (tag == 96) {
-			if (!have95 || have96 || dl + 1 > t - k || q[k + dl] != SOH)
-				return 0;
-			data = q + k;
-			k += dl + 1;
-			have96 = 1;
+		/* q[j] is the '=' */
+		if (LIKELY(tag >= 128 || !((tag < 64 ? SPECIAL_LO >> tag : SPECIAL_HI >> (tag - 64)) & 1))) {
+			/* an ordinary field: a value that is not empty, then SOH */
+			e = next_soh(w, j + 1, lim);
+			if (UNLIKELY(e <= j + 1 || e >= lim)) {
+				if (e < lim)
+					return W_BAD; /* empty value */
+				return lim == n ? W_CUT : W_BAD;
+			}
+			k = e + 1;
 			continue;
 		}
-		soh = mask_soh(w, k, t);
-		if (soh == t || soh == k)
-			return 0; /* value empty or running past the body */
-		switch (tag) {
-		case 35: {
-			uint32_t n = soh - k < STEP_MAX_MSGTYPE ? soh - k : STEP_MAX_MSGTYPE;
-			memcpy(mt, q + k, n);
-			mt[n] = 0;
-			break;
-		}
-		case 34:
-		case 95: {
-			uint64_t x;
-			if (!step_scan_num(q, k, soh, tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &x))
-				return 0;
-			if (tag == 34) {
-				seq = x;
-			} else {
-				if (have95 || x > t - soh - 1)
-					return 0;
-				dl = (uint32_t)x;
-				have95 = 1;
+		if (tag == 96) {
+			if (!o->have95 || o->have96 || o->dl + 2 > t - j)
+				return W_BAD;
+			e = j + 1 + o->dl; /* the SOH after the data, < t */
+			if (e >= n) {
+				o->cut_e = e;
+				return W_CUT;
 			}
-			break;
+			if (q[e] != SOH)
+				return W_BAD;
+			o->data = q + j + 1;
+			o->have96 = 1;
+			k = e + 1;
+			continue;
 		}
-		case 10:
-			return 0;
-		default:
-			break;
+		if (tag == 10 || (tag == 95 && o->have95))
+			return W_BAD;
+		e = next_soh(w, j + 1, lim);
+		if (e == j + 1 && e < lim)
+			return W_BAD; /* empty value */
+		if (tag != 35) {
+			/* 34= MsgSeqNum, 95= RawDataLength: digits only */
+			uint64_t v;
+			if (!num_field(q, j, e, n, tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &v))
+				return W_BAD;
+			if (e < lim) {
+				if (tag == 34) {
+					o->seq = v;
+				} else {
+					if (v > t - e - 1)
+						return W_BAD;
+					o->dl = (uint32_t)v;
+					o->have95 = 1;
+				}
+			}
+		} else if (msgtype && e < lim) {
+			uint32_t len = e - (j + 1) < STEP_MAX_MSGTYPE ? e - (j + 1) : STEP_MAX_MSGTYPE;
+			memcpy(msgtype, q + j + 1, len);
+			msgtype[len] = 0;
 		}
-		k = soh + 1;
+		if (e == lim)
+			return lim == n ? W_CUT : W_BAD;
+		k = e + 1;
 	}
-	if ((have95 && !have96) || (sum & 0xffu) != ck)
+	return W_BAD;
+}
+
+/* ---- the header layout of the last message ----
+ *
+ * Consecutive messages of a feed mostly share their header's layout: the
+ * same fields in the same places ("35=UA5801|49=SSE|56=VDE|34=n|52=time|
+ * 95=len|96="), only values changing. x->smemo keeps the layout of the last
+ * message framed (field starts, their "dd=" tags, the SOH bits up to the 96=
+ * data); memo_walk() checks the next message against it -- the SOH bits of
+ * that stretch equal, every tag's bytes equal -- and then only the fields
+ * with rules of their own (34=, 35=, 95=, 96=) are read as walk() reads them.
+ * Equal SOH bits and tags put walk() on exactly the same field boundaries,
+ * whose other checks (digits before '=', values not empty) the layout passed
+ * when it was recorded. Anything else is not decided here: walk() reads the
+ * message. */
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* 64 bits of the bitmap from bit a; words at or past bit lim (not
+ * written) read as 0. */
+static inline uint64_t bits64(const uint64_t *w, uint32_t a, uint32_t lim)
+{
+	uint32_t wi = a >> 6, sh = a & 63;
+	uint64_t r = wi * 64 < lim ? w[wi] >> sh : 0;
+	if (sh && (wi + 1) * 64 < lim)
+		r |= w[wi + 1] << (64 - sh);
+	return r;
+}
+
+static inline uint64_t low_bits(uint32_t n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+/* Whether "dd=" (two digits and '=') is the low three bytes of a. */
+static inline int tag2(uint32_t a)
+{
+	a ^= 0x3d3030u;
+	return (((a + 0x7676u) | a) & 0x8080u) == 0 && (a & 0xff0000u) == 0;
+}
+
+/* Record the layout of the whole message q (body q[h..t), accepted) when
+ * it has one memo_walk() can use. */
+static void memo_build(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, uint32_t t, const uint64_t *w)
+{
+	uint32_t k = h, nf, nsp = 0;
+	m->nf = 0;
+	for (nf = 0; nf < 16 && k + 3 < t; nf++) {
+		uint32_t a = ld32(q + k) & 0xffffffu, tag;
+		if (!tag2(a))
+			return;
+		tag = (a & 0xfu) * 10 + (a >> 8 & 0xfu);
+		m->st[nf] = (uint16_t)k;
+		m->tagw[nf] = a;
+		m->kind[nf] = (uint8_t)(tag == 34 || tag == 35 || tag == 95 ? tag : 0);
+		if (m->kind[nf])
+			m->sp[nsp++] = (uint8_t)nf;
+		if (tag == 96) {
+			uint32_t len = k + 3 - h;
+			if (len > 128)
+				return;
+			m->h = h;
+			m->ds = k + 3;
+			m->soh[0] = bits64(w, h, t) & low_bits(len);
+			m->soh[1] = len > 64 ? bits64(w, h + 64, t) & low_bits(len - 64) : 0;
+			m->nsp = nsp;
+			m->nf = nf + 1;
+			return;
+		}
+		k = next_soh(w, k + 3, t) + 1;
+	}
+}
+
+/* walk() of the body q[h..t) by the layout m, with q[0..n) there and w
+ * the SOH bitmap of q[0..lim), lim = min(n, t): W_END (the whole body, n >
+ * t) or W_CUT (q ends in the 96= data) with *o as walk() leaves it, W_BAD
+ * when not decided here (then walk() reads the message). */
+static inline __attribute__((always_inline)) int memo_walk(const struct fastx_step_memo *m, const uint8_t *q,
+							   uint32_t h, uint32_t t, uint32_t lim, uint32_t n,
+							   const uint64_t *w, char *msgtype, struct walk *o)
+{
+	uint32_t i, j, e, k, len, diff = 0;
+	if (m->nf == 0 || m->h != h || m->ds >= lim)
+		return W_BAD;
+	len = m->ds - h;
+	if ((bits64(w, h, lim) & low_bits(len)) != m->soh[0] ||
+	    (len > 64 && (bits64(w, h + 64, lim) & low_bits(len - 64)) != m->soh[1]))
+		return W_BAD;
+	for (i = 0; i < m->nf; i++)
+		diff |= (ld32(q + m->st[i]) & 0xffffffu) ^ m->tagw[i];
+	if (diff)
+		return W_BAD;
+	o->seq = 0;
+	o->dl = 0;
+	o->have95 = 0;
+	o->have96 = 0;
+	o->cut_e = 0;
+	for (k = 0; k < m->nsp; k++) {
+		uint64_t v;
+		i = m->sp[k];
+		j = m->st[i] + 2;      /* the '=' */
+		e = m->st[i + 1] - 1;  /* the value's SOH */
+		if (m->kind[i] == 35) {
+			uint32_t l = e - (j + 1) < STEP_MAX_MSGTYPE ? e - (j + 1) : STEP_MAX_MSGTYPE;
+			memcpy(msgtype, q + j + 1, l);
+			msgtype[l] = 0;
+		} else if (!num_field(q, j, e, n, m->kind[i] == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &v)) {
+			return W_BAD;
+		} else if (m->kind[i] == 34) {
+			o->seq = v;
+		} else {
+			if (v > t - e - 1)
+				return W_BAD;
+			o->dl = (uint32_t)v;
+			o->have95 = 1;
+		}
+	}
+	/* the 96= field, last: its data, its SOH, and the body ends there */
+	j = m->st[m->nf - 1] + 2;
+	if (!o->have95 || o->dl + 2 > t - j)
+		return W_BAD;
+	e = j + 1 + o->dl;
+	if (e >= n) {
+		o->cut_e = e;
+		return W_CUT;
+	}
+	if (q[e] != SOH || e + 1 != t)
+		return W_BAD;
+	o->data = q + j + 1;
+	o->have96 = 1;
+	return W_END;
+}
+
+/* ---- whole messages ---- */
+
+/* The trailer "10=ddd" SOH at q[t..t+7) (t >= 1, all readable): 1 with
+ * *ck the checksum it states. */
+static inline int trailer(const uint8_t *q, uint32_t t, uint32_t *ck)
+{
+	/* q[t - 1 .. t + 7): the body's last byte, "10=", three digits, SOH */
+	uint64_t tr = ld64(q + t - 1);
+	if ((tr & 0xff000000ffffff00ull) != 0x010000003d303100ull || (nondigits(tr) & 0x00ffffff00000000ull) != 0)
 		return 0;
-	/* accepted: what step_fast + step_run leave behind */
-	memcpy(s->msg.msgtype, mt, sizeof mt);
-	s->msg.seq = seq;
+	*ck = (uint32_t)(tr >> 32 & 0xf) * 100 + (uint32_t)(tr >> 40 & 0xf) * 10 + (uint32_t)(tr >> 48 & 0xf);
+	return 1;
+}
+
+/* Header and trailer of a whole message q[0..avail) (q[0] == '8', avail >=
+ * 40), as step_scan_frame() reads them, with word operations. */
+static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t *t, uint32_t *ck)
+{
+	uint32_t k, nd, v, tt;
+	uint64_t x, nd_m;
+	if (UNLIKELY(avail < 40) || (ld64(q) & 0x00ffffffffffffffull) != 0x2e504554533d38ull) /* "8=STEP." */
+		return 0;
+	k = step_find_soh(q, 7, 7 + STEP_MAX_VER + 1, (STEP_MAX_VER + 1) / 8 + 2);
+	if (k == 7 + STEP_MAX_VER + 1 || q[k + 1] != '9' || q[k + 2] != '=')
+		return 0;
+	x = ld64(q + k + 3); /* k + 11 <= 35 < avail */
+	nd_m = nondigits(x);
+	nd = nd_m ? (uint32_t)__builtin_ctzll(nd_m) >> 3 : 8;
+	if (nd == 0 || nd > STEP_MAX_LEN_DIG || q[k + 3 + nd] != SOH)
+		return 0;
+	v = (uint32_t)digits8(x, nd);
+	if (v > STEP_MAX_BODY)
+		return 0;
+	*h = k + 4 + nd;
+	tt = *h + v;
+	if (tt + 7 > avail)
+		return 0; /* not complete in this chunk */
+	*t = tt;
+	return trailer(q, tt, ck);
+}
+
+/* A whole message at q[0..avail), q[0] == '8', when the state machine would
+ * deliver it: fills s->msg as it would (msg.data into q, no copy) and
+ * returns its length; 0 when not taken. */
+static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t *q, uint32_t avail, int isa)
+{
+	uint32_t h, t, ck, sum, walked = 0;
+	uint64_t w[SCAN_WORDS];
+	struct walk o;
+
+	if (!frame(q, avail, &h, &t, &ck))
+		return 0;
+	sum = scan(isa, q, t, avail, w);
+	/* (35= goes straight into msg.msgtype, as step_fast() does: msg is only
+	 * meaningful after STEP_MSG, and the state machine rewrites it) */
+	s->msg.msgtype[0] = 0;
+	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o) == W_END) {
+		x->smemo.hits++;
+	} else {
+		if (walk(q, h, t, t, avail, w, s->msg.msgtype, &o) != W_END)
+			return 0;
+		walked = 1;
+	}
+	if ((o.have95 && !o.have96) || (sum & 0xffu) != ck)
+		return 0;
+	if (walked)
+		memo_build(&x->smemo, q, h, t, w);
+	s->msg.seq = o.seq;
 	s->msg.len = t + 7;
-	if (!have96) {
+	if (!o.have96) {
 		s->msg.data = s->body;
 		s->msg.data_len = 0;
+		s->msg.raw = q; /* the whole message, for the session layer */
 		s->no_data++;
 	} else {
-		s->msg.data = data; /* in the caller's chunk: no copy */
-		s->msg.data_len = dl;
+		s->msg.data = o.data; /* in the caller's chunk (or body[]): no copy */
+		s->msg.data_len = o.dl;
+		s->msg.raw = 0;
 	}
 	return t + 7;
 }
 
+/* ---- messages split across chunks ----
+ *
+ * The state machine would take the head of a split message byte by byte
+ * (~7 instructions a byte, ~2,700 a message, callgrind) and then its tail.
+ * Instead, when the head is "clean" -- the state machine, from state S_HUNT
+ * with nothing held, would consume every byte of it without an event -- it
+ * is copied into body[] (where the state machine keeps it too) and held as
+ * pending bytes body[0..m) (STEP_PEND(0, m), step_deframe.h); the message's
+ * length goes in body_len, which the state machine does not read while
+ * hunting. When the rest arrives it is appended and the whole message is
+ * framed by bulk() from body[]. Every other case (the head is not clean, the
+ * whole is not accepted) is handed to step_feed() on that same state: it
+ * reads the held bytes again first, from their stream offset, exactly as it
+ * would have read them from the chunk, so events, errors and offsets stay
+ * the state machine's. A clean head produces no event at its chunk, so
+ * holding it silently changes nothing the caller sees: offsets, byte
+ * counters, step_pending() and msg_start are what the state machine leaves.
+ */
+
+/* The header of q[0..n): 1 with *h its first body byte and *t the trailer's
+ * when it is complete and the state machine passes it (the rules of S_HUNT
+ * to S_LEN); 0 otherwise. */
+static int head_ok(const uint8_t *q, uint32_t n, uint32_t *h, uint32_t *t)
+{
+	uint32_t k, j, v = 0, nd;
+	if (n < 7 || q[0] != '8' || q[1] != '=' || q[2] != 'S' || q[3] != 'T' || q[4] != 'E' || q[5] != 'P' ||
+	    q[6] != '.')
+		return 0;
+	for (k = 7; k < n && k < 7 + STEP_MAX_VER + 1; k++)
+		if (q[k] == SOH)
+			break;
+	if (k > 7 + STEP_MAX_VER || k + 3 > n || q[k] != SOH || q[k + 1] != '9' || q[k + 2] != '=')
+		return 0;
+	j = k + 3;
+	for (nd = 0; nd < STEP_MAX_LEN_DIG && j < n && IS_DIGIT(q[j]); nd++, j++)
+		v = v * 10 + (uint32_t)(q[j] - '0');
+	if (j >= n || nd == 0 || q[j] != SOH || v > STEP_MAX_BODY)
+		return 0;
+	*h = j + 1;
+	*t = j + 1 + v;
+	return 1;
+}
+
+/* What a clean head leaves for the rest of its message. */
+struct head {
+	uint32_t total; /* the message's length */
+	uint32_t sum;   /* byte sum of its first min(n, t) bytes (the checksum's part of the head) */
+	struct walk o;  /* the fields read; o.cut_e when the head ends in the 96= data */
+};
+
+/* Whether q[0..n), q[0] == '8', is a clean head (see above) of a message
+ * not complete in it: 1 with *hd filled (35= copied to msgtype); 0 when the
+ * state machine would report something in it, the message is complete, or
+ * the header is not (then the state machine takes it). */
+static int head_clean(const struct fastx_step_memo *m, const uint8_t *q, uint32_t n, int isa, char *msgtype,
+		      struct head *hd)
+{
+	uint32_t h, t, lim, k;
+	uint64_t w[SCAN_WORDS];
+	int r;
+	if (!head_ok(q, n, &h, &t) || n >= t + 7)
+		return 0;
+	hd->total = t + 7;
+	lim = n < t ? n : t;
+	hd->sum = scan(isa, q, lim, n, w);
+	msgtype[0] = 0;
+	r = memo_walk(m, q, h, t, lim, n, w, msgtype, &hd->o);
+	if (r == W_CUT)
+		return 1; /* the usual cut, inside the 96= data */
+	r = walk(q, h, t, lim, n, w, msgtype, &hd->o);
+	if (r == W_BAD)
+		return 0;
+	if (r == W_CUT || lim == n)
+		return 1;
+	/* the whole body is here: the trailer's first bytes, "10=" and digits
+	 * (S_T1 to S_CK; its final SOH would complete the message) */
+	for (k = t; k < n; k++) {
+		uint32_t i = k - t;
+		if (i < 3 ? q[k] != (uint8_t)"10="[i] : !IS_DIGIT(q[k]))
+			return 0;
+	}
+	return 1;
+}
+
+/* Deliver the message bulk() accepted: `len` bytes of it were taken from
+ * the caller (all of it, or the tail of a held head). */
+static inline uint32_t delivered(struct fastx_dec *x, struct step_deframer *s, uint32_t len, int *status)
+{
+	s->msg.offset = s->msg_start;
+	s->messages++;
+	s->offset += len;
+	s->bytes += len;
+	x->step_bulk++;
+	*status = STEP_MSG;
+	return len;
+}
+
+/* Hold p[0..n) after the m bytes in body[] as a clean head: the state
+ * machine's words it does not read while hunting keep what the rest needs
+ * (body_len the length, sum the head's byte sum, val where the 96= data
+ * ends when the head ends inside it), msg the fields read so far. */
+static uint32_t hold(struct step_deframer *s, uint32_t m, uint32_t n, const struct head *hd, int *status)
+{
+	s->match = STEP_PEND(0, m + n);
+	s->body_len = hd->total;
+	s->sum = hd->sum;
+	s->val = hd->o.cut_e;
+	s->msg.seq = hd->o.seq;
+	s->msg.data_len = hd->o.dl;
+	s->offset += n;
+	s->bytes += n;
+	*status = STEP_NEED_MORE;
+	return n;
+}
+
+/* The held head ended inside the 96= data and the message is now whole in
+ * body[0..total): what is left to check is the data's SOH, that the body
+ * ends there, the trailer and the checksum (the head's sum plus the rest). */
+static int join_data(struct step_deframer *s, uint32_t m, uint32_t total, int isa)
+{
+	uint32_t e = s->val, t = total - 7, ck, m0 = m < t ? m : t;
+	const uint8_t *q = s->body;
+	if (q[e] != SOH || e + 1 != t || !trailer(q, t, &ck) ||
+	    ((s->sum + sum_bytes(isa, q + m0, t - m0)) & 0xffu) != ck)
+		return 0;
+	s->msg.data = q + e - s->msg.data_len;
+	s->msg.raw = 0;
+	s->msg.len = total;
+	return 1;
+}
+
+/* A head not ending in the 96= data is checked again whole when more of it
+ * comes; past this size the state machine takes it instead, so a long
+ * field arriving in small pieces costs linear time, not quadratic. */
+#define JOIN_RECHECK_MAX 512u
+
+/* With a head body[0..m) held: the rest of the message from p[0..n). */
+static uint32_t join(struct fastx_dec *x, struct step_deframer *s, uint32_t m, const uint8_t *p, uint32_t n,
+		     int isa, int *status)
+{
+	uint32_t total = s->body_len, need = total - m;
+	struct head hd;
+	if (n >= need) {
+		memcpy(s->body + m, p, need);
+		if ((s->val && join_data(s, m, total, isa)) || bulk(x, s, s->body, total, isa) == total) {
+			s->match = 0;
+			x->step_joined++;
+			return delivered(x, s, need, status);
+		}
+	} else if (s->val && m + n <= s->val) {
+		/* still inside the 96= data: the head stays clean, its sum grows */
+		memcpy(s->body + m, p, n);
+		s->sum += sum_bytes(isa, p, n);
+		s->match = STEP_PEND(0, m + n);
+		s->offset += n;
+		s->bytes += n;
+		*status = STEP_NEED_MORE;
+		return n;
+	} else if (m + n <= JOIN_RECHECK_MAX) {
+		memcpy(s->body + m, p, n);
+		if (head_clean(&x->smemo, s->body, m + n, isa, s->msg.msgtype, &hd))
+			return hold(s, m, n, &hd, status);
+	}
+	/* not clean after all: the state machine reads the head again, then p */
+	x->step_machine++;
+	return step_feed(s, p, n, status);
+}
+
 uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status)
 {
-	if (s->state == 0 && s->pos == 0 && s->match == 0 && n > 0 && p[0] == '8') {
-		uint32_t len = bulk(s, p, n);
-		if (len) {
-			s->msg_start = s->offset;
-			s->msg.offset = s->offset;
-			s->messages++;
-			s->offset += len;
-			s->bytes += len;
-			x->step_bulk++;
-			*status = STEP_MSG;
-			return len;
+	if (s->state == 0 && s->pos == 0) {
+		int isa = fastx_isa_get();
+		if (s->match == 0 && n > 0 && p[0] == '8') {
+			uint32_t len;
+			struct head hd;
+			s->msg_start = s->offset; /* as the state machine sets it at this '8' */
+			len = bulk(x, s, p, n, isa);
+			if (len)
+				return delivered(x, s, len, status);
+			/* (msg is only meaningful after STEP_MSG: the held head's fields may go there) */
+			if (head_clean(&x->smemo, p, n, isa, s->msg.msgtype, &hd)) {
+				memcpy(s->body, p, n);
+				return hold(s, 0, n, &hd, status);
+			}
+		} else if (STEP_PEND_RD(s->match) == 0 && s->match != 0) {
+			return join(x, s, STEP_PEND_END(s->match), p, n, isa, status);
 		}
 	}
 	x->step_machine++;

@@ -1,0 +1,282 @@
+/* test_fastx_step.c - the fast path's STEP framing (fastx_step_feed) against the state machine (step_feed).
+ *
+ * fastx_step_feed frames whole messages in bulk and holds the clean head of
+ * a message split across chunks until the rest arrives; step_feed
+ * (kernels/fast/step_deframe.c) is the definition. The same bytes go through
+ * both on separate deframers, cut into chunks at every position (two chunks,
+ * and three around the split message), and every call must agree: status,
+ * bytes consumed, the message (offset, length, sequence, type, data bytes,
+ * raw bytes of a message without data), the error and its offset, and after
+ * every chunk the counters, step_pending() and msg_start. Streams: good
+ * messages, a heartbeat without 96=, junk between messages, and one message
+ * damaged at every byte with several values (its checksum left wrong, or
+ * repaired so the damage meets the field rules), at every instruction-set
+ * level the CPU has; and a head held by the fast path handed to step_feed
+ * alone (the decoder choice is live on reload). Also checks that split
+ * messages were joined by the fast path (step_joined), not left to the
+ * state machine.
+ */
+#include "test.h"
+
+#include <stdlib.h>
+
+#include "fast/step_deframe.h"
+#include "fast/host/fastx.h"
+
+static struct step_deframer ra, rb;
+static struct fastx_dec xd;
+static int nbad;
+static int b_ref; /* deframer b is fed by step_feed too (a decoder switch after a held head) */
+
+/* text with '|' as SOH */
+static size_t put_txt(uint8_t *o, const char *t)
+{
+	size_t n = 0;
+	for (; *t; t++)
+		o[n++] = *t == '|' ? 0x01 : (uint8_t)*t;
+	return n;
+}
+
+/* "8=STEP.1.0.0|9=<len>|" body "10=<sum>|" */
+static size_t frame(uint8_t *o, const uint8_t *body, size_t blen)
+{
+	char t[32];
+	size_t n = put_txt(o, "8=STEP.1.0.0|"), i;
+	unsigned sum = 0;
+	snprintf(t, sizeof t, "9=%zu|", blen);
+	n += put_txt(o + n, t);
+	memcpy(o + n, body, blen);
+	n += blen;
+	for (i = 0; i < n; i++)
+		sum += o[i];
+	snprintf(t, sizeof t, "10=%03u|", sum % 256);
+	return n + put_txt(o + n, t);
+}
+
+static size_t data_msg(uint8_t *o, unsigned seq, size_t dlen)
+{
+	uint8_t body[2048];
+	char t[128];
+	size_t n, i;
+	snprintf(t, sizeof t, "35=UA3201|49=VDE|56=VDR|34=%u|52=20261129-09:30:00.000|95=%zu|96=", seq, dlen);
+	n = put_txt(body, t);
+	for (i = 0; i < dlen; i++)
+		body[n++] = (uint8_t)(i % 3 == 0 ? 0x01 : 0x80 + i); /* SOH inside the data too */
+	body[n++] = 0x01;
+	return frame(o, body, n);
+}
+
+/* A message without data with one long ordinary field (58= text): a head
+ * cut inside it and growing in small pieces goes to the state machine. */
+static size_t long_text(uint8_t *o, unsigned seq, size_t tlen)
+{
+	uint8_t body[1024];
+	char t[96];
+	size_t n, i;
+	snprintf(t, sizeof t, "35=B|49=VDE|56=VDR|34=%u|58=", seq);
+	n = put_txt(body, t);
+	for (i = 0; i < tlen && n < sizeof body - 2; i++)
+		body[n++] = (uint8_t)('a' + i % 26);
+	body[n++] = 0x01;
+	return frame(o, body, n);
+}
+
+static size_t heartbeat(uint8_t *o, unsigned seq)
+{
+	uint8_t body[128];
+	char t[96];
+	snprintf(t, sizeof t, "35=0|49=VDE|56=VDR|34=%u|52=20261129-09:30:01.000|", seq);
+	return frame(o, body, put_txt(body, t));
+}
+
+/* Recompute the trailer of the message at m[0..n) when it still has the shape "10=ddd|". */
+static void repair_ck(uint8_t *m, size_t n)
+{
+	unsigned sum = 0;
+	size_t i;
+	if (n < 7 || m[n - 7] != '1' || m[n - 6] != '0' || m[n - 5] != '=' || m[n - 1] != 0x01)
+		return;
+	for (i = 0; i < n - 7; i++)
+		sum += m[i];
+	sum %= 256;
+	m[n - 4] = (uint8_t)('0' + sum / 100);
+	m[n - 3] = (uint8_t)('0' + sum % 100 / 10);
+	m[n - 2] = (uint8_t)('0' + sum % 10);
+}
+
+static void cmp_state(const char *what, size_t at)
+{
+	int bad = ra.messages != rb.messages || ra.bytes != rb.bytes || ra.skipped != rb.skipped ||
+		  ra.no_data != rb.no_data || ra.offset != rb.offset || ra.msg_start != rb.msg_start ||
+		  step_pending(&ra) != step_pending(&rb) || memcmp(ra.errors, rb.errors, sizeof ra.errors) != 0;
+	test_checks++;
+	if (bad && nbad++ < 10) {
+		test_failures++;
+		fprintf(stderr, "%s, chunk ending at %zu: state differs (messages %llu/%llu skipped %llu/%llu pending %u/%u "
+				"start %llu/%llu)\n",
+			what, at, (unsigned long long)ra.messages, (unsigned long long)rb.messages,
+			(unsigned long long)ra.skipped, (unsigned long long)rb.skipped, step_pending(&ra),
+			step_pending(&rb), (unsigned long long)ra.msg_start, (unsigned long long)rb.msg_start);
+	}
+}
+
+/* One chunk through both until STEP_NEED_MORE; every call compared. */
+static void feed_both(const char *what, const uint8_t *p, uint32_t n, size_t at)
+{
+	const uint8_t *pa = p, *pb = p;
+	uint32_t na = n, nb = n, guard;
+	for (guard = 0; guard < 4 * n + 64; guard++) {
+		int sa = -1, sb = -1, bad = 0;
+		uint32_t ua = step_feed(&ra, pa, na, &sa);
+		uint32_t ub = b_ref ? step_feed(&rb, pb, nb, &sb) : fastx_step_feed(&xd, &rb, pb, nb, &sb);
+		if (sa != sb || ua != ub) {
+			bad = 1;
+		} else if (sa == STEP_ERROR) {
+			bad = ra.err != rb.err || ra.err_offset != rb.err_offset;
+		} else if (sa == STEP_MSG) {
+			const struct step_msg *a = &ra.msg, *b = &rb.msg;
+			bad = a->offset != b->offset || a->len != b->len || a->seq != b->seq ||
+			      a->data_len != b->data_len || strcmp(a->msgtype, b->msgtype) != 0 ||
+			      memcmp(a->data, b->data, a->data_len) != 0 || !a->raw != !b->raw ||
+			      (a->raw && memcmp(a->raw, b->raw, a->len) != 0);
+		}
+		test_checks++;
+		if (bad && nbad++ < 10) {
+			test_failures++;
+			fprintf(stderr, "%s, chunk ending at %zu: status %d/%d used %u/%u err %d/%d at %llu/%llu\n", what,
+				at, sa, sb, ua, ub, ra.err, rb.err, (unsigned long long)ra.err_offset,
+				(unsigned long long)rb.err_offset);
+		}
+		if (bad)
+			return;
+		pa += ua;
+		na -= ua;
+		pb += ub;
+		nb -= ub;
+		if (sa == STEP_NEED_MORE)
+			break;
+	}
+	cmp_state(what, at);
+}
+
+/* buf cut at the positions cut[0..ncut) (increasing, inside buf). */
+static void run_cuts(const char *what, const uint8_t *buf, size_t n, const size_t *cut, int ncut)
+{
+	size_t at = 0;
+	step_init(&ra);
+	step_init(&rb);
+	for (int i = 0; i <= ncut && nbad < 10; i++) {
+		size_t end = i < ncut ? cut[i] : n;
+		feed_both(what, buf + at, (uint32_t)(end - at), end);
+		at = end;
+	}
+	feed_both(what, buf + n, 0, n);
+}
+
+/* The first chunk through the fast path, the rest through the state machine
+ * alone (the daemon's decoder choice is live on reload): a held head must
+ * read back the same. */
+static void run_switch(const char *what, const uint8_t *buf, size_t n, size_t lo, size_t hi)
+{
+	for (size_t i = lo; i < hi && i < n && nbad < 10; i++) {
+		step_init(&ra);
+		step_init(&rb);
+		feed_both(what, buf, (uint32_t)i, i);
+		b_ref = 1;
+		feed_both(what, buf + i, (uint32_t)(n - i), n);
+		feed_both(what, buf + n, 0, n);
+		b_ref = 0;
+	}
+}
+
+/* Every two-chunk cut in [lo, hi), every three-chunk cut when `three`, and byte by byte. */
+static void run_all(const char *what, const uint8_t *buf, size_t n, size_t lo, size_t hi, int three)
+{
+	size_t cut[2] = {0, 0};
+	run_cuts(what, buf, n, cut, 0);
+	for (size_t i = lo; i < hi && i < n; i++) {
+		cut[0] = i;
+		run_cuts(what, buf, n, cut, 1);
+		for (size_t j = i + 1; three && j < hi && j < n; j++) {
+			cut[1] = j;
+			run_cuts(what, buf, n, cut, 2);
+		}
+	}
+	{
+		/* byte by byte */
+		step_init(&ra);
+		step_init(&rb);
+		for (size_t i = 0; i < n; i++)
+			feed_both(what, buf + i, 1, i + 1);
+	}
+}
+
+static void cases(void)
+{
+	static uint8_t buf[4096], mut[4096];
+	static const uint8_t vals[] = {'8', 0x01, '=', 'x', '9', 0x80};
+	size_t n = 0, ns, b0, b1;
+	uint64_t joined0 = xd.step_joined;
+
+	/* (the first message has the second's header layout: the damaged second
+	 * one meets fastx_step.c's memo of it) */
+	n += data_msg(buf + n, 1, 14);
+	b0 = n;
+	n += data_msg(buf + n, 2, 12);
+	b1 = n;
+	n += heartbeat(buf + n, 3);
+	n += put_txt(buf + n, "junk8=STE");
+	n += data_msg(buf + n, 4, 0);
+	n += data_msg(buf + n, 5, 200);
+	ns = n; /* the damaged streams below stop here */
+	n += long_text(buf + n, 6, 700);
+	n += data_msg(buf + n, 7, 900); /* a head growing inside long data */
+
+	/* good stream: every cut, three-chunk cuts around the second message */
+	run_all("good", buf, n, 1, n, 0);
+	run_all("good, three chunks", buf, n, b0 - 5, b1 + 5, 1);
+	CHECK(xd.step_joined > joined0);
+	CHECK(xd.smemo.hits > 0); /* the header layout of the last message was used */
+	run_switch("good, then the state machine", buf, n, 1, n);
+
+	/* the second message damaged at every byte, checksum wrong or repaired */
+	for (size_t i = b0; i < b1 && nbad < 10; i++) {
+		for (size_t v = 0; v < sizeof vals; v++) {
+			char what[96];
+			if (buf[i] == vals[v])
+				continue;
+			for (int rep = 0; rep < 2; rep++) {
+				memcpy(mut, buf, ns);
+				mut[i] = vals[v];
+				if (rep)
+					repair_ck(mut + b0, b1 - b0);
+				snprintf(what, sizeof what, "byte %zu = 0x%02x%s", i - b0, vals[v],
+					 rep ? " (checksum repaired)" : "");
+				run_all(what, mut, ns, b0 - 2, b1 + 2, 0);
+			}
+		}
+	}
+	/* truncated: the second message cut short, the next one follows */
+	for (size_t k = b0 + 1; k < b1 && nbad < 10; k += 3) {
+		size_t m = 0;
+		char what[64];
+		memcpy(mut, buf, k);
+		m = k;
+		memcpy(mut + m, buf + b1, ns - b1);
+		m += ns - b1;
+		snprintf(what, sizeof what, "truncated at %zu", k - b0);
+		run_all(what, mut, m, b0 - 2, k + 40, 0);
+	}
+}
+
+int main(void)
+{
+	/* every instruction-set level this CPU runs (the SOH bitmap and the sum differ per level) */
+	for (int l = FASTX_ISA_SCALAR; l <= fastx_isa_max(); l++) {
+		CHECK_EQ(fastx_isa_set(l), 0);
+		memset(&xd, 0, sizeof xd);
+		cases();
+		CHECK(xd.step_bulk > 0);
+	}
+	return test_done("fastx_step");
+}
