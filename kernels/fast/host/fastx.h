@@ -40,9 +40,10 @@ enum fastx_isa {
 	FASTX_ISA_COUNT
 };
 
-/* The level picked at first use: the widest the CPU has, unless the
- * environment variable TOE_FASTX_ISA=scalar|avx2|avx512 asks for a lower one
- * (tests force each level through fastx_isa_set instead). pext is used with
+/* The level picked at first use: AVX2 when the CPU has it (AVX-512 measured
+ * slower, fastx_isa.c), else scalar; the environment variable
+ * TOE_FASTX_ISA=scalar|avx512 asks for another (tests force each level
+ * through fastx_isa_set instead). pext is used with
  * AVX2/AVX-512 when the CPU has BMI2 and it is not microcoded (AMD before
  * Zen 3, family < 0x19); TOE_FASTX_PEXT=0 turns it off. */
 int fastx_isa_get(void);
