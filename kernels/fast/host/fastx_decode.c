@@ -90,6 +90,11 @@ static inline int64_t x_incr(uint32_t type, int64_t v)
 	}
 }
 
+/* 64 - 7n for a field of n = z + 1 bytes (z < 8): the shift that leaves the
+ * value of a left-aligned gather (fastx_body.h x_int); a load is cheaper
+ * than the multiply and subtract. */
+static const uint8_t x_sh[8] = {57, 50, 43, 36, 29, 22, 15, 8};
+
 static inline uint64_t x_ld8(const uint8_t *p)
 {
 	uint64_t w;
