@@ -56,6 +56,9 @@ const char *fastx_isa_name(int level);
 
 struct fastx_prog; /* the lowered program (fastx_lower.c) */
 
+#define FASTX_PADBUF (2 * TOE_RECORD_SIZE) /* a short input's padded copy (fastx_decode.c) */
+#define FASTX_SBUF (FAST_MAX_STR + 16)     /* a string's bytes and the overrun of its word stores */
+
 /* Lower prog (kept by the caller, must outlive the result). Returns NULL
  * only when out of memory; templates that cannot be specialised are marked
  * for the fallback, never refused. */
@@ -97,6 +100,11 @@ struct fastx_dec {
 	uint32_t keys_ok;          /* fastx_keys_set's verdict: every key readable from the tick */
 	uint64_t key_fallback;     /* records handed to the reference only because their template's
 				      sequence key is not readable from the tick (kref) */
+	/* scratch of the specialised decoder (fastx_body.h): a short input's
+	 * zero-padded copy and a string's clean bytes, here rather than on its
+	 * stack so the hot function needs no 32-byte-aligned frame */
+	uint8_t pbuf[FASTX_PADBUF] __attribute__((aligned(8)));
+	uint8_t sbuf[FASTX_SBUF] __attribute__((aligned(8)));
 	uint8_t tref[FAST_MAX_TEMPLATES]; /* per template index: the reference decodes it (not
 					     specialised, or kref); read once per record */
 	uint8_t kref[FAST_MAX_TEMPLATES]; /* specialised, but its key is not in the tick (fastx_keys_set) */

@@ -13,6 +13,7 @@
  * decoders cannot disagree on the edge cases the vectors and the
  * differential fuzzer (tests/fuzz/fuzz_fastx_diff.c) probe.
  */
+#include <stddef.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -22,15 +23,17 @@
 #include "fast/fast_tick.h"
 #include "fast/fast_tick_dec.h"
 
-/* Decoder state of one record. */
+/* Decoder state of one record (fastx_body.h): p, mr and pm are the hot
+ * words; the rest is read on rare paths only. */
 struct fx {
-	const uint8_t *b;
-	uint32_t len, pos;
+	const uint8_t *p;    /* the next byte */
+	uint64_t mr;         /* stop bits from p to the end of the window (fastx_body.h) */
+	uint64_t pm;         /* presence map, next bits left-aligned; bit 63 = template id */
+	const uint8_t *b;    /* the record's first byte (in the padded copy of a short input) */
+	const uint8_t *end;  /* b + len */
 	uint32_t warn;
-	uint32_t pad;  /* b is a zero-padded copy (FX_PADBUF bytes) of a short input */
-	uint64_t mr;   /* stop bits from pos to the end of the window (fastx_body.h) */
-	uint64_t pm;   /* presence map, next bits left-aligned; bit 63 = template id */
-	uint64_t pmlo; /* presence bits beyond the first 64 (a long map): all extra */
+	uint32_t pad;        /* b is a zero-padded copy (FX_PADBUF bytes) of a short input */
+	uint64_t pmlo;       /* presence bits beyond the first 64 (a long map): all extra */
 };
 
 /* A window is taken at pos only when FX_SAFE bytes follow it: 64 of stop
@@ -38,8 +41,10 @@ struct fx {
  * last byte. A shorter input is copied into FX_PADBUF zeroed bytes, enough
  * for a window at any of its positions. */
 #define FX_SAFE 72u
-#define FX_PADBUF (2u * TOE_RECORD_SIZE) /* >= 2 * FX_SAFE, cleared as two tick records */
-_Static_assert(FX_PADBUF >= 2 * FX_SAFE, "a window at any position of a short input");
+#define FX_PADBUF FASTX_PADBUF /* >= 2 * FX_SAFE, cleared as two tick records */
+_Static_assert(FX_PADBUF >= 2 * FX_SAFE && FX_PADBUF == 2 * sizeof(union toe_record),
+	       "a window at any position of a short input");
+_Static_assert(FASTX_SBUF >= FAST_MAX_STR + 16, "a string and its last word load");
 
 /* GCC's SLP vectoriser packed cursor fields into a vector register at every
  * field of the op loop (5 instructions per field, callgrind); clang has no
@@ -57,20 +62,29 @@ _Static_assert(FX_PADBUF >= 2 * FX_SAFE, "a window at any position of a short in
 
 __attribute__((noinline)) static int x_pmap_exact(struct fx *c)
 {
-	return fast_pmap_exact(c->b, c->len, &c->pos, &c->warn, &c->pm, &c->pmlo);
+	uint32_t pos = (uint32_t)(c->p - c->b);
+	int e = fast_pmap_exact(c->b, (uint32_t)(c->end - c->b), &pos, &c->warn, &c->pm, &c->pmlo);
+	c->p = c->b + pos;
+	return e;
 }
 
 __attribute__((noinline)) static int x_int_exact(struct fx *c, uint32_t type, uint32_t nullable, int64_t *out,
 						 uint32_t *present)
 {
-	return fast_int_exact(c->b, c->len, &c->pos, &c->warn, type, nullable, out, present);
+	uint32_t pos = (uint32_t)(c->p - c->b);
+	int e = fast_int_exact(c->b, (uint32_t)(c->end - c->b), &pos, &c->warn, type, nullable, out, present);
+	c->p = c->b + pos;
+	return e;
 }
 
 /* dst gets the clean (7-bit) bytes. */
 __attribute__((noinline)) static int x_ascii_exact(struct fx *c, uint32_t nullable, uint8_t *dst, uint32_t *len,
 						   uint32_t *present)
 {
-	return fast_ascii_exact(c->b, c->len, &c->pos, &c->warn, nullable, dst, len, present);
+	uint32_t pos = (uint32_t)(c->p - c->b);
+	int e = fast_ascii_exact(c->b, (uint32_t)(c->end - c->b), &pos, &c->warn, nullable, dst, len, present);
+	c->p = c->b + pos;
+	return e;
 }
 
 /* ---- arithmetic shared by every copy (the reference's rules) ---- */

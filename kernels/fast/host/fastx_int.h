@@ -42,9 +42,11 @@ enum { XW_NONE = 0, XW_I32, XW_I64, XW_CHAR /* TOE_FLAG_LEN-byte code */, XW_SID
  * to keep the cursor in registers (callgrind showed ~190 stack accesses per
  * record), for a saving of a compare or two per field. */
 #define XCODE(op, opt) ((op) * 2 + (opt))
-/* ... times the tick-write class, so each case compiles its own write. */
-enum { XWC_NONE = 0, XWC_A = 1 /* XW_I32, XW_CHAR */, XWC_B = 2 /* XW_I64, XW_SID */ };
-#define XCODE3(op, opt, cls) (XCODE(op, opt) * 3 + (cls))
+/* ... times the tick-write class, so each case compiles its own write; a
+ * rescaled integer (class C, rare) decides its width at run time, which
+ * keeps the rescale test off the common writes. */
+enum { XWC_NONE = 0, XWC_A = 1 /* XW_I32, XW_CHAR */, XWC_B = 2 /* XW_I64, XW_SID */, XWC_C = 3 /* rescaled int */ };
+#define XCODE3(op, opt, cls) (XCODE(op, opt) * 4 + (cls))
 #define XC_END XCODE3(XO_END, 0, XWC_NONE)
 
 struct fastx_op {
@@ -100,6 +102,17 @@ static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
 			return xp->hash[k] - 1;
 	}
 	return -1;
+}
+
+/* fastx_find with the first probe inline: with FASTX_HASH > 2 x the
+ * templates most ids sit in their home slot (the decoders' lookup per
+ * record; the one-entry cache below missed on every change of template). */
+static inline int fastx_find_fast(const struct fastx_prog *xp, uint32_t tid)
+{
+	uint32_t h = (tid * 2654435761u) >> 24;
+	if (xp->hkey[h] == tid && xp->hash[h] != 0)
+		return xp->hash[h] - 1;
+	return fastx_find(xp, tid);
 }
 
 /* fastx_find through a one-entry cache in the decoder: consecutive records

@@ -148,6 +148,8 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 				o->src_dec = (in->flags & FAST_F_SCALED) ? in->scale : 0;
 				o->dst_dec = (int8_t)fast_tick_decimals(in->tick);
 				o->rescale = o->src_dec != o->dst_dec;
+				if (o->rescale)
+					o->code = (uint8_t)XCODE3(o->op, o->opt, XWC_C);
 			}
 		}
 		xt->nops++;
