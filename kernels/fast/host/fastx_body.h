@@ -545,9 +545,13 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	w_scaled:
 		/* class C: a rescaled integer (rare; the tick field's decimals differ
 		 * from the template's), then its 32- or 64-bit write */
-		if (x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
-			bad |= o->tbit;
-			FX_NEXT;
+		{
+			int64_t r; /* not &v: an escaping address would keep v in memory in every case */
+			if (x_rescale(v, o->src_dec, o->dst_dec, &r) != 0) {
+				bad |= o->tbit;
+				FX_NEXT;
+			}
+			v = r;
 		}
 		if (o->tw == XW_I64)
 			goto w_i64;
