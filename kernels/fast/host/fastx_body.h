@@ -209,6 +209,9 @@ static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_dict_str)(
 	}
 }
 
+/* The op's dictionary entry, from its precomputed byte offset. */
+#define FX_DENT(d, o) ((struct fast_dict_entry *)((uint8_t *)(d)->dict + (o)->doff))
+
 /* One integer field; op and opt are constants in each dispatch case, the
  * wire type is the op's data. */
 static FX_TARGET inline __attribute__((always_inline)) int
@@ -238,7 +241,7 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
 	case XO_INT_COPY:
 	case XO_INT_INCR:
-		de = &d->dict[o->dict];
+		de = FX_DENT(d, o);
 		if (c->pm & o->pmask) {
 			err = FX_NAME(x_int)(c, type, o->maxn, o->sgn, opt, vp, pp);
 			if (UNLIKELY(err))
@@ -281,7 +284,7 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		return opt ? FAST_OK : FAST_E_MANDATORY_EMPTY;
 	default: { /* XO_INT_DELTA */
 		int64_t delta, base, v;
-		de = &d->dict[o->dict];
+		de = FX_DENT(d, o);
 		err = FX_NAME(x_int)(c, XT_I64, 8, 1, opt, &delta, pp);
 		if (UNLIKELY(err) || !*pp)
 			return err;
@@ -343,7 +346,7 @@ FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		*pp = 0;
 		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
 	default: /* XO_STR_COPY */
-		de = &d->dict[o->dict];
+		de = FX_DENT(d, o);
 		if (c->pm & o->pmask) {
 			err = FX_NAME(x_ascii)(c, opt, sb, snp, pp);
 			if (UNLIKELY(err))
@@ -637,6 +640,7 @@ fail:
 }
 
 #undef FX_NEXT
+#undef FX_DENT
 #undef FX_L
 #undef FX_T
 #undef FX_T4

@@ -63,6 +63,8 @@ struct fastx_op {
 	uint32_t tbit;    /* 1u << tick field, 0 when none */
 	uint16_t ioff;    /* string initial value: pool[ioff .. ioff+ilen) */
 	uint16_t ilen;
+	uint32_t doff;    /* dict * sizeof(struct fast_dict_entry): the entry's byte offset in
+			     fast_dec.dict, so the decoder adds instead of multiplying by 88 */
 	uint64_t pmask;   /* presence-map bit (left-aligned word), 0 when none */
 	int64_t init;     /* integer initial value */
 	uint8_t op;       /* XO_* */

@@ -92,6 +92,7 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 		o->opt = (in->flags & FAST_F_OPTIONAL) ? 1 : 0;
 		o->has_init = (in->flags & FAST_F_HAS_INIT) ? 1 : 0;
 		o->dict = in->dict & (FAST_MAX_DICT - 1);
+		o->doff = (uint32_t)(o->dict * sizeof(struct fast_dict_entry));
 		o->init = k->i;
 		if (is_int) {
 			static const uint8_t types[] = {0, XT_I32, XT_U32, XT_I64, XT_U64};
