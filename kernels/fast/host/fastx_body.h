@@ -1,8 +1,9 @@
 /* fastx_body.h - the specialised decoder body, included once per instruction set.
  *
  * Included by fastx_decode.c with FX_NAME (suffix), FX_TARGET (target
- * attribute), FX_MASK (stop bits of 64 bytes) and FX_GATHER (eight 7-bit
- * groups of a byte-reversed word into one integer) defined; undefines them.
+ * attribute), FX_MASK (stop bits of 64 bytes), FX_GATHER (eight 7-bit
+ * groups of a byte-reversed word into one integer) and FX_TZ (trailing zeros,
+ * 64 for 0) defined; undefines them.
  *
  * The window: c->mr holds the stop bits of the bytes from c->p to the end of
  * the last 64-byte SIMD pass (bit 0 = *c->p); a field's length is its count
@@ -99,7 +100,7 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii_slow)
  * group of zeros after the first byte). */
 static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap)(struct fx *c)
 {
-	uint32_t z = c->mr ? (uint32_t)__builtin_ctzll(c->mr) : 64;
+	uint32_t z = FX_TZ(c->mr);
 	uint64_t g;
 	if (UNLIKELY(z >= 8))
 		return FX_NAME(x_pmap_slow)(c);
@@ -131,7 +132,7 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct
 	uint32_t z;
 	uint64_t g, v;
 again:
-	z = c->mr ? (uint32_t)__builtin_ctzll(c->mr) : 64;
+	z = FX_TZ(c->mr);
 	if (UNLIKELY(z >= maxn)) {
 		if (c->mr == 0 && (c->end - c->p >= (ptrdiff_t)FX_SAFE || c->pad)) {
 			FX_NAME(x_refill)(c);
@@ -655,4 +656,5 @@ fail:
 #undef FX_TARGET
 #undef FX_MASK
 #undef FX_GATHER
+#undef FX_TZ
 #undef FX_ZERO

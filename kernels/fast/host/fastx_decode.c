@@ -109,6 +109,11 @@ static inline int64_t x_incr(uint32_t type, int64_t v)
  * than the multiply and subtract. */
 static const uint8_t x_sh[8] = {57, 50, 43, 36, 29, 22, 15, 8};
 
+static inline uint32_t x_tz_c(uint64_t m)
+{
+	return m ? (uint32_t)__builtin_ctzll(m) : 64;
+}
+
 static inline uint64_t x_ld8(const uint8_t *p)
 {
 	uint64_t w;
@@ -163,6 +168,13 @@ __attribute__((target("avx2"), always_inline)) static inline void x_zero_avx2(un
 	_mm256_storeu_si256((__m256i *)(tk->bytes + 96), z);
 }
 
+/* tzcnt (BMI1, which every AVX2 CPU has; fastx_isa_max checks): 64 for an
+ * empty window with no separate test, where ctz would need one. */
+__attribute__((target("bmi"), always_inline)) static inline uint32_t x_tz_bmi(uint64_t m)
+{
+	return (uint32_t)_tzcnt_u64(m);
+}
+
 __attribute__((target("bmi2"), always_inline)) static inline uint64_t x_gather_pext(uint64_t w)
 {
 	return _pext_u64(w, 0x7f7f7f7f7f7f7f7fULL);
@@ -195,35 +207,40 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 #define FX_TARGET
 #define FX_MASK(p) x_mask_swar(p)
 #define FX_GATHER(w) x_gather_swar(w)
+#define FX_TZ(m) x_tz_c(m)
 #define FX_ZERO(tk) memset(tk, 0, sizeof *tk)
 #include "fastx_body.h"
 
 #if defined(__x86_64__)
 #define FX_NAME(n) n##_avx2
-#define FX_TARGET __attribute__((target("avx2")))
+#define FX_TARGET __attribute__((target("avx2,bmi")))
 #define FX_MASK(p) x_mask_avx2(p)
 #define FX_GATHER(w) x_gather_swar(w)
+#define FX_TZ(m) x_tz_bmi(m)
 #define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx2_pext
-#define FX_TARGET __attribute__((target("avx2,bmi2")))
+#define FX_TARGET __attribute__((target("avx2,bmi,bmi2")))
 #define FX_MASK(p) x_mask_avx2(p)
 #define FX_GATHER(w) x_gather_pext(w)
+#define FX_TZ(m) x_tz_bmi(m)
 #define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx512
-#define FX_TARGET __attribute__((target("avx2,avx512f,avx512bw")))
+#define FX_TARGET __attribute__((target("avx2,bmi,avx512f,avx512bw")))
 #define FX_MASK(p) x_mask_avx512(p)
 #define FX_GATHER(w) x_gather_swar(w)
+#define FX_TZ(m) x_tz_bmi(m)
 #define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx512_pext
-#define FX_TARGET __attribute__((target("avx2,avx512f,avx512bw,bmi2")))
+#define FX_TARGET __attribute__((target("avx2,bmi,avx512f,avx512bw,bmi2")))
 #define FX_MASK(p) x_mask_avx512(p)
 #define FX_GATHER(w) x_gather_pext(w)
+#define FX_TZ(m) x_tz_bmi(m)
 #define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 #else

@@ -29,6 +29,9 @@ int fastx_isa_max(void)
 {
 #if defined(__x86_64__)
 	__builtin_cpu_init();
+	/* the SIMD copies also use tzcnt (BMI1), which every AVX2 CPU has */
+	if (!__builtin_cpu_supports("bmi"))
+		return FASTX_ISA_SCALAR;
 	if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f"))
 		return FASTX_ISA_AVX512;
 	if (__builtin_cpu_supports("avx2"))
