@@ -2,8 +2,8 @@
  *
  * Included by fastx_decode.c with FX_NAME (suffix), FX_TARGET (target
  * attribute), FX_MASK (stop bits of 64 bytes), FX_GATHER (eight 7-bit
- * groups of a byte-reversed word into one integer) and FX_TZ (trailing zeros,
- * 64 for 0) defined; undefines them.
+ * groups of a byte-reversed word into one integer), FX_TZ (trailing zeros,
+ * 64 for 0) and FX_SEL (the copy's FASTX_SEL_*) defined; undefines them.
  *
  * The window: c->mr holds the stop bits of the bytes from c->p to the end of
  * the last 64-byte SIMD pass (bit 0 = *c->p); a field's length is its count
@@ -387,14 +387,16 @@ FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 }
 
 /* Threaded dispatch: every case ends by jumping straight to the next op's
- * label through the function's own label table (a switch costs a bounds
- * check and one shared, badly predicted indirect jump per field; callgrind
- * put it at ~7 instructions a field). The tables are per copy, so ops keep
- * the code (fastx_int.h), not an address. */
+ * label (a switch costs a bounds check and one shared, badly predicted
+ * indirect jump per field; callgrind put it at ~7 instructions a field).
+ * The labels are per copy: fastx_prog_new asks each copy for its table
+ * (a call with b == NULL, on the short-input path so the common path has no
+ * extra test) and stores every op's label in the op (fastx_op.h[FX_SEL]). */
+static const void *const *FX_NAME(x_tab);
 #define FX_NEXT                                                                                         \
 	do {                                                                                            \
 		o++;                                                                                    \
-		goto *fx_tab[o->code];                                                                  \
+		goto *o->h[FX_SEL];                                                                     \
 	} while (0)
 #define FX_L(op, opt, cls) fx_##op##_##opt##_##cls
 #define FX_T(op, opt, cls) [XCODE3(op, opt, cls)] = &&FX_L(op, opt, cls),
@@ -466,6 +468,12 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	uint32_t present, pres = 0, bad = 0, e;
 	int err, t;
 
+	static const void *const fx_tab[XC_END + 1] = {
+		FX_TO(XO_INT_NONE) FX_TO(XO_INT_CONST) FX_TO(XO_INT_COPY) FX_TO(XO_INT_DEFAULT)
+		FX_TO(XO_INT_INCR) FX_TO(XO_INT_DELTA) FX_TO(XO_STR_NONE) FX_TO(XO_STR_CONST)
+		FX_TO(XO_STR_COPY) FX_TO(XO_STR_DEFAULT)[XC_END] = &&done,
+	};
+
 	c.b = b;
 	c.p = b;
 	c.end = b + len;
@@ -476,7 +484,14 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		/* a short input (the last record of a message): decoded from a
 		 * zero-padded copy, so that every load in the window stays in
 		 * bounds without a check per field */
-		uint8_t *pad = x->pbuf;
+		uint8_t *pad;
+		if (UNLIKELY(b == NULL)) {
+			/* fastx_x_tabs: hand out the label table, decode nothing */
+			__atomic_store_n(&FX_NAME(x_tab), fx_tab, __ATOMIC_RELAXED); /* same value from any thread */
+			*used = 0;
+			return FAST_OK;
+		}
+		pad = x->pbuf;
 		FX_ZERO((union toe_record *)pad);
 		FX_ZERO((union toe_record *)(pad + sizeof(union toe_record)));
 		FX_NAME(x_padcopy)(pad, b, len);
@@ -526,16 +541,11 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	 * bit in bad (the field keeps what it held, 0; a string its first
 	 * bytes); the record is still delivered. */
 	{
-		static const void *const fx_tab[XC_END + 1] = {
-			FX_TO(XO_INT_NONE) FX_TO(XO_INT_CONST) FX_TO(XO_INT_COPY) FX_TO(XO_INT_DEFAULT)
-			FX_TO(XO_INT_INCR) FX_TO(XO_INT_DELTA) FX_TO(XO_STR_NONE) FX_TO(XO_STR_CONST)
-			FX_TO(XO_STR_COPY) FX_TO(XO_STR_DEFAULT)[XC_END] = &&done,
-		};
 		int64_t v = 0;
 		const uint8_t *sv = sb;
 		uint32_t sn = 0;
 		o = &xp->ops[xt->first];
-		goto *fx_tab[o->code];
+		goto *o->h[FX_SEL];
 		FX_CO(XO_INT_NONE)
 		FX_CO(XO_INT_CONST)
 		FX_CO(XO_INT_COPY)
@@ -657,4 +667,5 @@ fail:
 #undef FX_MASK
 #undef FX_GATHER
 #undef FX_TZ
+#undef FX_SEL
 #undef FX_ZERO

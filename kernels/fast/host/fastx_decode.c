@@ -204,6 +204,7 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 /* ---- one copy of the body per instruction set ---- */
 
 #define FX_NAME(n) n##_scalar
+#define FX_SEL FASTX_SEL_SCALAR
 #define FX_TARGET
 #define FX_MASK(p) x_mask_swar(p)
 #define FX_GATHER(w) x_gather_swar(w)
@@ -213,6 +214,7 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 
 #if defined(__x86_64__)
 #define FX_NAME(n) n##_avx2
+#define FX_SEL FASTX_SEL_AVX2
 #define FX_TARGET __attribute__((target("avx2,bmi")))
 #define FX_MASK(p) x_mask_avx2(p)
 #define FX_GATHER(w) x_gather_swar(w)
@@ -221,6 +223,7 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx2_pext
+#define FX_SEL FASTX_SEL_AVX2_PEXT
 #define FX_TARGET __attribute__((target("avx2,bmi,bmi2")))
 #define FX_MASK(p) x_mask_avx2(p)
 #define FX_GATHER(w) x_gather_pext(w)
@@ -229,6 +232,7 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx512
+#define FX_SEL FASTX_SEL_AVX512
 #define FX_TARGET __attribute__((target("avx2,bmi,avx512f,avx512bw")))
 #define FX_MASK(p) x_mask_avx512(p)
 #define FX_GATHER(w) x_gather_swar(w)
@@ -237,6 +241,7 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx512_pext
+#define FX_SEL FASTX_SEL_AVX512_PEXT
 #define FX_TARGET __attribute__((target("avx2,bmi,avx512f,avx512bw,bmi2")))
 #define FX_MASK(p) x_mask_avx512(p)
 #define FX_GATHER(w) x_gather_pext(w)
@@ -266,6 +271,43 @@ int fastx_rec_avx512_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t
 	return fastx_rec_scalar(x, d, b, len, seq, used);
 }
 #endif
+
+void fastx_x_tabs(const void *const *tabs[FASTX_NSEL])
+{
+	static struct fastx_dec dummy;
+	static struct fast_dec dd;
+	uint32_t used;
+	int max = fastx_isa_max(), bmi2 = 0, k;
+	for (k = 0; k < FASTX_NSEL; k++)
+		tabs[k] = NULL;
+	fastx_rec_scalar(&dummy, &dd, NULL, 0, 0, &used);
+	tabs[FASTX_SEL_SCALAR] = __atomic_load_n(&x_tab_scalar, __ATOMIC_RELAXED);
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	bmi2 = __builtin_cpu_supports("bmi2");
+	if (max >= FASTX_ISA_AVX2) {
+		fastx_rec_avx2(&dummy, &dd, NULL, 0, 0, &used);
+		tabs[FASTX_SEL_AVX2] = __atomic_load_n(&x_tab_avx2, __ATOMIC_RELAXED);
+		if (bmi2) {
+			fastx_rec_avx2_pext(&dummy, &dd, NULL, 0, 0, &used);
+			tabs[FASTX_SEL_AVX2_PEXT] = __atomic_load_n(&x_tab_avx2_pext, __ATOMIC_RELAXED);
+		}
+	}
+	if (max >= FASTX_ISA_AVX512) {
+		fastx_rec_avx512(&dummy, &dd, NULL, 0, 0, &used);
+		tabs[FASTX_SEL_AVX512] = __atomic_load_n(&x_tab_avx512, __ATOMIC_RELAXED);
+		if (bmi2) {
+			fastx_rec_avx512_pext(&dummy, &dd, NULL, 0, 0, &used);
+			tabs[FASTX_SEL_AVX512_PEXT] = __atomic_load_n(&x_tab_avx512_pext, __ATOMIC_RELAXED);
+		}
+	}
+#else
+	(void)max;
+	(void)bmi2;
+	for (k = 1; k < FASTX_NSEL; k++)
+		tabs[k] = tabs[FASTX_SEL_SCALAR]; /* every level is the portable copy */
+#endif
+}
 
 void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fast_rec *scratch)
 {

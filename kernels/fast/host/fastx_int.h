@@ -49,6 +49,16 @@ enum { XWC_NONE = 0, XWC_A = 1 /* XW_I32, XW_CHAR */, XWC_B = 2 /* XW_I64, XW_SI
 #define XCODE3(op, opt, cls) (XCODE(op, opt) * 4 + (cls))
 #define XC_END XCODE3(XO_END, 0, XWC_NONE)
 
+/* The decoder copies, isa * 2 + pext (fastx_decode.c). */
+enum {
+	FASTX_SEL_SCALAR = FASTX_ISA_SCALAR * 2,
+	FASTX_SEL_AVX2 = FASTX_ISA_AVX2 * 2,
+	FASTX_SEL_AVX2_PEXT = FASTX_ISA_AVX2 * 2 + 1,
+	FASTX_SEL_AVX512 = FASTX_ISA_AVX512 * 2,
+	FASTX_SEL_AVX512_PEXT = FASTX_ISA_AVX512 * 2 + 1,
+	FASTX_NSEL = FASTX_ISA_COUNT * 2
+};
+
 struct fastx_op {
 	uint8_t code;     /* XCODE_* */
 	uint8_t opt;      /* nullable (presence="optional") */
@@ -71,6 +81,10 @@ struct fastx_op {
 	uint8_t maxn;     /* ints: longest form read by the word path (4 for 32-bit, 8 for 64-bit) */
 	uint8_t sgn;      /* ints: signed wire type */
 	uint8_t pad[5];
+	/* code's label in each decoder copy (FASTX_SEL_*), so that dispatch is
+	 * one load and an indirect jump; filled by fastx_prog_new from the
+	 * copies' own tables (fastx_x_tabs), NULL for copies this CPU lacks */
+	const void *h[FASTX_NSEL];
 };
 
 struct fastx_tpl {
@@ -149,6 +163,10 @@ int fastx_rec_avx512(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, 
 		     uint32_t *used);
 int fastx_rec_avx512_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
 			  uint32_t *used);
+
+/* Each copy's label table (indexed by op code), NULL for the copies this
+ * CPU cannot run; fastx_prog_new copies the entries into fastx_op.h. */
+void fastx_x_tabs(const void *const *tabs[FASTX_NSEL]);
 
 /* The reference for one record (fallback): fast_dec_record + fast_tick_map. */
 int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
