@@ -390,9 +390,17 @@ FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
  * label (a switch costs a bounds check and one shared, badly predicted
  * indirect jump per field; callgrind put it at ~7 instructions a field).
  * The labels are per copy: fastx_prog_new asks each copy for its table
- * (a call with b == NULL, on the short-input path so the common path has no
- * extra test) and stores every op's label in the op (fastx_op.h[FX_SEL]). */
+ * (a call with fastx_x_probe as input, tested on the short-input path so
+ * the common path has no extra test) and stores every op's label in the op (fastx_op.h[FX_SEL]). */
 static const void *const *FX_NAME(x_tab);
+
+/* Hand out the label table, decode nothing (cold: out of the hot function's way). */
+__attribute__((noinline, cold)) static int FX_NAME(x_export)(const void *const *tab, uint32_t *used)
+{
+	__atomic_store_n(&FX_NAME(x_tab), tab, __ATOMIC_RELAXED); /* the same value from any thread */
+	*used = 0;
+	return FAST_OK;
+}
 #define FX_NEXT                                                                                         \
 	do {                                                                                            \
 		o++;                                                                                    \
@@ -485,12 +493,8 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		 * zero-padded copy, so that every load in the window stays in
 		 * bounds without a check per field */
 		uint8_t *pad;
-		if (UNLIKELY(b == NULL)) {
-			/* fastx_x_tabs: hand out the label table, decode nothing */
-			__atomic_store_n(&FX_NAME(x_tab), fx_tab, __ATOMIC_RELAXED); /* same value from any thread */
-			*used = 0;
-			return FAST_OK;
-		}
+		if (UNLIKELY(b == fastx_x_probe)) /* fastx_x_tabs asks for the table */
+			return FX_NAME(x_export)(fx_tab, used);
 		pad = x->pbuf;
 		FX_ZERO((union toe_record *)pad);
 		FX_ZERO((union toe_record *)(pad + sizeof(union toe_record)));

@@ -203,6 +203,9 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 
 /* ---- one copy of the body per instruction set ---- */
 
+/* The input that makes a copy hand out its label table (fastx_x_tabs). */
+static const uint8_t fastx_x_probe[1];
+
 #define FX_NAME(n) n##_scalar
 #define FX_SEL FASTX_SEL_SCALAR
 #define FX_TARGET
@@ -280,24 +283,24 @@ void fastx_x_tabs(const void *const *tabs[FASTX_NSEL])
 	int max = fastx_isa_max(), bmi2 = 0, k;
 	for (k = 0; k < FASTX_NSEL; k++)
 		tabs[k] = NULL;
-	fastx_rec_scalar(&dummy, &dd, NULL, 0, 0, &used);
+	fastx_rec_scalar(&dummy, &dd, fastx_x_probe, 0, 0, &used);
 	tabs[FASTX_SEL_SCALAR] = __atomic_load_n(&x_tab_scalar, __ATOMIC_RELAXED);
 #if defined(__x86_64__)
 	__builtin_cpu_init();
 	bmi2 = __builtin_cpu_supports("bmi2");
 	if (max >= FASTX_ISA_AVX2) {
-		fastx_rec_avx2(&dummy, &dd, NULL, 0, 0, &used);
+		fastx_rec_avx2(&dummy, &dd, fastx_x_probe, 0, 0, &used);
 		tabs[FASTX_SEL_AVX2] = __atomic_load_n(&x_tab_avx2, __ATOMIC_RELAXED);
 		if (bmi2) {
-			fastx_rec_avx2_pext(&dummy, &dd, NULL, 0, 0, &used);
+			fastx_rec_avx2_pext(&dummy, &dd, fastx_x_probe, 0, 0, &used);
 			tabs[FASTX_SEL_AVX2_PEXT] = __atomic_load_n(&x_tab_avx2_pext, __ATOMIC_RELAXED);
 		}
 	}
 	if (max >= FASTX_ISA_AVX512) {
-		fastx_rec_avx512(&dummy, &dd, NULL, 0, 0, &used);
+		fastx_rec_avx512(&dummy, &dd, fastx_x_probe, 0, 0, &used);
 		tabs[FASTX_SEL_AVX512] = __atomic_load_n(&x_tab_avx512, __ATOMIC_RELAXED);
 		if (bmi2) {
-			fastx_rec_avx512_pext(&dummy, &dd, NULL, 0, 0, &used);
+			fastx_rec_avx512_pext(&dummy, &dd, fastx_x_probe, 0, 0, &used);
 			tabs[FASTX_SEL_AVX512_PEXT] = __atomic_load_n(&x_tab_avx512_pext, __ATOMIC_RELAXED);
 		}
 	}
