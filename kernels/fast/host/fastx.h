@@ -90,10 +90,6 @@ struct fastx_dec {
 	uint64_t step_machine;     /* step_feed calls left to the reference state machine */
 	uint64_t step_joined;      /* of step_bulk: messages split across chunks, their head held
 				      (checked clean) and framed once whole (fastx_step.c) */
-	/* the last template id looked up (fastx_int.h: fastx_find_cached) */
-	const struct fastx_prog *cache_xp;
-	uint32_t cache_tid;
-	int32_t cache_t;
 	/* sequence keys (fastx_keys.c): where each template's channel and
 	 * sequence land in the tick record, for seq_key without a value array */
 	const void *keys_for;      /* the owner that set them (rx_pipe); fastx_dec_init clears it */

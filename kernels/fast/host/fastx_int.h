@@ -122,27 +122,14 @@ static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
 
 /* fastx_find with the first probe inline: with FASTX_HASH > 2 x the
  * templates most ids sit in their home slot (the decoders' lookup per
- * record; the one-entry cache below missed on every change of template). */
+ * record; a one-entry cache of the last id missed on every change of
+ * template, half the records of a mixed feed). */
 static inline int fastx_find_fast(const struct fastx_prog *xp, uint32_t tid)
 {
 	uint32_t h = (tid * 2654435761u) >> 24;
 	if (xp->hkey[h] == tid && xp->hash[h] != 0)
 		return xp->hash[h] - 1;
 	return fastx_find(xp, tid);
-}
-
-/* fastx_find through a one-entry cache in the decoder: consecutive records
- * mostly share a template. */
-static inline int fastx_find_cached(struct fastx_dec *x, const struct fastx_prog *xp, uint32_t tid)
-{
-	int t;
-	if (x->cache_xp == xp && x->cache_tid == tid)
-		return x->cache_t;
-	t = fastx_find(xp, tid);
-	x->cache_xp = xp;
-	x->cache_tid = tid;
-	x->cache_t = t;
-	return t;
 }
 
 /* The decoder in use as one number, isa * 2 + pext (fastx_isa.c keeps it
