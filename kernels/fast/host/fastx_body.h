@@ -172,7 +172,9 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii)(stru
 									   uint32_t *present)
 {
 	uint32_t n = FX_NAME(x_span)(c), i;
-	if (UNLIKELY(n == 0 || n > FAST_MAX_STR || c->end - c->p < 2 || c->p[0] == 0x00 || c->p[0] == 0x80))
+	/* a stop bit in the window is within the input (a padded copy has no
+	 * stop bits past its end), so n bytes are there: no length test */
+	if (UNLIKELY(n == 0 || n > FAST_MAX_STR || c->p[0] == 0x00 || c->p[0] == 0x80))
 		return FX_NAME(x_ascii_slow)(c, nullable, sb, len, present);
 	/* one word for the common short string (codes, security ids) */
 	for (i = 0;; i += 8) {
