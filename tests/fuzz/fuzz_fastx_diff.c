@@ -10,8 +10,9 @@
  *
  * Input: byte 0 bits 0-1 the program (0 the SSE set, 1 the all-features
  * template of fuzz_common.h, mostly the fallback, 2-3 tests/lib/fastx_tpl.h,
- * all specialised); bit 2 STEP (else raw records); bit 3 the widest
- * instruction set (else scalar), bit 4 pext when the CPU has BMI2; bit 5
+ * all specialised); bit 2 STEP (else raw records); bit 3 a SIMD
+ * instruction set (else scalar): AVX2, or AVX-512 when the input's size is
+ * odd, each capped at what the CPU runs; bit 4 pext when the CPU has BMI2; bit 5
  * repairs STEP BodyLength/CheckSum so mutated messages reach the decoder;
  * bit 6 datagram framing (each chunk one raw FAST message). Bytes 1..4 are a
  * pattern: raw mode, per record: bit 7 resets the dictionary, bits 5-6 both
@@ -263,7 +264,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	setup();
 	which = (data[0] & 3) > 2 ? 2 : data[0] & 3;
-	isa = (data[0] & 8) ? fastx_isa_max() : FASTX_ISA_SCALAR;
+	/* bit 3: a SIMD level, AVX2 or (odd sizes) AVX-512 where the CPU has them */
+	isa = (data[0] & 8) ? FASTX_ISA_AVX2 + (int)(size & 1) : FASTX_ISA_SCALAR;
+	if (isa > fastx_isa_max())
+		isa = fastx_isa_max();
 	pext = (data[0] & 16) && isa > FASTX_ISA_SCALAR && __builtin_cpu_supports("bmi2");
 	fastx_isa_set(isa);
 	fastx_pext_set(pext);

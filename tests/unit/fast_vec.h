@@ -171,20 +171,26 @@ static inline void fv_sane(struct fv *t, int line)
  * reference's outcome (rc, t->used, t->rec, t->dec). */
 static inline void fv_fastx_same(struct fv *t, const uint8_t *buf, uint32_t n, int rc, int line)
 {
-	int levels[3] = {FASTX_ISA_SCALAR, fastx_isa_max(), fastx_isa_max()};
-	int pexts[3] = {0, 0, fastx_isa_max() > FASTX_ISA_SCALAR && fastx_pext_fast()};
+	/* every level this CPU runs, each SIMD one with and without pext (BMI2) */
+	int levels[2 * FASTX_ISA_COUNT], pexts[2 * FASTX_ISA_COUNT], nl = 0;
 	union toe_record tick;
 	int tr = TOE_REC_NONE;
 	if (!t->xp)
 		return;
+	for (int i = FASTX_ISA_SCALAR; i <= fastx_isa_max(); i++) {
+		levels[nl] = i;
+		pexts[nl++] = 0;
+		if (i > FASTX_ISA_SCALAR && __builtin_cpu_supports("bmi2")) {
+			levels[nl] = i;
+			pexts[nl++] = 1;
+		}
+	}
 	if (rc == FAST_OK)
 		tr = fast_tick_map(&t->prog, &t->rec, 5, &tick);
-	for (int l = 0; l < 3; l++) {
+	for (int l = 0; l < nl; l++) {
 		struct fastx_dec x;
 		uint32_t used = 0xFFFFFFFFu;
 		int xr;
-		if (l == 2 && !pexts[2])
-			continue;
 		memcpy(&t->xdec, &t->xpre, sizeof t->xdec);
 		fastx_dec_init(&x, t->xp, &t->xscratch);
 		xr = fastx_record_isa(levels[l], pexts[l], &x, &t->xdec, buf, n, 5, &used);
@@ -192,7 +198,7 @@ static inline void fv_fastx_same(struct fv *t, const uint8_t *buf, uint32_t n, i
 		t->fx_fallback += x.fallback;
 		test_checks++;
 		if (xr != rc || used != t->used) {
-			fv_fail(t, line, "fast decoder at level %lld returned %lld", levels[l], xr);
+			fv_fail(t, line, "fast decoder at level*2+pext %lld returned %lld", levels[l] * 2 + pexts[l], xr);
 			fv_note(t, line, "used %lld, reference %lld", used, t->used);
 			continue;
 		}

@@ -40,9 +40,10 @@ enum fastx_isa {
 	FASTX_ISA_COUNT
 };
 
-/* The level picked at first use: the widest the CPU has, unless the
- * environment variable TOE_FASTX_ISA=scalar|avx2|avx512 asks for a lower one
- * (tests force each level through fastx_isa_set instead). pext is used with
+/* The level picked at first use: AVX2 when the CPU has it (AVX-512 measured
+ * slower, fastx_isa.c), else scalar; the environment variable
+ * TOE_FASTX_ISA=scalar|avx512 asks for another (tests force each level
+ * through fastx_isa_set instead). pext is used with
  * AVX2/AVX-512 when the CPU has BMI2 and it is not microcoded (AMD before
  * Zen 3, family < 0x19); TOE_FASTX_PEXT=0 turns it off. */
 int fastx_isa_get(void);
@@ -54,6 +55,9 @@ int fastx_pext_fast(void);        /* whether this CPU's pext is fast */
 const char *fastx_isa_name(int level);
 
 struct fastx_prog; /* the lowered program (fastx_lower.c) */
+
+#define FASTX_PADBUF (2 * TOE_RECORD_SIZE) /* a short input's padded copy (fastx_decode.c) */
+#define FASTX_SBUF (FAST_MAX_STR + 16)     /* a string's bytes and the overrun of its word stores */
 
 /* Lower prog (kept by the caller, must outlive the result). Returns NULL
  * only when out of memory; templates that cannot be specialised are marked
@@ -86,16 +90,17 @@ struct fastx_dec {
 	uint64_t step_machine;     /* step_feed calls left to the reference state machine */
 	uint64_t step_joined;      /* of step_bulk: messages split across chunks, their head held
 				      (checked clean) and framed once whole (fastx_step.c) */
-	/* the last template id looked up (fastx_int.h: fastx_find_cached) */
-	const struct fastx_prog *cache_xp;
-	uint32_t cache_tid;
-	int32_t cache_t;
 	/* sequence keys (fastx_keys.c): where each template's channel and
 	 * sequence land in the tick record, for seq_key without a value array */
 	const void *keys_for;      /* the owner that set them (rx_pipe); fastx_dec_init clears it */
 	uint32_t keys_ok;          /* fastx_keys_set's verdict: every key readable from the tick */
 	uint64_t key_fallback;     /* records handed to the reference only because their template's
 				      sequence key is not readable from the tick (kref) */
+	/* scratch of the specialised decoder (fastx_body.h): a short input's
+	 * zero-padded copy and a string's clean bytes, here rather than on its
+	 * stack so the hot function needs no 32-byte-aligned frame */
+	uint8_t pbuf[FASTX_PADBUF] __attribute__((aligned(8)));
+	uint8_t sbuf[FASTX_SBUF] __attribute__((aligned(8)));
 	uint8_t tref[FAST_MAX_TEMPLATES]; /* per template index: the reference decodes it (not
 					     specialised, or kref); read once per record */
 	uint8_t kref[FAST_MAX_TEMPLATES]; /* specialised, but its key is not in the tick (fastx_keys_set) */

@@ -1,29 +1,36 @@
 /* fastx_body.h - the specialised decoder body, included once per instruction set.
  *
  * Included by fastx_decode.c with FX_NAME (suffix), FX_TARGET (target
- * attribute), FX_MASK (stop bits of 64 bytes) and FX_GATHER (eight 7-bit
- * groups of a byte-reversed word into one integer) defined; undefines them.
+ * attribute), FX_MASK (stop bits of 64 bytes), FX_GATHER (eight 7-bit
+ * groups of a byte-reversed word into one integer), FX_TZ (trailing zeros,
+ * 64 for 0) and FX_SEL (the copy's FASTX_SEL_*) defined; undefines them.
  *
- * The window: c->mr holds the stop bits of the bytes from pos to the end of
- * the last 64-byte SIMD pass (bit 0 = b[pos]); a field's length is its
- * count of trailing zeros + 1, and eating it shifts mr. A field whose stop
- * bit is not in the window refills it at the field; a field that does not
- * end within 64 bytes or within the input goes to the exact reader. A
- * window is only computed where FX_SAFE bytes follow (or in the zero-padded
- * copy of a short input), so every 8-byte load of a field inside it is in
- * bounds without a test.
+ * The window: c->mr holds the stop bits of the bytes from c->p to the end of
+ * the last 64-byte SIMD pass (bit 0 = *c->p); a field's length is its count
+ * of trailing zeros + 1, and eating it shifts mr. A field whose stop bit is
+ * not in the window refills it at the field; a field that does not end
+ * within 64 bytes or within the input goes to the exact reader. A window is
+ * only computed where FX_SAFE bytes follow (or in the zero-padded copy of a
+ * short input), so every 8-byte load of a field inside it is in bounds
+ * without a test.
+ *
+ * Register pressure decides the speed of this function (callgrind: every
+ * spilled cursor field is a load and a store per field), so the hot state is
+ * few words: the byte pointer, the window, the presence map, the op pointer;
+ * the record's start, end and warnings are touched only on rare paths, and
+ * the scratch buffers live in struct fastx_dec (no aligned stack frame).
  */
 
 static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_refill)(struct fx *c)
 {
-	if (LIKELY(c->len - c->pos >= FX_SAFE) || c->pad)
-		c->mr = FX_MASK(c->b + c->pos);
+	if (LIKELY(c->end - c->p >= (ptrdiff_t)FX_SAFE) || c->pad)
+		c->mr = FX_MASK(c->p);
 	else
 		c->mr = 0; /* the last bytes of an unpadded input: the exact readers */
 }
 
 /* Bytes up to and including the next stop bit, 0 when not in reach (the
- * caller takes the exact reader, then x_moved). */
+ * caller takes the exact reader). */
 static FX_TARGET inline __attribute__((always_inline)) uint32_t FX_NAME(x_span)(struct fx *c)
 {
 	if (UNLIKELY(c->mr == 0)) {
@@ -37,15 +44,15 @@ static FX_TARGET inline __attribute__((always_inline)) uint32_t FX_NAME(x_span)(
 /* Consume n bytes of the window (1 <= n <= 64). */
 static inline __attribute__((always_inline)) void FX_NAME(x_eat)(struct fx *c, uint32_t n)
 {
-	c->pos += n;
+	c->p += n;
 	c->mr = (c->mr >> (n - 1)) >> 1;
 }
 
-/* The n (1..8) bytes at pos as one integer of 7n bits. */
-static FX_TARGET inline __attribute__((always_inline)) uint64_t FX_NAME(x_bits)(const struct fx *c, uint32_t n)
+/* The eight 7-bit groups of the word at p, left-aligned: the first byte's
+ * group in bits 63..57, the eighth's in 14..8. */
+static FX_TARGET inline __attribute__((always_inline)) uint64_t FX_NAME(x_groups)(const uint8_t *p)
 {
-	uint64_t w = __builtin_bswap64(x_ld8(c->b + c->pos)) >> (64 - 8 * n);
-	return FX_GATHER(w);
+	return FX_GATHER(__builtin_bswap64(x_ld8(p))) << 8;
 }
 
 /* The exact readers get a copy of the cursor, so that the cursor's address
@@ -88,40 +95,64 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii_slow)
 	return e;
 }
 
+/* The presence map: up to 8 bytes on the word path, left-aligned in c->pm
+ * (zeros below its 7n bits); overlong when its last byte is 0x80 (a last
+ * group of zeros after the first byte). */
 static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap)(struct fx *c)
 {
-	uint32_t n = FX_NAME(x_span)(c);
-	if (UNLIKELY(n == 0 || n > 8))
+	uint32_t z = FX_TZ(c->mr);
+	uint64_t g;
+	if (UNLIKELY(z >= 8))
 		return FX_NAME(x_pmap_slow)(c);
-	if (n > 1 && c->b[c->pos + n - 1] == 0x80)
+	g = FX_NAME(x_groups)(c->p);
+	if (UNLIKELY(z != 0 && ((g >> x_sh[z]) & 0x7f) == 0))
 		c->warn |= 1u << FAST_E_OVERLONG_PMAP;
-	c->pm = FX_NAME(x_bits)(c, n) << (64 - 7 * n);
+	c->pm = g & (~0ull << x_sh[z]);
 	c->pmlo = 0;
-	FX_NAME(x_eat)(c, n);
+	c->p += z + 1;
+	c->mr >>= z + 1;
 	return FAST_OK;
 }
 
 /* read_int of the reference: integer of wire type `type` (maxn, sgn: the
- * op's copies of what type implies), nullable or not. */
+ * op's copies of what type implies), nullable or not.
+ *
+ * The field's z + 1 bytes are gathered left-aligned (x_groups: the field's
+ * 7n bits on top, the next bytes' below), so one shift right (arithmetic for
+ * signed types: the sign is the first group's bit 6, now bit 63) leaves the
+ * value, and the reference's overlong rule is a look at the top bits: an
+ * unsigned field starting 0x00, or a signed one whose first group and the
+ * next group's top bit are all equal (0x00 then bit 6 clear, 0x7f then bit 6
+ * set). tzcnt of an empty window is 64, which the length test sends to the
+ * slow path with the long fields. */
 static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct fx *c, uint32_t type, uint32_t maxn,
 									 uint32_t is_signed, uint32_t nullable,
 									 int64_t *out, uint32_t *present)
 {
-	uint32_t n = FX_NAME(x_span)(c);
-	uint64_t v;
-	uint8_t b0;
-	if (UNLIKELY(n == 0 || n > maxn))
+	uint32_t z;
+	uint64_t g, v;
+again:
+	z = FX_TZ(c->mr);
+	if (UNLIKELY(z >= maxn)) {
+		if (c->mr == 0 && (c->end - c->p >= (ptrdiff_t)FX_SAFE || c->pad)) {
+			FX_NAME(x_refill)(c);
+			if (c->mr != 0)
+				goto again;
+		}
 		return FX_NAME(x_int_slow)(c, type, nullable, out, present);
-	v = FX_NAME(x_bits)(c, n);
-	b0 = c->b[c->pos];
-	if (is_signed && (b0 & 0x40))
-		v |= ~(uint64_t)0 << (7 * n);
-	if (UNLIKELY(n > 1 && (b0 == 0x00 || b0 == 0x7f))) {
-		uint8_t b1 = c->b[c->pos + 1];
-		if ((b0 == 0x00 && (!is_signed || !(b1 & 0x40))) || (b0 == 0x7f && is_signed && (b1 & 0x40)))
+	}
+	g = FX_NAME(x_groups)(c->p);
+	if (is_signed) {
+		v = (uint64_t)((int64_t)g >> x_sh[z]);
+		if (UNLIKELY(z != 0 && (uint64_t)(((int64_t)g >> 56) + 1) <= 1))
+			c->warn |= 1u << FAST_E_OVERLONG_INT;
+	} else {
+		v = g >> x_sh[z];
+		if (UNLIKELY(z != 0 && (g >> 57) == 0))
 			c->warn |= 1u << FAST_E_OVERLONG_INT;
 	}
-	FX_NAME(x_eat)(c, n);
+	c->p += z + 1;
+	c->mr >>= z + 1;
 	*present = 1;
 	if (nullable && (int64_t)v >= 0) {
 		if (v == 0) {
@@ -141,12 +172,16 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii)(stru
 									   uint32_t *present)
 {
 	uint32_t n = FX_NAME(x_span)(c), i;
-	if (UNLIKELY(n == 0 || n > FAST_MAX_STR || c->len - c->pos < 2 || c->b[c->pos] == 0x00 ||
-		     c->b[c->pos] == 0x80))
+	/* a stop bit in the window is within the input (a padded copy has no
+	 * stop bits past its end), so n bytes are there: no length test */
+	if (UNLIKELY(n == 0 || n > FAST_MAX_STR || c->p[0] == 0x00 || c->p[0] == 0x80))
 		return FX_NAME(x_ascii_slow)(c, nullable, sb, len, present);
-	for (i = 0; i < n; i += 8) {
-		uint64_t w = x_ld8(c->b + c->pos + i) & 0x7f7f7f7f7f7f7f7fULL;
+	/* one word for the common short string (codes, security ids) */
+	for (i = 0;; i += 8) {
+		uint64_t w = x_ld8(c->p + i) & 0x7f7f7f7f7f7f7f7fULL;
 		memcpy(sb + i, &w, 8);
+		if (LIKELY(i + 8 >= n))
+			break;
 	}
 	FX_NAME(x_eat)(c, n);
 	*len = n;
@@ -168,11 +203,17 @@ static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_dict_str)(
 	e->gen = gen;
 	e->state = FAST_DICT_ASSIGNED;
 	e->len = (uint8_t)n;
-	if (s == e->s)
+	if (s == e->s || n == 0)
 		return;
-	for (i = 0; i < n; i += 8)
+	for (i = 0;; i += 8) {
 		memcpy(e->s + i, s + i, 8);
+		if (LIKELY(i + 8 >= n))
+			break;
+	}
 }
+
+/* The op's dictionary entry, from its precomputed byte offset. */
+#define FX_DENT(d, o) ((struct fast_dict_entry *)((uint8_t *)(d)->dict + (o)->doff))
 
 /* One integer field; op and opt are constants in each dispatch case, the
  * wire type is the op's data. */
@@ -203,7 +244,7 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
 	case XO_INT_COPY:
 	case XO_INT_INCR:
-		de = &d->dict[o->dict];
+		de = FX_DENT(d, o);
 		if (c->pm & o->pmask) {
 			err = FX_NAME(x_int)(c, type, o->maxn, o->sgn, opt, vp, pp);
 			if (UNLIKELY(err))
@@ -246,7 +287,7 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		return opt ? FAST_OK : FAST_E_MANDATORY_EMPTY;
 	default: { /* XO_INT_DELTA */
 		int64_t delta, base, v;
-		de = &d->dict[o->dict];
+		de = FX_DENT(d, o);
 		err = FX_NAME(x_int)(c, XT_I64, 8, 1, opt, &delta, pp);
 		if (UNLIKELY(err) || !*pp)
 			return err;
@@ -308,7 +349,7 @@ FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		*pp = 0;
 		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
 	default: /* XO_STR_COPY */
-		de = &d->dict[o->dict];
+		de = FX_DENT(d, o);
 		if (c->pm & o->pmask) {
 			err = FX_NAME(x_ascii)(c, opt, sb, snp, pp);
 			if (UNLIKELY(err))
@@ -347,33 +388,80 @@ FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 	}
 }
 
-/* An integer case: decode, then (class 1, 2) the tick write when present. */
+/* Threaded dispatch: every case ends by jumping straight to the next op's
+ * label (a switch costs a bounds check and one shared, badly predicted
+ * indirect jump per field; callgrind put it at ~7 instructions a field).
+ * The labels are per copy: fastx_prog_new asks each copy for its table
+ * (a call with fastx_x_probe as input, tested on the short-input path so
+ * the common path has no extra test) and stores every op's label in the op (fastx_op.h[FX_SEL]). */
+static const void *const *FX_NAME(x_tab);
+
+/* Hand out the label table, decode nothing (cold: out of the hot function's way). */
+__attribute__((noinline, cold)) static int FX_NAME(x_export)(const void *const *tab, uint32_t *used)
+{
+	__atomic_store_n(&FX_NAME(x_tab), tab, __ATOMIC_RELAXED); /* the same value from any thread */
+	*used = 0;
+	return FAST_OK;
+}
+#define FX_NEXT                                                                                         \
+	do {                                                                                            \
+		o++;                                                                                    \
+		goto *o->h[FX_SEL];                                                                     \
+	} while (0)
+#define FX_L(op, opt, cls) fx_##op##_##opt##_##cls
+#define FX_T(op, opt, cls) [XCODE3(op, opt, cls)] = &&FX_L(op, opt, cls),
+#define FX_T4(op, opt) FX_T(op, opt, XWC_NONE) FX_T(op, opt, XWC_A) FX_T(op, opt, XWC_B) FX_T(op, opt, XWC_C)
+#define FX_TO(op) FX_T4(op, 0) FX_T4(op, 1)
+
+/* An integer case: decode, then (class A, B, C) the tick write when present. */
 #define FX_CI1(op, opt, cls, tail)                                                                      \
-	case XCODE3(op, opt, cls):                                                                      \
+	FX_L(op, opt, cls) :                                                                            \
+	{                                                                                               \
 		err = FX_NAME(x_fint)(&c, o, d, gen, op, opt, &v, &present);                            \
 		if (UNLIKELY(err))                                                                      \
 			goto fail;                                                                      \
 		tail;                                                                                   \
-		continue;
+		FX_NEXT;                                                                                \
+	}
 #define FX_CI(op, opt)                                                                                  \
 	FX_CI1(op, opt, XWC_NONE, (void)0)                                                              \
 	FX_CI1(op, opt, XWC_A, if (present) { pres |= o->tbit; goto w_i32; })                           \
-	FX_CI1(op, opt, XWC_B, if (present) { pres |= o->tbit; goto w_i64; })
+	FX_CI1(op, opt, XWC_B, if (present) { pres |= o->tbit; goto w_i64; })                           \
+	FX_CI1(op, opt, XWC_C, if (present) { pres |= o->tbit; goto w_scaled; })
 #define FX_CO(op) FX_CI(op, 0) FX_CI(op, 1)
 #define FX_CS1(op, opt, cls, tail)                                                                      \
-	case XCODE3(op, opt, cls):                                                                      \
+	FX_L(op, opt, cls) :                                                                            \
+	{                                                                                               \
 		sv = sb;                                                                                \
 		sn = 0;                                                                                 \
 		err = FX_NAME(x_fstr)(&c, o, d, gen, xp->p, op, opt, sb, &sv, &sn, &present);           \
 		if (UNLIKELY(err))                                                                      \
 			goto fail;                                                                      \
 		tail;                                                                                   \
-		continue;
+		FX_NEXT;                                                                                \
+	}
+/* strings have no class C (fastx_lower.c); its label decodes without a write */
 #define FX_CS2(op, opt)                                                                                 \
 	FX_CS1(op, opt, XWC_NONE, (void)0)                                                              \
 	FX_CS1(op, opt, XWC_A, if (present) { pres |= o->tbit; goto w_char; })                          \
-	FX_CS1(op, opt, XWC_B, if (present) { pres |= o->tbit; goto w_sid; })
+	FX_CS1(op, opt, XWC_B, if (present) { pres |= o->tbit; goto w_sid; })                           \
+	FX_CS1(op, opt, XWC_C, (void)0)
 #define FX_CS(op) FX_CS2(op, 0) FX_CS2(op, 1)
+
+/* Copy a short input (n < FX_SAFE) into the zeroed pad: whole words, then the
+ * last word again (overlapping) so the tail needs no byte loop. */
+static inline __attribute__((always_inline)) void FX_NAME(x_padcopy)(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	uint32_t i;
+	if (n < 8) {
+		for (i = 0; i < n; i++)
+			dst[i] = src[i];
+		return;
+	}
+	for (i = 0; i + 8 < n; i += 8)
+		memcpy(dst + i, src + i, 8);
+	memcpy(dst + n - 8, src + n - 8, 8);
+}
 
 FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len,
 				 uint64_t seq, uint32_t *used)
@@ -385,15 +473,20 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	const uint32_t gen = d->gen;
 	struct fx c;
 	union toe_record *tk = &x->tick;
-	uint8_t sb[FAST_MAX_STR + 16];
-	uint8_t pad[FX_PADBUF] __attribute__((aligned(8)));
+	uint8_t *sb = x->sbuf;
 	int64_t tid;
 	uint32_t present, pres = 0, bad = 0, e;
 	int err, t;
 
+	static const void *const fx_tab[XC_END + 1] = {
+		FX_TO(XO_INT_NONE) FX_TO(XO_INT_CONST) FX_TO(XO_INT_COPY) FX_TO(XO_INT_DEFAULT)
+		FX_TO(XO_INT_INCR) FX_TO(XO_INT_DELTA) FX_TO(XO_STR_NONE) FX_TO(XO_STR_CONST)
+		FX_TO(XO_STR_COPY) FX_TO(XO_STR_DEFAULT)[XC_END] = &&done,
+	};
+
 	c.b = b;
-	c.len = len;
-	c.pos = 0;
+	c.p = b;
+	c.end = b + len;
 	c.warn = 0;
 	c.pmlo = 0;
 	c.pad = 0;
@@ -401,13 +494,19 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		/* a short input (the last record of a message): decoded from a
 		 * zero-padded copy, so that every load in the window stays in
 		 * bounds without a check per field */
+		uint8_t *pad;
+		if (UNLIKELY(b == fastx_x_probe)) /* fastx_x_tabs asks for the table */
+			return FX_NAME(x_export)(fx_tab, used);
+		pad = x->pbuf;
 		FX_ZERO((union toe_record *)pad);
 		FX_ZERO((union toe_record *)(pad + sizeof(union toe_record)));
-		memcpy(pad, b, len);
+		FX_NAME(x_padcopy)(pad, b, len);
 		c.b = pad;
+		c.p = pad;
+		c.end = pad + len;
 		c.pad = 1;
 	}
-	c.mr = FX_MASK(c.b);
+	c.mr = FX_MASK(c.p);
 
 	err = FX_NAME(x_pmap)(&c);
 	if (UNLIKELY(err))
@@ -416,7 +515,7 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		err = FX_NAME(x_int)(&c, XT_U32, 4, 0, 0, &tid, &present);
 		if (UNLIKELY(err))
 			goto fail;
-		t = fastx_find_cached(x, xp, (uint32_t)tid);
+		t = fastx_find_fast(xp, (uint32_t)tid);
 		if (UNLIKELY(t >= 0 && x->tref[t]))
 			return fastx_fallback(x, d, b, len, seq, used); /* nothing changed yet */
 		te->gen = gen;
@@ -425,7 +524,7 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		te->exp = 0;
 	} else if (te->gen == gen && te->state == FAST_DICT_ASSIGNED) {
 		tid = te->i;
-		t = fastx_find_cached(x, xp, (uint32_t)tid);
+		t = fastx_find_fast(xp, (uint32_t)tid);
 		if (UNLIKELY(t >= 0 && x->tref[t]))
 			return fastx_fallback(x, d, b, len, seq, used);
 	} else {
@@ -447,48 +546,49 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	 * time) is compiled into the case. A value that does not fit sets its
 	 * bit in bad (the field keeps what it held, 0; a string its first
 	 * bytes); the record is still delivered. */
-	for (o = &xp->ops[xt->first];; o++) {
-		int64_t v;
-		const uint8_t *sv;
-		uint32_t sn;
-		switch (o->code) {
-			FX_CO(XO_INT_NONE)
-			FX_CO(XO_INT_CONST)
-			FX_CO(XO_INT_COPY)
-			FX_CO(XO_INT_DEFAULT)
-			FX_CO(XO_INT_INCR)
-			FX_CO(XO_INT_DELTA)
-			FX_CS(XO_STR_NONE)
-			FX_CS(XO_STR_CONST)
-			FX_CS(XO_STR_COPY)
-			FX_CS(XO_STR_DEFAULT)
-		case XC_END:
-			goto done;
-		default:
-			break;
+	{
+		int64_t v = 0;
+		const uint8_t *sv = sb;
+		uint32_t sn = 0;
+		o = &xp->ops[xt->first];
+		goto *o->h[FX_SEL];
+		FX_CO(XO_INT_NONE)
+		FX_CO(XO_INT_CONST)
+		FX_CO(XO_INT_COPY)
+		FX_CO(XO_INT_DEFAULT)
+		FX_CO(XO_INT_INCR)
+		FX_CO(XO_INT_DELTA)
+		FX_CS(XO_STR_NONE)
+		FX_CS(XO_STR_CONST)
+		FX_CS(XO_STR_COPY)
+		FX_CS(XO_STR_DEFAULT)
+	w_scaled:
+		/* class C: a rescaled integer (rare; the tick field's decimals differ
+		 * from the template's), then its 32- or 64-bit write */
+		{
+			int64_t r; /* not &v: an escaping address would keep v in memory in every case */
+			if (x_rescale(v, o->src_dec, o->dst_dec, &r) != 0) {
+				bad |= o->tbit;
+				FX_NEXT;
+			}
+			v = r;
 		}
-		continue;
+		if (o->tw == XW_I64)
+			goto w_i64;
+		/* fall through: XW_I32 */
 	w_i32:
-		if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
+		if (UNLIKELY((uint64_t)v + 2147483648ULL > 4294967295ULL)) {
 			bad |= o->tbit;
-			continue;
-		}
-		if (UNLIKELY(v < -2147483648LL || v > 2147483647LL)) {
-			bad |= o->tbit;
-			continue;
+			FX_NEXT;
 		}
 		{
 			int32_t w = (int32_t)v;
 			memcpy(tk->bytes + o->toff, &w, 4);
 		}
-		continue;
+		FX_NEXT;
 	w_i64:
-		if (UNLIKELY(o->rescale) && x_rescale(v, o->src_dec, o->dst_dec, &v) != 0) {
-			bad |= o->tbit;
-			continue;
-		}
 		memcpy(tk->bytes + o->toff, &v, 8);
-		continue;
+		FX_NEXT;
 	w_char: {
 		/* TOE_FLAG_LEN bytes, NUL-padded; longer codes are cut and flagged */
 		uint64_t w;
@@ -498,7 +598,7 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		memcpy(tk->bytes + o->toff, &w, 8);
 		if (UNLIKELY(sn > TOE_FLAG_LEN))
 			bad |= o->tbit;
-		continue;
+		FX_NEXT;
 	}
 	w_sid: {
 		/* at most LEN-1 characters (the id stays NUL-terminated); longer ids are cut and flagged */
@@ -514,7 +614,7 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		w1 = n > 8 ? FX_NAME(x_lowbytes)(w1, n - 8) : 0;
 		memcpy(tk->bytes + o->toff, &w0, 8);
 		memcpy(tk->bytes + o->toff + 8, &w1, 8);
-		continue;
+		FX_NEXT;
 	}
 	}
 done:
@@ -522,7 +622,7 @@ done:
 		err = FAST_E_PMAP_EXTRA;
 		goto fail;
 	}
-	*used = c.pos;
+	*used = (uint32_t)(c.p - c.b);
 	x->warn = c.warn;
 	if (UNLIKELY(c.warn)) {
 		for (e = 0; e < FAST_ERR_COUNT; e++)
@@ -544,7 +644,7 @@ done:
 	return FAST_OK;
 
 fail:
-	*used = c.pos;
+	*used = (uint32_t)(c.p - c.b);
 	x->warn = c.warn;
 	x->tick_type = TOE_REC_NONE;
 	if (c.warn) {
@@ -556,6 +656,12 @@ fail:
 	return err;
 }
 
+#undef FX_NEXT
+#undef FX_DENT
+#undef FX_L
+#undef FX_T
+#undef FX_T4
+#undef FX_TO
 #undef FX_CI1
 #undef FX_CI
 #undef FX_CO
@@ -566,4 +672,6 @@ fail:
 #undef FX_TARGET
 #undef FX_MASK
 #undef FX_GATHER
+#undef FX_TZ
+#undef FX_SEL
 #undef FX_ZERO

@@ -13,6 +13,7 @@
  * decoders cannot disagree on the edge cases the vectors and the
  * differential fuzzer (tests/fuzz/fuzz_fastx_diff.c) probe.
  */
+#include <stddef.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -22,15 +23,17 @@
 #include "fast/fast_tick.h"
 #include "fast/fast_tick_dec.h"
 
-/* Decoder state of one record. */
+/* Decoder state of one record (fastx_body.h): p, mr and pm are the hot
+ * words; the rest is read on rare paths only. */
 struct fx {
-	const uint8_t *b;
-	uint32_t len, pos;
+	const uint8_t *p;    /* the next byte */
+	uint64_t mr;         /* stop bits from p to the end of the window (fastx_body.h) */
+	uint64_t pm;         /* presence map, next bits left-aligned; bit 63 = template id */
+	const uint8_t *b;    /* the record's first byte (in the padded copy of a short input) */
+	const uint8_t *end;  /* b + len */
 	uint32_t warn;
-	uint32_t pad;  /* b is a zero-padded copy (FX_PADBUF bytes) of a short input */
-	uint64_t mr;   /* stop bits from pos to the end of the window (fastx_body.h) */
-	uint64_t pm;   /* presence map, next bits left-aligned; bit 63 = template id */
-	uint64_t pmlo; /* presence bits beyond the first 64 (a long map): all extra */
+	uint32_t pad;        /* b is a zero-padded copy (FX_PADBUF bytes) of a short input */
+	uint64_t pmlo;       /* presence bits beyond the first 64 (a long map): all extra */
 };
 
 /* A window is taken at pos only when FX_SAFE bytes follow it: 64 of stop
@@ -38,8 +41,10 @@ struct fx {
  * last byte. A shorter input is copied into FX_PADBUF zeroed bytes, enough
  * for a window at any of its positions. */
 #define FX_SAFE 72u
-#define FX_PADBUF (2u * TOE_RECORD_SIZE) /* >= 2 * FX_SAFE, cleared as two tick records */
-_Static_assert(FX_PADBUF >= 2 * FX_SAFE, "a window at any position of a short input");
+#define FX_PADBUF FASTX_PADBUF /* >= 2 * FX_SAFE, cleared as two tick records */
+_Static_assert(FX_PADBUF >= 2 * FX_SAFE && FX_PADBUF == 2 * sizeof(union toe_record),
+	       "a window at any position of a short input");
+_Static_assert(FASTX_SBUF >= FAST_MAX_STR + 16, "a string and its last word load");
 
 /* GCC's SLP vectoriser packed cursor fields into a vector register at every
  * field of the op loop (5 instructions per field, callgrind); clang has no
@@ -57,20 +62,29 @@ _Static_assert(FX_PADBUF >= 2 * FX_SAFE, "a window at any position of a short in
 
 __attribute__((noinline)) static int x_pmap_exact(struct fx *c)
 {
-	return fast_pmap_exact(c->b, c->len, &c->pos, &c->warn, &c->pm, &c->pmlo);
+	uint32_t pos = (uint32_t)(c->p - c->b);
+	int e = fast_pmap_exact(c->b, (uint32_t)(c->end - c->b), &pos, &c->warn, &c->pm, &c->pmlo);
+	c->p = c->b + pos;
+	return e;
 }
 
 __attribute__((noinline)) static int x_int_exact(struct fx *c, uint32_t type, uint32_t nullable, int64_t *out,
 						 uint32_t *present)
 {
-	return fast_int_exact(c->b, c->len, &c->pos, &c->warn, type, nullable, out, present);
+	uint32_t pos = (uint32_t)(c->p - c->b);
+	int e = fast_int_exact(c->b, (uint32_t)(c->end - c->b), &pos, &c->warn, type, nullable, out, present);
+	c->p = c->b + pos;
+	return e;
 }
 
 /* dst gets the clean (7-bit) bytes. */
 __attribute__((noinline)) static int x_ascii_exact(struct fx *c, uint32_t nullable, uint8_t *dst, uint32_t *len,
 						   uint32_t *present)
 {
-	return fast_ascii_exact(c->b, c->len, &c->pos, &c->warn, nullable, dst, len, present);
+	uint32_t pos = (uint32_t)(c->p - c->b);
+	int e = fast_ascii_exact(c->b, (uint32_t)(c->end - c->b), &pos, &c->warn, nullable, dst, len, present);
+	c->p = c->b + pos;
+	return e;
 }
 
 /* ---- arithmetic shared by every copy (the reference's rules) ---- */
@@ -88,6 +102,16 @@ static inline int64_t x_incr(uint32_t type, int64_t v)
 	case XT_U32: return v == 4294967295LL ? 0 : v + 1;
 	default: return (int64_t)((uint64_t)v + 1);
 	}
+}
+
+/* 64 - 7n for a field of n = z + 1 bytes (z < 8): the shift that leaves the
+ * value of a left-aligned gather (fastx_body.h x_int); a load is cheaper
+ * than the multiply and subtract. */
+static const uint8_t x_sh[8] = {57, 50, 43, 36, 29, 22, 15, 8};
+
+static inline uint32_t x_tz_c(uint64_t m)
+{
+	return m ? (uint32_t)__builtin_ctzll(m) : 64;
 }
 
 static inline uint64_t x_ld8(const uint8_t *p)
@@ -144,6 +168,13 @@ __attribute__((target("avx2"), always_inline)) static inline void x_zero_avx2(un
 	_mm256_storeu_si256((__m256i *)(tk->bytes + 96), z);
 }
 
+/* tzcnt (BMI1, which every AVX2 CPU has; fastx_isa_max checks): 64 for an
+ * empty window with no separate test, where ctz would need one. */
+__attribute__((target("bmi"), always_inline)) static inline uint32_t x_tz_bmi(uint64_t m)
+{
+	return (uint32_t)_tzcnt_u64(m);
+}
+
 __attribute__((target("bmi2"), always_inline)) static inline uint64_t x_gather_pext(uint64_t w)
 {
 	return _pext_u64(w, 0x7f7f7f7f7f7f7f7fULL);
@@ -172,39 +203,52 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 
 /* ---- one copy of the body per instruction set ---- */
 
+/* The input that makes a copy hand out its label table (fastx_x_tabs). */
+static const uint8_t fastx_x_probe[1];
+
 #define FX_NAME(n) n##_scalar
+#define FX_SEL FASTX_SEL_SCALAR
 #define FX_TARGET
 #define FX_MASK(p) x_mask_swar(p)
 #define FX_GATHER(w) x_gather_swar(w)
+#define FX_TZ(m) x_tz_c(m)
 #define FX_ZERO(tk) memset(tk, 0, sizeof *tk)
 #include "fastx_body.h"
 
 #if defined(__x86_64__)
 #define FX_NAME(n) n##_avx2
-#define FX_TARGET __attribute__((target("avx2")))
+#define FX_SEL FASTX_SEL_AVX2
+#define FX_TARGET __attribute__((target("avx2,bmi")))
 #define FX_MASK(p) x_mask_avx2(p)
 #define FX_GATHER(w) x_gather_swar(w)
+#define FX_TZ(m) x_tz_bmi(m)
 #define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx2_pext
-#define FX_TARGET __attribute__((target("avx2,bmi2")))
+#define FX_SEL FASTX_SEL_AVX2_PEXT
+#define FX_TARGET __attribute__((target("avx2,bmi,bmi2")))
 #define FX_MASK(p) x_mask_avx2(p)
 #define FX_GATHER(w) x_gather_pext(w)
+#define FX_TZ(m) x_tz_bmi(m)
 #define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx512
-#define FX_TARGET __attribute__((target("avx2,avx512f,avx512bw")))
+#define FX_SEL FASTX_SEL_AVX512
+#define FX_TARGET __attribute__((target("avx2,bmi,avx512f,avx512bw")))
 #define FX_MASK(p) x_mask_avx512(p)
 #define FX_GATHER(w) x_gather_swar(w)
+#define FX_TZ(m) x_tz_bmi(m)
 #define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 
 #define FX_NAME(n) n##_avx512_pext
-#define FX_TARGET __attribute__((target("avx2,avx512f,avx512bw,bmi2")))
+#define FX_SEL FASTX_SEL_AVX512_PEXT
+#define FX_TARGET __attribute__((target("avx2,bmi,avx512f,avx512bw,bmi2")))
 #define FX_MASK(p) x_mask_avx512(p)
 #define FX_GATHER(w) x_gather_pext(w)
+#define FX_TZ(m) x_tz_bmi(m)
 #define FX_ZERO(tk) x_zero_avx2(tk)
 #include "fastx_body.h"
 #else
@@ -230,6 +274,43 @@ int fastx_rec_avx512_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t
 	return fastx_rec_scalar(x, d, b, len, seq, used);
 }
 #endif
+
+void fastx_x_tabs(const void *const *tabs[FASTX_NSEL])
+{
+	static struct fastx_dec dummy;
+	static struct fast_dec dd;
+	uint32_t used;
+	int max = fastx_isa_max(), bmi2 = 0, k;
+	for (k = 0; k < FASTX_NSEL; k++)
+		tabs[k] = NULL;
+	fastx_rec_scalar(&dummy, &dd, fastx_x_probe, 0, 0, &used);
+	tabs[FASTX_SEL_SCALAR] = __atomic_load_n(&x_tab_scalar, __ATOMIC_RELAXED);
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	bmi2 = __builtin_cpu_supports("bmi2");
+	if (max >= FASTX_ISA_AVX2) {
+		fastx_rec_avx2(&dummy, &dd, fastx_x_probe, 0, 0, &used);
+		tabs[FASTX_SEL_AVX2] = __atomic_load_n(&x_tab_avx2, __ATOMIC_RELAXED);
+		if (bmi2) {
+			fastx_rec_avx2_pext(&dummy, &dd, fastx_x_probe, 0, 0, &used);
+			tabs[FASTX_SEL_AVX2_PEXT] = __atomic_load_n(&x_tab_avx2_pext, __ATOMIC_RELAXED);
+		}
+	}
+	if (max >= FASTX_ISA_AVX512) {
+		fastx_rec_avx512(&dummy, &dd, fastx_x_probe, 0, 0, &used);
+		tabs[FASTX_SEL_AVX512] = __atomic_load_n(&x_tab_avx512, __ATOMIC_RELAXED);
+		if (bmi2) {
+			fastx_rec_avx512_pext(&dummy, &dd, fastx_x_probe, 0, 0, &used);
+			tabs[FASTX_SEL_AVX512_PEXT] = __atomic_load_n(&x_tab_avx512_pext, __ATOMIC_RELAXED);
+		}
+	}
+#else
+	(void)max;
+	(void)bmi2;
+	for (k = 1; k < FASTX_NSEL; k++)
+		tabs[k] = tabs[FASTX_SEL_SCALAR]; /* every level is the portable copy */
+#endif
+}
 
 void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fast_rec *scratch)
 {

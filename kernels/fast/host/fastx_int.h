@@ -42,10 +42,22 @@ enum { XW_NONE = 0, XW_I32, XW_I64, XW_CHAR /* TOE_FLAG_LEN-byte code */, XW_SID
  * to keep the cursor in registers (callgrind showed ~190 stack accesses per
  * record), for a saving of a compare or two per field. */
 #define XCODE(op, opt) ((op) * 2 + (opt))
-/* ... times the tick-write class, so each case compiles its own write. */
-enum { XWC_NONE = 0, XWC_A = 1 /* XW_I32, XW_CHAR */, XWC_B = 2 /* XW_I64, XW_SID */ };
-#define XCODE3(op, opt, cls) (XCODE(op, opt) * 3 + (cls))
+/* ... times the tick-write class, so each case compiles its own write; a
+ * rescaled integer (class C, rare) decides its width at run time, which
+ * keeps the rescale test off the common writes. */
+enum { XWC_NONE = 0, XWC_A = 1 /* XW_I32, XW_CHAR */, XWC_B = 2 /* XW_I64, XW_SID */, XWC_C = 3 /* rescaled int */ };
+#define XCODE3(op, opt, cls) (XCODE(op, opt) * 4 + (cls))
 #define XC_END XCODE3(XO_END, 0, XWC_NONE)
+
+/* The decoder copies, isa * 2 + pext (fastx_decode.c). */
+enum {
+	FASTX_SEL_SCALAR = FASTX_ISA_SCALAR * 2,
+	FASTX_SEL_AVX2 = FASTX_ISA_AVX2 * 2,
+	FASTX_SEL_AVX2_PEXT = FASTX_ISA_AVX2 * 2 + 1,
+	FASTX_SEL_AVX512 = FASTX_ISA_AVX512 * 2,
+	FASTX_SEL_AVX512_PEXT = FASTX_ISA_AVX512 * 2 + 1,
+	FASTX_NSEL = FASTX_ISA_COUNT * 2
+};
 
 struct fastx_op {
 	uint8_t code;     /* XCODE_* */
@@ -61,12 +73,18 @@ struct fastx_op {
 	uint32_t tbit;    /* 1u << tick field, 0 when none */
 	uint16_t ioff;    /* string initial value: pool[ioff .. ioff+ilen) */
 	uint16_t ilen;
+	uint32_t doff;    /* dict * sizeof(struct fast_dict_entry): the entry's byte offset in
+			     fast_dec.dict, so the decoder adds instead of multiplying by 88 */
 	uint64_t pmask;   /* presence-map bit (left-aligned word), 0 when none */
 	int64_t init;     /* integer initial value */
 	uint8_t op;       /* XO_* */
 	uint8_t maxn;     /* ints: longest form read by the word path (4 for 32-bit, 8 for 64-bit) */
 	uint8_t sgn;      /* ints: signed wire type */
 	uint8_t pad[5];
+	/* code's label in each decoder copy (FASTX_SEL_*), so that dispatch is
+	 * one load and an indirect jump; filled by fastx_prog_new from the
+	 * copies' own tables (fastx_x_tabs), NULL for copies this CPU lacks */
+	const void *h[FASTX_NSEL];
 };
 
 struct fastx_tpl {
@@ -102,18 +120,16 @@ static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
 	return -1;
 }
 
-/* fastx_find through a one-entry cache in the decoder: consecutive records
- * mostly share a template. */
-static inline int fastx_find_cached(struct fastx_dec *x, const struct fastx_prog *xp, uint32_t tid)
+/* fastx_find with the first probe inline: with FASTX_HASH > 2 x the
+ * templates most ids sit in their home slot (the decoders' lookup per
+ * record; a one-entry cache of the last id missed on every change of
+ * template, half the records of a mixed feed). */
+static inline int fastx_find_fast(const struct fastx_prog *xp, uint32_t tid)
 {
-	int t;
-	if (x->cache_xp == xp && x->cache_tid == tid)
-		return x->cache_t;
-	t = fastx_find(xp, tid);
-	x->cache_xp = xp;
-	x->cache_tid = tid;
-	x->cache_t = t;
-	return t;
+	uint32_t h = (tid * 2654435761u) >> 24;
+	if (xp->hkey[h] == tid && xp->hash[h] != 0)
+		return xp->hash[h] - 1;
+	return fastx_find(xp, tid);
 }
 
 /* The decoder in use as one number, isa * 2 + pext (fastx_isa.c keeps it
@@ -134,6 +150,10 @@ int fastx_rec_avx512(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, 
 		     uint32_t *used);
 int fastx_rec_avx512_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
 			  uint32_t *used);
+
+/* Each copy's label table (indexed by op code), NULL for the copies this
+ * CPU cannot run; fastx_prog_new copies the entries into fastx_op.h. */
+void fastx_x_tabs(const void *const *tabs[FASTX_NSEL]);
 
 /* The reference for one record (fallback): fast_dec_record + fast_tick_map. */
 int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,

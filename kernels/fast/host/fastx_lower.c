@@ -92,6 +92,7 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 		o->opt = (in->flags & FAST_F_OPTIONAL) ? 1 : 0;
 		o->has_init = (in->flags & FAST_F_HAS_INIT) ? 1 : 0;
 		o->dict = in->dict & (FAST_MAX_DICT - 1);
+		o->doff = (uint32_t)(o->dict * sizeof(struct fast_dict_entry));
 		o->init = k->i;
 		if (is_int) {
 			static const uint8_t types[] = {0, XT_I32, XT_U32, XT_I64, XT_U64};
@@ -148,6 +149,8 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 				o->src_dec = (in->flags & FAST_F_SCALED) ? in->scale : 0;
 				o->dst_dec = (int8_t)fast_tick_decimals(in->tick);
 				o->rescale = o->src_dec != o->dst_dec;
+				if (o->rescale)
+					o->code = (uint8_t)XCODE3(o->op, o->opt, XWC_C);
 			}
 		}
 		xt->nops++;
@@ -162,13 +165,15 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 struct fastx_prog *fastx_prog_new(const struct fast_prog *prog)
 {
 	struct fastx_prog *xp = calloc(1, sizeof *xp);
-	uint32_t t, ntpl;
+	const void *const *tabs[FASTX_NSEL];
+	uint32_t t, ntpl, i, k;
 	if (!xp)
 		return NULL;
 	xp->p = prog;
+	fastx_x_tabs(tabs);
 	ntpl = prog->ntpl < FAST_MAX_TEMPLATES ? prog->ntpl : FAST_MAX_TEMPLATES;
 	for (t = 0; t < ntpl; t++) {
-		uint32_t h = (prog->tpl[t].id * 2654435761u) >> 24, i;
+		uint32_t h = (prog->tpl[t].id * 2654435761u) >> 24;
 		uint32_t save = xp->nops;
 		if (lower_tpl(xp, t) != 0)
 			xp->nops = save; /* ops of a fallback template are dropped */
@@ -188,6 +193,10 @@ struct fastx_prog *fastx_prog_new(const struct fast_prog *prog)
 			}
 		}
 	}
+	/* threaded code: each op's label in every copy this CPU runs */
+	for (i = 0; i < xp->nops; i++)
+		for (k = 0; k < FASTX_NSEL; k++)
+			xp->ops[i].h[k] = tabs[k] ? tabs[k][xp->ops[i].code] : NULL;
 	return xp;
 }
 
