@@ -336,11 +336,7 @@ int main(void)
 	s.sport = 9000;
 	s.dport = 40000;
 	s.win = 65535;
-	a = s;
-	a.saddr = s.daddr;
-	a.daddr = s.saddr;
-	a.sport = s.dport;
-	a.dport = s.sport;
+	pb_reverse(&s, &a);
 	a.tcp_flags = TCP_ACK;
 	a.seq = 1;
 	s.seq = isn;

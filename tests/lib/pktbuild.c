@@ -46,6 +46,17 @@ void pb_init(struct pb_spec *s)
 	s->arp_tpa = 0x0a000002;
 }
 
+void pb_reverse(const struct pb_spec *s, struct pb_spec *r)
+{
+	*r = *s;
+	memcpy(r->dst_mac, s->src_mac, 6);
+	memcpy(r->src_mac, s->dst_mac, 6);
+	r->saddr = s->daddr;
+	r->daddr = s->saddr;
+	r->sport = s->dport;
+	r->dport = s->sport;
+}
+
 uint16_t pb_csum(const void *p, size_t n, uint32_t initial)
 {
 	const uint8_t *b = p;

@@ -71,6 +71,10 @@ struct pb_spec {
 
 void pb_init(struct pb_spec *s);
 
+/* The other direction of s's flow: r = s with the MACs, addresses and ports swapped (a peer's ACKs,
+ * a reply). Sequence numbers and flags are the caller's to set. */
+void pb_reverse(const struct pb_spec *s, struct pb_spec *r);
+
 /* Internet checksum (RFC 1071), computed 16 bits at a time: the complement of
  * the ones'-complement sum of p[0..n) added to `initial` (an unfolded sum). */
 uint16_t pb_csum(const void *p, size_t n, uint32_t initial);
