@@ -314,6 +314,22 @@ enum { W_BAD = 0, W_END = 1, W_CUT = 2 };
 #define SPECIAL_LO ((1ull << 10) | (1ull << 34) | (1ull << 35))
 #define SPECIAL_HI ((1ull << (95 - 64)) | (1ull << (96 - 64)))
 
+/* A 34= MsgSeqNum or 95= RawDataLength value read from q[..e) of a message whose trailer starts at t:
+ * kept, the data length checked against what follows; 0 when it cannot fit (both walks). */
+static inline __attribute__((always_inline)) int take_num(struct walk *o, uint32_t tag, uint64_t v, uint32_t t,
+							  uint32_t e)
+{
+	if (tag == 34) {
+		o->seq = v;
+		return 1;
+	}
+	if (v > t - e - 1)
+		return 0;
+	o->dl = (uint32_t)v;
+	o->have95 = 1;
+	return 1;
+}
+
 /* The fields of the body q[h..t) as the state machine reads them (S_TAG0 to
  * S_DATA_END), up to lim = min(t, n) where q[0..n) is what there is: W_END
  * when every field up to lim is clean and lim is a field boundary, W_CUT
@@ -390,16 +406,8 @@ static inline __attribute__((always_inline)) int walk(const uint8_t *q, uint32_t
 			uint64_t v;
 			if (!num_field(q, j, e, n, tag == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &v))
 				return W_BAD;
-			if (e < lim) {
-				if (tag == 34) {
-					o->seq = v;
-				} else {
-					if (v > t - e - 1)
-						return W_BAD;
-					o->dl = (uint32_t)v;
-					o->have95 = 1;
-				}
-			}
+			if (e < lim && !take_num(o, tag, v, t, e))
+				return W_BAD;
 		} else if (msgtype && e < lim) {
 			uint32_t len = e - (j + 1) < STEP_MAX_MSGTYPE ? e - (j + 1) : STEP_MAX_MSGTYPE;
 			memcpy(msgtype, q + j + 1, len);
@@ -523,13 +531,8 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 			msgtype[l] = 0;
 		} else if (!num_field(q, j, e, n, m->kind[i] == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &v)) {
 			return W_BAD;
-		} else if (m->kind[i] == 34) {
-			o->seq = v;
-		} else {
-			if (v > t - e - 1)
-				return W_BAD;
-			o->dl = (uint32_t)v;
-			o->have95 = 1;
+		} else if (!take_num(o, m->kind[i], v, t, e)) {
+			return W_BAD;
 		}
 	}
 	/* the 96= field, last: its data, its SOH, and the body ends there */
