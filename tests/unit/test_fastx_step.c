@@ -22,36 +22,12 @@
 
 #include "fast/step_deframe.h"
 #include "fast/host/fastx.h"
+#include "step_text.h"
 
 static struct step_deframer ra, rb;
 static struct fastx_dec xd;
 static int nbad;
 static int b_ref; /* deframer b is fed by step_feed too (a decoder switch after a held head) */
-
-/* text with '|' as SOH */
-static size_t put_txt(uint8_t *o, const char *t)
-{
-	size_t n = 0;
-	for (; *t; t++)
-		o[n++] = *t == '|' ? 0x01 : (uint8_t)*t;
-	return n;
-}
-
-/* "8=STEP.1.0.0|9=<len>|" body "10=<sum>|" */
-static size_t frame(uint8_t *o, const uint8_t *body, size_t blen)
-{
-	char t[32];
-	size_t n = put_txt(o, "8=STEP.1.0.0|"), i;
-	unsigned sum = 0;
-	snprintf(t, sizeof t, "9=%zu|", blen);
-	n += put_txt(o + n, t);
-	memcpy(o + n, body, blen);
-	n += blen;
-	for (i = 0; i < n; i++)
-		sum += o[i];
-	snprintf(t, sizeof t, "10=%03u|", sum % 256);
-	return n + put_txt(o + n, t);
-}
 
 static size_t data_msg(uint8_t *o, unsigned seq, size_t dlen)
 {

@@ -1,8 +1,7 @@
 /* test_step_deframe.c - the STEP deframer: framing, errors, resynchronisation, offsets.
  *
  * Messages are written here by hand as tag=value text; BodyLength and
- * CheckSum come from a small helper of this file (not from the code under
- * test). Every stream is fed whole, one byte at a time, split in two at every
+ * CheckSum come from step_text.h (not from the code under test). Every stream is fed whole, one byte at a time, split in two at every
  * point and in pseudo-random chunks, and must give the same events.
  */
 #include "test.h"
@@ -10,27 +9,13 @@
 #include <stdlib.h>
 
 #include "fast/step_deframe.h"
+#include "step_text.h"
 
 #define SOHC '\x01'
 
 static struct step_deframer sd;
 
 /* ---- building messages ---------------------------------------------------- */
-
-/* Copy text, '|' becoming SOH. */
-static size_t put_txt(uint8_t *o, const char *t)
-{
-	size_t n = 0;
-	for (; *t; t++)
-		o[n++] = *t == '|' ? 0x01 : (uint8_t)*t;
-	return n;
-}
-
-static size_t put_raw(uint8_t *o, const void *p, size_t n)
-{
-	memcpy(o, p, n);
-	return n;
-}
 
 /* The usual SSE body: 35, 49, 56, 34, 52, 95, 96. */
 static size_t std_body(uint8_t *o, const char *type, unsigned seq, const uint8_t *data, size_t dlen)
@@ -43,35 +28,6 @@ static size_t std_body(uint8_t *o, const char *type, unsigned seq, const uint8_t
 	n += put_raw(o + n, data, dlen);
 	n += put_txt(o + n, "|");
 	return n;
-}
-
-/* 8=STEP.1.0.0|9=<blen+len_delta>|<body>10=<sum+ck_delta>| ; ck_text replaces
- * the whole trailer when given. */
-static const char *frame_start = "8=STEP.1.0.0|";
-
-static size_t frame_x(uint8_t *o, const uint8_t *body, size_t blen, long len_delta, int ck_delta,
-		      const char *ck_text)
-{
-	char t[64];
-	size_t n = put_txt(o, frame_start), i;
-	unsigned sum = 0;
-	snprintf(t, sizeof t, "9=%ld|", (long)blen + len_delta);
-	n += put_txt(o + n, t);
-	n += put_raw(o + n, body, blen);
-	for (i = 0; i < n; i++)
-		sum += o[i];
-	if (ck_text) {
-		n += put_txt(o + n, ck_text);
-	} else {
-		snprintf(t, sizeof t, "10=%03u|", (sum + (unsigned)ck_delta) % 256);
-		n += put_txt(o + n, t);
-	}
-	return n;
-}
-
-static size_t frame(uint8_t *o, const uint8_t *body, size_t blen)
-{
-	return frame_x(o, body, blen, 0, 0, NULL);
 }
 
 /* A good message with sequence number seq and data "D<seq>..." */
@@ -523,15 +479,12 @@ static void test_header(void)
 
 	/* other versions are accepted; a missing '.', a missing 9= or an
 	 * endless version text are not */
-	frame_start = "8=STEP.2.0|";
-	n = frame(buf, body, bl);
+	n = frame_v(buf, "8=STEP.2.0|", body, bl, 0, 0, NULL);
 	e[0] = msg_ev(0, (uint32_t)n, 5, data, 2, "UA3201");
 	run_all("version 2.0", buf, n, e, 1);
-	frame_start = "8=STEP.|";
-	n = frame(buf, body, bl);
+	n = frame_v(buf, "8=STEP.|", body, bl, 0, 0, NULL);
 	e[0] = msg_ev(0, (uint32_t)n, 5, data, 2, "UA3201");
 	run_all("empty version", buf, n, e, 1);
-	frame_start = "8=STEP.1.0.0|";
 	n = put_txt(buf, "8=STEPX1.0.0|9=5|");
 	e[0] = err_ev(STEP_E_BAD_HEADER, 6);
 	run_all("no dot", buf, n, e, 1);
