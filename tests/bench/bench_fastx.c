@@ -15,7 +15,10 @@
  * reference (fast_dec_record + fast_tick_map), the reference without the
  * tick mapping, and the fast decoder at every instruction-set level this CPU
  * has. Times are the thread's CPU time (bench_cpu_s: the machines are shared, wall time would count other processes' slices). Best and median in ns/record and MB/s of FAST input; ratios against
- * the reference of the same run. BENCH_RECORDS, BENCH_REPS override the
+ * the reference of the same run. floor_hand_sse is tests/bench/floor_sse.h,
+ * a decoder written by hand for exactly these two templates (what a
+ * per-template code generator could emit at best), checked equal to fastx
+ * on every record before it is timed. BENCH_RECORDS, BENCH_REPS override the
  * size; BENCH_ONLY=name runs one variant (for callgrind: instructions per
  * record = difference of two runs with different BENCH_RECORDS).
  * BENCH_DUMP_RAW=file writes the raw stream (records back to back, reset
@@ -34,6 +37,7 @@
 #include "fast/host/fast_compile.h"
 #include "feed/sse_gen.h"
 #include "fast/host/step_frame.h"
+#include "floor_sse.h"
 
 #define REPS_DEFAULT 5
 #define CHUNK 1408
@@ -61,13 +65,14 @@ enum {
 	V_FX_RAW_SCALAR,
 	V_FX_RAW_AVX2,
 	V_FX_RAW_AVX512,
+	V_FLOOR,
 	V_REF_STEP,
 	V_FX_STEP,
 	V_FX_FRAME,
 	V_N
 };
 static const char *vname[V_N] = {"ref_raw_tick",     "ref_raw_decode_only", "fastx_raw_scalar", "fastx_raw_avx2",
-				 "fastx_raw_avx512", "ref_step_tick",       "fastx_step_tick",  "fastx_step_frame_only"};
+				 "fastx_raw_avx512", "floor_hand_sse",      "ref_step_tick",       "fastx_step_tick",  "fastx_step_frame_only"};
 
 static uint64_t run_ref_raw(int map)
 {
@@ -105,6 +110,38 @@ static uint64_t run_fx_raw(int isa)
 			if (fastx_record_isa(isa, pext, &xd, &dec, raw + off, end - off, 0, &used) != FAST_OK)
 				return 0;
 			acc += xd.tick.hdr.present;
+			off += used;
+			n++;
+		}
+	}
+	sink = acc;
+	return n;
+}
+
+/* The hand-written floor over the raw stream; check: compare every tick
+ * record and length with fastx's (returns 0 at the first difference). */
+static uint64_t run_floor(int check)
+{
+	static struct fl_dict D;
+	uint64_t n = 0, acc = 0;
+	union toe_record t;
+	if (check) {
+		fast_dec_init(&dec, &prog);
+		fastx_dec_init(&xd, xp, &rec);
+	}
+	for (uint32_t m = 0; m < nmsg; m++) {
+		uint32_t off = bounds[m], end = bounds[m + 1];
+		memset(&D, 0, sizeof D);
+		if (check)
+			fast_dec_reset(&dec);
+		while (off < end) {
+			uint32_t used, xused;
+			if (fl_record(&D, raw + off, &t, &used) != 0)
+				return 0;
+			if (check && (fastx_record(&xd, &dec, raw + off, end - off, 0, &xused) != FAST_OK ||
+				      xused != used || memcmp(&t, &xd.tick, sizeof t) != 0))
+				return 0;
+			acc += t.hdr.present;
 			off += used;
 			n++;
 		}
@@ -177,6 +214,7 @@ static uint64_t run(int v)
 	case V_FX_RAW_SCALAR: return run_fx_raw(FASTX_ISA_SCALAR);
 	case V_FX_RAW_AVX2: return run_fx_raw(FASTX_ISA_AVX2);
 	case V_FX_RAW_AVX512: return run_fx_raw(FASTX_ISA_AVX512);
+	case V_FLOOR: return run_floor(0);
 	case V_REF_STEP: return run_step(0);
 	case V_FX_FRAME: return run_frame();
 	default: return run_step(1);
@@ -269,6 +307,14 @@ int main(void)
 		on[v] = !only || !strcmp(only, vname[v]);
 		if ((v == V_FX_RAW_AVX2 && maxisa < FASTX_ISA_AVX2) || (v == V_FX_RAW_AVX512 && maxisa < FASTX_ISA_AVX512))
 			on[v] = 0;
+	}
+	if (on[V_FLOOR] && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2"))) {
+		printf("floor_hand_sse: not run (needs AVX2 and BMI2)\n");
+		on[V_FLOOR] = 0;
+	}
+	if (on[V_FLOOR] && run_floor(1) != RECORDS) {
+		fprintf(stderr, "bench_fastx: the hand-written floor differs from fastx\n");
+		return 1;
 	}
 	for (int r = 0; r < REPS; r++) {
 		for (int v = 0; v < V_N; v++) {
