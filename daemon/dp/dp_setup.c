@@ -400,14 +400,16 @@ void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *cfg, cons
 		dp_setup_gtoe(cfg, &p->gtoe);
 		/* too many feeds: an entry count above max_conns, which toe_hw_gtoe_writes refuses */
 		for (int i = 0; i < (n < 0 ? 0 : n) && p->ngconn < TOE_HW_GTOE_CONNS; i++) {
-			if (tc[i].accept)
-				continue; /* gtoe_top does not listen (conf_check refuses it with backend = xrt) */
 			struct toe_hw_gtoe_conn *e = &p->gconn[p->ngconn];
 			e->raddr = tc[i].raddr;
 			e->rport = tc[i].rport;
 			e->lport = tc[i].lport;
 			e->stream = tc[i].stream;
 			e->enable = 1;
+			e->accept = tc[i].accept; /* gtoe_top listens on lport, takes raddr's connection */
+			/* the software backend's one [tcp] mss and window, written for every entry */
+			e->mss = p->gtoe.mss;
+			e->window = p->gtoe.rcv_buf;
 			p->gconn_feed[p->ngconn++] = tc[i].feed;
 		}
 		if (n < 0)
