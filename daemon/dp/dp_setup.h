@@ -81,6 +81,8 @@ struct dp_setup_tcpconn {
 	uint32_t raddr;       /* [feed] exchange */
 	uint16_t rport, lport; /* lport: [feed] vendor port (0: ephemeral); open = accept: rport 0 any */
 	uint32_t accept;      /* open = accept */
+	uint16_t mss;         /* the connection's MSS and receive window: [tcp] mss and window, one */
+	uint32_t window;      /* setting for every connection (the card's table has them per entry) */
 };
 /* The list into out[TOED_MAX_FEEDS]; returns how many, or -1 with err when [tcp] connections is
  * too few for them. */

@@ -101,6 +101,8 @@ static void test_params(void)
 		CHECK_EQ(tc[i].raddr, EX_IP + i);
 		CHECK_EQ(tc[i].rport, 5261 + i);
 		CHECK_EQ(tc[i].accept, i == 2);
+		CHECK_EQ(tc[i].mss, 1408); /* [tcp] mss and window: the same for every connection */
+		CHECK_EQ(tc[i].window, 32768);
 	}
 	CHECK_EQ(tc[0].lport, 40001);
 	CHECK_EQ(tc[1].lport, 0);
