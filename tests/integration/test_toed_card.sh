@@ -34,7 +34,7 @@
 #      checks gtoe_top's words on APPLY) and toectl stats shows the connection
 #      as gtoe_top's state window has it (the fake's entry 0 set established
 #      by --test-fake-gtoe-up) in the software backend's format;
-#      --check-config passes it, and refuses open = accept and session keys
+#      --check-config passes it and open = accept, and refuses session keys
 #      with the card (exit 78, file:line: key).
 # Needs no root. Takes about 15 s.
 . "$(dirname "$0")/toed_common.sh"
