@@ -14,7 +14,7 @@
 
 #define KID_CMAC TOE_KID_ALL /* index of cmac_0 in toe_xrt.ip[] (after gtoe_top and tx_arb_top) */
 /* configuration writes: the receive path's, then gtoe_top's (role tcp: its words and the table) */
-#define MAX_WRITES (TOE_HW_CFG_MAX_WRITES + 64 + 4 * TOE_HW_GTOE_CONNS)
+#define MAX_WRITES (TOE_HW_CFG_MAX_WRITES + 64 + 6 * TOE_HW_GTOE_CONNS)
 #define NCH TOE_HW_HBM_CHANNELS
 
 struct toe_xrt {
@@ -38,6 +38,7 @@ struct toe_xrt {
 	int tx_on;           /* the CMAC transmits (enabled at the first link up) */
 	int tcp;             /* role = tcp: gtoe_top and tx_arb_top are ours too */
 	uint32_t ngconn;     /* gtoe_top's connection table entries */
+	uint32_t gaccept[TOE_HW_GTOE_CONNS]; /* the entry's CTRL_ACCEPT bit, kept when enabling */
 	uint32_t tx_seq;     /* the mailbox's last TX_SEQ */
 	struct toe_xrt_host_stats st;
 	void (*log)(void *arg, int prio, const char *msg);
@@ -188,7 +189,8 @@ static void cfg_error(int code, const struct rx_cfg *rx, const struct toe_hw_opt
 	case TOE_HWCFG_E_GTOE:
 		snprintf(buf, len, "the card's general TOE (gtoe_top) holds %u connections and %u bytes of receive and "
 			 "send buffers: [tcp] connections x (window + send buffer) is above that, or the tcp feeds "
-			 "outnumber [tcp] connections", TOE_HW_GTOE_CONNS, (unsigned)TOE_HW_GTOE_BUF);
+			 "outnumber [tcp] connections, or open = accept feeds share a vendor port or outnumber its %u "
+			 "listeners", TOE_HW_GTOE_CONNS, (unsigned)TOE_HW_GTOE_BUF, GTOE_MAX_LISTEN);
 		break;
 	case TOE_HWCFG_E_SLOTS:
 		snprintf(buf, len, "ring of %u slots per channel: must be a power of two from 1 to 2^28", o->ring_slots);
@@ -273,6 +275,8 @@ static void status_text(uint32_t kid, uint32_t st, char *buf, size_t len)
 			d = "no address, or more than it holds";
 		else if (kid == TOE_KID_GTOE && detail == TOE_GTOE_BAD_INIT)
 			d = "the general TOE refused its settings (buffers, window or MSS)";
+		else if (kid == TOE_KID_GTOE && detail == TOE_GTOE_BAD_ENTRY)
+			d = "a connection table entry's MSS or window is beyond the general TOE's";
 		if (d)
 			snprintf(buf, len, "configuration refused: %s", d);
 		else
@@ -687,6 +691,8 @@ int toe_xrt_open(struct toe_xrt **out, const struct toe_devops *ops, void *ctx, 
 									     MAX_WRITES, &n);
 		nw = e < 0 ? e : (int)n;
 		be->ngconn = p->ngconn;
+		for (uint32_t i = 0; i < TOE_HW_GTOE_CONNS; i++)
+			be->gaccept[i] = i < p->ngconn && p->gconn[i].accept ? TOE_GTOE_CTRL_ACCEPT : 0;
 	}
 	if (nw < 0) {
 		cfg_error(nw, p->rx, &o, why, sizeof why);
@@ -804,7 +810,7 @@ void toe_xrt_close(struct toe_xrt *be)
 		struct timespec ts;
 		uint32_t i;
 		for (i = 0; i < be->ngconn; i++)
-			be->ops->reg_write(be->ip[TOE_KID_GTOE], TOE_GTOE_CONN(i, TOE_GTOE_CE_CTRL), 0);
+			be->ops->reg_write(be->ip[TOE_KID_GTOE], TOE_GTOE_CONN(i, TOE_GTOE_CE_CTRL), be->gaccept[i]);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		if (toe_xrt_set_time(be, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) == 0)
 			sleep_ms(2);
@@ -1120,7 +1126,8 @@ int toe_xrt_tcp_enable(struct toe_xrt *be, uint32_t i, int on)
 {
 	if (!be->tcp || i >= be->ngconn)
 		return fail(be, "no connection table entry %u (%u entries)", i, toe_xrt_tcp_entries(be));
-	return rw(be, TOE_KID_GTOE, TOE_GTOE_CONN(i, TOE_GTOE_CE_CTRL), on ? TOE_GTOE_CTRL_ENABLE : 0);
+	return rw(be, TOE_KID_GTOE, TOE_GTOE_CONN(i, TOE_GTOE_CE_CTRL),
+		  (on ? TOE_GTOE_CTRL_ENABLE : 0) | be->gaccept[i]);
 }
 
 /* One mailbox message of at most TOE_GTOE_TX_BYTES: bytes taken, TOE_XRT_TX_DOWN, or -1. */

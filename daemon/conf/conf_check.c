@@ -516,11 +516,6 @@ static void check_feeds(struct ctx *x)
 				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_OPEN, 0,
 					"port %u has role = %s: only a role = tcp port holds connections it can accept",
 					f->port, toed_role_name(p->role));
-			if (acc && tcp && proto_ok && p->enabled && p->role == TOED_ROLE_TCP &&
-			    c->device.backend == TOED_BACKEND_XRT && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND))
-				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_OPEN, 0,
-					"backend = xrt: the card's general TOE (gtoe_top) connects but does not listen "
-					"(use open = connect, or backend = sw to accept the exchange's connection)");
 			if (acc && tcp && proto_ok && p->enabled && p->role == TOED_ROLE_TCP) {
 				if (kok(x, S_FEED, fi, TOED_K_FEED_VENDOR) && !f->vendor.port)
 					key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_VENDOR, 0,
@@ -558,6 +553,11 @@ static void check_feeds(struct ctx *x)
 			if (!tcp && f->vendor.port && f->vendor.port == g->vendor.port)
 				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_VENDOR, 0,
 					"udp port %u already taken by [feed.%s]", f->vendor.port, g->name);
+			/* one listener per port, in the software endpoint and in the card's (gtoe_top) */
+			if (tcp && f->open == TOED_OPEN_ACCEPT && g->open == TOED_OPEN_ACCEPT && f->vendor.port &&
+			    f->vendor.port == g->vendor.port && kok(x, S_FEED, fi, TOED_K_FEED_VENDOR))
+				key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_VENDOR, 0,
+					"open = accept: port %u already listened on by [feed.%s]", f->vendor.port, g->name);
 			if (tcp && memcmp(&f->exchange, &g->exchange, sizeof f->exchange) == 0 &&
 			    memcmp(&f->vendor, &g->vendor, sizeof f->vendor) == 0 && (f->exchange.ip || f->exchange.port))
 				key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, TOED_K_FEED_EXCHANGE, 0,

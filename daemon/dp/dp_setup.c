@@ -333,6 +333,12 @@ void dp_setup_src_port(const struct toed_config *cfg, const struct rx_cfg *rc, u
 	sc->loops = SRC_LOOP_FOREVER;
 }
 
+/* The general TOE's receive buffer per connection: [tcp] window, at least gtoe's minimum. */
+static uint32_t tcp_rcv_buf(const struct toed_config *c)
+{
+	return c->tcp.window >= GTOE_MIN_BUF ? c->tcp.window : GTOE_MIN_BUF;
+}
+
 int dp_setup_tcp_conns(const struct toed_config *c, struct dp_setup_tcpconn *out, char *err, size_t errlen)
 {
 	struct mtoe_cfg m;
@@ -353,6 +359,8 @@ int dp_setup_tcp_conns(const struct toed_config *c, struct dp_setup_tcpconn *out
 		o->rport = (uint16_t)fd->exchange.port;
 		o->lport = (uint16_t)fd->vendor.port;
 		o->accept = fd->open == TOED_OPEN_ACCEPT;
+		o->mss = (uint16_t)c->tcp.mss;
+		o->window = tcp_rcv_buf(c);
 	}
 	return (int)nflows;
 }
@@ -362,7 +370,7 @@ void dp_setup_gtoe(const struct toed_config *c, struct gtoe_cfg *gc)
 	struct timespec ts;
 	gtoe_cfg_default(gc);
 	gc->max_conns = c->tcp.connections < GTOE_MAX_CONNS ? c->tcp.connections : GTOE_MAX_CONNS;
-	gc->rcv_buf = c->tcp.window >= GTOE_MIN_BUF ? c->tcp.window : GTOE_MIN_BUF;
+	gc->rcv_buf = tcp_rcv_buf(c);
 	gc->snd_buf = DP_SETUP_TCP_SND_BUF;
 	gc->mss = (uint16_t)c->tcp.mss;
 	gc->syn_retries = 4; /* 31 s, then the reconnect backoff takes over */
@@ -400,14 +408,15 @@ void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *cfg, cons
 		dp_setup_gtoe(cfg, &p->gtoe);
 		/* too many feeds: an entry count above max_conns, which toe_hw_gtoe_writes refuses */
 		for (int i = 0; i < (n < 0 ? 0 : n) && p->ngconn < TOE_HW_GTOE_CONNS; i++) {
-			if (tc[i].accept)
-				continue; /* gtoe_top does not listen (conf_check refuses it with backend = xrt) */
 			struct toe_hw_gtoe_conn *e = &p->gconn[p->ngconn];
 			e->raddr = tc[i].raddr;
 			e->rport = tc[i].rport;
 			e->lport = tc[i].lport;
 			e->stream = tc[i].stream;
 			e->enable = 1;
+			e->accept = tc[i].accept; /* gtoe_top listens on lport, takes raddr's connection */
+			e->mss = tc[i].mss;       /* the software backend's one [tcp] mss and window */
+			e->window = tc[i].window;
 			p->gconn_feed[p->ngconn++] = tc[i].feed;
 		}
 		if (n < 0)

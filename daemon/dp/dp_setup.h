@@ -81,6 +81,8 @@ struct dp_setup_tcpconn {
 	uint32_t raddr;       /* [feed] exchange */
 	uint16_t rport, lport; /* lport: [feed] vendor port (0: ephemeral); open = accept: rport 0 any */
 	uint32_t accept;      /* open = accept */
+	uint16_t mss;         /* the connection's MSS and receive window: [tcp] mss and window, one */
+	uint32_t window;      /* setting for every connection (the card's table has them per entry) */
 };
 /* The list into out[TOED_MAX_FEEDS]; returns how many, or -1 with err when [tcp] connections is
  * too few for them. */
@@ -93,8 +95,8 @@ void dp_setup_gtoe(const struct toed_config *c, struct gtoe_cfg *gc);
 /* The card: [device] pci and xclbin, port 0's role and gateway, [tcp] mss, the compiled
  * templates; rx: the receive configuration dp_setup_rx built (kept by the caller while the
  * card is opened). role = tcp: gtoe_top's settings and connection table too (dp_setup_gtoe,
- * dp_setup_tcp_conns; entries enabled; open = accept entries are left out, conf_check
- * refuses them with the card). */
+ * dp_setup_tcp_conns; entries enabled, open = accept ones with CTRL_ACCEPT; each entry's MSS
+ * and window are [tcp] mss and window, the same for every entry as in the software backend). */
 void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *c, const struct rx_cfg *rx);
 
 /* The publisher: [shm] max_clients, ring_size (also the history a late subscriber can ask

@@ -120,6 +120,8 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 		f->conn = -1;
 		f->listener = -1;
 		f->accept = tc[k].accept;
+		f->mss = tc[k].mss;
+		f->window = tc[k].window;
 	}
 	struct gtoe_cfg gc;
 	dp_setup_gtoe(cfg, &gc);
@@ -145,6 +147,12 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 		if (f->listener < 0) {
 			snprintf(err, errlen, "%s: [feed.%s] open = accept: cannot listen on port %u (gtoe_listen %d)",
 				 cfg->path, f->name, f->lport, f->listener);
+			return -1;
+		}
+		r = gtoe_listen_limits(t->g, f->listener, f->mss, f->window);
+		if (r != GTOE_OK) {
+			snprintf(err, errlen, "%s: [feed.%s]: the TCP endpoint refused MSS %u and window %u (%d)", cfg->path,
+				 f->name, f->mss, f->window, r);
 			return -1;
 		}
 		f->phase = DP_TCP_LISTEN;
@@ -435,6 +443,8 @@ void dp_tcp_tick(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
 				 f->name, c, (unsigned long long)(f->backoff_ns / 1000000ull));
 			continue;
 		}
+		/* the feed's MSS and window, before the SYN leaves (checked at init: they are within gtoe_init's) */
+		gtoe_set_limits(t->g, c, f->mss, f->window);
 		f->conn = c;
 		f->phase = DP_TCP_CONNECTING;
 		t->st.connects++;

@@ -1293,12 +1293,14 @@ static void card_tcp_log(struct dp_run *r, uint32_t i, const struct toe_xrt_tcpc
 	const struct toe_hw_gtoe_conn *e = &dp->card_tcp[i];
 	const char *feed = dp->card_tcp_name[i];
 	if (c->ups != r->card_ups[i])
-		log_info("card: feed %s: connected to %u.%u.%u.%u:%u (%u times since start)", feed, e->raddr >> 24,
-			 (e->raddr >> 16) & 255, (e->raddr >> 8) & 255, e->raddr & 255, e->rport, c->ups);
+		log_info("card: feed %s: connected %s %u.%u.%u.%u:%u (%u times since start)", feed,
+			 e->accept ? "from" : "to", e->raddr >> 24, (e->raddr >> 16) & 255, (e->raddr >> 8) & 255,
+			 e->raddr & 255, e->rport, c->ups);
 	if (c->downs != r->card_downs[i])
-		log_info("card: feed %s: connection to %u.%u.%u.%u:%u %s (%u ended since start); the card reconnects", feed,
-			 e->raddr >> 24, (e->raddr >> 16) & 255, (e->raddr >> 8) & 255, e->raddr & 255, e->rport,
-			 card_down_name(c->last_down, c->last_reason), c->downs);
+		log_info("card: feed %s: connection %s %u.%u.%u.%u:%u %s (%u ended since start); the card %s", feed,
+			 e->accept ? "from" : "to", e->raddr >> 24, (e->raddr >> 16) & 255, (e->raddr >> 8) & 255,
+			 e->raddr & 255, e->rport, card_down_name(c->last_down, c->last_reason), c->downs,
+			 e->accept ? "listens again" : "reconnects");
 	r->card_ups[i] = c->ups;
 	r->card_downs[i] = c->downs;
 }

@@ -8,7 +8,9 @@
  *       net_arp_input, which learns and answers), POLL ticks (gtoe_poll,
  *       ARP expiry, then connect every enabled entry of the connection table
  *       that waits: the next hop resolved first, reconnects backing off from
- *       100 ms to 5 s on the tick clock), the TX mailbox (bytes for one
+ *       100 ms to 5 s on the tick clock; an ACCEPT entry listens instead, and
+ *       takes a connection as dp_tcp's accepted() does: from the entry's
+ *       exchange and when it has none, else reset), the TX mailbox (bytes for one
  *       connection: the session layer's logon, heartbeats), and the mirror
  *       TOE's EV messages, passed through whole (fast_top has one TCP input).
  *  out  EV messages to fast_top as the mirror TOE writes them: OPEN when a
@@ -23,6 +25,9 @@
  *
  * The connection table (TOE_GTOE_REG_CONN) and the per-connection state
  * (TOE_GTOE_REG_CST) are AXI-Lite windows of their own; see toe_regmap.h.
+ * Each entry's MSS and receive window (TOE_GTOE_REG_CONNX) go to its
+ * connection through gtoe_set_limits (after gtoe_connect, before the SYN
+ * leaves) or its listener's gtoe_listen_limits.
  */
 #include "hw_tops.h"
 extern "C" {
@@ -38,6 +43,9 @@ struct gtoe_ctrs {
 };
 
 static_assert(TOE_NCTR(TOE_GTOE_CTRS) <= TOE_GTOE_CTR_STATS, "gtoe counters overlap");
+static_assert(TOE_GTOE_CONNX(0, 0) == TOE_GTOE_CONN(4 * TOE_HW_GTOE_CONNS / 4, 0) &&
+		      TOE_GTOE_CONN_WORDS == 4 * TOE_HW_GTOE_CONNS + 4 * TOE_HW_GTOE_CONNS,
+	      "the limits follow the 64 entries in the table's window");
 static_assert(TOE_GTOE_CTR_STATS + (0 GTOE_STATS_FIELDS(TOE_CTR_ONE)) <= TOE_GTOE_CTR_ARP, "gtoe stats overlap");
 static_assert(TOE_ST_CTR0 + 2 * (TOE_GTOE_CTR_ARP + (0 NET_ARP_STATS(TOE_CTR_ONE))) <= TOE_GTOE_ST_TX_DONE,
 	      "gtoe status window");
@@ -48,12 +56,15 @@ static_assert(TOE_ST_CTR0 + 2 * (TOE_GTOE_CTR_ARP + (0 NET_ARP_STATS(TOE_CTR_ONE
 #define GT_ARP_RETRY_NS 100000000ull
 #define GT_TX_FRAME (NET_TX_HDR_MAX + 2048u)
 
-enum { GT_WAIT = 0, GT_RESOLVING = 1, GT_CONNECTING = 2, GT_UP = 3 };
+enum { GT_WAIT = 0, GT_RESOLVING = 1, GT_CONNECTING = 2, GT_UP = 3, GT_LISTEN = 4 };
 
 struct gt_entry {
 	int32_t conn;
 	uint32_t phase, ups, downs, last_down, attempts;
 	uint64_t next_try, backoff, offset, bytes_in;
+	int32_t listener;   /* ACCEPT: its gtoe listener, -1 none */
+	uint32_t accept;    /* CTRL_ACCEPT, taken at APPLY */
+	uint32_t mss, win;  /* the entry's limits (0: the kernel-wide values), taken at APPLY */
 };
 
 struct gt_state {
@@ -104,6 +115,48 @@ static int32_t entry_of(int32_t conn)
 	return -1;
 }
 
+/* ACCEPT: listen on our address and the entry's port, with its limits (dp_tcp_init's gtoe_listen). */
+static void listen_entry(uint32_t i, const uint32_t *ce, gtoe_ctrs &c)
+{
+	gt_entry &e = S.e[i];
+	int32_t l = gtoe_listen(&S.g, S.laddr, (uint16_t)(ce[TOE_GTOE_CE_PORTS] >> 16));
+	if (l < 0) {
+		c.listen_fail++;
+		return;
+	}
+	gtoe_listen_limits(&S.g, l, (uint16_t)e.mss, e.win); /* checked at APPLY */
+	e.listener = l;
+	if (e.conn < 0)
+		e.phase = GT_LISTEN;
+}
+
+/* A passive open on an entry's listener: the entry's connection if it comes
+ * from the entry's exchange (and port, when given) and the entry has none,
+ * else reset (dp_tcp's accepted()). Returns the entry or -1. */
+static int32_t accept_conn(const uint32_t *ctab, const gtoe_event &ev, gtoe_ctrs &c)
+{
+	const gtoe_conn &cn = S.g.conn[ev.conn];
+	int32_t x = -1;
+	uint32_t i;
+	for (i = 0; i < TOE_HW_GTOE_CONNS; i++)
+		if (i < S.nconns && S.e[i].accept && S.e[i].listener == ev.listener)
+			x = (int32_t)i;
+	if (x >= 0) {
+		const uint32_t *ce = &ctab[4 * x];
+		uint16_t rport = (uint16_t)ce[TOE_GTOE_CE_PORTS];
+		if (S.e[x].conn < 0 && cn.raddr == ce[TOE_GTOE_CE_RADDR] && (!rport || cn.rport == rport)) {
+			S.e[x].conn = ev.conn;
+			S.e[x].attempts++;
+			c.accepts++;
+			return x;
+		}
+	}
+	c.accept_refused++;
+	gtoe_abort(&S.g, ev.conn);
+	gtoe_release(&S.g, ev.conn);
+	return -1;
+}
+
 /* A connection ended: CLOSE on its stream if it was up, the slot released, a reconnect scheduled. */
 static void conn_down(hls::stream<hw_beat> &out, uint32_t i, uint32_t stream, uint8_t type, uint8_t reason,
 		      uint64_t now, gtoe_ctrs &c)
@@ -112,7 +165,7 @@ static void conn_down(hls::stream<hw_beat> &out, uint32_t i, uint32_t stream, ui
 	int was_up = e.phase == GT_UP;
 	gtoe_release(&S.g, e.conn);
 	e.conn = -1;
-	e.phase = GT_WAIT;
+	e.phase = e.accept && e.listener >= 0 ? GT_LISTEN : GT_WAIT; /* ACCEPT: listening again */
 	e.downs++;
 	e.last_down = (uint32_t)type | (uint32_t)reason << 8;
 	c.closes++;
@@ -153,6 +206,8 @@ static void pump(hls::stream<hw_beat> &out, const uint32_t *ctab, uint64_t now, 
 		if (!gtoe_ev_next(&S.g, &ev))
 			break;
 		int32_t x = entry_of(ev.conn);
+		if (x < 0 && ev.type == GTOE_EV_CONNECTED && ev.listener >= 0)
+			x = accept_conn(ctab, ev, c);
 		if (x < 0)
 			continue;
 		uint32_t stream = ctab[4 * x + TOE_GTOE_CE_STREAM];
@@ -197,8 +252,17 @@ static void tick(hls::stream<hw_mac_beat> &tx, hls::stream<hw_beat> &evo, const 
 				e.last_down = GTOE_EV_CLOSED;
 				c.closes++;
 			}
+			if (e.listener >= 0) { /* and no more connections taken */
+				gtoe_unlisten(&S.g, e.listener);
+				e.listener = -1;
+			}
 			e.phase = GT_WAIT;
 			e.next_try = 0;
+			continue;
+		}
+		if (e.accept) {
+			if (e.listener < 0)
+				listen_entry(i, ce, c);
 			continue;
 		}
 		if ((e.phase != GT_WAIT && e.phase != GT_RESOLVING) || now < e.next_try)
@@ -223,6 +287,7 @@ static void tick(hls::stream<hw_mac_beat> &tx, hls::stream<hw_beat> &evo, const 
 			e.next_try = now + e.backoff;
 			continue;
 		}
+		gtoe_set_limits(&S.g, cn, (uint16_t)e.mss, e.win); /* before the SYN leaves; checked at APPLY */
 		e.conn = cn;
 		e.phase = GT_CONNECTING;
 		c.connects++;
@@ -260,7 +325,7 @@ static void flush(hls::stream<hw_mac_beat> &tx, uint64_t now, gtoe_ctrs &c)
 	}
 }
 
-static int configure(const uint32_t *cfg, gtoe_ctrs &c)
+static int configure(const uint32_t *cfg, const uint32_t *ctab, gtoe_ctrs &c)
 {
 	gtoe_cfg gc;
 	uint32_t role, i, o = cfg[TOE_GTOE_CF_OPTS];
@@ -275,6 +340,8 @@ static int configure(const uint32_t *cfg, gtoe_ctrs &c)
 		S.e[i].phase = GT_WAIT;
 		S.e[i].ups = S.e[i].downs = S.e[i].last_down = S.e[i].attempts = 0;
 		S.e[i].next_try = S.e[i].backoff = S.e[i].offset = S.e[i].bytes_in = 0;
+		S.e[i].listener = -1;
+		S.e[i].accept = S.e[i].mss = S.e[i].win = 0;
 	}
 	S.nconns = 0;
 	if (toe_hw_eth_decode(cfg, &S.ncfg, &role) != 0 || S.ncfg.naddr == 0)
@@ -297,6 +364,21 @@ static int configure(const uint32_t *cfg, gtoe_ctrs &c)
 	gc.isn_key = cfg[TOE_GTOE_CF_ISN_KEY];
 	if (GTOE_BUF_BYTES(&gc) > TOE_HW_GTOE_BUF || gtoe_init(&S.g, &gc, gt_buf, TOE_HW_GTOE_BUF) != GTOE_OK)
 		return TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_INIT << 16;
+	for (i = 0; i < TOE_HW_GTOE_CONNS; i++) {
+		const uint32_t *cx = &ctab[4 * TOE_HW_GTOE_CONNS + 4 * i]; /* TOE_GTOE_CONNX(i, 0) */
+		uint32_t m = cx[TOE_GTOE_CX_MSS], w = cx[TOE_GTOE_CX_WINDOW];
+		if (i >= S.nconns)
+			break;
+		if ((m && (m < 64 || m > gc.mss)) || (w && (w < GTOE_MIN_BUF || w > gc.rcv_buf)))
+			return TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_ENTRY << 16;
+		S.e[i].mss = m;
+		S.e[i].win = w;
+		S.e[i].accept = (ctab[4 * i + TOE_GTOE_CE_CTRL] & TOE_GTOE_CTRL_ACCEPT) ? 1 : 0;
+	}
+	/* ACCEPT entries listen from APPLY on, as dp_tcp_init's do (a disabled one at its enable) */
+	for (i = 0; i < TOE_HW_GTOE_CONNS; i++)
+		if (i < S.nconns && S.e[i].accept && (ctab[4 * i + TOE_GTOE_CE_CTRL] & TOE_GTOE_CTRL_ENABLE))
+			listen_entry(i, &ctab[4 * i], c);
 	return TOE_STATUS_OK;
 }
 
@@ -324,7 +406,7 @@ void gtoe_top(hls::stream<hw_beat> &frame_in, hls::stream<hw_beat> &mev_in, hls:
 
 	if (cfg[TOE_CF_APPLY] != applied) {
 		applied = cfg[TOE_CF_APPLY];
-		status = configure(cfg, c);
+		status = configure(cfg, conn, c);
 		if (applied == 0)
 			status = TOE_STATUS_HELD;
 		tx_done = cfg[TOE_GTOE_CF_TX_SEQ]; /* a message written before APPLY is not sent */

@@ -233,16 +233,24 @@ static inline int toe_hw_cfg_writes(const struct rx_cfg *cfg, const struct toe_h
 
 /* An entry of gtoe_top's connection table: one TCP feed of a role = tcp
  * port, as dp_tcp_init lists them (exchange address and port, the vendor
- * port as our local port, the stream of its mirror flow). */
+ * port as our local port, the stream of its mirror flow; open = accept:
+ * listen on the local port, take the exchange's connection). mss and
+ * window: the entry's limits, 0 for gc's (the software backend has one
+ * [tcp] mss and window: dp_setup_card writes them for every entry). */
 struct toe_hw_gtoe_conn {
 	uint32_t raddr;
 	uint16_t rport, lport;
 	uint32_t stream;
 	uint32_t enable;
+	uint32_t accept;
+	uint32_t mss;
+	uint32_t window;
 };
 
 #define TOE_HWCFG_E_GTOE (-8)   /* more entries than TOE_HW_GTOE_CONNS or than gc->max_conns,
-				 * or buffers beyond TOE_HW_GTOE_BUF, or an option the card lacks */
+				 * or buffers beyond TOE_HW_GTOE_BUF, or an option the card lacks,
+				 * or an entry's MSS or window beyond gc's, or ACCEPT entries
+				 * without a local port, sharing one, or more than GTOE_MAX_LISTEN */
 
 /* gtoe_top's writes: the eth words from cfg/o, then the general TOE's from
  * gc (the struct gtoe_cfg the software backend gives gtoe_init: max_conns,
@@ -261,6 +269,24 @@ static inline int toe_hw_gtoe_writes(const struct rx_cfg *cfg, const struct toe_
 		return TOE_HWCFG_E_ADDRS;
 	if (gc->mss != o->mss)
 		return TOE_HWCFG_E_GTOE;
+	for (i = 0; i < TOE_HW_GTOE_CONNS && i < nc; i++) {
+		uint32_t j, nacc = 0;
+		if ((c[i].mss && (c[i].mss < 64 || c[i].mss > gc->mss)) ||
+		    (c[i].window && (c[i].window < GTOE_MIN_BUF || c[i].window > gc->rcv_buf)))
+			return TOE_HWCFG_E_GTOE;
+		if (!c[i].accept)
+			continue;
+		if (!c[i].lport)
+			return TOE_HWCFG_E_GTOE;
+		for (j = 0; j < TOE_HW_GTOE_CONNS && j < nc; j++) {
+			if (c[j].accept && j < i)
+				nacc++;
+			if (j != i && c[j].accept && c[j].lport == c[i].lport)
+				return TOE_HWCFG_E_GTOE;
+		}
+		if (nacc >= GTOE_MAX_LISTEN)
+			return TOE_HWCFG_E_GTOE;
+	}
 	e |= toe_hw_eth_words(cfg, o, k, w, cap, &n);
 	e |= toe_hw_wr_put(w, cap, &n, k, TOE_CFG(TOE_GTOE_CF_NCONNS), nc);
 	e |= toe_hw_wr_put(w, cap, &n, k, TOE_CFG(TOE_GTOE_CF_MAX_CONNS), gc->max_conns);
@@ -279,7 +305,9 @@ static inline int toe_hw_gtoe_writes(const struct rx_cfg *cfg, const struct toe_
 				   (uint32_t)c[i].rport | (uint32_t)c[i].lport << 16);
 		e |= toe_hw_wr_put(w, cap, &n, k, TOE_GTOE_CONN(i, TOE_GTOE_CE_STREAM), c[i].stream);
 		e |= toe_hw_wr_put(w, cap, &n, k, TOE_GTOE_CONN(i, TOE_GTOE_CE_CTRL),
-				   c[i].enable ? TOE_GTOE_CTRL_ENABLE : 0);
+				   (c[i].enable ? TOE_GTOE_CTRL_ENABLE : 0) | (c[i].accept ? TOE_GTOE_CTRL_ACCEPT : 0));
+		e |= toe_hw_wr_put(w, cap, &n, k, TOE_GTOE_CONNX(i, TOE_GTOE_CX_MSS), c[i].mss);
+		e |= toe_hw_wr_put(w, cap, &n, k, TOE_GTOE_CONNX(i, TOE_GTOE_CX_WINDOW), c[i].window);
 	}
 	if (e)
 		return TOE_HWCFG_E_CAP;

@@ -405,24 +405,42 @@
 #define TOE_GTOE_ST_TX_DONE 240   /* the TX_SEQ last handled: write the next message after it equals TX_SEQ */
 #define TOE_GTOE_ST_TX_TAKEN 241  /* bytes of it the send buffer took (fewer: buffer full, resend the rest);
 				   * 0xffffffff: the entry is not connected */
-/* The connection table: entry i at TOE_GTOE_REG_CONN + 16 * i, four words
- * (MSS and window are the table's, words MSS and RCV_BUF: gtoe has one
- * configuration for every connection). */
+/* The connection table: entry i at TOE_GTOE_REG_CONN + 16 * i, four words;
+ * then each entry's limits at TOE_GTOE_REG_CONNX + 16 * i (the same AXI-Lite
+ * window, after the 64 entries: word 4 * TOE_HW_GTOE_CONNS + 4 * i + w of
+ * the table's port). */
 #define TOE_GTOE_REG_CONN 0x4000
 #define TOE_HW_GTOE_CONNS 64
 #define TOE_HW_GTOE_BUF (64u * (32768u + 8192u)) /* receive and send buffers: 64 x (32 KB + 8 KB) */
-#define TOE_GTOE_CONN_WORDS (4 * TOE_HW_GTOE_CONNS)
+#define TOE_GTOE_CONN_WORDS (8 * TOE_HW_GTOE_CONNS)
 #define TOE_GTOE_CONN(i, w) (TOE_GTOE_REG_CONN + 16 * (i) + 4 * (w))
 #define TOE_GTOE_CE_RADDR 0       /* exchange IPv4, host order */
-#define TOE_GTOE_CE_PORTS 1       /* exchange port | local port << 16 */
+#define TOE_GTOE_CE_PORTS 1       /* exchange port | local port << 16 (ACCEPT: the port we listen on;
+				   * exchange port 0: any) */
 #define TOE_GTOE_CE_STREAM 2      /* stream id of its bytes (the feed's mirror flow index, as dp_tcp) */
-#define TOE_GTOE_CE_CTRL 3        /* TOE_GTOE_CTRL_*; read at every tick */
+#define TOE_GTOE_CE_CTRL 3        /* TOE_GTOE_CTRL_*; ENABLE read at every tick, ACCEPT at APPLY */
 #define TOE_GTOE_CTRL_ENABLE 1u   /* connect, and reconnect with backoff; clearing it closes (FIN) */
+#define TOE_GTOE_CTRL_ACCEPT 2u   /* open = accept, as dp_tcp: listen on our address (word 16, the
+				   * first address) and the local port; a connection is the entry's
+				   * when it comes from RADDR (and the exchange port, when not 0) and
+				   * the entry has none, else it is reset once established
+				   * (accept_refused); after a close it listens again. ENABLE cleared:
+				   * the connection closed (FIN) and the listener withdrawn (SYNs are
+				   * answered by RST). */
+/* Per-entry limits, taken at APPLY (out of range: BAD_CFG, TOE_GTOE_BAD_ENTRY). The
+ * software backend has one [tcp] mss and window for every connection: the host writes
+ * the same values for each entry. */
+#define TOE_GTOE_REG_CONNX (TOE_GTOE_REG_CONN + 16 * TOE_HW_GTOE_CONNS)
+#define TOE_GTOE_CONNX(i, w) (TOE_GTOE_REG_CONNX + 16 * (i) + 4 * (w))
+#define TOE_GTOE_CX_MSS 0         /* the MSS its SYN or SYN-ACK offers and the most it sends:
+				   * 64..TOE_ETH_CF_MSS; 0: TOE_ETH_CF_MSS */
+#define TOE_GTOE_CX_WINDOW 1      /* its receive window, bytes: 2048..RCV_BUF (the slot's buffer);
+				   * 0: RCV_BUF */
 /* Per-connection state, read only: entry i at TOE_GTOE_REG_CST + 64 * i, 16 words. */
 #define TOE_GTOE_REG_CST 0x6000
 #define TOE_GTOE_CST_WORDS (16 * TOE_HW_GTOE_CONNS)
 #define TOE_GTOE_CST(i, w) (TOE_GTOE_REG_CST + 64 * (i) + 4 * (w))
-#define TOE_GTOE_CS_PHASE 0       /* 0 waiting, 1 resolving, 2 connecting, 3 up (dp_tcp's phases) */
+#define TOE_GTOE_CS_PHASE 0       /* 0 waiting, 1 resolving, 2 connecting, 3 up, 4 listening (dp_tcp's phases) */
 #define TOE_GTOE_CS_STATE 1       /* enum gtoe_state (0 when no slot) */
 #define TOE_GTOE_CS_SRTT_US 2
 #define TOE_GTOE_CS_CWND 3
@@ -444,6 +462,7 @@
 #define TOE_GTOE_BAD_CONNS 1      /* TOE_STATUS_BAD_CFG details */
 #define TOE_GTOE_BAD_ADDRS 2
 #define TOE_GTOE_BAD_INIT 3       /* gtoe_init refused (buffers, MSS) */
+#define TOE_GTOE_BAD_ENTRY 4      /* an entry's MSS or window out of range */
 #define TOE_GTOE_CTRS(X)                                                            \
 	X(frames_in)     /* frames from eth_rx_top (TCP and ARP) */                \
 	X(ticks)         /* timer ticks */                                          \
@@ -461,7 +480,10 @@
 	X(closes)                                                                   \
 	X(mirror_msgs)   /* mirror_toe_top messages passed on to fast_top */        \
 	X(held)          /* messages dropped while held */                          \
-	X(not_ours)      /* frames gtoe_top's net_rx did not take as TCP or ARP */
+	X(not_ours)      /* frames gtoe_top's net_rx did not take as TCP or ARP */ \
+	X(accepts)       /* connections taken by an ACCEPT entry */                 \
+	X(accept_refused) /* connections on a listener reset: not from the entry's exchange, or one up */ \
+	X(listen_fail)   /* an ACCEPT entry could not listen (port taken, 16 listeners): retried at ticks */
 /* Counters from TOE_GTOE_CTR_STATS on: struct gtoe_stats (GTOE_STATS_FIELDS),
  * then from TOE_GTOE_CTR_ARP the ARP counters of struct net_stats (NET_ARP_STATS). */
 #define TOE_GTOE_CTR_STATS 24

@@ -153,12 +153,13 @@ static uint32_t isn(const struct gtoe *g, uint32_t laddr, uint16_t lport, uint32
 	return h + (uint32_t)(now / 4000u);
 }
 
-uint8_t gtoe_our_ws(const struct gtoe *g)
+/* The window scale a receive window of win bytes needs. */
+uint8_t gtoe_our_ws(uint32_t win)
 {
 	uint8_t s = 0;
 	uint32_t k;
 	for (k = 0; k < 14; k++)
-		if ((g->cfg.rcv_buf >> s) > 65535u)
+		if ((win >> s) > 65535u)
 			s++;
 	return s;
 }
@@ -179,7 +180,9 @@ int32_t gtoe_open_slot(struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t 
 	c->lport = lport;
 	c->rport = rport;
 	c->mss = g->cfg.mss;
-	c->rcv_ws = g->cfg.opt_ws ? gtoe_our_ws(g) : 0;
+	c->our_mss = g->cfg.mss;
+	c->rcv_win = g->cfg.rcv_buf;
+	c->rcv_ws = g->cfg.opt_ws ? gtoe_our_ws(c->rcv_win) : 0;
 	c->iss = isn(g, laddr, lport, raddr, rport, now);
 	c->snd_una = c->snd_nxt = c->snd_max = c->iss;
 	c->snd_end = c->iss + 1; /* the SYN takes one sequence number */
@@ -236,7 +239,49 @@ int32_t gtoe_listen(struct gtoe *g, uint32_t laddr, uint16_t lport)
 		return GTOE_ERR_FULL;
 	g->listen[fr].addr = laddr;
 	g->listen[fr].port = lport;
+	g->listen[fr].mss = 0;
+	g->listen[fr].win = 0;
 	return fr;
+}
+
+static int32_t limits_ok(const struct gtoe *g, uint16_t mss, uint32_t win)
+{
+	if (mss && (mss < 64 || mss > g->cfg.mss))
+		return GTOE_ERR_MSS;
+	if (win && (win < GTOE_MIN_BUF || win > g->cfg.rcv_buf))
+		return GTOE_ERR_BUFSZ;
+	return GTOE_OK;
+}
+
+int32_t gtoe_set_limits(struct gtoe *g, int32_t ci, uint16_t mss, uint32_t win)
+{
+	struct gtoe_conn *c;
+	int32_t r = limits_ok(g, mss, win);
+	if (r != GTOE_OK)
+		return r;
+	if (ci < 0 || (uint32_t)ci >= g->cfg.max_conns)
+		return GTOE_ERR_CONN;
+	c = &g->conn[ci];
+	if (c->state != GTOE_SYN_SENT || c->st.segs_out != 0)
+		return GTOE_ERR_CONN; /* the SYN told the peer already */
+	c->our_mss = mss ? mss : g->cfg.mss;
+	c->mss = c->our_mss;
+	c->cwnd = g->cfg.iw_segs * (uint32_t)c->mss;
+	c->rcv_win = win ? win : g->cfg.rcv_buf;
+	c->rcv_ws = g->cfg.opt_ws ? gtoe_our_ws(c->rcv_win) : 0;
+	return GTOE_OK;
+}
+
+int32_t gtoe_listen_limits(struct gtoe *g, int32_t l, uint16_t mss, uint32_t win)
+{
+	int32_t r = limits_ok(g, mss, win);
+	if (r != GTOE_OK)
+		return r;
+	if (l < 0 || l >= GTOE_MAX_LISTEN || g->listen[l].port == 0)
+		return GTOE_ERR_CONN;
+	g->listen[l].mss = mss;
+	g->listen[l].win = win;
+	return GTOE_OK;
 }
 
 int32_t gtoe_unlisten(struct gtoe *g, int32_t l)
@@ -245,6 +290,8 @@ int32_t gtoe_unlisten(struct gtoe *g, int32_t l)
 		return GTOE_ERR_CONN;
 	g->listen[l].port = 0;
 	g->listen[l].addr = 0;
+	g->listen[l].mss = 0;
+	g->listen[l].win = 0;
 	return GTOE_OK;
 }
 
@@ -324,8 +371,8 @@ int32_t gtoe_consume(struct gtoe *g, int32_t ci, uint32_t n)
 	if (n && gtoe_synced(c->state) && c->state != GTOE_TIME_WAIT) {
 		adv = seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
 		space = gtoe_rcv_space(g, c);
-		thresh = min_u32(g->cfg.rcv_buf / 2, c->mss);
-		if (adv < g->cfg.rcv_buf / 2 && space >= adv + thresh) {
+		thresh = min_u32(c->rcv_win / 2, c->mss);
+		if (adv < c->rcv_win / 2 && space >= adv + thresh) {
 			c->flags |= GTOE_F_ACK_NOW;
 			c->st.win_updates++;
 		}

@@ -301,6 +301,8 @@ struct gtoe_conn {
 	uint16_t lport, rport;
 	/* negotiated */
 	uint16_t mss;          /* segment size we send */
+	uint16_t our_mss;      /* the MSS we offer: cfg.mss, or a per-connection value (gtoe_set_limits) */
+	uint32_t rcv_win;      /* our receive window: cfg.rcv_buf, or a smaller per-connection value */
 	uint8_t snd_ws, rcv_ws; /* shift of the peer's / our window (0 without scaling) */
 	uint8_t sack_ok, ts_ok, ws_ok; /* negotiated: both sides sent the option */
 	uint8_t acks_owed;     /* extra ACKs due: one per out-of-order segment, so a batch of
@@ -343,7 +345,8 @@ struct gtoe_conn {
 struct gtoe_listener {
 	uint32_t addr;   /* 0: any of ours */
 	uint16_t port;   /* 0: free */
-	uint16_t pad;
+	uint16_t mss;    /* the MSS its connections offer; 0: cfg.mss */
+	uint32_t win;    /* their receive window; 0: cfg.rcv_buf */
 };
 
 struct gtoe_rst {
@@ -391,6 +394,16 @@ int32_t gtoe_connect(struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t ra
 /* Listen on laddr:lport (laddr 0: any). Returns the listener index or GTOE_ERR_*. */
 int32_t gtoe_listen(struct gtoe *g, uint32_t laddr, uint16_t lport);
 int32_t gtoe_unlisten(struct gtoe *g, int32_t listener);
+/* Per-connection limits: the MSS a connection offers (and the most it sends)
+ * and its receive window, each at most the configuration's (cfg.mss,
+ * cfg.rcv_buf: the buffer every slot has), 0 keeping the configuration's.
+ * gtoe_set_limits: an active open before its SYN left (right after
+ * gtoe_connect); gtoe_listen_limits: every connection the listener opens from
+ * then on. GTOE_ERR_MSS (mss not 64..cfg.mss), GTOE_ERR_BUFSZ (win not
+ * GTOE_MIN_BUF..cfg.rcv_buf), GTOE_ERR_CONN (no such connection or listener,
+ * or the SYN was sent). */
+int32_t gtoe_set_limits(struct gtoe *g, int32_t conn, uint16_t mss, uint32_t win);
+int32_t gtoe_listen_limits(struct gtoe *g, int32_t listener, uint16_t mss, uint32_t win);
 
 /* Append up to len bytes to the send buffer; returns bytes taken or GTOE_ERR_CONN. */
 int32_t gtoe_send(struct gtoe *g, int32_t conn, const uint8_t *data, uint32_t len);

@@ -157,12 +157,12 @@ static void ts_sample(struct gtoe *g, struct gtoe_conn *c, const struct gtoe_seg
 static void negotiate(struct gtoe *g, struct gtoe_conn *c, const struct gtoe_seg *s)
 {
 	uint32_t peer_mss = s->has_mss ? s->mss : 536u; /* RFC 9293 3.7.1 default */
-	c->mss = (uint16_t)min_u32(g->cfg.mss, peer_mss);
+	c->mss = (uint16_t)min_u32(c->our_mss, peer_mss);
 	if (c->mss < 64)
 		c->mss = 64;
 	c->ws_ok = g->cfg.opt_ws && s->has_ws;
 	c->snd_ws = c->ws_ok ? s->ws : 0;
-	c->rcv_ws = c->ws_ok ? gtoe_our_ws(g) : 0;
+	c->rcv_ws = c->ws_ok ? gtoe_our_ws(c->rcv_win) : 0;
 	c->sack_ok = g->cfg.opt_sack && s->sack_ok;
 	c->ts_ok = g->cfg.opt_ts && s->has_ts;
 	if (c->ts_ok)
@@ -233,6 +233,10 @@ static void no_conn(struct gtoe *g, const struct gtoe_seg *s, uint32_t seglen, u
 		c->state = GTOE_SYN_RCVD;
 		c->flags |= GTOE_F_PASSIVE | GTOE_F_SYN;
 		c->listener = (int16_t)l;
+		if (g->listen[l].mss)
+			c->our_mss = g->listen[l].mss;
+		if (g->listen[l].win)
+			c->rcv_win = g->listen[l].win;
 		negotiate(g, c, s);
 		c->snd_wnd = s->win; /* never scaled in a SYN (RFC 7323 2.2) */
 		c->max_snd_wnd = c->snd_wnd;
@@ -555,7 +559,7 @@ static void data_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint6
 		len -= d;
 		seq = c->rcv_nxt;
 	}
-	right = c->rd_seq + g->cfg.rcv_buf;
+	right = c->rd_seq + c->rcv_win;
 	if ((c->flags & GTOE_F_FIN_RCVD) && seq_lt(c->peer_fin, right))
 		right = c->peer_fin; /* nothing exists beyond the peer's FIN */
 	if (seq_gt(seq + len, right)) {

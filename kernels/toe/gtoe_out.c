@@ -123,11 +123,11 @@ static void tx_syn(struct gtoe *g, struct gtoe_conn *c, int32_t ci, struct gtoe_
 	s->seq = c->iss;
 	s->flags = TCP_SYN;
 	s->has_mss = 1;
-	s->mss = g->cfg.mss;
+	s->mss = c->our_mss;
 	/* a SYN offers what we are configured for; a SYN-ACK only what the peer offered */
 	if (active ? g->cfg.opt_ws : c->ws_ok) {
 		s->has_ws = 1;
-		s->ws = gtoe_our_ws(g);
+		s->ws = gtoe_our_ws(c->rcv_win);
 	}
 	s->sack_ok = active ? g->cfg.opt_sack : c->sack_ok;
 	if (active ? g->cfg.opt_ts : c->ts_ok) {
@@ -136,7 +136,7 @@ static void tx_syn(struct gtoe *g, struct gtoe_conn *c, int32_t ci, struct gtoe_
 		s->tsecr = 0;
 	}
 	if (active) {
-		s->win = (uint16_t)min_u32(g->cfg.rcv_buf, 65535u);
+		s->win = (uint16_t)min_u32(c->rcv_win, 65535u);
 	} else {
 		seg_ack(g, c, s, now);
 		if (!c->ts_ok)

@@ -34,10 +34,11 @@ static inline uint8_t *gtoe_sbuf(struct gtoe *g, uint32_t ci)
 	return gtoe_rbuf(g, ci) + g->cfg.rcv_buf;
 }
 
-/* Free receive space = advertised window (right edge rd_seq + rcv_buf). */
+/* Free receive space = advertised window (right edge rd_seq + rcv_win; rcv_win <= rcv_buf). */
 static inline uint32_t gtoe_rcv_space(const struct gtoe *g, const struct gtoe_conn *c)
 {
-	return g->cfg.rcv_buf - (c->rcv_nxt - c->rd_seq);
+	(void)g;
+	return c->rcv_win - (c->rcv_nxt - c->rd_seq);
 }
 
 /* Sequence space the connection still has in flight (SYN/FIN count). */
@@ -71,7 +72,7 @@ static inline int gtoe_synced(uint32_t s) { return s >= GTOE_ESTABLISHED && s <=
 int32_t gtoe_open_slot(struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport,
 		       uint64_t now);
 /* Our window-scale shift for the receive buffer. */
-uint8_t gtoe_our_ws(const struct gtoe *g);
+uint8_t gtoe_our_ws(uint32_t win);
 /* Move to CLOSED; frees the slot when the application released it. */
 void gtoe_to_closed(struct gtoe *g, uint32_t ci);
 /* Queue an RST answering a segment of no (or a closed) connection. */

@@ -356,6 +356,15 @@ static void gtoe_apply(struct toe_fake *f)
 		f->status[TOE_KID_GTOE] = ok ? TOE_STATUS_OK : TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_INIT << 16;
 		free(g);
 		free(buf);
+		/* then each entry's limits: at most the kernel-wide MSS and window */
+		for (uint32_t i = 0; ok && i < w[TOE_GTOE_CF_NCONNS]; i++) {
+			uint32_t m = f->gt_conn[4 * TOE_HW_GTOE_CONNS + 4 * i + TOE_GTOE_CX_MSS];
+			uint32_t win = f->gt_conn[4 * TOE_HW_GTOE_CONNS + 4 * i + TOE_GTOE_CX_WINDOW];
+			if ((m && (m < 64 || m > gc.mss)) || (win && (win < GTOE_MIN_BUF || win > gc.rcv_buf))) {
+				f->status[TOE_KID_GTOE] = TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_ENTRY << 16;
+				break;
+			}
+		}
 	}
 }
 
@@ -1210,7 +1219,9 @@ const uint8_t *toe_fake_gtoe_sent(const struct toe_fake *f, uint32_t i, uint32_t
 
 uint32_t toe_fake_gtoe_conn_word(const struct toe_fake *f, uint32_t i, uint32_t w)
 {
-	return i < TOE_HW_GTOE_CONNS && w < 4 ? f->gt_conn[4 * i + w] : 0;
+	if (i >= TOE_HW_GTOE_CONNS || w >= 8)
+		return 0;
+	return w < 4 ? f->gt_conn[4 * i + w] : f->gt_conn[4 * TOE_HW_GTOE_CONNS + 4 * i + w - 4];
 }
 
 uint32_t toe_fake_gtoe_status(const struct toe_fake *f)

@@ -40,7 +40,8 @@
  * role = tcp: gtoe_top's register interface (not its TCP, which the
  *     C-simulation tests/integration/test_hw_csim.sh compares with the
  *     software's): configuration words decoded and checked on APPLY, the
- *     connection table, the per-connection state window (what the test
+ *     connection table (each entry's MSS and window checked on APPLY),
+ *     the per-connection state window (what the test
  *     sets with toe_fake_gtoe_set_cst), the TX mailbox (a new TX_SEQ takes
  *     TX_LEN bytes of the data window for entry TX_CONN when its phase is
  *     3, up: kept for toe_fake_gtoe_sent, TX_DONE and TX_TAKEN answered);
@@ -142,7 +143,8 @@ uint32_t toe_fake_cfg_word(const struct toe_fake *f, uint32_t kid, uint32_t w); 
 /* gtoe_top (role tcp): word w of entry i's state window (TOE_GTOE_CS_*) as the kernel would
  * show it; the free bytes of entry i's send buffer (the mailbox takes at most that much;
  * unlimited until set); a mailbox that never answers (stall 1); the bytes the mailbox took for
- * entry i so far (*len), or NULL; word w of connection table entry i; the status of gtoe_top. */
+ * entry i so far (*len), or NULL; word w of connection table entry i (TOE_GTOE_CE_*, then its
+ * limits as 4 + TOE_GTOE_CX_*); the status of gtoe_top. */
 void toe_fake_gtoe_set_cst(struct toe_fake *f, uint32_t i, uint32_t w, uint32_t v);
 /* gtoe_top's counter i (status window order: TOE_GTOE_CTRS, struct gtoe_stats from TOE_GTOE_CTR_STATS,
  * the ARP counters from TOE_GTOE_CTR_ARP) as the kernel would count it; bytes_out is the mailbox's. */

@@ -773,6 +773,10 @@ static void test_ports(void)
 	    "or address:port)");
 	ERR("[feed.a]\nexchange = 10.0.0.1:5261\nopen = accept\n", NO_FEED, 3,
 	    "[feed.a] open = accept: port 0 has role = mirror: only a role = tcp port holds connections it can accept");
+	/* one listener per port: two accepting feeds on one vendor port refused */
+	ERR("[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n[feed.a]\nexchange = 10.1.0.9\nvendor = *:7000\n"
+	    "open = accept\n[feed.b]\nexchange = 10.1.0.8\nvendor = *:7000\nopen = accept\n", NO_FEED, 11,
+	    "[feed.b] vendor = *:7000: open = accept: port 7000 already listened on by [feed.a]");
 	ERR("[feed.a]\nexchange = 10.0.0.1:5261\nopen = listen\n", NO_FEED, 3,
 	    "[feed.a] open = listen: must be one of: connect, accept");
 	ERR("[port.4]\n", 0, 1, "[port.4]: port number above 3 (the card has 4 ports)");
@@ -797,8 +801,8 @@ static void test_ports(void)
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\n[port.1]\nrole = udp\nip = 10.1.0.2\n"
 	    "netmask = 24\n",
 	    NO_SRC, 6, "[port.1] role = udp: needs a mac (backend = xrt)");
-	/* role = tcp on the card: port 0's general TOE (gtoe_top) connects; it does not listen, and the
-	 * card has no STEP session (its decoder consumes the session messages): both refused */
+	/* role = tcp on the card: port 0's general TOE (gtoe_top) connects and listens (open = accept);
+	 * the card has no STEP session (its decoder consumes the session messages): refused */
 	snprintf(text, sizeof text,
 		 "[device]\nbackend = xrt\nxclbin = card.xclbin\n"
 		 "[port.0]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\ngateway = 10.1.0.1\nmac = 02:00:00:00:00:01\n"
@@ -807,11 +811,14 @@ static void test_ports(void)
 		 g_tpl);
 	expect_clean(__LINE__, text);
 	CHECK(g_cfg->device.backend == TOED_BACKEND_XRT && g_cfg->port[0].role == TOED_ROLE_TCP);
-	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n"
-	    "mac = 02:00:00:00:00:01\n[feed.a]\nexchange = 10.9.0.1\nvendor = *:7000\nopen = accept\n",
-	    NO_SRC | NO_FEED, 12,
-	    "[feed.a] open = accept: backend = xrt: the card's general TOE (gtoe_top) connects but does not listen "
-	    "(use open = connect, or backend = sw to accept the exchange's connection)");
+	snprintf(text, sizeof text,
+		 "[device]\nbackend = xrt\nxclbin = card.xclbin\n"
+		 "[port.0]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\nmac = 02:00:00:00:00:01\n"
+		 "[feed.a]\nexchange = 10.9.0.1\nvendor = *:7000\nopen = accept\n"
+		 "[fast]\ntemplates = %s\n",
+		 g_tpl);
+	expect_clean(__LINE__, text);
+	CHECK(g_cfg->device.backend == TOED_BACKEND_XRT && g_cfg->feed[0].open == TOED_OPEN_ACCEPT);
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n"
 	    "mac = 02:00:00:00:00:01\n[feed.a]\nexchange = 10.9.0.1:5261\ntarget_comp_id = SSE\n"
 	    "sender_comp_id = VENDOR01\n",

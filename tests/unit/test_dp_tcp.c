@@ -459,6 +459,11 @@ static void test_accept(void)
 	CHECK_EQ(r.t->nfeeds, 1);
 	CHECK_EQ(r.t->f[0].accept, 1);
 	CHECK(r.t->f[0].listener >= 0);
+	/* [tcp] mss and window (defaults), the listener's limits as gtoe_top's entry gets them */
+	CHECK_EQ(r.t->f[0].mss, 1408);
+	CHECK_EQ(r.t->f[0].window, 32768);
+	CHECK_EQ(r.t->g->listen[r.t->f[0].listener].mss, 1408);
+	CHECK_EQ(r.t->g->listen[r.t->f[0].listener].win, 32768);
 	CHECK_EQ(r.t->f[0].phase, DP_TCP_LISTEN);
 	dp_tcp_tick(r.t, r.pipe, now);
 	dp_tcp_flush(r.t, r.pipe, now);

@@ -3,8 +3,10 @@
  * What the daemon writes and reads through the register map (toe_regmap.h);
  * the general TOE's TCP itself is the C-simulation's (test_hw_csim.sh):
  *   - toed.conf -> parameters: the connection table from the same list the
- *     software backend connects (dp_setup_tcp_conns), the general TOE's
- *     settings (dp_setup_gtoe), ROLE_TCP;
+ *     software backend connects (dp_setup_tcp_conns; open = accept feeds as
+ *     ACCEPT entries), the general TOE's settings (dp_setup_gtoe), each
+ *     entry's MSS and window ([tcp] mss and window, the same for every
+ *     entry), ROLE_TCP;
  *   - bring-up: gtoe_top's and tx_arb_top's compute units required, gtoe_top's
  *     words (eth_rx_top's, the TOE's, every entry) written before the APPLYs,
  *     gtoe_top applied before eth_rx_top, both OK, eth_rx_top's role TCP;
@@ -16,7 +18,8 @@
  *   - the per-connection state window read back field by field; an entry
  *     disabled and enabled; counters of gtoe_top and tx_arb_top; closing
  *     clears every entry before holding the kernels;
- *   - refusals: an xclbin without gtoe_top, buffers beyond the card's.
+ *   - refusals: an xclbin without gtoe_top, buffers beyond the card's, an
+ *     entry's MSS or window beyond the TOE's, two ACCEPT entries on one port.
  */
 #include "test_xrt_common.h"
 
@@ -25,7 +28,7 @@
 
 #define EX_IP 0x0a090001u /* 10.9.0.1 */
 
-/* A role = tcp configuration on port 0: two connect feeds, one accept feed (left out on the card). */
+/* A role = tcp configuration on port 0: two connect feeds, one accept feed. */
 static struct toed_config *tcp_config(uint32_t connections, uint32_t window)
 {
 	struct toed_config *c = calloc(1, sizeof *c);
@@ -98,6 +101,8 @@ static void test_params(void)
 		CHECK_EQ(tc[i].raddr, EX_IP + i);
 		CHECK_EQ(tc[i].rport, 5261 + i);
 		CHECK_EQ(tc[i].accept, i == 2);
+		CHECK_EQ(tc[i].mss, 1408); /* [tcp] mss and window: the same for every connection */
+		CHECK_EQ(tc[i].window, 32768);
 	}
 	CHECK_EQ(tc[0].lport, 40001);
 	CHECK_EQ(tc[1].lport, 0);
@@ -106,7 +111,7 @@ static void test_params(void)
 	CHECK_EQ(p.tcp, 1);
 	CHECK_EQ(p.hw.role, TOE_ROLE_TCP);
 	CHECK_EQ(p.hw.mss, 1408);
-	CHECK_EQ(p.ngconn, 2); /* the accept feed is not the card's (conf_check refuses it) */
+	CHECK_EQ(p.ngconn, 3);
 	CHECK_EQ(p.gconn[0].raddr, EX_IP);
 	CHECK_EQ(p.gconn[0].rport, 5261);
 	CHECK_EQ(p.gconn[0].lport, 40001);
@@ -115,8 +120,20 @@ static void test_params(void)
 	CHECK_EQ(p.gconn[1].raddr, EX_IP + 1);
 	CHECK_EQ(p.gconn[1].lport, 0);
 	CHECK_EQ(p.gconn[1].stream, 1);
+	CHECK_EQ(p.gconn[1].accept, 0);
+	CHECK_EQ(p.gconn[2].raddr, EX_IP + 2); /* open = accept: taken from this address */
+	CHECK_EQ(p.gconn[2].rport, 5263);
+	CHECK_EQ(p.gconn[2].lport, 7000); /* and listened for on this port */
+	CHECK_EQ(p.gconn[2].stream, 2);
+	CHECK_EQ(p.gconn[2].enable, 1);
+	CHECK_EQ(p.gconn[2].accept, 1);
+	for (uint32_t i = 0; i < 3; i++) { /* one [tcp] mss and window: the same for every entry */
+		CHECK_EQ(p.gconn[i].mss, 1408);
+		CHECK_EQ(p.gconn[i].window, 32768);
+	}
 	CHECK_EQ(p.gconn_feed[0], 0);
 	CHECK_EQ(p.gconn_feed[1], 1);
+	CHECK_EQ(p.gconn_feed[2], 2);
 	/* the settings the software backend gives gtoe_init */
 	CHECK_EQ(p.gtoe.max_conns, 64);
 	CHECK_EQ(p.gtoe.rcv_buf, 32768);
@@ -155,8 +172,11 @@ static int open_tcp(struct opened *o, const char *xclbin, uint32_t connections, 
 	o->p.xclbin = xclbin;
 	o->p.hw.ring_slots = 64;
 	o->p.link_timeout_ms = 0;
-	if (g_mss) /* what the configuration check would refuse: the kernel's own judgement */
+	if (g_mss) { /* what the configuration check would refuse: the kernel's own judgement */
 		o->p.hw.mss = o->p.gtoe.mss = (uint16_t)g_mss;
+		for (uint32_t i = 0; i < o->p.ngconn; i++)
+			o->p.gconn[i].mss = 0; /* the kernel-wide one */
+	}
 	o->f = toe_fake_new(NULL);
 	return toe_xrt_open(&o->be, &toe_devops_fake, o->f, &o->p, err, errlen);
 }
@@ -191,7 +211,7 @@ static void test_program(const char *xclbin)
 								    (k < TOE_ETH_CF_TIME_LO || k > TOE_ETH_CF_TIME_SEQ));
 	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_ETH_CF_GATEWAY), 0x0a0100feu);
 	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_ETH_CF_MSS), 1408);
-	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_NCONNS), 2);
+	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_NCONNS), 3);
 	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_MAX_CONNS), 64);
 	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_RCV_BUF), 32768);
 	CHECK_EQ(toe_fake_cfg_word(o.f, TOE_KID_GTOE, TOE_GTOE_CF_SND_BUF), DP_SETUP_TCP_SND_BUF);
@@ -210,8 +230,22 @@ static void test_program(const char *xclbin)
 	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 1, TOE_GTOE_CE_PORTS), 5262u);
 	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 1, TOE_GTOE_CE_STREAM), 1);
 	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 1, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ENABLE);
-	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 2, TOE_GTOE_CE_RADDR), 0); /* nothing beyond the entries */
-	CHECK_EQ(find_write(w, n, 0, TOE_KID_GTOE, TOE_GTOE_CONN(2, TOE_GTOE_CE_RADDR)), -1);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 2, TOE_GTOE_CE_RADDR), EX_IP + 2);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 2, TOE_GTOE_CE_PORTS), 5263u | 7000u << 16);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 2, TOE_GTOE_CE_STREAM), 2);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 2, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ENABLE | TOE_GTOE_CTRL_ACCEPT);
+	for (i = 0; i < 3; i++) { /* each entry's limits, at their own offsets */
+		int m = find_write(w, n, 0, TOE_KID_GTOE, TOE_GTOE_CONNX(i, TOE_GTOE_CX_MSS));
+		int win = find_write(w, n, 0, TOE_KID_GTOE, TOE_GTOE_CONNX(i, TOE_GTOE_CX_WINDOW));
+		CHECK(m >= 0 && w[m].val == 1408);
+		CHECK(win >= 0 && w[win].val == 32768);
+		CHECK_EQ(toe_fake_gtoe_conn_word(o.f, i, 4 + TOE_GTOE_CX_MSS), 1408);
+		CHECK_EQ(toe_fake_gtoe_conn_word(o.f, i, 4 + TOE_GTOE_CX_WINDOW), 32768);
+	}
+	CHECK_EQ(TOE_GTOE_CONNX(0, 0), TOE_GTOE_CONN(63, 3) + 4); /* after the 64 entries */
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 3, TOE_GTOE_CE_RADDR), 0); /* nothing beyond the entries */
+	CHECK_EQ(find_write(w, n, 0, TOE_KID_GTOE, TOE_GTOE_CONN(3, TOE_GTOE_CE_RADDR)), -1);
+	CHECK_EQ(find_write(w, n, 0, TOE_KID_GTOE, TOE_GTOE_CONNX(3, TOE_GTOE_CX_MSS)), -1);
 	/* held first; every word before its APPLY; applied after the mirror TOE, before eth_rx_top */
 	{
 		int hold = find_write(w, n, 0, TOE_KID_GTOE, TOE_CFG(TOE_CF_APPLY));
@@ -227,7 +261,7 @@ static void test_program(const char *xclbin)
 	}
 	for (i = 0; i < n; i++)
 		CHECK(w[i].kid != TOE_KID_GTOE || w[i].off != TOE_CFG(TOE_GTOE_CF_TX_SEQ)); /* no message yet */
-	CHECK_EQ(toe_xrt_tcp_entries(o.be), 2);
+	CHECK_EQ(toe_xrt_tcp_entries(o.be), 3);
 	CHECK_EQ(toe_fake_errors(o.f, NULL), 0);
 
 	/* closing: every entry cleared (FIN at the next tick), then the kernels held */
@@ -238,11 +272,13 @@ static void test_program(const char *xclbin)
 	{
 		int c0 = find_write(w, n, 0, TOE_KID_GTOE, TOE_GTOE_CONN(0, TOE_GTOE_CE_CTRL));
 		int c1 = find_write(w, n, 0, TOE_KID_GTOE, TOE_GTOE_CONN(1, TOE_GTOE_CE_CTRL));
+		int c2 = find_write(w, n, 0, TOE_KID_GTOE, TOE_GTOE_CONN(2, TOE_GTOE_CE_CTRL));
 		int tick = find_write(w, n, 0, TOE_KID_ETH_RX, TOE_CFG(TOE_ETH_CF_TIME_SEQ));
 		int hold = find_write(w, n, 0, TOE_KID_GTOE, TOE_CFG(TOE_CF_APPLY));
 		CHECK(c0 >= 0 && w[c0].val == 0);
 		CHECK(c1 >= 0 && w[c1].val == 0);
-		CHECK(tick > c1);
+		CHECK(c2 >= 0 && w[c2].val == TOE_GTOE_CTRL_ACCEPT); /* disabled: closed, listener withdrawn */
+		CHECK(tick > c2);
 		CHECK(hold > tick && w[hold].val == 0);
 	}
 	close_tcp(&o);
@@ -349,8 +385,8 @@ static void test_mailbox(const char *xclbin)
 	CHECK_EQ(toe_xrt_host_stats(o.be)->tx_bytes, len + sizeof msg + 100);
 
 	/* no such entry; a mailbox that never answers */
-	CHECK_EQ(toe_xrt_tcp_send(o.be, 2, msg, 10), -1);
-	CHECK(strstr(toe_xrt_error(o.be), "no connection table entry 2") != NULL);
+	CHECK_EQ(toe_xrt_tcp_send(o.be, 3, msg, 10), -1);
+	CHECK(strstr(toe_xrt_error(o.be), "no connection table entry 3") != NULL);
 	toe_fake_gtoe_stall(o.f, 1);
 	CHECK_EQ(toe_xrt_tcp_send(o.be, 0, msg, 10), -1);
 	CHECK(strstr(toe_xrt_error(o.be), "gtoe_top did not take TX mailbox message") != NULL);
@@ -459,7 +495,11 @@ static void test_state(const char *xclbin)
 	CHECK_EQ(toe_xrt_tcp_conn(o.be, 0, &c), 0);
 	CHECK_EQ(c.phase, 0);
 	CHECK_EQ(c.state, 0);
-	CHECK_EQ(toe_xrt_tcp_conn(o.be, 2, &c), -1);
+	CHECK_EQ(toe_xrt_tcp_conn(o.be, 3, &c), -1);
+	/* open = accept: listening (dp_tcp's phase 4) */
+	toe_fake_gtoe_set_cst(o.f, 2, TOE_GTOE_CS_PHASE, 4);
+	CHECK_EQ(toe_xrt_tcp_conn(o.be, 2, &c), 0);
+	CHECK_EQ(c.phase, 4);
 
 	CHECK_EQ(toe_xrt_tcp_enable(o.be, 1, 0), 0);
 	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 1, TOE_GTOE_CE_CTRL), 0);
@@ -467,6 +507,11 @@ static void test_state(const char *xclbin)
 	CHECK_EQ(toe_xrt_tcp_enable(o.be, 1, 1), 0);
 	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 1, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ENABLE);
 	CHECK_EQ(toe_xrt_tcp_enable(o.be, 5, 1), -1);
+	/* an ACCEPT entry keeps its bit through disable and enable */
+	CHECK_EQ(toe_xrt_tcp_enable(o.be, 2, 0), 0);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 2, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ACCEPT);
+	CHECK_EQ(toe_xrt_tcp_enable(o.be, 2, 1), 0);
+	CHECK_EQ(toe_fake_gtoe_conn_word(o.f, 2, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ENABLE | TOE_GTOE_CTRL_ACCEPT);
 	close_tcp(&o);
 }
 
@@ -492,6 +537,28 @@ static void test_refusals(const char *xclbin, const char *no_tcp_xclbin)
 	CHECK_EQ(toe_fake_live_bos(o.f), 0);
 	close_tcp(&o);
 	g_mss = 0;
+	/* an entry's MSS or window beyond the TOE's, two ACCEPT entries on one port: refused before
+	 * anything is written (the host's toe_hw_gtoe_writes) */
+	for (int k = 0; k < 3; k++) {
+		CHECK_EQ(open_tcp(&o, xclbin, 64, 32768, err, sizeof err), 0);
+		toe_xrt_close(o.be);
+		o.be = NULL;
+		toe_fake_free(o.f);
+		o.f = toe_fake_new(NULL);
+		if (k == 0)
+			o.p.gconn[1].mss = 1409;
+		else if (k == 1)
+			o.p.gconn[0].window = 65536;
+		else {
+			o.p.gconn[0].accept = 1;
+			o.p.gconn[0].lport = 7000;
+		}
+		CHECK_EQ(toe_xrt_open(&o.be, &toe_devops_fake, o.f, &o.p, err, sizeof err), -1);
+		CHECK(strstr(err, "the card cannot run this configuration: the card's general TOE (gtoe_top)") != NULL);
+		CHECK(strstr(err, "share a vendor port") != NULL);
+		CHECK_EQ(toe_fake_is_open(o.f), 0);
+		close_tcp(&o);
+	}
 	/* 32 connections of 64 KB windows fit both TOEs' buffers */
 	CHECK_EQ(open_tcp(&o, xclbin, 32, 65536, err, sizeof err), 0);
 	CHECK_EQ(toe_fake_gtoe_status(o.f), TOE_STATUS_OK);

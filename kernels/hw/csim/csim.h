@@ -99,6 +99,7 @@ void csim_ports(const fast_prog *prog);
 
 /* csim_gtoe.cpp: role tcp (gtoe_top, tx_arb_top) */
 void csim_gtoe(const fast_prog *prog);
+void csim_gtoe_accept(const fast_prog *prog);
 void csim_tx_arb(void);
 
 #endif

@@ -4,10 +4,14 @@
  * from pktbuild (the exchange): ARP, SYN, SYN-ACK with options, a logon
  * through the TX mailbox, an SSE feed with reordering and a duplicate, a
  * ping and a neighbour's ARP request, FIN, reconnect; a second entry enabled
- * at run time and refused; an entry disabled by the host. The same frames go
- * through the calls daemon/dp/dp_tcp.c makes (repeated here: dp_tcp.c needs
- * the daemon). Every transmitted frame and every record must be equal byte
- * for byte.
+ * at run time and refused; an entry disabled by the host. Then open = accept
+ * and per-entry limits (csim_gtoe_accept): an ACCEPT entry's SYN-ACK with its
+ * MSS and window, the exchange's feed, connections from a wrong address and
+ * a second one from the exchange reset, a SYN to no listener answered by RST,
+ * listening again after the close; beside it a connecting entry with another
+ * MSS and window. The same frames go through the calls daemon/dp/dp_tcp.c
+ * makes (repeated here: dp_tcp.c needs the daemon). Every transmitted frame
+ * and every record must be equal byte for byte.
  */
 #include "csim.h"
 extern "C" {
@@ -26,6 +30,10 @@ struct swtcp_feed {
 	uint16_t rport, lport;
 	int32_t conn;
 	uint64_t next_try, backoff, offset;
+	uint32_t accept;   /* open = accept: listener's connections from raddr (rport 0: any port) */
+	int32_t listener;
+	uint16_t mss;      /* the entry's limits (0: the endpoint's) */
+	uint32_t win;
 };
 
 struct swtcp {
@@ -37,6 +45,7 @@ struct swtcp {
 	uint16_t ip_id;
 	std::vector<std::vector<uint8_t>> tx; /* every frame sent, in order */
 	uint8_t txf[NET_TX_HDR_MAX + 2048];
+	uint32_t accept_refused;
 };
 
 static void swt_send(swtcp &t, const uint8_t *f, uint32_t n)
@@ -66,7 +75,7 @@ static void swt_down(swtcp &t, swpath &sw, swtcp_feed &f, uint8_t type, uint64_t
 	int was_up = f.phase == 3;
 	gtoe_release(t.g, f.conn);
 	f.conn = -1;
-	f.phase = 0;
+	f.phase = f.accept ? 4 : 0; /* open = accept: listening again */
 	f.downs++;
 	if (was_up) {
 		swt_event(sw, f, MTOE_EV_CLOSE, type == GTOE_EV_RESET ? MTOE_CLOSE_RST : MTOE_CLOSE_FIN, NULL, 0, now);
@@ -103,6 +112,21 @@ static void swt_pump(swtcp &t, swpath &sw, uint64_t ts)
 		for (uint32_t i = 0; i < t.nfeeds; i++)
 			if (t.f[i].conn == ev.conn)
 				f = &t.f[i];
+		if (!f && ev.type == GTOE_EV_CONNECTED && ev.listener >= 0) {
+			/* dp_tcp's accepted(): the feed's exchange, and the feed has no connection */
+			const gtoe_conn &c = t.g->conn[ev.conn];
+			for (uint32_t i = 0; i < t.nfeeds; i++)
+				if (t.f[i].accept && t.f[i].listener == ev.listener)
+					f = &t.f[i];
+			if (f && f->conn < 0 && c.raddr == f->raddr && (!f->rport || c.rport == f->rport)) {
+				f->conn = ev.conn;
+			} else {
+				t.accept_refused++;
+				gtoe_abort(t.g, ev.conn);
+				gtoe_release(t.g, ev.conn);
+				f = NULL;
+			}
+		}
 		if (!f)
 			continue;
 		if (ev.type == GTOE_EV_CONNECTED) {
@@ -162,6 +186,16 @@ static void swt_frame(swtcp &t, swpath &sw, const std::vector<uint8_t> &fr, uint
 	swt_flush(t, sw, now);
 }
 
+/* open = accept: dp_tcp_init's listener, with the entry's limits. */
+static void swt_listen(swtcp &t, swtcp_feed &f)
+{
+	f.listener = gtoe_listen(t.g, OUR_IP, f.lport);
+	CHECK(f.listener >= 0);
+	CHECK_EQ(gtoe_listen_limits(t.g, f.listener, f.mss, f.win), GTOE_OK);
+	if (f.conn < 0)
+		f.phase = 4;
+}
+
 static void swt_tick(swtcp &t, swpath &sw, uint64_t now)
 {
 	uint8_t req[NET_ARP_FRAME_MAX];
@@ -181,11 +215,17 @@ static void swt_tick(swtcp &t, swpath &sw, uint64_t now)
 				f.conn = -1;
 				f.downs++;
 			}
+			if (f.listener >= 0) { /* and no more connections taken */
+				gtoe_unlisten(t.g, f.listener);
+				f.listener = -1;
+			}
 			f.phase = 0;
 			f.next_try = 0;
 			continue;
 		}
-		if ((f.phase != 0 && f.phase != 1) || now < f.next_try)
+		if (f.accept && f.listener < 0) /* enabled again: listening */
+			swt_listen(t, f);
+		if (f.accept || (f.phase != 0 && f.phase != 1) || now < f.next_try)
 			continue;
 		enum net_arp_result r = net_tx_route(&t.arp, &sw.p->cfg.net, &sw.p->net, t.gateway, OUR_IP, f.raddr, now,
 						     &l2, req, sizeof req, &alen);
@@ -197,6 +237,7 @@ static void swt_tick(swtcp &t, swpath &sw, uint64_t now)
 		}
 		int32_t c = gtoe_connect(t.g, OUR_IP, f.lport, f.raddr, f.rport, now);
 		CHECK(c >= 0);
+		CHECK_EQ(gtoe_set_limits(t.g, c, f.mss, f.win), GTOE_OK);
 		f.conn = c;
 		f.phase = 2;
 	}
@@ -208,28 +249,37 @@ static const uint8_t EXA_MAC[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 
 static const uint8_t EXB_MAC[6] = { 0x02, 0, 0, 0, 0, 0x03 };
 
-/* The peer's TCP frames: from the exchange's MAC, with options (b: connection B's exchange). */
-static std::vector<uint8_t> peer_tcp(uint32_t seq, uint32_t ack, uint8_t flags, const uint8_t *p, size_t n,
-				     const uint8_t *opt, size_t optlen, bool b = false)
+/* A TCP frame to us from saddr:sport (MAC smac) to our dport, with options. */
+static std::vector<uint8_t> tcp_from(uint32_t saddr, const uint8_t *smac, uint16_t sport, uint16_t dport, uint32_t seq,
+				     uint32_t ack, uint8_t flags, const uint8_t *p, size_t n, const uint8_t *opt,
+				     size_t optlen)
 {
 	static const uint8_t none = 0;
 	pb_spec s;
 	std::vector<uint8_t> f(n + 128);
 	pb_init(&s);
-	s.saddr = b ? EXB_IP : EXA_IP;
+	s.saddr = saddr;
 	s.daddr = OUR_IP;
-	s.sport = b ? PORT_B : PORT_A;
-	s.dport = b ? VPORT_B : VPORT_A;
+	s.sport = sport;
+	s.dport = dport;
 	s.seq = seq;
 	s.ack = ack;
 	s.tcp_flags = flags;
 	s.win = 65535;
 	s.tcp_opts = opt;
 	s.tcp_optlen = optlen;
-	memcpy(s.src_mac, b ? EXB_MAC : EXA_MAC, 6);
+	memcpy(s.src_mac, smac, 6);
 	memcpy(s.dst_mac, OUR_MAC, 6);
 	f.resize(pb_tcp(f.data(), f.size(), &s, p ? p : &none, n));
 	return f;
+}
+
+/* The peer's TCP frames: from the exchange's MAC, with options (b: connection B's exchange). */
+static std::vector<uint8_t> peer_tcp(uint32_t seq, uint32_t ack, uint8_t flags, const uint8_t *p, size_t n,
+				     const uint8_t *opt, size_t optlen, bool b = false)
+{
+	return tcp_from(b ? EXB_IP : EXA_IP, b ? EXB_MAC : EXA_MAC, b ? PORT_B : PORT_A, b ? VPORT_B : VPORT_A, seq, ack,
+			flags, p, n, opt, optlen);
 }
 
 static std::vector<uint8_t> arp_frame(uint16_t op, uint32_t spa, const uint8_t *sha, const uint8_t *dst)
@@ -263,6 +313,40 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* Program every kernel for role tcp through the register map (the host's writes, then the
+ * APPLYs in order, generation gen), the HBM ring emptied. */
+static void program_tcp(const rx_cfg &cfg, const gtoe_cfg &gc, const toe_hw_gtoe_conn *ent, uint32_t nent,
+			uint32_t gen, const fast_prog *prog, toe_hw_opts &o)
+{
+	static toe_hw_wr w[TOE_HW_CFG_MAX_WRITES];
+	uint32_t nw, k, ch;
+	o.role = TOE_ROLE_TCP;
+	o.gateway = 0x0a0100fe;
+	o.mss = MSS;
+	o.ring_slots = 256;
+	int r = toe_hw_cfg_writes(&cfg, &o, w, TOE_HW_CFG_MAX_WRITES);
+	CHECK(r > 0);
+	nw = (uint32_t)r;
+	CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, nent, w, TOE_HW_CFG_MAX_WRITES, &nw), 0);
+	for (k = 0; k < nw; k++)
+		reg_write(w[k].kid, w[k].off, w[k].val);
+	D.slots = o.ring_slots;
+	for (ch = 0; ch < TOE_HW_HBM_CHANNELS; ch++) {
+		D.hbm[ch].assign(2 * o.ring_slots, hw_word(0));
+		reg_write(TOE_KID_HBM, TOE_HBM_REG_ADDR(ch), 0x1000u * (ch + 1));
+		reg_write(TOE_KID_HBM, TOE_HBM_REG_ADDR(ch) + 4, 0x40);
+	}
+	for (k = 0; k < TOE_PROG_BYTES / 4; k++)
+		reg_write(TOE_KID_FAST, TOE_FAST_PROG(4 * k), toe_hw_prog_word(prog, k));
+	for (k = 0; k < 6; k++)
+		reg_write(toe_hw_apply_order_tcp[k], TOE_CFG(TOE_CF_APPLY), gen);
+	D.rd = 0;
+	run();
+	for (k = 0; k < 6; k++)
+		check_header(toe_hw_apply_order_tcp[k], gen, TOE_STATUS_OK);
+	CHECK_EQ(reg_read(TOE_KID_TXARB, TOE_STAT(TOE_ST_KERNEL)), TOE_KID_TXARB);
+}
+
 void csim_gtoe(const fast_prog *prog)
 {
 	rx_cfg cfg;
@@ -273,9 +357,8 @@ void csim_gtoe(const fast_prog *prog)
 	toe_hw_gtoe_conn ent[2];
 	std::vector<union toe_record> hw;
 	std::vector<std::vector<uint8_t>> ctx; /* the card's frames, in order */
-	static toe_hw_wr w[TOE_HW_CFG_MAX_WRITES];
 	toe_hw_opts o;
-	uint32_t nw = 0, k, ch;
+	uint32_t k;
 	uint64_t now = 2000000000ull;
 	const uint32_t irs = 0xfffff000u; /* the peer's sequence numbers wrap in the feed */
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -292,6 +375,7 @@ void csim_gtoe(const fast_prog *prog)
 	gc.syn_retries = 4;
 	gc.quickack = 1;
 	gc.isn_key = 0x5eed1234u;
+	memset(ent, 0, sizeof ent); /* limits 0: the endpoint's MSS and window */
 	ent[0].raddr = EXA_IP;
 	ent[0].rport = PORT_A;
 	ent[0].lport = VPORT_A;
@@ -304,31 +388,7 @@ void csim_gtoe(const fast_prog *prog)
 	ent[1].enable = 0;
 
 	/* the card: every kernel through the register map */
-	o.role = TOE_ROLE_TCP;
-	o.gateway = 0x0a0100fe;
-	o.mss = MSS;
-	o.ring_slots = 256;
-	int r = toe_hw_cfg_writes(&cfg, &o, w, TOE_HW_CFG_MAX_WRITES);
-	CHECK(r > 0);
-	nw = (uint32_t)r;
-	CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 2, w, TOE_HW_CFG_MAX_WRITES, &nw), 0);
-	for (k = 0; k < nw; k++)
-		reg_write(w[k].kid, w[k].off, w[k].val);
-	D.slots = o.ring_slots;
-	for (ch = 0; ch < TOE_HW_HBM_CHANNELS; ch++) {
-		D.hbm[ch].assign(2 * o.ring_slots, hw_word(0));
-		reg_write(TOE_KID_HBM, TOE_HBM_REG_ADDR(ch), 0x1000u * (ch + 1));
-		reg_write(TOE_KID_HBM, TOE_HBM_REG_ADDR(ch) + 4, 0x40);
-	}
-	for (k = 0; k < TOE_PROG_BYTES / 4; k++)
-		reg_write(TOE_KID_FAST, TOE_FAST_PROG(4 * k), toe_hw_prog_word(prog, k));
-	for (k = 0; k < 6; k++)
-		reg_write(toe_hw_apply_order_tcp[k], TOE_CFG(TOE_CF_APPLY), 7);
-	D.rd = 0;
-	run();
-	for (k = 0; k < 6; k++)
-		check_header(toe_hw_apply_order_tcp[k], 7, TOE_STATUS_OK);
-	CHECK_EQ(reg_read(TOE_KID_TXARB, TOE_STAT(TOE_ST_KERNEL)), TOE_KID_TXARB);
+	program_tcp(cfg, gc, ent, 2, 7, prog, o);
 	/* the arbiter has no configuration: its counters run on from the earlier scenarios */
 	const uint64_t arb_eth0 = ctr(TOE_KID_TXARB, 0), arb_gtoe0 = ctr(TOE_KID_TXARB, 1);
 
@@ -351,6 +411,7 @@ void csim_gtoe(const fast_prog *prog)
 	t->f[1].lport = VPORT_B;
 	t->f[1].stream = 1;
 	t->f[1].conn = -1;
+	t->f[0].listener = t->f[1].listener = -1;
 
 	make_feed(prog, 21, 300, fa);
 
@@ -620,6 +681,339 @@ void csim_gtoe(const fast_prog *prog)
 	push_frame(peer_tcp(0x2000, 1, TCP_SYN, NULL, 0, NULL, 0));
 	run();
 	CHECK_EQ(ctr(TOE_KID_GTOE, 15), 1); /* held */
+	CHECK(D.mac_tx.empty());
+
+	sw_free(sw);
+	free(t->g);
+	free(t->gbuf);
+	delete t;
+}
+
+/* gtoe_top's counters by name (the order of TOE_GTOE_CTRS) */
+enum {
+#define GT_IDX(name) GTI_##name,
+	TOE_GTOE_CTRS(GT_IDX)
+#undef GT_IDX
+};
+
+static uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* open = accept and per-entry limits: entry 0 listens on VPORT_A for EXA (any port) with MSS 1024 and a
+ * 16 KB window; entry 1 connects to EXB with MSS 536 and a 4 KB window; the endpoint's own are 1408
+ * and cfg.mtoe.window. */
+void csim_gtoe_accept(const fast_prog *prog)
+{
+	rx_cfg cfg;
+	swpath sw;
+	swtcp *t = new swtcp();
+	feed fa, fb;
+	gtoe_cfg gc;
+	toe_hw_gtoe_conn ent[2];
+	toe_hw_opts o;
+	std::vector<union toe_record> hw;
+	std::vector<std::vector<uint8_t>> ctx;
+	uint64_t now = 3000000000ull;
+	uint32_t k;
+	const uint32_t irs_a = 0x70000000u, irs_b = 0x100u;
+	const uint16_t MSS_A = 1024, MSS_B = 536;
+	const uint32_t WIN_A = 16384, WIN_B = 4096;
+	static const uint8_t syn_opt[8] = { 2, 4, 0x05, 0xb4, 1, 1, 4, 2 }; /* MSS 1460, NOP NOP SACK-permitted */
+	static const uint8_t other_mac[6] = { 0x02, 0, 0, 0, 0, 0x09 };
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+	base_cfg(cfg);
+	gtoe_cfg_default(&gc);
+	gc.max_conns = cfg.mtoe.max_conns;
+	gc.rcv_buf = cfg.mtoe.window;
+	gc.snd_buf = 8192;
+	gc.mss = MSS;
+	gc.syn_retries = 4;
+	gc.quickack = 1;
+	gc.isn_key = 0xacce5700u;
+	CHECK(WIN_A < gc.rcv_buf && WIN_B < WIN_A); /* all three windows differ */
+	memset(ent, 0, sizeof ent);
+	ent[0].raddr = EXA_IP;
+	ent[0].rport = 0; /* any port of the exchange */
+	ent[0].lport = VPORT_A;
+	ent[0].stream = 0;
+	ent[0].enable = 1;
+	ent[0].accept = 1;
+	ent[0].mss = MSS_A;
+	ent[0].window = WIN_A;
+	ent[1].raddr = EXB_IP;
+	ent[1].rport = PORT_B;
+	ent[1].lport = VPORT_B;
+	ent[1].stream = 1;
+	ent[1].enable = 1;
+	ent[1].mss = MSS_B;
+	ent[1].window = WIN_B;
+	program_tcp(cfg, gc, ent, 2, 10, prog, o);
+	CHECK(D.mac_tx.empty());
+	/* listening from APPLY on, as dp_tcp_init */
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 4);
+
+	sw_init(sw, &cfg, prog);
+	t->g = (gtoe *)calloc(1, sizeof *t->g);
+	t->gbuf = (uint8_t *)malloc(GTOE_BUF_BYTES(&gc));
+	CHECK_EQ(gtoe_init(t->g, &gc, t->gbuf, GTOE_BUF_BYTES(&gc)), GTOE_OK);
+	net_arp_init(&t->arp);
+	t->gateway = o.gateway;
+	t->nfeeds = 2;
+	memset(t->f, 0, sizeof t->f);
+	for (k = 0; k < 2; k++) {
+		t->f[k].raddr = ent[k].raddr;
+		t->f[k].rport = ent[k].rport;
+		t->f[k].lport = ent[k].lport;
+		t->f[k].stream = ent[k].stream;
+		t->f[k].enable = 1;
+		t->f[k].accept = ent[k].accept;
+		t->f[k].mss = (uint16_t)ent[k].mss;
+		t->f[k].win = ent[k].window;
+		t->f[k].conn = -1;
+		t->f[k].listener = -1;
+	}
+	swt_listen(*t, t->f[0]);
+
+	make_feed(prog, 31, 120, fa);
+	make_feed(prog, 32, 12, fb);
+
+	auto take = [&]() {
+		host_drain(hw);
+		for (auto &x : card_tx())
+			ctx.push_back(x);
+	};
+	auto tick = [&](uint64_t ts) {
+		now = ts;
+		swt_tick(*t, sw, now);
+		set_time(now);
+		run();
+		take();
+	};
+	auto frame = [&](const std::vector<uint8_t> &f) {
+		swt_frame(*t, sw, f, now);
+		push_frame(f);
+		run();
+		take();
+	};
+	/* the peer's segments with the payload of a feed, in segments of mss */
+	auto send_feed = [&](const feed &fd, uint16_t mss, uint32_t irs, uint32_t ack, bool b, uint16_t sport,
+			     uint32_t win, const uint8_t *mac) {
+		for (size_t off = 0; off < fd.bytes.size(); off += mss) {
+			size_t n = fd.bytes.size() - off < mss ? fd.bytes.size() - off : mss;
+			size_t before = ctx.size();
+			frame(tcp_from(b ? EXB_IP : EXA_IP, mac, sport, b ? VPORT_B : VPORT_A, irs + 1 + (uint32_t)off, ack,
+				       TCP_ACK | TCP_PSH, fd.bytes.data() + off, n, NULL, 0));
+			/* quick ACK: one per segment, with the entry's whole window (the bytes went on at once) */
+			CHECK_EQ(ctx.size(), before + 1);
+			if (ctx.size() == before + 1) {
+				CHECK_EQ(ctx[before][47], TCP_ACK);
+				CHECK_EQ(be32(&ctx[before][42]), irs + 1 + (uint32_t)(off + n));
+				CHECK_EQ(be16(&ctx[before][48]), win);
+			}
+		}
+	};
+
+	/* 1. the first tick: entry 1 resolves EXB; entry 0 only listens */
+	tick(now);
+	CHECK_EQ(ctx.size(), 1);
+	if (ctx.size() == 1)
+		CHECK_EQ(be32(&ctx[0][38]), EXB_IP);
+	/* 2. EXB's MAC; the SYN offers entry 1's MSS and window */
+	frame(arp_frame(NET_ARP_OP_REPLY, EXB_IP, EXB_MAC, OUR_MAC));
+	tick(now + 10000000ull);
+	CHECK_EQ(ctx.size(), 2);
+	uint32_t iss_b = 0;
+	if (ctx.size() == 2) {
+		const uint8_t *f = ctx[1].data();
+		CHECK(memcmp(f, EXB_MAC, 6) == 0);
+		CHECK_EQ(f[47], TCP_SYN);
+		CHECK_EQ(f[54], 2);
+		CHECK_EQ(be16(f + 56), MSS_B);
+		CHECK_EQ(be16(f + 48), WIN_B);
+		iss_b = be32(f + 38);
+	}
+	frame(tcp_from(EXB_IP, EXB_MAC, PORT_B, VPORT_B, irs_b, iss_b + 1, TCP_SYN | TCP_ACK, NULL, 0, syn_opt,
+		       sizeof syn_opt));
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(1, TOE_GTOE_CS_PHASE)), 3);
+	CHECK_EQ(ctx.size(), 3);
+	if (ctx.size() == 3)
+		CHECK_EQ(be16(&ctx[2][48]), WIN_B);
+
+	/* 3. the exchange A resolves us (we learn its MAC), then connects to the listening entry: the
+	 * SYN-ACK offers entry 0's MSS and window; its ACK opens the stream */
+	frame(arp_frame(NET_ARP_OP_REQUEST, EXA_IP, EXA_MAC, bcast));
+	size_t before = ctx.size();
+	frame(tcp_from(EXA_IP, EXA_MAC, PORT_A, VPORT_A, irs_a, 0, TCP_SYN, NULL, 0, syn_opt, sizeof syn_opt));
+	CHECK_EQ(ctx.size(), before + 1);
+	uint32_t iss_a = 0;
+	if (ctx.size() == before + 1) {
+		const uint8_t *f = ctx[before].data();
+		CHECK(memcmp(f, EXA_MAC, 6) == 0);
+		CHECK_EQ(be16(f + 34), VPORT_A);
+		CHECK_EQ(be16(f + 36), PORT_A);
+		CHECK_EQ(f[47], TCP_SYN | TCP_ACK);
+		CHECK_EQ(be32(f + 42), irs_a + 1);
+		CHECK_EQ(f[54], 2);
+		CHECK_EQ(be16(f + 56), MSS_A);
+		CHECK_EQ(be16(f + 48), WIN_A);
+		iss_a = be32(f + 38);
+	}
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 4); /* SYN-RECEIVED: not the entry's yet */
+	frame(tcp_from(EXA_IP, EXA_MAC, PORT_A, VPORT_A, irs_a + 1, iss_a + 1, TCP_ACK, NULL, 0, NULL, 0));
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 3);
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_STATE)), GTOE_ESTABLISHED);
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_UPS)), 1);
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_ATTEMPTS)), 1);
+
+	/* 4. both feeds, each in its entry's MSS: every ACK carries the entry's window */
+	send_feed(fa, MSS_A, irs_a, iss_a + 1, false, PORT_A, WIN_A, EXA_MAC);
+	send_feed(fb, MSS_B, irs_b, iss_b + 1, true, PORT_B, WIN_B, EXB_MAC);
+	tick(now + 1000000ull);
+	for (k = 0; k < 2; k++) {
+		struct gtoe_info in;
+		CHECK_EQ(gtoe_info(t->g, t->f[k].conn, &in), 0);
+		CHECK_EQ(in.mss, k == 0 ? MSS_A : MSS_B); /* min(the entry's, the peer's 1460) */
+		CHECK_EQ(in.rcv_wnd, k == 0 ? WIN_A : WIN_B);
+		CHECK(in.cwnd >= 10u * in.mss && in.cwnd < 11u * in.mss); /* RFC 6928 (+1: the passive side counts its
+									 * SYN-ACK's ACK in slow start) */
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(k, TOE_GTOE_CS_RCV_WND)), in.rcv_wnd);
+		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(k, TOE_GTOE_CS_CWND)), in.cwnd);
+	}
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_BYTES_IN_LO)), (uint32_t)fa.bytes.size());
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(1, TOE_GTOE_CS_BYTES_IN_LO)), (uint32_t)fb.bytes.size());
+	const size_t feed_records = hw.size();
+
+	/* 5. connections the entry does not take: from a neighbour's address, and a second one from the
+	 * exchange while the first is up. Each completes the handshake (with the entry's MSS) and is reset
+	 * once established, as dp_tcp's accepted() does; the entry's connection carries on */
+	frame(arp_frame(NET_ARP_OP_REQUEST, OTHER_IP, other_mac, bcast));
+	for (k = 0; k < 2; k++) {
+		uint32_t sa = k == 0 ? OTHER_IP : EXA_IP;
+		const uint8_t *mac = k == 0 ? other_mac : EXA_MAC;
+		uint16_t sp = k == 0 ? 7777 : PORT_A + 100;
+		before = ctx.size();
+		frame(tcp_from(sa, mac, sp, VPORT_A, 0x5000, 0, TCP_SYN, NULL, 0, syn_opt, sizeof syn_opt));
+		CHECK_EQ(ctx.size(), before + 1);
+		if (ctx.size() != before + 1)
+			break;
+		CHECK(memcmp(ctx[before].data(), mac, 6) == 0);
+		CHECK_EQ(ctx[before][47], TCP_SYN | TCP_ACK);
+		CHECK_EQ(be16(&ctx[before][56]), MSS_A);
+		uint32_t iss = be32(&ctx[before][38]);
+		frame(tcp_from(sa, mac, sp, VPORT_A, 0x5001, iss + 1, TCP_ACK, NULL, 0, NULL, 0));
+		CHECK_EQ(ctx.size(), before + 2);
+		if (ctx.size() == before + 2) {
+			CHECK(memcmp(ctx[before + 1].data(), mac, 6) == 0);
+			CHECK(ctx[before + 1][47] & TCP_RST);
+			CHECK_EQ(be16(&ctx[before + 1][36]), sp);
+		}
+		CHECK_EQ(ctr(TOE_KID_GTOE, GTI_accept_refused), k + 1);
+	}
+	CHECK_EQ(t->accept_refused, 2);
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 3);
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_UPS)), 1);
+	/* a SYN to a port nobody listens on: RST at once */
+	before = ctx.size();
+	frame(tcp_from(EXA_IP, EXA_MAC, PORT_A, VPORT_A + 7, 0x9000, 0, TCP_SYN, NULL, 0, NULL, 0));
+	CHECK_EQ(ctx.size(), before + 1);
+	if (ctx.size() == before + 1)
+		CHECK_EQ(ctx[before][47], TCP_RST | TCP_ACK);
+
+	/* 6. the exchange closes: our FIN, CLOSE on the stream, the entry listens again; it connects again
+	 * from another port (any port is the entry's) and is taken */
+	uint32_t fin_a = irs_a + 1 + (uint32_t)fa.bytes.size();
+	frame(tcp_from(EXA_IP, EXA_MAC, PORT_A, VPORT_A, fin_a, iss_a + 1, TCP_ACK | TCP_FIN, NULL, 0, NULL, 0));
+	frame(tcp_from(EXA_IP, EXA_MAC, PORT_A, VPORT_A, fin_a + 1, iss_a + 2, TCP_ACK, NULL, 0, NULL, 0));
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 4);
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_DOWNS)), 1);
+	before = ctx.size();
+	frame(tcp_from(EXA_IP, EXA_MAC, PORT_A + 1, VPORT_A, 0x1000, 0, TCP_SYN, NULL, 0, syn_opt, sizeof syn_opt));
+	CHECK_EQ(ctx.size(), before + 1);
+	if (ctx.size() == before + 1) {
+		uint32_t iss = be32(&ctx[before][38]);
+		CHECK_EQ(be16(&ctx[before][56]), MSS_A);
+		frame(tcp_from(EXA_IP, EXA_MAC, PORT_A + 1, VPORT_A, 0x1001, iss + 1, TCP_ACK, NULL, 0, NULL, 0));
+		frame(tcp_from(EXA_IP, EXA_MAC, PORT_A + 1, VPORT_A, 0x1001, iss + 1, TCP_ACK | TCP_PSH, fa.bytes.data(),
+			       300, NULL, 0));
+	}
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 3);
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_UPS)), 2);
+	CHECK_EQ(ctr(TOE_KID_GTOE, GTI_accepts), 2);
+
+	/* 7. the host disables the entry: FIN on the connection, the listener withdrawn (a SYN gets an
+	 * RST); enabled again, it listens */
+	reg_write(TOE_KID_GTOE, TOE_GTOE_CONN(0, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ACCEPT);
+	t->f[0].enable = 0;
+	before = ctx.size();
+	tick(now + 1000000ull);
+	CHECK_EQ(ctx.size(), before + 1);
+	if (ctx.size() == before + 1)
+		CHECK_EQ(ctx[before][47], TCP_FIN | TCP_ACK);
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 0);
+	before = ctx.size();
+	frame(tcp_from(EXA_IP, EXA_MAC, PORT_A + 2, VPORT_A, 0x2000, 0, TCP_SYN, NULL, 0, NULL, 0));
+	CHECK_EQ(ctx.size(), before + 1);
+	if (ctx.size() == before + 1)
+		CHECK_EQ(ctx[before][47], TCP_RST | TCP_ACK);
+	reg_write(TOE_KID_GTOE, TOE_GTOE_CONN(0, TOE_GTOE_CE_CTRL), TOE_GTOE_CTRL_ENABLE | TOE_GTOE_CTRL_ACCEPT);
+	t->f[0].enable = 1;
+	tick(now + 1000000ull);
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 4);
+
+	/* the card's frames equal the software's, byte for byte, in order; so do the records */
+	CHECK_EQ(ctx.size(), t->tx.size());
+	for (k = 0; k < ctx.size() && k < t->tx.size(); k++)
+		if (ctx[k] != t->tx[k]) {
+			fprintf(stderr, "accept: transmitted frame %u differs (card %zu bytes, software %zu)\n", k,
+				ctx[k].size(), t->tx[k].size());
+			CHECK(!"frames differ");
+			break;
+		}
+	check_rings(hw, sw.ring);
+	{
+		size_t na = 0, nb = 0;
+		for (size_t j = 0; j < feed_records; j++) {
+			const union toe_record &rec = hw[j];
+			if (rec.hdr.type == TOE_REC_GAP || rec.hdr.type == TOE_REC_RESET)
+				continue;
+			if (rec.hdr.stream == 0) {
+				if (na < fa.ticks.size())
+					CHECK(same_tick(rec, fa.ticks[na]));
+				na++;
+			} else {
+				if (nb < fb.ticks.size())
+					CHECK(same_tick(rec, fb.ticks[nb]));
+				nb++;
+			}
+		}
+		CHECK_EQ(na, fa.ticks.size());
+		CHECK_EQ(nb, fb.ticks.size());
+	}
+	k = TOE_GTOE_CTR_STATS;
+#define CMP_GT(name) CHECK_EQ(ctr(TOE_KID_GTOE, k++), t->g->st.name);
+	GTOE_STATS_FIELDS(CMP_GT)
+#undef CMP_GT
+	CHECK_EQ(ctr(TOE_KID_GTOE, GTI_listen_fail), 0);
+	printf("hw csim: role tcp, open = accept: %zu frames sent, %zu records, compared with the software path\n",
+	       ctx.size(), hw.size());
+
+	/* an entry's limits beyond the endpoint's: refused at APPLY with its reason */
+	reg_write(TOE_KID_GTOE, TOE_GTOE_CONNX(1, TOE_GTOE_CX_MSS), MSS + 1);
+	reg_write(TOE_KID_GTOE, TOE_CFG(TOE_CF_APPLY), 11);
+	run();
+	check_header(TOE_KID_GTOE, 11, TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_ENTRY << 16);
+	reg_write(TOE_KID_GTOE, TOE_GTOE_CONNX(1, TOE_GTOE_CX_MSS), 0);
+	reg_write(TOE_KID_GTOE, TOE_GTOE_CONNX(0, TOE_GTOE_CX_WINDOW), 1024);
+	reg_write(TOE_KID_GTOE, TOE_CFG(TOE_CF_APPLY), 12);
+	run();
+	check_header(TOE_KID_GTOE, 12, TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_ENTRY << 16);
+	reg_write(TOE_KID_GTOE, TOE_GTOE_CONNX(0, TOE_GTOE_CX_WINDOW), 0);
+	reg_write(TOE_KID_GTOE, TOE_CFG(TOE_CF_APPLY), 13);
+	run();
+	check_header(TOE_KID_GTOE, 13, TOE_STATUS_OK);
 	CHECK(D.mac_tx.empty());
 
 	sw_free(sw);

@@ -1062,7 +1062,45 @@ static void test_cfg_limits(void)
 		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, 10, &n), TOE_HWCFG_E_CAP);
 		CHECK_EQ(n, 0);
 		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), 0);
-		CHECK_EQ(n, 6 + 5 * cfg.net.naddr + 7 + 4 * 3);
+		CHECK_EQ(n, 6 + 5 * cfg.net.naddr + 7 + 6 * 3); /* an entry: its four words and two limits */
+		/* an entry's limits beyond gc's; ACCEPT entries without a port or sharing one */
+		n = 0;
+		ent[1].mss = MSS + 1;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), TOE_HWCFG_E_GTOE);
+		ent[1].mss = 63;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), TOE_HWCFG_E_GTOE);
+		ent[1].mss = 536;
+		ent[2].window = 65536;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), TOE_HWCFG_E_GTOE);
+		ent[2].window = 4096;
+		ent[0].accept = ent[2].accept = 1;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), TOE_HWCFG_E_GTOE);
+		ent[0].lport = ent[2].lport = 7000;
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), TOE_HWCFG_E_GTOE);
+		ent[2].lport = 7001;
+		CHECK_EQ(n, 0);
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, 3, w, TOE_HW_CFG_MAX_WRITES, &n), 0);
+		CHECK_EQ(n, 6 + 5 * cfg.net.naddr + 7 + 6 * 3);
+	}
+	/* gtoe_top listens on at most GTOE_MAX_LISTEN ports */
+	{
+		gtoe_cfg gc;
+		static toe_hw_gtoe_conn ent[GTOE_MAX_LISTEN + 1];
+		uint32_t n = 0, i;
+		memset(ent, 0, sizeof ent);
+		base_cfg(cfg);
+		o.mss = MSS;
+		gtoe_cfg_default(&gc);
+		gc.mss = MSS;
+		gc.max_conns = 32;
+		gc.snd_buf = 8192;
+		for (i = 0; i <= GTOE_MAX_LISTEN; i++) {
+			ent[i].accept = 1;
+			ent[i].lport = (uint16_t)(7000 + i);
+		}
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, GTOE_MAX_LISTEN + 1, w, TOE_HW_CFG_MAX_WRITES, &n),
+			 TOE_HWCFG_E_GTOE);
+		CHECK_EQ(toe_hw_gtoe_writes(&cfg, &o, &gc, ent, GTOE_MAX_LISTEN, w, TOE_HW_CFG_MAX_WRITES, &n), 0);
 	}
 }
 
@@ -1083,6 +1121,7 @@ int main(void)
 	test_ring_full(&prog);
 	csim_ports(&prog);
 	csim_gtoe(&prog);
+	csim_gtoe_accept(&prog);
 	csim_tx_arb();
 	return test_done("hw_csim");
 }
