@@ -404,6 +404,7 @@ static int ack_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint64_
 {
 	struct gtoe_conn *c = &g->conn[ci];
 	uint32_t acked, wnd = (uint32_t)s->win << c->snd_ws, mss = c->mss;
+	uint32_t syn = 0; /* this ACK covers our SYN's sequence number */
 	if (c->state == GTOE_SYN_RCVD) {
 		if (!(seq_lt(c->snd_una, s->ack) && seq_le(s->ack, c->snd_max))) {
 			g->st.drop_bad_ack++;
@@ -415,6 +416,7 @@ static int ack_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint64_
 		c->snd_wl1 = s->seq;
 		c->snd_wl2 = s->ack;
 		c->flags &= (uint16_t)~GTOE_F_SYN;
+		syn = 1;
 		established(g, c);
 	}
 	if (seq_gt(s->ack, c->snd_max)) { /* RFC 5961 5.2: ACK of data never sent */
@@ -460,8 +462,13 @@ static int ack_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint64_
 			}
 		} else {
 			c->dupacks = 0;
-			if (c->cwnd < c->ssthresh)
-				c->cwnd += min_u32(acked, mss); /* slow start */
+			/* RFC 5681 3.1: the ACK of our SYN-ACK does not grow the window
+			 * (the SYN's sequence number carried no data), so the passive
+			 * side starts at the same 10 segments as the active one */
+			if (acked <= syn)
+				;
+			else if (c->cwnd < c->ssthresh)
+				c->cwnd += min_u32(acked - syn, mss); /* slow start */
 			else
 				c->cwnd += max_u32(1u, (uint32_t)((uint64_t)mss * mss / c->cwnd));
 		}

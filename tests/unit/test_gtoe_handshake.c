@@ -150,6 +150,7 @@ static void test_passive_open(void)
 	CHECK_EQ(h.ev[0].listener, 0);
 	CHECK_EQ(h.g->conn[c].snd_wnd, 800u); /* 100 << 3 */
 	CHECK_EQ(h.g->conn[c].mss, 1000);
+	CHECK_EQ(h.g->conn[c].cwnd, 10 * 1000); /* RFC 6928; the SYN-ACK's ACK grows nothing (RFC 5681 3.1) */
 	CHECK_EQ(h.g->st.accepts, 1);
 	/* our window is scaled by 8 now */
 	gh_peer(&h, 3 * MS, TCP_ACK | TCP_PSH, 0xfffffff1u, iss + 1, 100, "abc", 3, &o);

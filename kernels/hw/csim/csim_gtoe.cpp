@@ -877,8 +877,7 @@ void csim_gtoe_accept(const fast_prog *prog)
 		CHECK_EQ(gtoe_info(t->g, t->f[k].conn, &in), 0);
 		CHECK_EQ(in.mss, k == 0 ? MSS_A : MSS_B); /* min(the entry's, the peer's 1460) */
 		CHECK_EQ(in.rcv_wnd, k == 0 ? WIN_A : WIN_B);
-		CHECK(in.cwnd >= 10u * in.mss && in.cwnd < 11u * in.mss); /* RFC 6928 (+1: the passive side counts its
-									 * SYN-ACK's ACK in slow start) */
+		CHECK_EQ(in.cwnd, 10u * in.mss); /* RFC 6928 on both sides (RFC 5681 3.1: the SYN-ACK's ACK grows nothing) */
 		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(k, TOE_GTOE_CS_RCV_WND)), in.rcv_wnd);
 		CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(k, TOE_GTOE_CS_CWND)), in.cwnd);
 	}
