@@ -23,7 +23,7 @@
 
 static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_refill)(struct fx *c)
 {
-	if (LIKELY(c->end - c->p >= (ptrdiff_t)FX_SAFE) || c->pad)
+	if (LIKELY(c->k->end - c->p >= (ptrdiff_t)FX_SAFE) || c->k->pad)
 		c->mr = FX_MASK(c->p);
 	else
 		c->mr = 0; /* the last bytes of an unpadded input: the exact readers */
@@ -61,7 +61,9 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap_slow)(
 {
 	struct fx t = *c;
 	int e = x_pmap_exact(&t);
-	*c = t;
+	c->p = t.p; /* not k: it stays the known &ck, a stack address, not a value to keep */
+	c->mr = t.mr;
+	c->pm = t.pm;
 	FX_NAME(x_refill)(c);
 	return e;
 }
@@ -74,7 +76,9 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int_slow)(s
 	int64_t v = 0;
 	uint32_t p = 0;
 	int e = x_int_exact(&t, type, nullable, &v, &p);
-	*c = t;
+	c->p = t.p; /* not k: it stays the known &ck, a stack address, not a value to keep */
+	c->mr = t.mr;
+	c->pm = t.pm;
 	FX_NAME(x_refill)(c);
 	*out = v;
 	*present = p;
@@ -88,7 +92,9 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii_slow)
 	struct fx t = *c;
 	uint32_t l = 0, p = 0;
 	int e = x_ascii_exact(&t, nullable, dst, &l, &p);
-	*c = t;
+	c->p = t.p; /* not k: it stays the known &ck, a stack address, not a value to keep */
+	c->mr = t.mr;
+	c->pm = t.pm;
 	FX_NAME(x_refill)(c);
 	*len = l;
 	*present = p;
@@ -106,9 +112,8 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap)(struc
 		return FX_NAME(x_pmap_slow)(c);
 	g = FX_NAME(x_groups)(c->p);
 	if (UNLIKELY(z != 0 && ((g >> x_sh[z]) & 0x7f) == 0))
-		c->warn |= 1u << FAST_E_OVERLONG_PMAP;
-	c->pm = g & (~0ull << x_sh[z]);
-	c->pmlo = 0;
+		c->k->warn |= 1u << FAST_E_OVERLONG_PMAP;
+	c->pm = g & (~0ull << x_sh[z]); /* pmlo stays 0 (fastx_rec) */
 	c->p += z + 1;
 	c->mr >>= z + 1;
 	return FAST_OK;
@@ -134,7 +139,7 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct
 again:
 	z = FX_TZ(c->mr);
 	if (UNLIKELY(z >= maxn)) {
-		if (c->mr == 0 && (c->end - c->p >= (ptrdiff_t)FX_SAFE || c->pad)) {
+		if (c->mr == 0 && (c->k->end - c->p >= (ptrdiff_t)FX_SAFE || c->k->pad)) {
 			FX_NAME(x_refill)(c);
 			if (c->mr != 0)
 				goto again;
@@ -145,11 +150,11 @@ again:
 	if (is_signed) {
 		v = (uint64_t)((int64_t)g >> x_sh[z]);
 		if (UNLIKELY(z != 0 && (uint64_t)(((int64_t)g >> 56) + 1) <= 1))
-			c->warn |= 1u << FAST_E_OVERLONG_INT;
+			c->k->warn |= 1u << FAST_E_OVERLONG_INT;
 	} else {
 		v = g >> x_sh[z];
 		if (UNLIKELY(z != 0 && (g >> 57) == 0))
-			c->warn |= 1u << FAST_E_OVERLONG_INT;
+			c->k->warn |= 1u << FAST_E_OVERLONG_INT;
 	}
 	c->p += z + 1;
 	c->mr >>= z + 1;
@@ -219,22 +224,22 @@ static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_dict_str)(
  * wire type is the op's data. */
 static FX_TARGET inline __attribute__((always_inline)) int
 FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, const uint32_t gen, const uint32_t op,
-		const uint32_t opt, int64_t *vp, uint32_t *pp)
+		const uint32_t opt, const uint32_t type, const uint32_t maxn, const uint32_t sgn, int64_t *vp,
+		uint32_t *pp)
 {
-	const uint32_t type = o->type;
 	struct fast_dict_entry *de;
 	uint32_t st;
 	int err;
 	switch (op) {
 	case XO_INT_NONE:
-		return FX_NAME(x_int)(c, type, o->maxn, o->sgn, opt, vp, pp);
+		return FX_NAME(x_int)(c, type, maxn, sgn, opt, vp, pp);
 	case XO_INT_CONST:
 		*pp = opt ? (c->pm & o->pmask) != 0 : 1;
 		*vp = o->init;
 		return FAST_OK;
 	case XO_INT_DEFAULT:
 		if (c->pm & o->pmask)
-			return FX_NAME(x_int)(c, type, o->maxn, o->sgn, opt, vp, pp);
+			return FX_NAME(x_int)(c, type, maxn, sgn, opt, vp, pp);
 		if (o->has_init) {
 			*pp = 1;
 			*vp = o->init;
@@ -246,7 +251,7 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 	case XO_INT_INCR:
 		de = FX_DENT(d, o);
 		if (c->pm & o->pmask) {
-			err = FX_NAME(x_int)(c, type, o->maxn, o->sgn, opt, vp, pp);
+			err = FX_NAME(x_int)(c, type, maxn, sgn, opt, vp, pp);
 			if (UNLIKELY(err))
 				return err;
 			de->gen = gen;
@@ -413,11 +418,14 @@ __attribute__((noinline, cold)) static int FX_NAME(x_export)(const void *const *
 #define FX_T4(op, opt) FX_T(op, opt, XWC_NONE) FX_T(op, opt, XWC_A) FX_T(op, opt, XWC_B) FX_T(op, opt, XWC_C)
 #define FX_TO(op) FX_T4(op, 0) FX_T4(op, 1)
 
-/* An integer case: decode, then (class A, B, C) the tick write when present. */
+/* An integer case: decode, then (class A, B, C) the tick write when present;
+ * the class fixes the wire type's (type, maxn, sgn) where it can (fastx_int.h). */
 #define FX_CI1(op, opt, cls, tail)                                                                      \
 	FX_L(op, opt, cls) :                                                                            \
 	{                                                                                               \
-		err = FX_NAME(x_fint)(&c, o, d, gen, op, opt, &v, &present);                            \
+		err = FX_NAME(x_fint)(&c, o, d, gen, op, opt, cls == XWC_A ? (uint32_t)XT_I32 : o->type,  \
+				      cls == XWC_A ? 4u : o->maxn, cls == XWC_A || cls == XWC_B ? 1u : o->sgn, \
+				      &v, &present);                                                    \
 		if (UNLIKELY(err))                                                                      \
 			goto fail;                                                                      \
 		tail;                                                                                   \
@@ -434,7 +442,7 @@ __attribute__((noinline, cold)) static int FX_NAME(x_export)(const void *const *
 	{                                                                                               \
 		sv = sb;                                                                                \
 		sn = 0;                                                                                 \
-		err = FX_NAME(x_fstr)(&c, o, d, gen, xp->p, op, opt, sb, &sv, &sn, &present);           \
+		err = FX_NAME(x_fstr)(&c, o, d, gen, x->xp->p, op, opt, sb, &sv, &sn, &present);        \
 		if (UNLIKELY(err))                                                                      \
 			goto fail;                                                                      \
 		tail;                                                                                   \
@@ -472,7 +480,8 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	struct fast_dict_entry *te = &d->dict[FAST_DICT_TEMPLATE_ID];
 	const uint32_t gen = d->gen;
 	struct fx c;
-	union toe_record *tk = &x->tick;
+	struct fx_cold ck;
+	union toe_record *tk = x->dst;
 	uint8_t *sb = x->sbuf;
 	int64_t tid;
 	uint32_t present, pres = 0, bad = 0, e;
@@ -484,12 +493,14 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		FX_TO(XO_STR_COPY) FX_TO(XO_STR_DEFAULT)[XC_END] = &&done,
 	};
 
-	c.b = b;
+	c.k = &ck;
+	ck.used = used;
+	ck.b = b;
 	c.p = b;
-	c.end = b + len;
-	c.warn = 0;
-	c.pmlo = 0;
-	c.pad = 0;
+	ck.end = b + len;
+	ck.warn = 0;
+	ck.pmlo = 0;
+	ck.pad = 0;
 	if (UNLIKELY(len < FX_SAFE)) {
 		/* a short input (the last record of a message): decoded from a
 		 * zero-padded copy, so that every load in the window stays in
@@ -501,10 +512,10 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		FX_ZERO((union toe_record *)pad);
 		FX_ZERO((union toe_record *)(pad + sizeof(union toe_record)));
 		FX_NAME(x_padcopy)(pad, b, len);
-		c.b = pad;
+		ck.b = pad;
 		c.p = pad;
-		c.end = pad + len;
-		c.pad = 1;
+		ck.end = pad + len;
+		ck.pad = 1;
 	}
 	c.mr = FX_MASK(c.p);
 
@@ -563,9 +574,9 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		FX_CS(XO_STR_COPY)
 		FX_CS(XO_STR_DEFAULT)
 	w_scaled:
-		/* class C: a rescaled integer (rare; the tick field's decimals differ
-		 * from the template's), then its 32- or 64-bit write */
-		{
+		/* class C (rare): rescaled when the tick field's decimals differ
+		 * from the template's, then its 32- or 64-bit write */
+		if (o->rescale) {
 			int64_t r; /* not &v: an escaping address would keep v in memory in every case */
 			if (x_rescale(v, o->src_dec, o->dst_dec, &r) != 0) {
 				bad |= o->tbit;
@@ -618,15 +629,17 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	}
 	}
 done:
-	if (UNLIKELY(((c.pm & ~xt->used) | c.pmlo) != 0)) {
+	/* xp and xt are not kept across the op list (fewer live words there) */
+	xt = &x->xp->tpl[x->tpl];
+	if (UNLIKELY(((c.pm & ~xt->used) | ck.pmlo) != 0)) {
 		err = FAST_E_PMAP_EXTRA;
 		goto fail;
 	}
-	*used = (uint32_t)(c.p - c.b);
-	x->warn = c.warn;
-	if (UNLIKELY(c.warn)) {
+	*ck.used = (uint32_t)(c.p - ck.b);
+	x->warn = ck.warn;
+	if (UNLIKELY(ck.warn)) {
 		for (e = 0; e < FAST_ERR_COUNT; e++)
-			if (c.warn & (1u << e))
+			if (ck.warn & (1u << e))
 				d->errors[e]++;
 	}
 	d->records++;
@@ -638,18 +651,18 @@ done:
 		tk->hdr.present = pres;
 		tk->hdr.msg_seq = seq;
 		tk->hdr.bad_fields = bad;
-		tk->hdr.flags = (uint16_t)((bad ? TOE_RF_RANGE : 0) | (c.warn ? TOE_RF_WARN : 0));
+		tk->hdr.flags = (uint16_t)((bad ? TOE_RF_RANGE : 0) | (ck.warn ? TOE_RF_WARN : 0));
 		x->tick_type = xt->kind;
 	}
 	return FAST_OK;
 
 fail:
-	*used = (uint32_t)(c.p - c.b);
-	x->warn = c.warn;
+	*ck.used = (uint32_t)(c.p - ck.b);
+	x->warn = ck.warn;
 	x->tick_type = TOE_REC_NONE;
-	if (c.warn) {
+	if (ck.warn) {
 		for (e = 0; e < FAST_ERR_COUNT; e++)
-			if (c.warn & (1u << e))
+			if (ck.warn & (1u << e))
 				d->errors[e]++;
 	}
 	d->errors[err < FAST_ERR_COUNT ? err : 0]++;

@@ -146,11 +146,20 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 			o->code = (uint8_t)XCODE3(o->op, o->opt,
 						  o->tw == XW_I32 || o->tw == XW_CHAR ? XWC_A : XWC_B);
 			if (is_int) {
+				uint32_t cls;
 				o->src_dec = (in->flags & FAST_F_SCALED) ? in->scale : 0;
 				o->dst_dec = (int8_t)fast_tick_decimals(in->tick);
 				o->rescale = o->src_dec != o->dst_dec;
+				/* the classes' wire types (fastx_int.h) */
 				if (o->rescale)
-					o->code = (uint8_t)XCODE3(o->op, o->opt, XWC_C);
+					cls = XWC_C;
+				else if (o->tw == XW_I32 && o->type == XT_I32)
+					cls = XWC_A;
+				else if (o->tw == XW_I64 && o->sgn)
+					cls = XWC_B;
+				else
+					cls = XWC_C;
+				o->code = (uint8_t)XCODE3(o->op, o->opt, cls);
 			}
 		}
 		xt->nops++;
