@@ -119,33 +119,21 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap)(struc
 	return FAST_OK;
 }
 
-/* read_int of the reference: integer of wire type `type` (maxn, sgn: the
- * op's copies of what type implies), nullable or not.
+/* read_int of the reference's word path: the integer of the z + 1 bytes at
+ * c->p (z < the type's maxn), nullable or not.
  *
- * The field's z + 1 bytes are gathered left-aligned (x_groups: the field's
- * 7n bits on top, the next bytes' below), so one shift right (arithmetic for
+ * The field's bytes are gathered left-aligned (x_groups: the field's 7n
+ * bits on top, the next bytes' below), so one shift right (arithmetic for
  * signed types: the sign is the first group's bit 6, now bit 63) leaves the
  * value, and the reference's overlong rule is a look at the top bits: an
  * unsigned field starting 0x00, or a signed one whose first group and the
  * next group's top bit are all equal (0x00 then bit 6 clear, 0x7f then bit 6
- * set). tzcnt of an empty window is 64, which the length test sends to the
- * slow path with the long fields. */
-static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct fx *c, uint32_t type, uint32_t maxn,
-									 uint32_t is_signed, uint32_t nullable,
-									 int64_t *out, uint32_t *present)
+ * set). */
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int_word)(struct fx *c, uint32_t z,
+									      uint32_t is_signed, uint32_t nullable,
+									      int64_t *out, uint32_t *present)
 {
-	uint32_t z;
 	uint64_t g, v;
-again:
-	z = FX_TZ(c->mr);
-	if (UNLIKELY(z >= maxn)) {
-		if (c->mr == 0 && (c->k->end - c->p >= (ptrdiff_t)FX_SAFE || c->k->pad)) {
-			FX_NAME(x_refill)(c);
-			if (c->mr != 0)
-				goto again;
-		}
-		return FX_NAME(x_int_slow)(c, type, nullable, out, present);
-	}
 	g = FX_NAME(x_groups)(c->p);
 	if (is_signed) {
 		v = (uint64_t)((int64_t)g >> x_sh[z]);
@@ -169,6 +157,51 @@ again:
 	}
 	*out = (int64_t)v;
 	return FAST_OK;
+}
+
+/* An integer not on the word path at the window as it stands: an empty
+ * window is refilled and the word path taken when the field fits it, else
+ * the exact reader. Out of line (cold), on a copy of the cursor: inlined,
+ * its loads (the input's end, the op's wire type) were hoisted onto the
+ * common path of every integer field (callgrind). The wire type is tfix, or
+ * o->type when tfix < 0. */
+static FX_TARGET __attribute__((noinline, cold)) int FX_NAME(x_int_cold)(struct fx *c, const struct fastx_op *o,
+									 int32_t tfix, uint32_t maxn,
+									 uint32_t is_signed, uint32_t nullable,
+									 int64_t *out, uint32_t *present)
+{
+	uint32_t type = tfix >= 0 ? (uint32_t)tfix : o->type;
+	if (c->mr == 0 && (c->k->end - c->p >= (ptrdiff_t)FX_SAFE || c->k->pad)) {
+		FX_NAME(x_refill)(c);
+		if (c->mr != 0 && FX_TZ(c->mr) < maxn)
+			return FX_NAME(x_int_word)(c, FX_TZ(c->mr), is_signed, nullable, out, present);
+	}
+	return FX_NAME(x_int_slow)(c, type, nullable, out, present);
+}
+
+/* read_int of the reference: integer of wire type tfix (o->type when
+ * tfix < 0; maxn and sgn: what the type implies), nullable or not. tzcnt of
+ * an empty window is 64, which the length test sends to the cold path with
+ * the long fields. */
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct fx *c, const struct fastx_op *o,
+									 int32_t tfix, uint32_t maxn,
+									 uint32_t is_signed, uint32_t nullable,
+									 int64_t *out, uint32_t *present)
+{
+	uint32_t z = FX_TZ(c->mr);
+	if (UNLIKELY(z >= maxn)) {
+		struct fx t = *c;
+		int64_t v = 0;
+		uint32_t pr = 0;
+		int e = FX_NAME(x_int_cold)(&t, o, tfix, maxn, is_signed, nullable, &v, &pr);
+		c->p = t.p; /* not k: it stays the known &ck (x_pmap_slow) */
+		c->mr = t.mr;
+		c->pm = t.pm;
+		*out = v;
+		*present = pr;
+		return e;
+	}
+	return FX_NAME(x_int_word)(c, z, is_signed, nullable, out, present);
 }
 
 /* An ASCII string into sb[] (clean 7-bit bytes; sb has room for 64 + 8). */
@@ -218,28 +251,29 @@ static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_dict_str)(
 }
 
 /* The op's dictionary entry, from its precomputed byte offset. */
-#define FX_DENT(d, o) ((struct fast_dict_entry *)((uint8_t *)(d)->dict + (o)->doff))
+#define FX_DENT(dict, o) ((struct fast_dict_entry *)((dict) + (o)->doff))
 
 /* One integer field; op and opt are constants in each dispatch case, the
  * wire type is the op's data. */
 static FX_TARGET inline __attribute__((always_inline)) int
-FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, const uint32_t gen, const uint32_t op,
-		const uint32_t opt, const uint32_t type, const uint32_t maxn, const uint32_t sgn, int64_t *vp,
+FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, uint8_t *dict, const uint32_t gen, const uint32_t op,
+		const uint32_t opt, const int32_t tfix, const uint32_t maxn, const uint32_t sgn, int64_t *vp,
 		uint32_t *pp)
 {
+	const uint32_t type = tfix >= 0 ? (uint32_t)tfix : o->type;
 	struct fast_dict_entry *de;
 	uint32_t st;
 	int err;
 	switch (op) {
 	case XO_INT_NONE:
-		return FX_NAME(x_int)(c, type, maxn, sgn, opt, vp, pp);
+		return FX_NAME(x_int)(c, o, tfix, maxn, sgn, opt, vp, pp);
 	case XO_INT_CONST:
 		*pp = opt ? (c->pm & o->pmask) != 0 : 1;
 		*vp = o->init;
 		return FAST_OK;
 	case XO_INT_DEFAULT:
 		if (c->pm & o->pmask)
-			return FX_NAME(x_int)(c, type, maxn, sgn, opt, vp, pp);
+			return FX_NAME(x_int)(c, o, tfix, maxn, sgn, opt, vp, pp);
 		if (o->has_init) {
 			*pp = 1;
 			*vp = o->init;
@@ -249,9 +283,9 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
 	case XO_INT_COPY:
 	case XO_INT_INCR:
-		de = FX_DENT(d, o);
+		de = FX_DENT(dict, o);
 		if (c->pm & o->pmask) {
-			err = FX_NAME(x_int)(c, type, maxn, sgn, opt, vp, pp);
+			err = FX_NAME(x_int)(c, o, tfix, maxn, sgn, opt, vp, pp);
 			if (UNLIKELY(err))
 				return err;
 			de->gen = gen;
@@ -292,8 +326,8 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		return opt ? FAST_OK : FAST_E_MANDATORY_EMPTY;
 	default: { /* XO_INT_DELTA */
 		int64_t delta, base, v;
-		de = FX_DENT(d, o);
-		err = FX_NAME(x_int)(c, XT_I64, 8, 1, opt, &delta, pp);
+		de = FX_DENT(dict, o);
+		err = FX_NAME(x_int)(c, o, XT_I64, 8, 1, opt, &delta, pp);
 		if (UNLIKELY(err) || !*pp)
 			return err;
 		st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
@@ -325,7 +359,7 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 
 /* One ASCII field into (*svp, *snp): sb, or the dictionary entry's bytes. */
 static FX_TARGET inline __attribute__((always_inline)) int
-FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, const uint32_t gen,
+FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, uint8_t *dict, const uint32_t gen,
 		const struct fast_prog *p, const uint32_t op, const uint32_t opt, uint8_t *sb, const uint8_t **svp,
 		uint32_t *snp, uint32_t *pp)
 {
@@ -354,7 +388,7 @@ FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		*pp = 0;
 		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
 	default: /* XO_STR_COPY */
-		de = FX_DENT(d, o);
+		de = FX_DENT(dict, o);
 		if (c->pm & o->pmask) {
 			err = FX_NAME(x_ascii)(c, opt, sb, snp, pp);
 			if (UNLIKELY(err))
@@ -423,7 +457,7 @@ __attribute__((noinline, cold)) static int FX_NAME(x_export)(const void *const *
 #define FX_CI1(op, opt, cls, tail)                                                                      \
 	FX_L(op, opt, cls) :                                                                            \
 	{                                                                                               \
-		err = FX_NAME(x_fint)(&c, o, d, gen, op, opt, cls == XWC_A ? (uint32_t)XT_I32 : o->type,  \
+		err = FX_NAME(x_fint)(&c, o, dict, gen, op, opt, cls == XWC_A ? (int32_t)XT_I32 : -1,     \
 				      cls == XWC_A ? 4u : o->maxn, cls == XWC_A || cls == XWC_B ? 1u : o->sgn, \
 				      &v, &present);                                                    \
 		if (UNLIKELY(err))                                                                      \
@@ -442,7 +476,7 @@ __attribute__((noinline, cold)) static int FX_NAME(x_export)(const void *const *
 	{                                                                                               \
 		sv = sb;                                                                                \
 		sn = 0;                                                                                 \
-		err = FX_NAME(x_fstr)(&c, o, d, gen, x->xp->p, op, opt, sb, &sv, &sn, &present);        \
+		err = FX_NAME(x_fstr)(&c, o, dict, gen, ck.x->xp->p, op, opt, sb, &sv, &sn, &present);  \
 		if (UNLIKELY(err))                                                                      \
 			goto fail;                                                                      \
 		tail;                                                                                   \
@@ -479,6 +513,7 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	const struct fastx_op *o;
 	struct fast_dict_entry *te = &d->dict[FAST_DICT_TEMPLATE_ID];
 	const uint32_t gen = d->gen;
+	uint8_t *const dict = (uint8_t *)d->dict;
 	struct fx c;
 	struct fx_cold ck;
 	union toe_record *tk = x->dst;
@@ -495,6 +530,9 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 
 	c.k = &ck;
 	ck.used = used;
+	ck.x = x;
+	ck.d = d;
+	ck.seq = seq;
 	ck.b = b;
 	c.p = b;
 	ck.end = b + len;
@@ -523,7 +561,7 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	if (UNLIKELY(err))
 		goto fail;
 	if (c.pm >> 63) {
-		err = FX_NAME(x_int)(&c, XT_U32, 4, 0, 0, &tid, &present);
+		err = FX_NAME(x_int)(&c, NULL, XT_U32, 4, 0, 0, &tid, &present);
 		if (UNLIKELY(err))
 			goto fail;
 		t = fastx_find_fast(xp, (uint32_t)tid);
@@ -630,42 +668,42 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	}
 done:
 	/* xp and xt are not kept across the op list (fewer live words there) */
-	xt = &x->xp->tpl[x->tpl];
+	xt = &ck.x->xp->tpl[ck.x->tpl];
 	if (UNLIKELY(((c.pm & ~xt->used) | ck.pmlo) != 0)) {
 		err = FAST_E_PMAP_EXTRA;
 		goto fail;
 	}
 	*ck.used = (uint32_t)(c.p - ck.b);
-	x->warn = ck.warn;
+	ck.x->warn = ck.warn;
 	if (UNLIKELY(ck.warn)) {
 		for (e = 0; e < FAST_ERR_COUNT; e++)
 			if (ck.warn & (1u << e))
-				d->errors[e]++;
+				ck.d->errors[e]++;
 	}
-	d->records++;
-	x->fast++;
+	ck.d->records++;
+	ck.x->fast++;
 	if (xt->kind == TOE_REC_NONE) {
-		x->tick_type = TOE_REC_NONE;
+		ck.x->tick_type = TOE_REC_NONE;
 	} else {
 		tk->hdr.type = xt->kind;
 		tk->hdr.present = pres;
-		tk->hdr.msg_seq = seq;
+		tk->hdr.msg_seq = ck.seq;
 		tk->hdr.bad_fields = bad;
 		tk->hdr.flags = (uint16_t)((bad ? TOE_RF_RANGE : 0) | (ck.warn ? TOE_RF_WARN : 0));
-		x->tick_type = xt->kind;
+		ck.x->tick_type = xt->kind;
 	}
 	return FAST_OK;
 
 fail:
 	*ck.used = (uint32_t)(c.p - ck.b);
-	x->warn = ck.warn;
-	x->tick_type = TOE_REC_NONE;
+	ck.x->warn = ck.warn;
+	ck.x->tick_type = TOE_REC_NONE;
 	if (ck.warn) {
 		for (e = 0; e < FAST_ERR_COUNT; e++)
 			if (ck.warn & (1u << e))
-				d->errors[e]++;
+				ck.d->errors[e]++;
 	}
-	d->errors[err < FAST_ERR_COUNT ? err : 0]++;
+	ck.d->errors[err < FAST_ERR_COUNT ? err : 0]++;
 	return err;
 }
 

@@ -35,6 +35,9 @@ struct fx_cold {
 	uint32_t pad;        /* b is a zero-padded copy (FX_PADBUF bytes) of a short input */
 	uint64_t pmlo;       /* presence bits beyond the first 64 (a long map): all extra */
 	uint32_t *used;      /* the caller's */
+	struct fastx_dec *x; /* the arguments, read from here after the op list (fewer live words in it) */
+	struct fast_dec *d;
+	uint64_t seq;
 };
 
 /* Decoder state of one record (fastx_body.h): p, mr and pm are the hot
