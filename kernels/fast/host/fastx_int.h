@@ -99,8 +99,8 @@ struct fastx_tpl {
 	uint16_t nops;     /* field ops, not counting the XO_END that follows them */
 	uint32_t first;    /* into fastx_prog.ops */
 	uint64_t used;     /* presence bits the template uses, template id's included */
-	char why[96];      /* fallback reason */
 };
+_Static_assert(sizeof(struct fastx_tpl) == 16, "a shift, not a multiply, per record (fallback reasons apart)");
 
 #define FASTX_HASH 256 /* template id lookup: open addressing, > 2 x FAST_MAX_TEMPLATES */
 
@@ -111,6 +111,7 @@ struct fastx_prog {
 	int16_t hash[FASTX_HASH]; /* template index + 1, 0 empty */
 	uint32_t hkey[FASTX_HASH];
 	struct fastx_op ops[FAST_MAX_INSTR + FAST_MAX_TEMPLATES]; /* + one XO_END each */
+	char why[FAST_MAX_TEMPLATES][96]; /* each template's fallback reason, "" when specialised */
 };
 
 static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
