@@ -204,23 +204,34 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct
 	return FX_NAME(x_int_word)(c, z, is_signed, nullable, out, present);
 }
 
+/* The clean (7-bit) bytes of an n-byte string (1 <= n <= FAST_MAX_STR) in
+ * whole words: dst has room up to n rounded up to 8 (sb[], a dictionary
+ * entry's s[]); one word for the common short string (codes, security ids). */
+static inline __attribute__((always_inline)) void FX_NAME(x_wcopy)(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	uint32_t i;
+	for (i = 0;; i += 8) {
+		uint64_t w = x_ld8(src + i) & 0x7f7f7f7f7f7f7f7fULL;
+		memcpy(dst + i, &w, 8);
+		if (LIKELY(i + 8 >= n))
+			break;
+	}
+}
+
+/* Whether x_ascii takes a string of n bytes (x_span) at p on its word path. */
+#define FX_ASCII_WORD(n, p) ((n) != 0 && (n) <= FAST_MAX_STR && (p)[0] != 0x00 && (p)[0] != 0x80)
+
 /* An ASCII string into sb[] (clean 7-bit bytes; sb has room for 64 + 8). */
 static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii)(struct fx *c, uint32_t nullable,
 									   uint8_t *sb, uint32_t *len,
 									   uint32_t *present)
 {
-	uint32_t n = FX_NAME(x_span)(c), i;
+	uint32_t n = FX_NAME(x_span)(c);
 	/* a stop bit in the window is within the input (a padded copy has no
 	 * stop bits past its end), so n bytes are there: no length test */
-	if (UNLIKELY(n == 0 || n > FAST_MAX_STR || c->p[0] == 0x00 || c->p[0] == 0x80))
+	if (UNLIKELY(!FX_ASCII_WORD(n, c->p)))
 		return FX_NAME(x_ascii_slow)(c, nullable, sb, len, present);
-	/* one word for the common short string (codes, security ids) */
-	for (i = 0;; i += 8) {
-		uint64_t w = x_ld8(c->p + i) & 0x7f7f7f7f7f7f7f7fULL;
-		memcpy(sb + i, &w, 8);
-		if (LIKELY(i + 8 >= n))
-			break;
-	}
+	FX_NAME(x_wcopy)(sb, c->p, n);
 	FX_NAME(x_eat)(c, n);
 	*len = n;
 	*present = 1;
@@ -390,6 +401,20 @@ FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, uint8_t *dict, const uin
 	default: /* XO_STR_COPY */
 		de = FX_DENT(dict, o);
 		if (c->pm & o->pmask) {
+			uint32_t n = FX_NAME(x_span)(c);
+			if (LIKELY(FX_ASCII_WORD(n, c->p))) {
+				/* x_ascii's word path straight into the entry (one copy,
+				 * not two); nothing is written where x_ascii would fail */
+				FX_NAME(x_wcopy)(de->s, c->p, n);
+				FX_NAME(x_eat)(c, n);
+				de->gen = gen;
+				de->state = FAST_DICT_ASSIGNED;
+				de->len = (uint8_t)n;
+				*svp = de->s;
+				*snp = n;
+				*pp = 1;
+				return FAST_OK;
+			}
 			err = FX_NAME(x_ascii)(c, opt, sb, snp, pp);
 			if (UNLIKELY(err))
 				return err;
@@ -708,6 +733,7 @@ fail:
 }
 
 #undef FX_NEXT
+#undef FX_ASCII_WORD
 #undef FX_DENT
 #undef FX_L
 #undef FX_T

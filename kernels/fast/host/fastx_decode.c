@@ -60,10 +60,14 @@ _Static_assert(FX_PADBUF >= 2 * FX_SAFE && FX_PADBUF == 2 * sizeof(union toe_rec
 _Static_assert(FASTX_SBUF >= FAST_MAX_STR + 16, "a string and its last word load");
 
 /* GCC's SLP vectoriser packed cursor fields into a vector register at every
- * field of the op loop (5 instructions per field, callgrind); clang has no
+ * field of the op loop (5 instructions per field, callgrind). Code hoisting
+ * and partial redundancy elimination moved loads that only rare paths need
+ * (the template pool of a string op, an op's wire type) up onto every
+ * field's common path, where they took registers the hot words then lacked
+ * (without both: AVX2+pext 696 -> 666 instructions a record). clang has no
  * such attribute and needs none. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define FX_NOSLP __attribute__((optimize("no-tree-slp-vectorize")))
+#define FX_NOSLP __attribute__((optimize("no-tree-slp-vectorize", "no-code-hoisting", "no-tree-pre")))
 #else
 #define FX_NOSLP
 #endif
