@@ -548,8 +548,10 @@ static inline int record_tick(struct rx_pipe *p, uint32_t sid, struct fast_strea
 	uint32_t warn = fs->rec.warn, i;
 #ifdef TOE_CPU_DECODER
 	if (fx && p->fastx->tick_type > 0) {
-		/* the decoder's tick overwrites every byte: no clearing first */
-		*tick = p->fastx->tick;
+		/* the decoder's tick overwrites every byte: no clearing first;
+		 * rx_ticks had it decoded in place (dst), nothing to copy */
+		if (p->fastx->dst != tick)
+			*tick = *p->fastx->dst;
 	} else
 #else
 	(void)fx;
@@ -923,6 +925,12 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 		int ev, r;
 		if (n >= cap)
 			break;
+#ifdef TOE_CPU_DECODER
+		/* the CPU decoder writes the record straight into the caller's
+		 * slot (record_tick then copies nothing); pointed back below */
+		if (fx)
+			p->fastx->dst = &recs[n];
+#endif
 		ev = decoder_next(p, fs, fx);
 		if (ev == FS_RECORD) {
 			int t = record_tick(p, sid, fs, fx, &recs[n]);
@@ -947,6 +955,10 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 			break;
 		}
 	}
+#ifdef TOE_CPU_DECODER
+	if (fx)
+		p->fastx->dst = &p->fastx->tick; /* recs[] is the caller's */
+#endif
 	return n;
 }
 

@@ -68,6 +68,10 @@ static void drain(struct side *s)
 		if (s->ticks) {
 			s->cap = s->cap % 17 + 1; /* 1..17: batches end anywhere */
 			n = rx_ticks(&s->p, recs, s->cap, &sid);
+			/* the fast decoder wrote into recs[] in place; it must not keep
+			 * pointing there once rx_ticks returns (rx_next reads its own) */
+			if (s->p.fastx)
+				CHECK(s->p.fastx->dst == &s->p.fastx->tick);
 			if (n > s->cap) {
 				CHECK(n <= s->cap);
 				return;

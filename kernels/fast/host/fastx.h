@@ -76,7 +76,12 @@ struct fastx_dec {
 	const struct fastx_prog *xp;
 	struct fast_rec *scratch;  /* the fallback's value array (caller memory) */
 	/* results of the last fastx_record / FS_RECORD */
-	union toe_record tick;     /* valid when tick_type > 0 */
+	union toe_record tick;     /* valid when tick_type > 0 (and dst == &tick) */
+	/* where the next record's tick record is written: &tick (fastx_dec_init),
+	 * or a caller's own slot so that the record is decoded in place rather
+	 * than copied (rx_ticks: the publish batch); readers of the record read
+	 * *dst. The caller points it back at &tick before its slot goes away. */
+	union toe_record *dst;
 	int32_t tick_type;         /* fast_tick_map's result: TOE_REC_*, 0 unmapped (range: hdr.flags) */
 	uint32_t warn;             /* reportable errors of the record (fast_rec.warn) */
 	uint32_t tid;
@@ -164,7 +169,7 @@ uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uin
 int fastx_keys_set(struct fastx_dec *x, const uint16_t *chan, const uint16_t *seq);
 
 /* seq_key() of the last record decoded by the specialised path (not
- * used_fallback), read from x->tick: 1 with *chan, *seq set, 0 when its
+ * used_fallback), read from *x->dst: 1 with *chan, *seq set, 0 when its
  * template has no key, a key field was absent or the sequence is not > 0. */
 int fastx_key(const struct fastx_dec *x, uint32_t *chan, uint64_t *seq);
 

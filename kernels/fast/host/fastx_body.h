@@ -23,7 +23,7 @@
 
 static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_refill)(struct fx *c)
 {
-	if (LIKELY(c->end - c->p >= (ptrdiff_t)FX_SAFE) || c->pad)
+	if (LIKELY(c->k->end - c->p >= (ptrdiff_t)FX_SAFE) || c->k->pad)
 		c->mr = FX_MASK(c->p);
 	else
 		c->mr = 0; /* the last bytes of an unpadded input: the exact readers */
@@ -61,7 +61,9 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap_slow)(
 {
 	struct fx t = *c;
 	int e = x_pmap_exact(&t);
-	*c = t;
+	c->p = t.p; /* not k: it stays the known &ck, a stack address, not a value to keep */
+	c->mr = t.mr;
+	c->pm = t.pm;
 	FX_NAME(x_refill)(c);
 	return e;
 }
@@ -74,7 +76,9 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int_slow)(s
 	int64_t v = 0;
 	uint32_t p = 0;
 	int e = x_int_exact(&t, type, nullable, &v, &p);
-	*c = t;
+	c->p = t.p; /* not k: it stays the known &ck, a stack address, not a value to keep */
+	c->mr = t.mr;
+	c->pm = t.pm;
 	FX_NAME(x_refill)(c);
 	*out = v;
 	*present = p;
@@ -88,7 +92,9 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii_slow)
 	struct fx t = *c;
 	uint32_t l = 0, p = 0;
 	int e = x_ascii_exact(&t, nullable, dst, &l, &p);
-	*c = t;
+	c->p = t.p; /* not k: it stays the known &ck, a stack address, not a value to keep */
+	c->mr = t.mr;
+	c->pm = t.pm;
 	FX_NAME(x_refill)(c);
 	*len = l;
 	*present = p;
@@ -106,50 +112,37 @@ static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_pmap)(struc
 		return FX_NAME(x_pmap_slow)(c);
 	g = FX_NAME(x_groups)(c->p);
 	if (UNLIKELY(z != 0 && ((g >> x_sh[z]) & 0x7f) == 0))
-		c->warn |= 1u << FAST_E_OVERLONG_PMAP;
-	c->pm = g & (~0ull << x_sh[z]);
-	c->pmlo = 0;
+		c->k->warn |= 1u << FAST_E_OVERLONG_PMAP;
+	c->pm = g & (~0ull << x_sh[z]); /* pmlo stays 0 (fastx_rec) */
 	c->p += z + 1;
 	c->mr >>= z + 1;
 	return FAST_OK;
 }
 
-/* read_int of the reference: integer of wire type `type` (maxn, sgn: the
- * op's copies of what type implies), nullable or not.
+/* read_int of the reference's word path: the integer of the z + 1 bytes at
+ * c->p (z < the type's maxn), nullable or not.
  *
- * The field's z + 1 bytes are gathered left-aligned (x_groups: the field's
- * 7n bits on top, the next bytes' below), so one shift right (arithmetic for
+ * The field's bytes are gathered left-aligned (x_groups: the field's 7n
+ * bits on top, the next bytes' below), so one shift right (arithmetic for
  * signed types: the sign is the first group's bit 6, now bit 63) leaves the
  * value, and the reference's overlong rule is a look at the top bits: an
  * unsigned field starting 0x00, or a signed one whose first group and the
  * next group's top bit are all equal (0x00 then bit 6 clear, 0x7f then bit 6
- * set). tzcnt of an empty window is 64, which the length test sends to the
- * slow path with the long fields. */
-static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct fx *c, uint32_t type, uint32_t maxn,
-									 uint32_t is_signed, uint32_t nullable,
-									 int64_t *out, uint32_t *present)
+ * set). */
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int_word)(struct fx *c, uint32_t z,
+									      uint32_t is_signed, uint32_t nullable,
+									      int64_t *out, uint32_t *present)
 {
-	uint32_t z;
 	uint64_t g, v;
-again:
-	z = FX_TZ(c->mr);
-	if (UNLIKELY(z >= maxn)) {
-		if (c->mr == 0 && (c->end - c->p >= (ptrdiff_t)FX_SAFE || c->pad)) {
-			FX_NAME(x_refill)(c);
-			if (c->mr != 0)
-				goto again;
-		}
-		return FX_NAME(x_int_slow)(c, type, nullable, out, present);
-	}
 	g = FX_NAME(x_groups)(c->p);
 	if (is_signed) {
 		v = (uint64_t)((int64_t)g >> x_sh[z]);
 		if (UNLIKELY(z != 0 && (uint64_t)(((int64_t)g >> 56) + 1) <= 1))
-			c->warn |= 1u << FAST_E_OVERLONG_INT;
+			c->k->warn |= 1u << FAST_E_OVERLONG_INT;
 	} else {
 		v = g >> x_sh[z];
 		if (UNLIKELY(z != 0 && (g >> 57) == 0))
-			c->warn |= 1u << FAST_E_OVERLONG_INT;
+			c->k->warn |= 1u << FAST_E_OVERLONG_INT;
 	}
 	c->p += z + 1;
 	c->mr >>= z + 1;
@@ -166,23 +159,79 @@ again:
 	return FAST_OK;
 }
 
+/* An integer not on the word path at the window as it stands: an empty
+ * window is refilled and the word path taken when the field fits it, else
+ * the exact reader. Out of line (cold), on a copy of the cursor: inlined,
+ * its loads (the input's end, the op's wire type) were hoisted onto the
+ * common path of every integer field (callgrind). The wire type is tfix, or
+ * o->type when tfix < 0. */
+static FX_TARGET __attribute__((noinline, cold)) int FX_NAME(x_int_cold)(struct fx *c, const struct fastx_op *o,
+									 int32_t tfix, uint32_t maxn,
+									 uint32_t is_signed, uint32_t nullable,
+									 int64_t *out, uint32_t *present)
+{
+	uint32_t type = tfix >= 0 ? (uint32_t)tfix : o->type;
+	if (c->mr == 0 && (c->k->end - c->p >= (ptrdiff_t)FX_SAFE || c->k->pad)) {
+		FX_NAME(x_refill)(c);
+		if (c->mr != 0 && FX_TZ(c->mr) < maxn)
+			return FX_NAME(x_int_word)(c, FX_TZ(c->mr), is_signed, nullable, out, present);
+	}
+	return FX_NAME(x_int_slow)(c, type, nullable, out, present);
+}
+
+/* read_int of the reference: integer of wire type tfix (o->type when
+ * tfix < 0; maxn and sgn: what the type implies), nullable or not. tzcnt of
+ * an empty window is 64, which the length test sends to the cold path with
+ * the long fields. */
+static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_int)(struct fx *c, const struct fastx_op *o,
+									 int32_t tfix, uint32_t maxn,
+									 uint32_t is_signed, uint32_t nullable,
+									 int64_t *out, uint32_t *present)
+{
+	uint32_t z = FX_TZ(c->mr);
+	if (UNLIKELY(z >= maxn)) {
+		struct fx t = *c;
+		int64_t v = 0;
+		uint32_t pr = 0;
+		int e = FX_NAME(x_int_cold)(&t, o, tfix, maxn, is_signed, nullable, &v, &pr);
+		c->p = t.p; /* not k: it stays the known &ck (x_pmap_slow) */
+		c->mr = t.mr;
+		c->pm = t.pm;
+		*out = v;
+		*present = pr;
+		return e;
+	}
+	return FX_NAME(x_int_word)(c, z, is_signed, nullable, out, present);
+}
+
+/* The clean (7-bit) bytes of an n-byte string (1 <= n <= FAST_MAX_STR) in
+ * whole words: dst has room up to n rounded up to 8 (sb[], a dictionary
+ * entry's s[]); one word for the common short string (codes, security ids). */
+static inline __attribute__((always_inline)) void FX_NAME(x_wcopy)(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	uint32_t i;
+	for (i = 0;; i += 8) {
+		uint64_t w = x_ld8(src + i) & 0x7f7f7f7f7f7f7f7fULL;
+		memcpy(dst + i, &w, 8);
+		if (LIKELY(i + 8 >= n))
+			break;
+	}
+}
+
+/* Whether x_ascii takes a string of n bytes (x_span) at p on its word path. */
+#define FX_ASCII_WORD(n, p) ((n) != 0 && (n) <= FAST_MAX_STR && (p)[0] != 0x00 && (p)[0] != 0x80)
+
 /* An ASCII string into sb[] (clean 7-bit bytes; sb has room for 64 + 8). */
 static FX_TARGET inline __attribute__((always_inline)) int FX_NAME(x_ascii)(struct fx *c, uint32_t nullable,
 									   uint8_t *sb, uint32_t *len,
 									   uint32_t *present)
 {
-	uint32_t n = FX_NAME(x_span)(c), i;
+	uint32_t n = FX_NAME(x_span)(c);
 	/* a stop bit in the window is within the input (a padded copy has no
 	 * stop bits past its end), so n bytes are there: no length test */
-	if (UNLIKELY(n == 0 || n > FAST_MAX_STR || c->p[0] == 0x00 || c->p[0] == 0x80))
+	if (UNLIKELY(!FX_ASCII_WORD(n, c->p)))
 		return FX_NAME(x_ascii_slow)(c, nullable, sb, len, present);
-	/* one word for the common short string (codes, security ids) */
-	for (i = 0;; i += 8) {
-		uint64_t w = x_ld8(c->p + i) & 0x7f7f7f7f7f7f7f7fULL;
-		memcpy(sb + i, &w, 8);
-		if (LIKELY(i + 8 >= n))
-			break;
-	}
+	FX_NAME(x_wcopy)(sb, c->p, n);
 	FX_NAME(x_eat)(c, n);
 	*len = n;
 	*present = 1;
@@ -213,28 +262,29 @@ static FX_TARGET inline __attribute__((always_inline)) void FX_NAME(x_dict_str)(
 }
 
 /* The op's dictionary entry, from its precomputed byte offset. */
-#define FX_DENT(d, o) ((struct fast_dict_entry *)((uint8_t *)(d)->dict + (o)->doff))
+#define FX_DENT(dict, o) ((struct fast_dict_entry *)((dict) + (o)->doff))
 
 /* One integer field; op and opt are constants in each dispatch case, the
  * wire type is the op's data. */
 static FX_TARGET inline __attribute__((always_inline)) int
-FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, const uint32_t gen, const uint32_t op,
-		const uint32_t opt, int64_t *vp, uint32_t *pp)
+FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, uint8_t *dict, const uint32_t gen, const uint32_t op,
+		const uint32_t opt, const int32_t tfix, const uint32_t maxn, const uint32_t sgn, int64_t *vp,
+		uint32_t *pp)
 {
-	const uint32_t type = o->type;
+	const uint32_t type = tfix >= 0 ? (uint32_t)tfix : o->type;
 	struct fast_dict_entry *de;
 	uint32_t st;
 	int err;
 	switch (op) {
 	case XO_INT_NONE:
-		return FX_NAME(x_int)(c, type, o->maxn, o->sgn, opt, vp, pp);
+		return FX_NAME(x_int)(c, o, tfix, maxn, sgn, opt, vp, pp);
 	case XO_INT_CONST:
 		*pp = opt ? (c->pm & o->pmask) != 0 : 1;
 		*vp = o->init;
 		return FAST_OK;
 	case XO_INT_DEFAULT:
 		if (c->pm & o->pmask)
-			return FX_NAME(x_int)(c, type, o->maxn, o->sgn, opt, vp, pp);
+			return FX_NAME(x_int)(c, o, tfix, maxn, sgn, opt, vp, pp);
 		if (o->has_init) {
 			*pp = 1;
 			*vp = o->init;
@@ -244,9 +294,9 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
 	case XO_INT_COPY:
 	case XO_INT_INCR:
-		de = FX_DENT(d, o);
+		de = FX_DENT(dict, o);
 		if (c->pm & o->pmask) {
-			err = FX_NAME(x_int)(c, type, o->maxn, o->sgn, opt, vp, pp);
+			err = FX_NAME(x_int)(c, o, tfix, maxn, sgn, opt, vp, pp);
 			if (UNLIKELY(err))
 				return err;
 			de->gen = gen;
@@ -287,8 +337,8 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		return opt ? FAST_OK : FAST_E_MANDATORY_EMPTY;
 	default: { /* XO_INT_DELTA */
 		int64_t delta, base, v;
-		de = FX_DENT(d, o);
-		err = FX_NAME(x_int)(c, XT_I64, 8, 1, opt, &delta, pp);
+		de = FX_DENT(dict, o);
+		err = FX_NAME(x_int)(c, o, XT_I64, 8, 1, opt, &delta, pp);
 		if (UNLIKELY(err) || !*pp)
 			return err;
 		st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
@@ -320,7 +370,7 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 
 /* One ASCII field into (*svp, *snp): sb, or the dictionary entry's bytes. */
 static FX_TARGET inline __attribute__((always_inline)) int
-FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, const uint32_t gen,
+FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, uint8_t *dict, const uint32_t gen,
 		const struct fast_prog *p, const uint32_t op, const uint32_t opt, uint8_t *sb, const uint8_t **svp,
 		uint32_t *snp, uint32_t *pp)
 {
@@ -349,8 +399,22 @@ FX_NAME(x_fstr)(struct fx *c, const struct fastx_op *o, struct fast_dec *d, cons
 		*pp = 0;
 		return opt ? FAST_OK : FAST_E_MANDATORY_UNDEF;
 	default: /* XO_STR_COPY */
-		de = FX_DENT(d, o);
+		de = FX_DENT(dict, o);
 		if (c->pm & o->pmask) {
+			uint32_t n = FX_NAME(x_span)(c);
+			if (LIKELY(FX_ASCII_WORD(n, c->p))) {
+				/* x_ascii's word path straight into the entry (one copy,
+				 * not two); nothing is written where x_ascii would fail */
+				FX_NAME(x_wcopy)(de->s, c->p, n);
+				FX_NAME(x_eat)(c, n);
+				de->gen = gen;
+				de->state = FAST_DICT_ASSIGNED;
+				de->len = (uint8_t)n;
+				*svp = de->s;
+				*snp = n;
+				*pp = 1;
+				return FAST_OK;
+			}
 			err = FX_NAME(x_ascii)(c, opt, sb, snp, pp);
 			if (UNLIKELY(err))
 				return err;
@@ -413,11 +477,14 @@ __attribute__((noinline, cold)) static int FX_NAME(x_export)(const void *const *
 #define FX_T4(op, opt) FX_T(op, opt, XWC_NONE) FX_T(op, opt, XWC_A) FX_T(op, opt, XWC_B) FX_T(op, opt, XWC_C)
 #define FX_TO(op) FX_T4(op, 0) FX_T4(op, 1)
 
-/* An integer case: decode, then (class A, B, C) the tick write when present. */
+/* An integer case: decode, then (class A, B, C) the tick write when present;
+ * the class fixes the wire type's (type, maxn, sgn) where it can (fastx_int.h). */
 #define FX_CI1(op, opt, cls, tail)                                                                      \
 	FX_L(op, opt, cls) :                                                                            \
 	{                                                                                               \
-		err = FX_NAME(x_fint)(&c, o, d, gen, op, opt, &v, &present);                            \
+		err = FX_NAME(x_fint)(&c, o, dict, gen, op, opt, cls == XWC_A ? (int32_t)XT_I32 : -1,     \
+				      cls == XWC_A ? 4u : o->maxn, cls == XWC_A || cls == XWC_B ? 1u : o->sgn, \
+				      &v, &present);                                                    \
 		if (UNLIKELY(err))                                                                      \
 			goto fail;                                                                      \
 		tail;                                                                                   \
@@ -434,7 +501,7 @@ __attribute__((noinline, cold)) static int FX_NAME(x_export)(const void *const *
 	{                                                                                               \
 		sv = sb;                                                                                \
 		sn = 0;                                                                                 \
-		err = FX_NAME(x_fstr)(&c, o, d, gen, xp->p, op, opt, sb, &sv, &sn, &present);           \
+		err = FX_NAME(x_fstr)(&c, o, dict, gen, ck.x->xp->p, op, opt, sb, &sv, &sn, &present);  \
 		if (UNLIKELY(err))                                                                      \
 			goto fail;                                                                      \
 		tail;                                                                                   \
@@ -471,8 +538,10 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	const struct fastx_op *o;
 	struct fast_dict_entry *te = &d->dict[FAST_DICT_TEMPLATE_ID];
 	const uint32_t gen = d->gen;
+	uint8_t *const dict = (uint8_t *)d->dict;
 	struct fx c;
-	union toe_record *tk = &x->tick;
+	struct fx_cold ck;
+	union toe_record *tk = x->dst;
 	uint8_t *sb = x->sbuf;
 	int64_t tid;
 	uint32_t present, pres = 0, bad = 0, e;
@@ -484,12 +553,17 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		FX_TO(XO_STR_COPY) FX_TO(XO_STR_DEFAULT)[XC_END] = &&done,
 	};
 
-	c.b = b;
+	c.k = &ck;
+	ck.used = used;
+	ck.x = x;
+	ck.d = d;
+	ck.seq = seq;
+	ck.b = b;
 	c.p = b;
-	c.end = b + len;
-	c.warn = 0;
-	c.pmlo = 0;
-	c.pad = 0;
+	ck.end = b + len;
+	ck.warn = 0;
+	ck.pmlo = 0;
+	ck.pad = 0;
 	if (UNLIKELY(len < FX_SAFE)) {
 		/* a short input (the last record of a message): decoded from a
 		 * zero-padded copy, so that every load in the window stays in
@@ -501,10 +575,10 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		FX_ZERO((union toe_record *)pad);
 		FX_ZERO((union toe_record *)(pad + sizeof(union toe_record)));
 		FX_NAME(x_padcopy)(pad, b, len);
-		c.b = pad;
+		ck.b = pad;
 		c.p = pad;
-		c.end = pad + len;
-		c.pad = 1;
+		ck.end = pad + len;
+		ck.pad = 1;
 	}
 	c.mr = FX_MASK(c.p);
 
@@ -512,7 +586,7 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	if (UNLIKELY(err))
 		goto fail;
 	if (c.pm >> 63) {
-		err = FX_NAME(x_int)(&c, XT_U32, 4, 0, 0, &tid, &present);
+		err = FX_NAME(x_int)(&c, NULL, XT_U32, 4, 0, 0, &tid, &present);
 		if (UNLIKELY(err))
 			goto fail;
 		t = fastx_find_fast(xp, (uint32_t)tid);
@@ -563,9 +637,9 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 		FX_CS(XO_STR_COPY)
 		FX_CS(XO_STR_DEFAULT)
 	w_scaled:
-		/* class C: a rescaled integer (rare; the tick field's decimals differ
-		 * from the template's), then its 32- or 64-bit write */
-		{
+		/* class C (rare): rescaled when the tick field's decimals differ
+		 * from the template's, then its 32- or 64-bit write */
+		if (o->rescale) {
 			int64_t r; /* not &v: an escaping address would keep v in memory in every case */
 			if (x_rescale(v, o->src_dec, o->dst_dec, &r) != 0) {
 				bad |= o->tbit;
@@ -618,45 +692,48 @@ FX_NOSLP int FX_TARGET FX_NAME(fastx_rec)(struct fastx_dec *x, struct fast_dec *
 	}
 	}
 done:
-	if (UNLIKELY(((c.pm & ~xt->used) | c.pmlo) != 0)) {
+	/* xp and xt are not kept across the op list (fewer live words there) */
+	xt = &ck.x->xp->tpl[ck.x->tpl];
+	if (UNLIKELY(((c.pm & ~xt->used) | ck.pmlo) != 0)) {
 		err = FAST_E_PMAP_EXTRA;
 		goto fail;
 	}
-	*used = (uint32_t)(c.p - c.b);
-	x->warn = c.warn;
-	if (UNLIKELY(c.warn)) {
+	*ck.used = (uint32_t)(c.p - ck.b);
+	ck.x->warn = ck.warn;
+	if (UNLIKELY(ck.warn)) {
 		for (e = 0; e < FAST_ERR_COUNT; e++)
-			if (c.warn & (1u << e))
-				d->errors[e]++;
+			if (ck.warn & (1u << e))
+				ck.d->errors[e]++;
 	}
-	d->records++;
-	x->fast++;
+	ck.d->records++;
+	ck.x->fast++;
 	if (xt->kind == TOE_REC_NONE) {
-		x->tick_type = TOE_REC_NONE;
+		ck.x->tick_type = TOE_REC_NONE;
 	} else {
 		tk->hdr.type = xt->kind;
 		tk->hdr.present = pres;
-		tk->hdr.msg_seq = seq;
+		tk->hdr.msg_seq = ck.seq;
 		tk->hdr.bad_fields = bad;
-		tk->hdr.flags = (uint16_t)((bad ? TOE_RF_RANGE : 0) | (c.warn ? TOE_RF_WARN : 0));
-		x->tick_type = xt->kind;
+		tk->hdr.flags = (uint16_t)((bad ? TOE_RF_RANGE : 0) | (ck.warn ? TOE_RF_WARN : 0));
+		ck.x->tick_type = xt->kind;
 	}
 	return FAST_OK;
 
 fail:
-	*used = (uint32_t)(c.p - c.b);
-	x->warn = c.warn;
-	x->tick_type = TOE_REC_NONE;
-	if (c.warn) {
+	*ck.used = (uint32_t)(c.p - ck.b);
+	ck.x->warn = ck.warn;
+	ck.x->tick_type = TOE_REC_NONE;
+	if (ck.warn) {
 		for (e = 0; e < FAST_ERR_COUNT; e++)
-			if (c.warn & (1u << e))
-				d->errors[e]++;
+			if (ck.warn & (1u << e))
+				ck.d->errors[e]++;
 	}
-	d->errors[err < FAST_ERR_COUNT ? err : 0]++;
+	ck.d->errors[err < FAST_ERR_COUNT ? err : 0]++;
 	return err;
 }
 
 #undef FX_NEXT
+#undef FX_ASCII_WORD
 #undef FX_DENT
 #undef FX_L
 #undef FX_T

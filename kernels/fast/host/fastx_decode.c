@@ -23,17 +23,30 @@
 #include "fast/fast_tick.h"
 #include "fast/fast_tick_dec.h"
 
-/* Decoder state of one record (fastx_body.h): p, mr and pm are the hot
- * words; the rest is read on rare paths only. */
-struct fx {
-	const uint8_t *p;    /* the next byte */
-	uint64_t mr;         /* stop bits from p to the end of the window (fastx_body.h) */
-	uint64_t pm;         /* presence map, next bits left-aligned; bit 63 = template id */
+/* The cold part of a record's decoder state: read on rare paths only, so it
+ * lives in memory (a stack object whose address the exact readers get) and
+ * its words do not compete for registers with the hot ones (callgrind: with
+ * b, end and warn in callee-saved registers the presence map and the tick
+ * pointer were spilled and reloaded at every field). */
+struct fx_cold {
 	const uint8_t *b;    /* the record's first byte (in the padded copy of a short input) */
 	const uint8_t *end;  /* b + len */
 	uint32_t warn;
 	uint32_t pad;        /* b is a zero-padded copy (FX_PADBUF bytes) of a short input */
 	uint64_t pmlo;       /* presence bits beyond the first 64 (a long map): all extra */
+	uint32_t *used;      /* the caller's */
+	struct fastx_dec *x; /* the arguments, read from here after the op list (fewer live words in it) */
+	struct fast_dec *d;
+	uint64_t seq;
+};
+
+/* Decoder state of one record (fastx_body.h): p, mr and pm are the hot
+ * words; k points at the rest. */
+struct fx {
+	const uint8_t *p;    /* the next byte */
+	uint64_t mr;         /* stop bits from p to the end of the window (fastx_body.h) */
+	uint64_t pm;         /* presence map, next bits left-aligned; bit 63 = template id */
+	struct fx_cold *k;
 };
 
 /* A window is taken at pos only when FX_SAFE bytes follow it: 64 of stop
@@ -47,10 +60,14 @@ _Static_assert(FX_PADBUF >= 2 * FX_SAFE && FX_PADBUF == 2 * sizeof(union toe_rec
 _Static_assert(FASTX_SBUF >= FAST_MAX_STR + 16, "a string and its last word load");
 
 /* GCC's SLP vectoriser packed cursor fields into a vector register at every
- * field of the op loop (5 instructions per field, callgrind); clang has no
+ * field of the op loop (5 instructions per field, callgrind). Code hoisting
+ * and partial redundancy elimination moved loads that only rare paths need
+ * (the template pool of a string op, an op's wire type) up onto every
+ * field's common path, where they took registers the hot words then lacked
+ * (without both: AVX2+pext 696 -> 666 instructions a record). clang has no
  * such attribute and needs none. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define FX_NOSLP __attribute__((optimize("no-tree-slp-vectorize")))
+#define FX_NOSLP __attribute__((optimize("no-tree-slp-vectorize", "no-code-hoisting", "no-tree-pre")))
 #else
 #define FX_NOSLP
 #endif
@@ -62,18 +79,18 @@ _Static_assert(FASTX_SBUF >= FAST_MAX_STR + 16, "a string and its last word load
 
 __attribute__((noinline)) static int x_pmap_exact(struct fx *c)
 {
-	uint32_t pos = (uint32_t)(c->p - c->b);
-	int e = fast_pmap_exact(c->b, (uint32_t)(c->end - c->b), &pos, &c->warn, &c->pm, &c->pmlo);
-	c->p = c->b + pos;
+	uint32_t pos = (uint32_t)(c->p - c->k->b);
+	int e = fast_pmap_exact(c->k->b, (uint32_t)(c->k->end - c->k->b), &pos, &c->k->warn, &c->pm, &c->k->pmlo);
+	c->p = c->k->b + pos;
 	return e;
 }
 
 __attribute__((noinline)) static int x_int_exact(struct fx *c, uint32_t type, uint32_t nullable, int64_t *out,
 						 uint32_t *present)
 {
-	uint32_t pos = (uint32_t)(c->p - c->b);
-	int e = fast_int_exact(c->b, (uint32_t)(c->end - c->b), &pos, &c->warn, type, nullable, out, present);
-	c->p = c->b + pos;
+	uint32_t pos = (uint32_t)(c->p - c->k->b);
+	int e = fast_int_exact(c->k->b, (uint32_t)(c->k->end - c->k->b), &pos, &c->k->warn, type, nullable, out, present);
+	c->p = c->k->b + pos;
 	return e;
 }
 
@@ -81,9 +98,9 @@ __attribute__((noinline)) static int x_int_exact(struct fx *c, uint32_t type, ui
 __attribute__((noinline)) static int x_ascii_exact(struct fx *c, uint32_t nullable, uint8_t *dst, uint32_t *len,
 						   uint32_t *present)
 {
-	uint32_t pos = (uint32_t)(c->p - c->b);
-	int e = fast_ascii_exact(c->b, (uint32_t)(c->end - c->b), &pos, &c->warn, nullable, dst, len, present);
-	c->p = c->b + pos;
+	uint32_t pos = (uint32_t)(c->p - c->k->b);
+	int e = fast_ascii_exact(c->k->b, (uint32_t)(c->k->end - c->k->b), &pos, &c->k->warn, nullable, dst, len, present);
+	c->p = c->k->b + pos;
 	return e;
 }
 
@@ -197,7 +214,7 @@ int fastx_fallback(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 	x->tick_type = TOE_REC_NONE;
 	if (err != FAST_OK)
 		return err;
-	x->tick_type = fast_tick_map(d->prog, x->scratch, seq, &x->tick);
+	x->tick_type = fast_tick_map(d->prog, x->scratch, seq, x->dst);
 	return FAST_OK;
 }
 
@@ -318,6 +335,7 @@ void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fas
 	memset(x, 0, sizeof *x);
 	x->xp = xp;
 	x->scratch = scratch;
+	x->dst = &x->tick;
 	for (t = 0; t < FAST_MAX_TEMPLATES; t++)
 		x->tref[t] = !xp->tpl[t].ok;
 }
@@ -337,17 +355,23 @@ int fastx_record_isa(int isa, int pext, struct fastx_dec *x, struct fast_dec *d,
 	}
 }
 
+/* The copies by fastx_sel (isa * 2 + pext; scalar has no pext copy): one
+ * load and an indirect tail call per record, where a switch cost a bounds
+ * check and a jump table (callgrind: 11 instructions a record). */
+typedef int fastx_rec_fn(struct fastx_dec *, struct fast_dec *, const uint8_t *, uint32_t, uint64_t, uint32_t *);
+static fastx_rec_fn *const fastx_fns[8] = { /* 8: indexed by sel & 7 */
+	[FASTX_SEL_SCALAR] = fastx_rec_scalar,    [FASTX_SEL_SCALAR + 1] = fastx_rec_scalar,
+	[FASTX_SEL_AVX2] = fastx_rec_avx2,        [FASTX_SEL_AVX2_PEXT] = fastx_rec_avx2_pext,
+	[FASTX_SEL_AVX512] = fastx_rec_avx512,    [FASTX_SEL_AVX512_PEXT] = fastx_rec_avx512_pext,
+	[6] = fastx_rec_scalar,                   [7] = fastx_rec_scalar,
+};
+_Static_assert(FASTX_NSEL <= 8, "fastx_fns");
+
 int fastx_record(struct fastx_dec *x, struct fast_dec *d, const uint8_t *buf, uint32_t len, uint64_t msg_seq,
 		 uint32_t *used)
 {
 	int sel = fastx_sel;
 	if (UNLIKELY(sel < 0))
 		sel = fastx_sel_init();
-	switch (sel) {
-	case FASTX_ISA_AVX512 * 2 + 1: return fastx_rec_avx512_pext(x, d, buf, len, msg_seq, used);
-	case FASTX_ISA_AVX512 * 2: return fastx_rec_avx512(x, d, buf, len, msg_seq, used);
-	case FASTX_ISA_AVX2 * 2 + 1: return fastx_rec_avx2_pext(x, d, buf, len, msg_seq, used);
-	case FASTX_ISA_AVX2 * 2: return fastx_rec_avx2(x, d, buf, len, msg_seq, used);
-	default: return fastx_rec_scalar(x, d, buf, len, msg_seq, used);
-	}
+	return fastx_fns[sel & 7](x, d, buf, len, msg_seq, used);
 }

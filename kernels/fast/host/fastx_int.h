@@ -42,10 +42,16 @@ enum { XW_NONE = 0, XW_I32, XW_I64, XW_CHAR /* TOE_FLAG_LEN-byte code */, XW_SID
  * to keep the cursor in registers (callgrind showed ~190 stack accesses per
  * record), for a saving of a compare or two per field. */
 #define XCODE(op, opt) ((op) * 2 + (opt))
-/* ... times the tick-write class, so each case compiles its own write; a
- * rescaled integer (class C, rare) decides its width at run time, which
- * keeps the rescale test off the common writes. */
-enum { XWC_NONE = 0, XWC_A = 1 /* XW_I32, XW_CHAR */, XWC_B = 2 /* XW_I64, XW_SID */, XWC_C = 3 /* rescaled int */ };
+/* ... times the tick-write class, so each case compiles its own write. For
+ * integers the class also fixes what it can of the wire type, so the common
+ * cases read neither maxn nor sgn from the op and test no signedness: class
+ * A is an int32 field into a 32-bit tick field, B a signed (int32 or int64)
+ * field into a 64-bit one, neither rescaled; everything else with a tick
+ * write (unsigned wire types, a 64-bit value into a 32-bit field, a
+ * rescaled value: rare) is class C, which reads the type from the op and
+ * decides rescaling and width at run time, keeping those tests off the
+ * common writes. Strings: A is a code (XW_CHAR), B a security id (XW_SID). */
+enum { XWC_NONE = 0, XWC_A = 1, XWC_B = 2, XWC_C = 3 };
 #define XCODE3(op, opt, cls) (XCODE(op, opt) * 4 + (cls))
 #define XC_END XCODE3(XO_END, 0, XWC_NONE)
 
@@ -93,8 +99,8 @@ struct fastx_tpl {
 	uint16_t nops;     /* field ops, not counting the XO_END that follows them */
 	uint32_t first;    /* into fastx_prog.ops */
 	uint64_t used;     /* presence bits the template uses, template id's included */
-	char why[96];      /* fallback reason */
 };
+_Static_assert(sizeof(struct fastx_tpl) == 16, "a shift, not a multiply, per record (fallback reasons apart)");
 
 #define FASTX_HASH 256 /* template id lookup: open addressing, > 2 x FAST_MAX_TEMPLATES */
 
@@ -105,6 +111,7 @@ struct fastx_prog {
 	int16_t hash[FASTX_HASH]; /* template index + 1, 0 empty */
 	uint32_t hkey[FASTX_HASH];
 	struct fastx_op ops[FAST_MAX_INSTR + FAST_MAX_TEMPLATES]; /* + one XO_END each */
+	char why[FAST_MAX_TEMPLATES][96]; /* each template's fallback reason, "" when specialised */
 };
 
 static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)

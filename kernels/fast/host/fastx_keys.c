@@ -83,12 +83,12 @@ int fastx_key(const struct fastx_dec *x, uint32_t *chan, uint64_t *seq)
 	ks = &x->kseq[x->tpl];
 	if (!kc->w || !ks->w)
 		return 0;
-	if (!(x->tick.hdr.present & kc->bit) || !(x->tick.hdr.present & ks->bit))
+	if (!(x->dst->hdr.present & kc->bit) || !(x->dst->hdr.present & ks->bit))
 		return 0;
-	s = keyval(&x->tick, ks);
+	s = keyval(x->dst, ks);
 	if (s <= 0)
 		return 0; /* sequences start at 1 */
-	*chan = (uint32_t)keyval(&x->tick, kc);
+	*chan = (uint32_t)keyval(x->dst, kc);
 	*seq = (uint64_t)s;
 	return 1;
 }

@@ -4,7 +4,7 @@
  * of a template becomes one struct fastx_op with its operator, nullability,
  * presence bit, slot, initial value and tick destination resolved; see
  * fastx_int.h. What the specialised decoder does not handle marks the whole
- * template for the reference (fastx_tpl.ok = 0, with the reason in why[]):
+ * template for the reference (fastx_tpl.ok = 0, with the reason in fastx_prog.why[]):
  * sequences, groups, decimals, byte vectors and unicode strings, string
  * delta/tail, more than 63 presence bits or more values than the reference
  * accepts. The reasons are reported by fastx_prog_why() (toe-fastdump
@@ -18,10 +18,10 @@
 #include "fastx_int.h"
 #include "fast/fast_tick_dec.h"
 
-static int fail(struct fastx_tpl *t, const char *why, uint32_t pc)
+static int fail(struct fastx_prog *xp, uint32_t t, const char *why, uint32_t pc)
 {
-	snprintf(t->why, sizeof t->why, "%.60s (instruction %u)", why, pc);
-	t->ok = 0;
+	snprintf(xp->why[t], sizeof xp->why[t], "%.60s (instruction %u)", why, pc);
+	xp->tpl[t].ok = 0;
 	return -1;
 }
 
@@ -70,7 +70,7 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 	struct fastx_tpl *xt = &xp->tpl[t];
 	uint32_t first = p->tpl[t].first, end = p->tpl[t].end, pc, bit = 1, nstr = 0;
 	xt->ok = 1;
-	xt->why[0] = 0;
+	xp->why[t][0] = 0;
 	xt->kind = p->tpl[t].kind == TOE_REC_TRADE || p->tpl[t].kind == TOE_REC_ORDER ? p->tpl[t].kind : TOE_REC_NONE;
 	xt->first = xp->nops;
 	xt->nops = 0;
@@ -78,7 +78,7 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 	if (end > FAST_MAX_INSTR)
 		end = FAST_MAX_INSTR;
 	if (end > first && end - first > FAST_MAX_VALUES)
-		return fail(xt, "more fields than the reference's value array", first);
+		return fail(xp, t, "more fields than the reference's value array", first);
 	for (pc = first; pc < end; pc++) {
 		const struct fast_instr *in = &p->instr[pc];
 		struct fastx_op *o = &xp->ops[xp->nops + xt->nops];
@@ -86,9 +86,9 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 		int is_int = in->kind >= FAST_K_I32 && in->kind <= FAST_K_U64;
 		memset(o, 0, sizeof *o);
 		if (in->depth != 0 || in->kind == FAST_K_SEQ || in->kind == FAST_K_GROUP || in->kind == FAST_K_END)
-			return fail(xt, "sequence or group", pc);
+			return fail(xp, t, "sequence or group", pc);
 		if (!is_int && in->kind != FAST_K_ASCII)
-			return fail(xt, "decimal, byte vector or unicode field", pc);
+			return fail(xp, t, "decimal, byte vector or unicode field", pc);
 		o->opt = (in->flags & FAST_F_OPTIONAL) ? 1 : 0;
 		o->has_init = (in->flags & FAST_F_HAS_INIT) ? 1 : 0;
 		o->dict = in->dict & (FAST_MAX_DICT - 1);
@@ -104,7 +104,7 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 			case FAST_OP_DEFAULT: o->op = XO_INT_DEFAULT; break;
 			case FAST_OP_INCR: o->op = XO_INT_INCR; break;
 			case FAST_OP_DELTA: o->op = XO_INT_DELTA; break;
-			default: return fail(xt, "operator not specialised for integers", pc);
+			default: return fail(xp, t, "operator not specialised for integers", pc);
 			}
 		} else {
 			uint32_t n = k->len;
@@ -113,7 +113,7 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 			case FAST_OP_CONST: o->op = XO_STR_CONST; break;
 			case FAST_OP_COPY: o->op = XO_STR_COPY; break;
 			case FAST_OP_DEFAULT: o->op = XO_STR_DEFAULT; break;
-			default: return fail(xt, "string delta/tail", pc);
+			default: return fail(xp, t, "string delta/tail", pc);
 			}
 			/* the reference's init_str(): bounded by FAST_MAX_STR and the pool */
 			if (n > FAST_MAX_STR)
@@ -123,7 +123,7 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 			o->ioff = k->off;
 			o->ilen = (uint16_t)(o->has_init ? n : 0);
 			if (++nstr > 63)
-				return fail(xt, "more strings than the reference's string buffer", pc);
+				return fail(xp, t, "more strings than the reference's string buffer", pc);
 		}
 		o->code = (uint8_t)XCODE3(o->op, o->opt, XWC_NONE);
 		o->sgn = is_int && (o->type == XT_I32 || o->type == XT_I64);
@@ -132,25 +132,34 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 		if (in->op == FAST_OP_COPY || in->op == FAST_OP_DEFAULT || in->op == FAST_OP_INCR ||
 		    (in->op == FAST_OP_CONST && o->opt)) {
 			if (bit > 63)
-				return fail(xt, "more than 63 presence bits", pc);
+				return fail(xp, t, "more than 63 presence bits", pc);
 			o->pmask = 1ull << (63 - bit);
 			xt->used |= o->pmask;
 			bit++;
 		}
 		if (xt->kind != TOE_REC_NONE && in->tick != TOE_TF_NONE && in->tick < TOE_TF_COUNT) {
 			if (tick_dest(in->tick, xt->kind, &o->toff, &o->tw) != 0)
-				return fail(xt, "unknown tick field", pc);
+				return fail(xp, t, "unknown tick field", pc);
 			if ((o->tw == XW_SID || o->tw == XW_CHAR) != !is_int)
-				return fail(xt, "tick field of an unexpected type", pc);
+				return fail(xp, t, "tick field of an unexpected type", pc);
 			o->tbit = 1u << in->tick;
 			o->code = (uint8_t)XCODE3(o->op, o->opt,
 						  o->tw == XW_I32 || o->tw == XW_CHAR ? XWC_A : XWC_B);
 			if (is_int) {
+				uint32_t cls;
 				o->src_dec = (in->flags & FAST_F_SCALED) ? in->scale : 0;
 				o->dst_dec = (int8_t)fast_tick_decimals(in->tick);
 				o->rescale = o->src_dec != o->dst_dec;
+				/* the classes' wire types (fastx_int.h) */
 				if (o->rescale)
-					o->code = (uint8_t)XCODE3(o->op, o->opt, XWC_C);
+					cls = XWC_C;
+				else if (o->tw == XW_I32 && o->type == XT_I32)
+					cls = XWC_A;
+				else if (o->tw == XW_I64 && o->sgn)
+					cls = XWC_B;
+				else
+					cls = XWC_C;
+				o->code = (uint8_t)XCODE3(o->op, o->opt, cls);
 			}
 		}
 		xt->nops++;
@@ -217,7 +226,7 @@ uint32_t fastx_prog_fallback(const struct fastx_prog *xp)
 
 const char *fastx_prog_why(const struct fastx_prog *xp, uint32_t t)
 {
-	return t < FAST_MAX_TEMPLATES ? xp->tpl[t].why : "";
+	return t < FAST_MAX_TEMPLATES ? xp->why[t] : "";
 }
 
 int fastx_choice_parse(const char *s)
