@@ -399,8 +399,8 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 /* The decoder half of rx_init: p->cfg = *cfg, counters and pending work
  * cleared, fs[0 .. RX_NSTREAMS(cfg)) initialised (TCP streams 0 ..
  * cfg->mtoe.max_conns-1, then the UDP streams with cfg->udp[i].framing).
- * Only cfg->mtoe.max_conns, cfg->nudp, cfg->udp[i].framing and cfg->flags
- * are used: ports need not be set, p->net, p->mtoe and the listen table are
+ * Only cfg->mtoe.max_conns, cfg->nudp, cfg->udp[i].framing, cfg->flags and
+ * cfg->sess are used: ports need not be set, p->net, p->mtoe and the listen table are
  * not touched. Returns RX_OK, RX_ERR_UDP (nudp above RX_MAX_UDP) or
  * RX_ERR_STREAMS (max_conns above MTOE_MAX_CONNS, fewer than
  * RX_NSTREAMS(cfg) fast_streams). */
