@@ -72,6 +72,7 @@ struct toe_fake {
 	uint8_t *gt_sent[TOE_HW_GTOE_CONNS];
 	uint32_t gt_nsent[TOE_HW_GTOE_CONNS];
 	uint64_t gt_off[TOE_HW_GTOE_CONNS]; /* stream offset of the connection's next byte (toe_fake_gtoe_data) */
+	uint8_t gt_up[TOE_HW_GTOE_CONNS];   /* opened with toe_fake_gtoe_open (not only a phase the test set) */
 	uint64_t sess_msgs, sess_records;    /* fast_top's counters of the same names */
 
 	/* cmac_0 */
@@ -911,7 +912,7 @@ static int reg_write(void *h, uint32_t off, uint32_t v)
 		uint32_t k = (off - TOE_GTOE_REG_CONN) / 4, old = f->gt_conn[k];
 		f->gt_conn[k] = v;
 		/* an up connection whose enable bit is cleared closes (FIN): CLOSE on its stream */
-		if (k % 4 == 3 && (old & 1u) && !(v & 1u) && f->gt_cst[16 * (k / 4) + TOE_GTOE_CS_PHASE] == 3)
+		if (k % 4 == 3 && (old & 1u) && !(v & 1u) && f->gt_up[k / 4])
 			toe_fake_gtoe_close(f, k / 4);
 	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_TXD && off < TOE_GTOE_REG_TXD + 4 * TOE_GTOE_TXD_WORDS) {
 		f->gt_txd[(off - TOE_GTOE_REG_TXD) / 4] = v;
@@ -1246,6 +1247,7 @@ int toe_fake_gtoe_open(struct toe_fake *f, uint32_t i)
 	if (i >= TOE_HW_GTOE_CONNS)
 		return -1;
 	f->gt_off[i] = 0;
+	f->gt_up[i] = 1;
 	f->gt_cst[16 * i + TOE_GTOE_CS_PHASE] = 3;
 	return gtoe_event(f, i, MTOE_EV_OPEN, NULL, 0);
 }
@@ -1262,6 +1264,7 @@ int toe_fake_gtoe_close(struct toe_fake *f, uint32_t i)
 	if (i >= TOE_HW_GTOE_CONNS || f->gt_cst[16 * i + TOE_GTOE_CS_PHASE] != 3)
 		return -1;
 	f->gt_cst[16 * i + TOE_GTOE_CS_PHASE] = 0;
+	f->gt_up[i] = 0;
 	return gtoe_event(f, i, MTOE_EV_CLOSE, NULL, 0);
 }
 
