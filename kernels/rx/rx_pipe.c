@@ -67,6 +67,8 @@ void rx_cfg_default(struct rx_cfg *cfg)
 	mtoe_cfg_default(&cfg->mtoe);
 	cfg->nudp = 0;
 	cfg->flags = 0;
+	for (i = 0; i < MTOE_MAX_CONNS; i++)
+		cfg->sess[i] = 0;
 	for (i = 0; i < RX_MAX_UDP; i++) {
 		cfg->udp[i].port = 0;
 		cfg->udp[i].framing = FAST_FRAMING_STEP;

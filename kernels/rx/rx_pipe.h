@@ -184,7 +184,7 @@ struct rx_cfg {
 					 "Session messages" above); 0 everywhere by default */
 };
 
-/* net_cfg_init + mtoe_cfg_default (no flows), no UDP ports, flags 0; seq:
+/* net_cfg_init + mtoe_cfg_default (no flows), no UDP ports, flags 0, no session streams; seq:
  * one group, every stream on its line 0, wait 1 ms, the SSE key rules. */
 void rx_cfg_default(struct rx_cfg *cfg);
 
