@@ -118,6 +118,7 @@ static void up(struct dp_card_sess *d, uint32_t i, uint64_t now_ns)
 static void lost(struct dp_card_sess *d, uint32_t i, uint32_t n)
 {
 	d->msgs_lost[i] += n;
+	d->t.f[i].sess.in_lost += n; /* toectl stats: session_msgs_lost */
 	log_warn("card: feed %s: session: %u message%s from the exchange lost on the way from the card "
 		 "(%llu so far); the session sees the hole at the next one",
 		 d->t.f[i].name, n, n == 1 ? "" : "s", (unsigned long long)d->msgs_lost[i]);

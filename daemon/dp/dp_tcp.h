@@ -92,6 +92,8 @@ struct dp_tcp_sess {
 	uint64_t closes;      /* connections the session closed (refusal, timeout, logout) */
 	uint64_t log_suppressed; /* event lines over the log's rate limit */
 	uint64_t records, records_lost; /* TOE_REC_SESSION records queued for clients / events lost on the way */
+	uint64_t in_lost;     /* backend = xrt: the exchange's session messages lost between the card and the
+				 session (ring overflow, a piece missing); the session saw the hole */
 	char last_logout[DP_TCP_SESS_TEXT]; /* the last refusal's or peer Logout's text */
 };
 
