@@ -46,6 +46,7 @@ int dp_card_sess_init(struct dp_card_sess *d, const struct toed_config *cfg, con
 		f->raddr = conns[i].raddr;
 		f->rport = conns[i].rport;
 		f->lport = conns[i].lport;
+		f->accept = conns[i].accept; /* open = accept: gtoe_top listens, the exchange connects */
 		f->conn = -1;
 		f->listener = -1;
 		f->phase = DP_TCP_WAIT;
