@@ -11,6 +11,7 @@
 #include "fast/host/fast_json.h"
 #include "hw/toe_regmap.h"
 #include "card/card_xclbin.h"
+#include "rx/rx_sess.h"
 
 #define KID_CMAC TOE_KID_ALL /* index of cmac_0 in toe_xrt.ip[] (after gtoe_top and tx_arb_top) */
 /* configuration writes: the receive path's, then gtoe_top's (role tcp: its words and the table) */
@@ -877,7 +878,8 @@ int toe_xrt_poll(struct toe_xrt *be, union toe_record *out, int max)
 	for (i = 0; i < n; i++) {
 		uint32_t k = be->rd + i, slot = (k >> 2) & (be->slots - 1u);
 		memcpy(out[i].bytes, be->map[k & 3u] + (size_t)slot * TOE_RECORD_SIZE, TOE_RECORD_SIZE);
-		if (out[i].hdr.type < TOE_REC_TRADE || out[i].hdr.type > TOE_REC_RESET)
+		if ((out[i].hdr.type < TOE_REC_TRADE || out[i].hdr.type > TOE_REC_RESET) &&
+		    out[i].hdr.type != TOE_REC_CARD_SESS) /* the session's own (rx_sess.h): handed out too */
 			be->st.bad_records++;
 	}
 	be->rd += n;

@@ -450,15 +450,8 @@ static void check_session(struct ctx *x, int fi)
 			"vendor's own)", f->port, p->role == TOED_ROLE_MIRROR ? "mirror" : "udp");
 		return;
 	}
-	if (c->device.backend == TOED_BACKEND_XRT && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND)) {
-		/* the card decodes the connection's bytes itself (fast_top): the exchange's session
-		 * messages never reach toed, so the session would log on and never hear back */
-		key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, first, 0,
-			"backend = xrt: the card has no STEP session yet (its decoder consumes the exchange's Logon, "
-			"Heartbeat and TestRequest; toed never sees them): use backend = sw for a session, or no "
-			"session keys with the card");
-		return;
-	}
+	/* backend = xrt: the session runs on the host as with the software backend; fast_top hands it
+	 * the exchange's session messages through the ring (dp/dp_card_sess.h) */
 	if (kok(x, S_FEED, fi, TOED_K_FEED_SENDER_COMP_ID) && !f->sender_comp_id[0])
 		key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_SENDER_COMP_ID, kline(x, S_FEED, fi, first),
 			"not set (a STEP session logs on as sender_comp_id; the other session keys are set)");

@@ -390,6 +390,7 @@ static void report_tcp(struct toed *t, struct out *o, const struct toed_dp_snaps
 			kv_u64(o, "session_log_suppressed", ss->log_suppressed);
 			kv_u64(o, "session_records", ss->records);
 			kv_u64(o, "session_records_lost", ss->records_lost);
+			kv_u64(o, "session_msgs_lost", ss->in_lost);
 			kv_str(o, "last_logout", ss->last_logout);
 		}
 		kv_u64(o, "srtt_us", in->srtt_ns / 1000);

@@ -246,6 +246,14 @@ static void on_bytes(void *arg, struct dp_tcp *t, uint32_t i, const uint8_t *dat
 	act(s, i, step_link_bytes(&s->f[i].l, data, len, now), now);
 }
 
+void dp_sess_data(struct dp_sess *s, uint32_t i, uint64_t seq, uint64_t now_ns)
+{
+	if (i >= s->nfeeds || !s->f[i].on)
+		return;
+	uint64_t now = now_ns / 1000000ull;
+	act(s, i, step_sess_on_data(&s->f[i].l.s, seq, now), now);
+}
+
 static void on_tick(void *arg, struct dp_tcp *t, uint64_t now_ns)
 {
 	struct dp_sess *s = arg;

@@ -80,6 +80,9 @@ struct dp_tcp_hooks dp_sess_hooks(struct dp_sess *s);
 void dp_sess_set_where(struct dp_sess *s, const struct rx_cfg *rc);
 /* Data-plane thread: the passwords for each feed's next Logon. */
 void dp_sess_take_passwords(struct dp_sess *s, const struct dp_sess_passwords *pw);
+/* A data message (MsgSeqNum seq) arrived on feed i's connection, known only by the records it
+ * yielded (the card: its bytes went to fast_top): the session's sequence check and silence timer. */
+void dp_sess_data(struct dp_sess *s, uint32_t i, uint64_t seq, uint64_t now_ns);
 /* The oldest queued session record: 1, or 0 when none. */
 int dp_sess_record(struct dp_sess *s, union toe_record *out);
 /* Start an orderly Logout on every logged-on session (text as 58=); the

@@ -484,6 +484,8 @@ void dp_tcp_flush(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
 
 int32_t dp_tcp_send(struct dp_tcp *t, uint32_t i, const uint8_t *data, uint32_t len)
 {
+	if (t->remote.send)
+		return i < t->nfeeds && t->f[i].phase == DP_TCP_UP ? t->remote.send(t->remote.arg, i, data, len) : -1;
 	if (!t->g || i >= t->nfeeds || t->f[i].phase != DP_TCP_UP)
 		return -1;
 	return gtoe_send(t->g, t->f[i].conn, data, len);
@@ -491,7 +493,7 @@ int32_t dp_tcp_send(struct dp_tcp *t, uint32_t i, const uint8_t *data, uint32_t 
 
 int dp_tcp_close(struct dp_tcp *t, uint32_t i)
 {
-	if (!t->g || i >= t->nfeeds || t->f[i].phase != DP_TCP_UP)
+	if ((!t->g && !t->remote.close) || i >= t->nfeeds || t->f[i].phase != DP_TCP_UP)
 		return -1;
 	if (t->f[i].asked_close)
 		return 0; /* closing already: the reset deadline stands */
@@ -499,6 +501,8 @@ int dp_tcp_close(struct dp_tcp *t, uint32_t i)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t->f[i].asked_close = 1;
 	t->f[i].close_by_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + DP_TCP_CLOSE_WAIT_NS;
+	if (t->remote.close)
+		return t->remote.close(t->remote.arg, i);
 	gtoe_shutdown(t->g, t->f[i].conn);
 	return 0;
 }

@@ -92,6 +92,8 @@ struct dp_tcp_sess {
 	uint64_t closes;      /* connections the session closed (refusal, timeout, logout) */
 	uint64_t log_suppressed; /* event lines over the log's rate limit */
 	uint64_t records, records_lost; /* TOE_REC_SESSION records queued for clients / events lost on the way */
+	uint64_t in_lost;     /* backend = xrt: the exchange's session messages lost between the card and the
+				 session (ring overflow, a piece missing); the session saw the hole */
 	char last_logout[DP_TCP_SESS_TEXT]; /* the last refusal's or peer Logout's text */
 };
 
@@ -133,6 +135,15 @@ struct dp_tcp_hooks {
 	void (*on_tick)(void *arg, struct dp_tcp *t, uint64_t now_ns);
 };
 
+/* Connections that live elsewhere (backend = xrt: gtoe_top on the card, dp/dp_card_sess.c): a
+ * struct dp_tcp without a general TOE (g NULL) whose feeds only carry names, streams, phases and
+ * the session reports, and whose dp_tcp_send and dp_tcp_close go to these. */
+struct dp_tcp_remote {
+	void *arg;
+	int32_t (*send)(void *arg, uint32_t feed, const uint8_t *data, uint32_t len);
+	int (*close)(void *arg, uint32_t feed);
+};
+
 struct dp_tcp {
 	uint32_t role;            /* enum toed_role of the port */
 	uint32_t laddr, gateway;
@@ -146,6 +157,7 @@ struct dp_tcp {
 	struct src *src;          /* set by the thread once the source is open */
 	struct dp_tcp_stats st;
 	struct dp_tcp_hooks hooks;
+	struct dp_tcp_remote remote; /* set: the connections are on the card (see above) */
 	/* the DATA handed to the pipeline, consumed at the next pump */
 	int32_t owe_conn;
 	uint32_t owe_len;

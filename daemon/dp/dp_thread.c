@@ -58,6 +58,30 @@ const char *toed_dp_state_name(uint32_t state)
 
 /* ---- setup (control thread) -------------------------------------------------- */
 
+/* backend = xrt, role = tcp: feeds with sender_comp_id get their STEP session on the host over
+ * the card's connections (dp_card_sess.h); their streams are marked in rc for fast_top. */
+static int card_sess_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct rx_cfg *rc, char *err,
+			     size_t errlen)
+{
+	struct toe_xrt_params p;
+	dp_setup_card(&p, cfg, rc);
+	if (!p.tcp || p.ngconn > TOE_HW_GTOE_CONNS)
+		return 0;
+	dp->card_sess = calloc(1, sizeof *dp->card_sess);
+	if (!dp->card_sess) {
+		snprintf(err, errlen, "data plane: out of memory");
+		return -1;
+	}
+	int any = dp_card_sess_init(dp->card_sess, cfg, p.gconn, p.gconn_feed, p.ngconn, rc, err, errlen);
+	if (any <= 0) {
+		free(dp->card_sess);
+		dp->card_sess = NULL;
+		return any;
+	}
+	dp->sess = &dp->card_sess->s; /* passwords and the Logout at stop as with the software backend */
+	return 0;
+}
+
 /* backend = xrt: what the card cannot run and a file that is no xclbin are
  * configuration errors, found before anything starts (toe_xrt_open checks
  * the same and the rest of the xclbin, later). */
@@ -200,7 +224,9 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 			snprintf(err, errlen, "data plane: out of memory");
 			return -1;
 		}
-		return card_check(dp, cfg, err, errlen);
+		if (card_check(dp, cfg, err, errlen) < 0)
+			return -1;
+		return card_sess_prepare(dp, cfg, rc, err, errlen);
 	}
 
 	if (cfg->port[0].enabled && (cfg->port[0].role == TOED_ROLE_TCP ||
@@ -299,6 +325,8 @@ static int card_open(struct toed_dp *dp, const struct toed_config *cfg, char *er
 		dp->xrt = NULL;
 		return -1;
 	}
+	if (dp->card_sess)
+		dp_card_sess_attach(dp->card_sess, dp->xrt);
 	/* frames are stamped with this clock from now on */
 	if (toe_xrt_set_time(dp->xrt, real_ns()) < 0) {
 		snprintf(err, errlen, "%s", toe_xrt_error(dp->xrt));
@@ -884,7 +912,7 @@ static int keep_running(struct dp_run *r)
 	uint64_t now;
 	if (!stopping(dp))
 		return 1;
-	if (!dp->sess || !dp->tcp->hooks.arg)
+	if (!dp->sess || (dp->tcp ? !dp->tcp->hooks.arg : !dp->card_sess))
 		return 0;
 	now = mono_ns();
 	if (!r->logout_ns) {
@@ -1356,6 +1384,8 @@ static int card_tcp(struct dp_run *r, struct toed_dp_snapshot *w)
 		d->info.st.retrans = c.retrans;
 		d->info.st.bytes_in = c.bytes_in;
 		d->info.st.bytes_out = c.bytes_out;
+		if (dp->card_sess && i < dp->card_sess->t.nfeeds)
+			d->sess = dp->card_sess->t.f[i].sess; /* the session's report, as the software backend's */
 	}
 	return 0;
 }
@@ -1396,13 +1426,39 @@ static int card_counters(struct dp_run *r, uint64_t now)
 	return card_tcp(r, w);
 }
 
+/* The card's sessions' records (TOE_REC_SESSION) to the clients of their feed. */
+static void card_publish_sess(struct dp_run *r)
+{
+	struct toed_dp *dp = r->dp;
+	union toe_record rec;
+	uint8_t src;
+	if (!dp->card_sess)
+		return;
+	while (dp_card_sess_pub(dp->card_sess, &rec)) {
+		uint32_t flow = rec.hdr.stream;
+		src = flow < dp->rxcfg.mtoe.nflows && flow < TOED_MAX_FEEDS ? (uint8_t)dp->flow_feed[flow] : PUB_SRC_NONE;
+		publish(r, &rec, &src, 1);
+	}
+}
+
 /* A poll's records to the publication path; those of no record type (a DMA
- * problem: the backend counts them too) are left out. */
+ * problem: the backend counts them too) are left out, and the card's own
+ * session records (TOE_REC_CARD_SESS) go to the sessions only. */
 static void card_publish(struct dp_run *r, int n)
 {
 	unsigned m = 0;
+	uint64_t now = r->dp->card_sess ? mono_ns() : 0;
 	for (int i = 0; i < n; i++) {
 		uint8_t type = r->cbatch[i].hdr.type;
+		if (r->dp->card_sess && dp_card_sess_record(r->dp->card_sess, &r->cbatch[i], now)) {
+			/* the session's events of this record go out before the records after it */
+			if (m) {
+				publish(r, r->cbatch, r->cbatch_src, m);
+				m = 0;
+			}
+			card_publish_sess(r);
+			continue;
+		}
 		if (type < TOE_REC_TRADE || type > TOE_REC_RESET) {
 			if (!r->bad++)
 				log_warn("card: a record of type %u in the HBM ring (not published; host.bad_records counts "
@@ -1434,11 +1490,16 @@ static void card_loop(struct dp_run *r)
 	set_state(dp, TOED_DP_LIVE);
 	log_info("data plane: live (%s)", dp->src_desc);
 
-	while (!stopping(dp)) {
+	while (keep_running(r)) {
 		uint64_t now = mono_ns(), t;
 		int got = 0, n = 0;
 		housekeeping(r, now);
 		turn_hook(r, now);
+		if (dp->card_sess) {
+			take_passwords(r);
+			dp_card_sess_tick(dp->card_sess, now);
+			card_publish_sess(r);
+		}
 		if (now - r->last_card >= DP_CARD_CTR_NS && card_counters(r, now) < 0)
 			break;
 		t = real_ns();
@@ -1543,7 +1604,13 @@ void toed_dp_destroy(struct toed_dp *dp)
 	explicit_bzero(&dp->pw, sizeof dp->pw);
 	if (dp->sess)
 		explicit_bzero(dp->sess, sizeof *dp->sess); /* the passwords in its sessions' settings */
-	free(dp->sess);
+	if (dp->card_sess) {
+		explicit_bzero(dp->card_sess, sizeof *dp->card_sess);
+		free(dp->card_sess);
+		dp->card_sess = NULL;
+	} else {
+		free(dp->sess);
+	}
 	dp->sess = NULL;
 	dp_tcp_free(dp->tcp);
 	free(dp->tcp);

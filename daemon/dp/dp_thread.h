@@ -62,6 +62,7 @@
 #include "dp/dp_record.h"
 #include "dp/dp_tcp.h"
 #include "dp/dp_sess.h"
+#include "dp/dp_card_sess.h"
 #include "card/card_backend.h"
 
 struct toed_dp;
@@ -214,7 +215,8 @@ struct toed_dp {
 	struct pub *pub;
 	struct toed_record *rec;
 	struct dp_tcp *tcp;       /* a port with an address (role tcp or udp); NULL on a mirror port */
-	struct dp_sess *sess;     /* STEP sessions of its feeds (dp_sess.h), NULL none */
+	struct dp_sess *sess;     /* STEP sessions of its feeds (dp_sess.h), NULL none; backend = xrt: card_sess's */
+	struct dp_card_sess *card_sess; /* backend = xrt, role = tcp: the sessions over the card, NULL none */
 	struct toe_xrt *xrt;      /* backend = xrt: the card, once toed_dp_open brought it up */
 	/* backend = xrt, role = tcp: gtoe_top's connection table as dp_setup_card built it (the snapshot
 	 * names each entry's feed and endpoints) */

@@ -14,6 +14,12 @@
  *   UDP -> rx_datagram (STEP: a message cut at the previous datagram's end
  *          is a decode gap; DATAGRAM: one raw FAST message)
  *
+ * A TCP stream marked in SESS_LO/HI (toed's own connection whose STEP session
+ * the host runs) also yields its messages without FAST data (Logon,
+ * Heartbeat, TestRequest, Logout...) and its close as card-internal
+ * TOE_REC_CARD_SESS records, split as kernels/rx/rx_sess.h says; the host
+ * hands them to its session and never publishes them.
+ *
  * and every entry rx_drain yields after each is sent. Records leave as two
  * beats; only tick records (trade, order), gaps and resets are written:
  * records whose template maps to no tick, or whose value does not fit its
@@ -63,6 +69,22 @@ static void send_record(hls::stream<hw_beat> &out, const union toe_record &r, fa
 	c.records_out++;
 }
 
+/* A session stream's message (or close) for the host: as many
+ * TOE_REC_CARD_SESS records as it needs (kernels/rx/rx_sess.h). */
+static void send_sess(hls::stream<hw_beat> &out, const rx_out &o, fast_hw_ctrs &c)
+{
+	uint32_t k, n = rx_sess_records(&o);
+	c.sess_msgs++;
+	for (k = 0; k < TOE_CSESS_MAX_PIECES; k++) {
+		union toe_record r;
+		if (k >= n)
+			break;
+		rx_sess_record(&r, &o, k);
+		send_record(out, r, c);
+		c.sess_records++;
+	}
+}
+
 /* Send every entry the input handed in so far yields that the ring takes:
  * tick records, gaps and resets (as the software backend's ring). */
 static void drain(hls::stream<hw_beat> &out, fast_state &s)
@@ -74,6 +96,8 @@ static void drain(hls::stream<hw_beat> &out, fast_state &s)
 			break;
 		if ((o.kind == RX_OUT_RECORD && o.tick_type > 0) || o.kind == RX_OUT_GAP || o.kind == RX_OUT_RESET)
 			send_record(out, o.tick, s.c);
+		else if (o.kind == RX_OUT_SESS)
+			send_sess(out, o, s.c);
 	}
 }
 
@@ -140,6 +164,8 @@ static uint32_t apply(fast_state &s, uint32_t gen, const uint32_t *cfg, const ui
 	} else {
 		rc.mtoe.max_conns = cfg[TOE_FAST_CF_TCP_STREAMS];
 		rc.nudp = cfg[TOE_FAST_CF_NUDP];
+		for (i = 0; i < TOE_HW_TCP_STREAMS; i++)
+			rc.sess[i] = (uint8_t)((cfg[i < 32 ? TOE_FAST_CF_SESS_LO : TOE_FAST_CF_SESS_HI] >> (i & 31)) & 1u);
 		for (i = 0; i < TOE_HW_UDP_STREAMS; i++)
 			rc.udp[i].framing = ((cfg[TOE_FAST_CF_DGRAM_MASK] >> i) & 1u) ? FAST_FRAMING_DATAGRAM
 										   : FAST_FRAMING_STEP;

@@ -49,6 +49,7 @@ extern "C" {
 #include "fast/fast_stream.h"
 #include "fast/fast_tick.h"
 #include "rx/rx_pipe.h"
+#include "rx/rx_sess.h"
 #include "toe/tick.h"
 }
 #include "toe_regmap.h"

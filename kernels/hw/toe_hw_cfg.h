@@ -146,7 +146,7 @@ static inline int toe_hw_port_writes(const struct rx_cfg *cfg, uint32_t port, ui
 static inline int toe_hw_cfg_writes(const struct rx_cfg *cfg, const struct toe_hw_opts *o, struct toe_hw_wr *w,
 				    uint32_t cap)
 {
-	uint32_t n = 0, i, e = 0, mask = 0;
+	uint32_t n = 0, i, e = 0, mask = 0, sess_lo, sess_hi;
 	const struct mtoe_cfg *m = &cfg->mtoe;
 
 	if (m->max_conns > TOE_HW_TCP_STREAMS)
@@ -179,6 +179,19 @@ static inline int toe_hw_cfg_writes(const struct rx_cfg *cfg, const struct toe_h
 	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_FAST, TOE_CFG(TOE_FAST_CF_TCP_STREAMS), m->max_conns);
 	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_FAST, TOE_CFG(TOE_FAST_CF_NUDP), cfg->nudp);
 	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_FAST, TOE_CFG(TOE_FAST_CF_DGRAM_MASK), mask);
+	/* session streams (toed's own connections whose session the host runs); always written, so that
+	 * a mask a previous run left in the registers never survives */
+	sess_lo = 0;
+	sess_hi = 0;
+	for (i = 0; i < TOE_HW_TCP_STREAMS; i++)
+		if (i < m->max_conns && cfg->sess[i]) {
+			if (i < 32)
+				sess_lo |= 1u << i;
+			else
+				sess_hi |= 1u << (i - 32);
+		}
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_FAST, TOE_CFG(TOE_FAST_CF_SESS_LO), sess_lo);
+	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_FAST, TOE_CFG(TOE_FAST_CF_SESS_HI), sess_hi);
 
 	/* udp_top */
 	e |= toe_hw_wr_put(w, cap, &n, TOE_KID_UDP, TOE_CFG(TOE_UDP_CF_NPORTS), cfg->nudp);

@@ -283,6 +283,10 @@
 #define TOE_FAST_CF_TCP_STREAMS 1  /* = the mirror TOE's max_conns: TCP stream ids 0..n-1 */
 #define TOE_FAST_CF_NUDP 2         /* UDP streams: ids TCP_STREAMS .. TCP_STREAMS+NUDP-1 */
 #define TOE_FAST_CF_DGRAM_MASK 3   /* bit i: UDP stream i uses DATAGRAM framing (else STEP) */
+#define TOE_FAST_CF_SESS_LO 4      /* bit i: TCP stream i is toed's own connection with a STEP session run by the
+				      host: its messages without FAST data and its close leave as
+				      TOE_REC_CARD_SESS records (kernels/rx/rx_sess.h); streams 0..31 */
+#define TOE_FAST_CF_SESS_HI 5      /* the same for streams 32..63 */
 
 /* The template memory: struct fast_prog (kernels/fast/fast_prog.h,
  * doc/template-program.md) as little-endian 32-bit words, word n at
@@ -312,7 +316,9 @@
 #define TOE_FAST_HW_CTRS(X)                                                         \
 	X(messages)      /* messages received (events and datagrams) */             \
 	X(records_out)   /* 128-byte records sent to hbm_writer_top */              \
-	X(held)
+	X(held)                                                                     \
+	X(sess_msgs)     /* session streams: messages without FAST data and closes for the host */ \
+	X(sess_records)  /* TOE_REC_CARD_SESS records they took (within records_out) */
 /* Counters from TOE_FAST_CTR_ERR on: decoder and deframer errors by code,
  * counter TOE_FAST_CTR_ERR + e for enum fast_err e (kernels/fast/fast_err.h),
  * summed over every stream. */

@@ -36,6 +36,7 @@
  * the reference record by record (counted: seq_key_fallback).
  */
 #include "rx_pipe.h"
+#include "rx_sess.h"
 #include "fast/fast_tick.h"
 #ifdef TOE_CPU_DECODER
 #include "fast/host/fastx.h"
@@ -66,6 +67,8 @@ void rx_cfg_default(struct rx_cfg *cfg)
 	mtoe_cfg_default(&cfg->mtoe);
 	cfg->nudp = 0;
 	cfg->flags = 0;
+	for (i = 0; i < MTOE_MAX_CONNS; i++)
+		cfg->sess[i] = 0;
 	for (i = 0; i < RX_MAX_UDP; i++) {
 		cfg->udp[i].port = 0;
 		cfg->udp[i].framing = FAST_FRAMING_STEP;
@@ -105,6 +108,8 @@ static void pending_clear(struct rx_pipe *p)
 	p->tap_pending = 0;
 	p->held = 0;
 	p->seq_polling = 0;
+	p->sess_pend = 0;
+	p->sess_sid = 0;
 	p->sq.tail = p->sq.head;
 }
 
@@ -143,8 +148,10 @@ static void init_common(struct rx_pipe *p, const struct rx_cfg *cfg, const struc
 		stream_stats_clear(&p->sst[i]);
 	for (i = 0; i < RX_MAX_UDP; i++)
 		p->udp_off[i] = 0;
-	for (i = 0; i < MTOE_MAX_CONNS; i++)
+	for (i = 0; i < MTOE_MAX_CONNS; i++) {
 		p->conn_flow[i] = 0;
+		p->sess_no[i] = 0;
+	}
 	for (i = 0; i < RX_MAX_GROUPS * SEQ_MAX_LINES; i++)
 		p->line_sid[i / SEQ_MAX_LINES][i % SEQ_MAX_LINES] = 0;
 	for (i = 0; i < RX_MAX_STREAMS; i++)
@@ -211,6 +218,9 @@ static int init_streams(struct rx_pipe *p, const struct rx_cfg *cfg, struct fast
 		if (i >= cfg->mtoe.max_conns && cfg->udp[i - cfg->mtoe.max_conns].framing == FAST_FRAMING_DATAGRAM)
 			framing = FAST_FRAMING_DATAGRAM;
 		fast_stream_init(&fs[i], p->prog, framing);
+		/* a session stream: every message, to find those without FAST data */
+		if (i < cfg->mtoe.max_conns && i < MTOE_MAX_CONNS && cfg->sess[i])
+			fs[i].msg_events = 1;
 	}
 	p->nstreams = ns;
 	return RX_OK;
@@ -611,13 +621,66 @@ static void record_fields(struct rx_pipe *p, const struct fast_stream *fs, int f
 	out->tick_type = t;
 }
 
+/* Whether TCP stream sid carries a session whose messages the caller wants (cfg.sess). */
+static int sess_stream(const struct rx_pipe *p, uint32_t sid)
+{
+	return sid < p->cfg.mtoe.max_conns && sid < MTOE_MAX_CONNS && p->cfg.sess[sid] != 0;
+}
+
+/* The pending session entry (p->sess_pend) into *out. */
+static int sess_entry(struct rx_pipe *p, struct rx_out *out)
+{
+	const struct fast_stream *fs = &p->fs[p->sess_sid];
+	struct toe_card_sess *cs = (struct toe_card_sess *)out->tick.bytes;
+	uint32_t i;
+	out_clear(out, RX_OUT_SESS, p->sess_sid, p->now);
+	out->reason = p->sess_pend;
+	/* the record's fixed fields; rx_sess_record adds the pieces */
+	cs->hdr.type = TOE_REC_CARD_SESS;
+	cs->kind = TOE_CSESS_CLOSE;
+	if (p->sess_pend == RX_SESS_MSG) {
+		out->data = fs->step.msg.raw;
+		out->len = fs->step.msg.len;
+		out->msg_seq = fs->step.msg.seq;
+		out->offset = fs->step.msg.offset;
+		cs->hdr.msg_seq = fs->step.msg.seq;
+		cs->kind = TOE_CSESS_PIECE;
+		cs->msg_len = fs->step.msg.len;
+		for (i = 0; i < sizeof cs->msgtype - 1; i++) {
+			if (fs->step.msg.msgtype[i] == 0)
+				break;
+			cs->msgtype[i] = fs->step.msg.msgtype[i];
+		}
+	}
+	p->sess_no[p->sess_sid]++;
+	cs->msg_no = p->sess_no[p->sess_sid];
+	p->sess_pend = 0;
+	return 1;
+}
+
+/* A message of stream sid: its MsgSeqNum check (RX_CFG_SEQ) and, on a
+ * session stream, the message itself when it has no FAST data. */
+static int stream_msg(struct rx_pipe *p, uint32_t sid, const struct fast_stream *fs, struct rx_out *out)
+{
+	if (sess_stream(p, sid) && fs->step.msg.raw != 0 && fs->step.msg.data_len == 0) {
+		p->sess_pend = RX_SESS_MSG;
+		p->sess_sid = sid;
+	}
+	/* the check's entry first; the message's follows at the next rx_drain */
+	if ((p->cfg.flags & RX_CFG_SEQ) && msg_check(p, sid, out))
+		return 1;
+	if (p->sess_pend)
+		return sess_entry(p, out);
+	return 0;
+}
+
 /* One decoder event ev of stream sid: 1 with an entry in *out, 0 to go on
  * pulling, -1 when the stream needs input. */
 static int stream_event(struct rx_pipe *p, uint32_t sid, struct fast_stream *fs, int fx, int ev,
 			struct rx_out *out)
 {
 	if (ev == FS_MESSAGE)
-		return msg_check(p, sid, out);
+		return stream_msg(p, sid, fs, out);
 	if (ev == FS_RECORD) {
 		int t;
 		out_head(out, RX_OUT_RECORD, sid);
@@ -746,6 +809,11 @@ static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *o
 	case MTOE_EV_CLOSE:
 		p->st.closes++;
 		p->sst[sid].closes++;
+		if (sess_stream(p, sid)) {
+			/* after the line's reset below, if any */
+			p->sess_pend = RX_SESS_CLOSE;
+			p->sess_sid = sid;
+		}
 		if (p->cfg.flags & RX_CFG_SEQ) {
 			uint32_t g, line;
 			stream_line(p, sid, &g, &line);
@@ -758,6 +826,8 @@ static int event(struct rx_pipe *p, const struct mtoe_event *e, struct rx_out *o
 				return 1;
 			}
 		}
+		if (p->sess_pend)
+			return sess_entry(p, out);
 		return 0;
 	default:
 		return 0;
@@ -852,6 +922,8 @@ int rx_drain(struct rx_pipe *p, struct rx_out *out)
 			*out = p->held_out;
 			return 1;
 		}
+		if (p->sess_pend)
+			return sess_entry(p, out);
 		if (p->seq_polling) {
 			uint32_t g;
 			p->seq_polling = 0;
@@ -904,7 +976,7 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 	uint32_t n = 0, it, sid;
 	int fx;
 	if ((p->cfg.flags & (RX_CFG_SEQ | RX_CFG_NO_TICK | RX_CFG_TAP_DATA)) || p->cut_pending || p->junk_pending ||
-	    p->tap_pending || p->held || p->seq_polling)
+	    p->tap_pending || p->held || p->seq_polling || p->sess_pend)
 		return 0;
 	if (p->active < 0) {
 		/* rx_drain's next step: the next event; take it here when it only feeds */
@@ -965,7 +1037,7 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 static int busy(const struct rx_pipe *p)
 {
 	return p->active >= 0 || p->ev_pos < p->nev || p->polling || p->cut_pending || p->junk_pending ||
-	       p->tap_pending || p->held || p->seq_polling || seq_queue_len(&p->sq) != 0;
+	       p->tap_pending || p->held || p->seq_polling || p->sess_pend || seq_queue_len(&p->sq) != 0;
 }
 
 /* Before a frame or poll: run pending work nobody read (a caller that did not drain). */

@@ -97,6 +97,17 @@
  * They share every line of the event and datagram handling with rx_frame,
  * so the entries and counters are the same. rx_drain never calls the mirror
  * TOE (mtoe_poll): a caller of these needs no struct mtoe and no listen table.
+ *
+ * Session messages (cfg.sess[sid] set on a TCP stream: toed's own connection
+ * on the card, whose STEP session runs on the host): every STEP message of
+ * that stream without FAST data (Logon, Heartbeat, TestRequest, Logout...)
+ * is an RX_OUT_SESS entry, reason RX_SESS_MSG, with the whole message
+ * (data, len: valid until the next rx_drain), its MsgSeqNum and offset,
+ * after the MsgSeqNum check's own entry if any; the stream's CLOSE is an
+ * RX_OUT_SESS entry, reason RX_SESS_CLOSE. fast_top packs them into
+ * card-internal ring records (rx_sess.h) that the host keeps to itself. The
+ * software backend leaves cfg.sess clear (its session sees the bytes in
+ * dp_tcp's hooks), so nothing else changes: no records, no counters.
  */
 #ifndef RX_PIPE_H
 #define RX_PIPE_H
@@ -123,6 +134,9 @@
 #define RX_CFG_SEQ 0x4u      /* sequence tracking (cfg.seq): per-channel gaps and duplicates, A/B arbitration,
 				MsgSeqNum checks; see "Sequence tracking" above */
 
+/* rx_out.reason of RX_OUT_SESS entries */
+#define RX_SESS_MSG 1   /* a session message: data[0..len) */
+#define RX_SESS_CLOSE 2 /* the connection ended */
 #define RX_MAX_GROUPS 4 /* sequence/arbitration groups */
 
 /* rx_init() results (mtoe_init's codes pass through: MTOE_ERR_*) */
@@ -165,9 +179,12 @@ struct rx_cfg {
 	uint32_t flags;       /* RX_CFG_* */
 	struct rx_udp_cfg udp[RX_MAX_UDP];
 	struct rx_seq_cfg seq; /* used with RX_CFG_SEQ */
+	uint8_t sess[MTOE_MAX_CONNS]; /* non-zero: TCP stream i is toed's own connection with a STEP session
+					 whose messages the caller needs (the card: RX_OUT_SESS entries,
+					 "Session messages" above); 0 everywhere by default */
 };
 
-/* net_cfg_init + mtoe_cfg_default (no flows), no UDP ports, flags 0; seq:
+/* net_cfg_init + mtoe_cfg_default (no flows), no UDP ports, flags 0, no session streams; seq:
  * one group, every stream on its line 0, wait 1 ms, the SSE key rules. */
 void rx_cfg_default(struct rx_cfg *cfg);
 
@@ -177,6 +194,8 @@ enum rx_out_kind {
 	RX_OUT_GAP = 2,    /* tick.gap: a lost byte range */
 	RX_OUT_RESET = 3,  /* tick.hdr: the stream (re)started (new TCP connection); reason = mtoe_open_reason */
 	RX_OUT_DATA = 4,   /* RX_CFG_TAP_DATA only: data[0..len) at stream offset `offset` */
+	RX_OUT_SESS = 5,   /* a session stream (cfg.sess): reason RX_SESS_MSG, a STEP message without FAST
+			      data (data[0..len) the whole message, msg_seq, offset), or RX_SESS_CLOSE */
 };
 
 struct rx_out {
@@ -303,6 +322,9 @@ struct rx_pipe {
 	uint32_t junk_stream;
 	uint64_t junk_offset, junk_len;
 	uint64_t tap_offset, tap_len;
+	uint8_t sess_pend;       /* RX_SESS_*: a session entry of stream sess_sid comes next (0 none) */
+	uint32_t sess_sid;
+	uint32_t sess_no[MTOE_MAX_CONNS]; /* RX_OUT_SESS entries per stream since init (toe_card_sess.msg_no) */
 	const uint8_t *tap_data;
 	uint64_t udp_off[RX_MAX_UDP]; /* stream offset of each port's next datagram */
 	/* sequence tracking (RX_CFG_SEQ) */
@@ -377,8 +399,8 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 /* The decoder half of rx_init: p->cfg = *cfg, counters and pending work
  * cleared, fs[0 .. RX_NSTREAMS(cfg)) initialised (TCP streams 0 ..
  * cfg->mtoe.max_conns-1, then the UDP streams with cfg->udp[i].framing).
- * Only cfg->mtoe.max_conns, cfg->nudp, cfg->udp[i].framing and cfg->flags
- * are used: ports need not be set, p->net, p->mtoe and the listen table are
+ * Only cfg->mtoe.max_conns, cfg->nudp, cfg->udp[i].framing, cfg->flags and
+ * cfg->sess are used: ports need not be set, p->net, p->mtoe and the listen table are
  * not touched. Returns RX_OK, RX_ERR_UDP (nudp above RX_MAX_UDP) or
  * RX_ERR_STREAMS (max_conns above MTOE_MAX_CONNS, fewer than
  * RX_NSTREAMS(cfg) fast_streams). */

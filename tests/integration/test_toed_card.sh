@@ -34,8 +34,15 @@
 #      checks gtoe_top's words on APPLY) and toectl stats shows the connection
 #      as gtoe_top's state window has it (the fake's entry 0 set established
 #      by --test-fake-gtoe-up) in the software backend's format;
-#      --check-config passes it and open = accept, and refuses session keys
-#      with the card (exit 78, file:line: key).
+#      --check-config passes it, open = accept and session keys with it; the
+#      STEP session over the card: the fake's entry 0 up and a session server
+#      answering through it (--test-fake-exchange): logged on (the Logon through
+#      the TX mailbox, the answer through fast_top's session records and the
+#      ring), toectl shows it, toed's Logout at stop answered and the
+#      connection closed. (The fake also runs the capture's frames through its
+#      mirror TOE on the same stream: the session sees that connection come
+#      and go first, which the card, whose role tcp frames go to gtoe_top,
+#      would not.)
 # Needs no root. Takes about 15 s.
 . "$(dirname "$0")/toed_common.sh"
 
@@ -359,14 +366,43 @@ awk '{ print } /^vendor = /{ print "open = accept" }' "$TMP/tcp.conf" >"$TMP/acc
 "$TOED" --check-config -c "$TMP/acc.conf" >"$TMP/check.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] || fail "--check-config of open = accept with the card: exit $rc, not 0: $(cat "$TMP/check.out")"
-# what the card cannot do yet is refused at check time, with the file, line and key
+# session keys with the card: the STEP session runs on the host
 awk '{ print } /^vendor = /{ print "sender_comp_id = VENDOR01"; print "target_comp_id = SSE" }' "$TMP/tcp.conf" >"$TMP/sess.conf"
 "$TOED" --check-config -c "$TMP/sess.conf" >"$TMP/check.out" 2>&1
 rc=$?
-[ $rc -eq 78 ] || fail "--check-config of session keys with the card: exit $rc, not 78"
-grep -q "sess.conf:16: .*\[feed.sse\] sender_comp_id = VENDOR01: backend = xrt: the card has no STEP session yet" \
-	"$TMP/check.out" || fail "--check-config session keys: $(cat "$TMP/check.out")"
-say "--check-config: role = tcp with the card passes, open = accept too; session keys refused (exit 78)"
+[ $rc -eq 0 ] || fail "--check-config of session keys with the card: exit $rc, not 0: $(cat "$TMP/check.out")"
+say "--check-config: role = tcp with the card passes, open = accept too, session keys too (the session runs on the host)"
+
+# the STEP session over the card: the fake card's entry 0 up, a session server as the exchange
+# answering through it (toed_test --test-fake-exchange); Logon through the TX mailbox, the answer
+# through fast_top and the ring, logged on; at stop toed's Logout, answered
+: >"$TMP/toed.log"
+TOED=$TOED_TEST
+start_notify
+start_toed "$TMP/sess.conf" --test-fake-card "$TMP/feed.pcap" --test-fake-exchange
+wait_for "$TMP/notify.log" 'READY=1' 15 || fail "session: no READY=1 ($(tail -n 3 "$TMP/toed.log"))"
+wait_for "$TMP/toed.log" 'feed sse: session: logged on with SSE, HeartBtInt' 15 ||
+	fail "session over the card: never logged on ($(grep -i 'session\|fake card' "$TMP/toed.log" | tail -n 4))"
+i=0
+while :; do # the card's figures are read once a second
+	"$TOECTL" -s "$TMP/toed.sock" stats >"$TMP/stats.txt" 2>&1 || fail "session: toectl stats failed"
+	[ "$(tconn session)" = active ] && break
+	i=$((i + 1))
+	[ $i -lt 30 ] || fail "session over the card: toectl stats never showed the session active ('$(tconn session)')"
+	sleep 0.2
+done
+[ "$(tconn logons)" -ge 1 ] && [ "$(tconn session_msgs_lost)" = 0 ] ||
+	fail "session over the card: toectl stats: logons '$(tconn logons)', lost '$(tconn session_msgs_lost)'"
+stop_toed
+[ "$TOED_RC" -eq 0 ] || fail "session over the card: toed exited $TOED_RC"
+grep -q 'feed sse: session: logged out' "$TMP/toed.log" ||
+	fail "session over the card: toed's Logout was not answered ($(grep -i 'session' "$TMP/toed.log" | tail -n 3))"
+grep -q 'the exchange closed the connection\|the exchange saw the connection close' "$TMP/toed.log" &&
+	[ "$(grep 'feed sse: session: ' "$TMP/toed.log" | tail -n 1 | sed 's/.*session: //')" = disconnected ] ||
+	fail "session over the card: the connection's close after the Logout not seen by both ends"
+grep -q ': error:' "$TMP/toed.log" && fail "session over the card: errors logged: $(grep ': error:' "$TMP/toed.log" | head -n 2)"
+TOED=$SW_TOED
+say "session over the (fake) card: logged on through the mailbox and the ring, toectl shows it, Logout answered at stop"
 
 echo "PASS: backend = xrt drains the (fake) card through the software backend's publication path"
 exit 0

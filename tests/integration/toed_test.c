@@ -24,6 +24,13 @@
  *                              gtoe_top shows connection table entry 0 as
  *                              established (its state window; the fake does
  *                              not run gtoe's TCP), for toectl's readout;
+ *   --test-fake-exchange       role = tcp: once the capture is in, entry 0's
+ *                              connection opens on the fake card and a STEP
+ *                              session server (the exchange: SenderCompID
+ *                              SSE, any TargetCompID, HeartBtInt 30) answers
+ *                              what toed sends through the TX mailbox, its
+ *                              bytes going back through fast_top's path and
+ *                              the ring: the card's session path in toed;
  *   --test-stall-dataplane MS  the data plane stops making progress MS ms
  *                              after going live (no heartbeat: the watchdog
  *                              must notice) until toed stops it.
@@ -38,6 +45,7 @@
 #include "base/log.h"
 #include "card_fake.h"
 #include "toe/gtoe.h"
+#include "step/host/step_link.h"
 #include "ctl/ctl_args.h"
 #include "ctl/ctl_daemon.h"
 #include "src/src.h"
@@ -45,13 +53,14 @@
 #define FAKE_FRAMES 8    /* frames fed to the fake card per turn of the data plane */
 #define FAKE_SLOTS 512u  /* its ring's records per channel: a short capture wraps it */
 
-enum { OPT_FAKE = TOED_ARGS_EXTRA_VAL, OPT_FAKE_FAIL, OPT_STALL, OPT_FAKE_PORT, OPT_FAKE_GTOE_UP };
+enum { OPT_FAKE = TOED_ARGS_EXTRA_VAL, OPT_FAKE_FAIL, OPT_STALL, OPT_FAKE_PORT, OPT_FAKE_GTOE_UP, OPT_FAKE_EXCHANGE };
 
 struct test_opts {
 	const char *fake_capture;
 	int fake_fail;
 	uint32_t fake_port;       /* the network port the capture arrives on */
 	int fake_gtoe_up;
+	int fake_exchange;
 	uint64_t stall_ns;
 	/* the data plane's, once running */
 	struct toe_fake *fake;
@@ -59,6 +68,10 @@ struct test_opts {
 	int fed;                  /* the capture is in the fake card */
 	uint64_t frames;
 	int stalled;
+	/* --test-fake-exchange */
+	struct step_link ex;
+	int ex_up;
+	uint32_t ex_seen;         /* mailbox bytes of entry 0 the exchange has read */
 };
 
 static int take(void *arg, int val, const char *optarg)
@@ -76,6 +89,7 @@ static int take(void *arg, int val, const char *optarg)
 		t->fake_port = (uint32_t)(optarg[0] - '0');
 		return 0;
 	case OPT_FAKE_GTOE_UP: t->fake_gtoe_up = 1; return 0;
+	case OPT_FAKE_EXCHANGE: t->fake_exchange = 1; return 0;
 	case OPT_STALL:
 		errno = 0;
 		t->stall_ns = strtoull(optarg, &end, 10) * 1000000ull;
@@ -86,6 +100,13 @@ static int take(void *arg, int val, const char *optarg)
 		return 0;
 	}
 	return -1;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000ull + (uint64_t)ts.tv_nsec / 1000000ull;
 }
 
 /* A few frames of the capture into the fake card, which runs them at once. */
@@ -119,6 +140,21 @@ static void feed(struct test_opts *t)
 			toe_fake_gtoe_set_ctr(t->fake, TOE_GTOE_CTR_STATS + 20, 2);
 			log_info("fake card: gtoe_top entry 0 shows an established connection (--test-fake-gtoe-up)");
 		}
+		if (t->fake_exchange) {
+			struct step_sess_cfg sc;
+			memset(&sc, 0, sizeof sc);
+			sc.role = STEP_SESS_SERVER;
+			snprintf(sc.sender, sizeof sc.sender, "SSE");
+			sc.heartbeat_s = 30;
+			step_link_init(&t->ex, &sc, 0);
+			step_link_open(&t->ex, mono_ms());
+			uint32_t seen;
+			toe_fake_gtoe_sent(t->fake, 0, &seen);
+			t->ex_seen = seen;
+			t->ex_up = toe_fake_gtoe_open(t->fake, 0) == 0;
+			log_info("fake card: entry 0's connection %s (--test-fake-exchange)",
+				 t->ex_up ? "is up, the exchange waits for a Logon" : "could not open");
+		}
 		return;
 	}
 	for (int i = 0; i < n; i++)
@@ -128,12 +164,46 @@ static void feed(struct test_opts *t)
 	toe_fake_run(t->fake, (uint32_t)n);
 }
 
+/* --test-fake-exchange: what toed sent through the mailbox to the exchange's session, its answers
+ * back into the fake card's connection; the exchange closes when its session says so, and sees
+ * the connection go when toed closes it (the entry's enable bit). */
+static void exchange_turn(struct test_opts *t)
+{
+	uint32_t n, r = 0;
+	const uint8_t *s = toe_fake_gtoe_sent(t->fake, 0, &n);
+	uint64_t now = mono_ms();
+	struct step_ev ev;
+	if (toe_fake_gtoe_conn_word(t->fake, 0, 3) == 0) {
+		step_link_close(&t->ex, now);
+		t->ex_up = 0;
+		log_info("fake card: the exchange saw the connection close");
+		return;
+	}
+	if (n > t->ex_seen)
+		r |= step_link_bytes(&t->ex, s + t->ex_seen, n - t->ex_seen, now);
+	t->ex_seen = n;
+	r |= step_link_tick(&t->ex, now);
+	if (t->ex.s.out_len) {
+		toe_fake_gtoe_data(t->fake, 0, t->ex.s.out, t->ex.s.out_len);
+		step_sess_sent(&t->ex.s);
+	}
+	while (step_sess_event(&t->ex.s, &ev))
+		log_info("fake card: the exchange's session: %s", step_ev_name(ev.type));
+	if (r & STEP_SESS_CLOSE) {
+		toe_fake_gtoe_close(t->fake, 0);
+		t->ex_up = 0;
+		log_info("fake card: the exchange closed the connection");
+	}
+}
+
 /* toed_dp_seams.on_turn: in the data-plane thread. */
 static void on_turn(void *arg, struct toed_dp *dp, uint64_t live_ns)
 {
 	struct test_opts *t = arg;
 	if (t->fake && dp->xrt)
 		feed(t);
+	if (t->fake && dp->xrt && t->ex_up)
+		exchange_turn(t);
 	if (t->stall_ns && live_ns >= t->stall_ns && !t->stalled) {
 		t->stalled = 1;
 		log_warn("data plane: stalling on purpose (--test-stall-dataplane)");
@@ -152,6 +222,7 @@ int main(int argc, char **argv)
 		{"test-fake-card-port", required_argument, 0, OPT_FAKE_PORT},
 		{"test-stall-dataplane", required_argument, 0, OPT_STALL},
 		{"test-fake-gtoe-up", no_argument, 0, OPT_FAKE_GTOE_UP},
+		{"test-fake-exchange", no_argument, 0, OPT_FAKE_EXCHANGE},
 		{0, 0, 0, 0},
 	};
 	struct test_opts t;
@@ -162,7 +233,9 @@ int main(int argc, char **argv)
 			 "      --test-fake-card-fail      ... whose registers fail once the capture is drained\n"
 			 "      --test-fake-card-port N    ... the capture arriving on network port N (0..3)\n"
 			 "      --test-stall-dataplane MS  the data plane stalls MS ms after going live\n"
-			 "      --test-fake-gtoe-up        role = tcp: the fake's gtoe_top shows entry 0 established\n",
+			 "      --test-fake-gtoe-up        role = tcp: the fake's gtoe_top shows entry 0 established\n"
+			 "      --test-fake-exchange       role = tcp: entry 0 up on the fake card, a STEP session server\n"
+			 "                                 answering through it\n",
 		.take = take,
 		.arg = &t,
 	};
@@ -175,8 +248,9 @@ int main(int argc, char **argv)
 	rc = toed_args_parse(argc, argv, &o, &x);
 	if (rc >= 0)
 		return rc;
-	if ((t.fake_fail || t.fake_gtoe_up) && !t.fake_capture) {
-		fprintf(stderr, "toed_test: --test-fake-card-fail and --test-fake-gtoe-up need --test-fake-card\n");
+	if ((t.fake_fail || t.fake_gtoe_up || t.fake_exchange) && !t.fake_capture) {
+		fprintf(stderr, "toed_test: --test-fake-card-fail, --test-fake-gtoe-up and --test-fake-exchange need "
+				"--test-fake-card\n");
 		return 2;
 	}
 	if (t.fake_capture) {

@@ -10,6 +10,7 @@
 #include "hw/toe_hw_cfg.h"
 #include "hw/toe_regmap.h"
 #include "card/card_xclbin.h"
+#include "rx/rx_sess.h"
 
 #define NCH TOE_HW_HBM_CHANNELS
 #define KID_CMAC TOE_FAKE_KID_CMAC
@@ -70,6 +71,9 @@ struct toe_fake {
 	uint64_t gt_ctr[TOE_GTOE_CTR_ARP + (0 NET_ARP_STATS(TOE_CTR_ONE))]; /* set by the test */
 	uint8_t *gt_sent[TOE_HW_GTOE_CONNS];
 	uint32_t gt_nsent[TOE_HW_GTOE_CONNS];
+	uint64_t gt_off[TOE_HW_GTOE_CONNS]; /* stream offset of the connection's next byte (toe_fake_gtoe_data) */
+	uint8_t gt_up[TOE_HW_GTOE_CONNS];   /* opened with toe_fake_gtoe_open (not only a phase the test set) */
+	uint64_t sess_msgs, sess_records;    /* fast_top's counters of the same names */
 
 	/* cmac_0 */
 	uint32_t cmac_rx_reads;
@@ -247,6 +251,17 @@ static void drain(struct toe_fake *f)
 		    out.kind == RX_OUT_RESET) {
 			f->records_out++;
 			writer_put(f, &out.tick);
+		} else if (out.kind == RX_OUT_SESS) {
+			/* a session stream's message or close, as fast_top sends it (rx_sess.h) */
+			union toe_record r;
+			uint32_t n = rx_sess_records(&out);
+			f->sess_msgs++;
+			for (uint32_t k = 0; k < n; k++) {
+				rx_sess_record(&r, &out, k);
+				f->records_out++;
+				f->sess_records++;
+				writer_put(f, &r);
+			}
 		}
 	}
 }
@@ -285,6 +300,10 @@ static void build(struct toe_fake *f)
 		f->status[TOE_KID_FAST] = TOE_STATUS_BAD_CFG;
 		return;
 	}
+	/* session streams (fast_top's SESS_LO/HI) */
+	for (i = 0; i < TOE_HW_TCP_STREAMS; i++)
+		f->rxc.sess[i] = (uint8_t)((f->cfgw[TOE_KID_FAST][i < 32 ? TOE_FAST_CF_SESS_LO : TOE_FAST_CF_SESS_HI] >>
+					    (i & 31)) & 1u);
 	/* ports 1..3: each eth_rx_top's own network settings */
 	for (i = 1; i < TOE_HW_MAX_PORTS; i++)
 		if (f->pstatus[i] == TOE_STATUS_OK)
@@ -483,6 +502,7 @@ static void kernels(struct toe_fake *f)
 	}
 	f->dirty = 0;
 	f->beats = f->frames = f->octets = f->eth_held = f->polls = f->records_out = 0;
+	f->sess_msgs = f->sess_records = 0;
 	for (kid = 1; kid < TOE_KID_COUNT; kid++)
 		if (f->status[kid] != TOE_STATUS_OK) {
 			f->built = 0;
@@ -711,6 +731,8 @@ static void fill_stat(struct toe_fake *f, uint32_t kid)
 		put_ctr(s, TOE_FAST_CTR_HW, st->data_events + st->udp_listened + st->opens + st->closes + st->gaps -
 						    st->gaps_decode);
 		put_ctr(s, TOE_FAST_CTR_HW + 1, f->records_out);
+		put_ctr(s, TOE_FAST_CTR_HW + 3, f->sess_msgs);
+		put_ctr(s, TOE_FAST_CTR_HW + 4, f->sess_records);
 		for (e = 0; p && e < FAST_ERR_COUNT; e++) {
 			uint64_t n = 0;
 			for (sid = 0; sid < p->nstreams; sid++)
@@ -887,7 +909,11 @@ static int reg_write(void *h, uint32_t off, uint32_t v)
 		if (kid == TOE_KID_GTOE && w == TOE_GTOE_CF_TX_SEQ)
 			gtoe_mailbox(f);
 	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_CONN && off < TOE_GTOE_REG_CONN + 4 * TOE_GTOE_CONN_WORDS) {
-		f->gt_conn[(off - TOE_GTOE_REG_CONN) / 4] = v;
+		uint32_t k = (off - TOE_GTOE_REG_CONN) / 4, old = f->gt_conn[k];
+		f->gt_conn[k] = v;
+		/* an up connection whose enable bit is cleared closes (FIN): CLOSE on its stream */
+		if (k % 4 == 3 && (old & 1u) && !(v & 1u) && f->gt_up[k / 4])
+			toe_fake_gtoe_close(f, k / 4);
 	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_TXD && off < TOE_GTOE_REG_TXD + 4 * TOE_GTOE_TXD_WORDS) {
 		f->gt_txd[(off - TOE_GTOE_REG_TXD) / 4] = v;
 	} else if (kid == TOE_KID_GTOE && off >= TOE_GTOE_REG_CST && off < TOE_GTOE_REG_CST + 4 * TOE_GTOE_CST_WORDS) {
@@ -1192,6 +1218,54 @@ void toe_fake_gtoe_set_cst(struct toe_fake *f, uint32_t i, uint32_t w, uint32_t 
 {
 	if (i < TOE_HW_GTOE_CONNS && w < 16)
 		f->gt_cst[16 * i + w] = v;
+}
+
+/* One gtoe_top event on entry i's stream, through fast_top's path (rx_event, rx_feed) and the writer. */
+static int gtoe_event(struct toe_fake *f, uint32_t i, uint8_t type, const uint8_t *data, uint32_t len)
+{
+	struct mtoe_event ev;
+	kernels(f);
+	if (i >= TOE_HW_GTOE_CONNS || !f->built || f->status[TOE_KID_FAST] != TOE_STATUS_OK ||
+	    f->status[TOE_KID_GTOE] != TOE_STATUS_OK)
+		return -1;
+	memset(&ev, 0, sizeof ev);
+	ev.type = type;
+	ev.reason = type == MTOE_EV_OPEN ? MTOE_OPEN_SYN : 0;
+	ev.conn = f->gt_conn[4 * i + 2];
+	ev.flow = (uint16_t)ev.conn;
+	ev.offset = f->gt_off[i];
+	ev.len = len;
+	ev.data = data;
+	rx_event(f->pipe, &ev, f->now); /* 0 for a DATA event: its entries come from the deframer */
+	drain(f);
+	f->gt_off[i] += len;
+	return 0;
+}
+
+int toe_fake_gtoe_open(struct toe_fake *f, uint32_t i)
+{
+	if (i >= TOE_HW_GTOE_CONNS)
+		return -1;
+	f->gt_off[i] = 0;
+	f->gt_up[i] = 1;
+	f->gt_cst[16 * i + TOE_GTOE_CS_PHASE] = 3;
+	return gtoe_event(f, i, MTOE_EV_OPEN, NULL, 0);
+}
+
+int toe_fake_gtoe_data(struct toe_fake *f, uint32_t i, const uint8_t *data, uint32_t len)
+{
+	if (i >= TOE_HW_GTOE_CONNS || f->gt_cst[16 * i + TOE_GTOE_CS_PHASE] != 3)
+		return -1;
+	return gtoe_event(f, i, MTOE_EV_DATA, data, len);
+}
+
+int toe_fake_gtoe_close(struct toe_fake *f, uint32_t i)
+{
+	if (i >= TOE_HW_GTOE_CONNS || f->gt_cst[16 * i + TOE_GTOE_CS_PHASE] != 3)
+		return -1;
+	f->gt_cst[16 * i + TOE_GTOE_CS_PHASE] = 0;
+	f->gt_up[i] = 0;
+	return gtoe_event(f, i, MTOE_EV_CLOSE, NULL, 0);
 }
 
 void toe_fake_gtoe_set_ctr(struct toe_fake *f, uint32_t i, uint64_t v)

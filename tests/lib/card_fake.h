@@ -48,8 +48,8 @@
  *     tx_arb_top's status window.
  *
  * Not modelled: ARP/ICMP replies (nothing is transmitted), gtoe's TCP (its
- * frames and events: the receive pipeline still sends TCP to the mirror
- * TOE), timing, the card's parallelism (each frame is drained before the
+ * frames; its events come from the test: toe_fake_gtoe_open/data/close;
+ * frames still go to the mirror TOE), timing, the card's parallelism (each frame is drained before the
  * next, as in the C-simulation).
  */
 #ifndef TOE_CARD_FAKE_H
@@ -154,6 +154,15 @@ void toe_fake_gtoe_stall(struct toe_fake *f, int stall);
 const uint8_t *toe_fake_gtoe_sent(const struct toe_fake *f, uint32_t i, uint32_t *len);
 uint32_t toe_fake_gtoe_conn_word(const struct toe_fake *f, uint32_t i, uint32_t w);
 uint32_t toe_fake_gtoe_status(const struct toe_fake *f);
+/* gtoe_top's connection events on entry i's stream (the entry's table word 2), through fast_top's
+ * path and the writer as the kernels would send them: open (phase 3, up; an OPEN event, reason SYN),
+ * in-order bytes from the exchange (a DATA event at the connection's next offset), close (phase 0;
+ * a CLOSE event). Clearing an up entry's enable bit closes it the same way. 0, or -1 (not running,
+ * not up). With fast_top's SESS_LO/HI bit of the stream set, its session messages and close reach
+ * the ring as TOE_REC_CARD_SESS records (kernels/rx/rx_sess.h), counted in sess_msgs/sess_records. */
+int toe_fake_gtoe_open(struct toe_fake *f, uint32_t i);
+int toe_fake_gtoe_data(struct toe_fake *f, uint32_t i, const uint8_t *data, uint32_t len);
+int toe_fake_gtoe_close(struct toe_fake *f, uint32_t i);
 /* Buffers still allocated; whether the device is open. */
 uint32_t toe_fake_live_bos(const struct toe_fake *f);
 int toe_fake_is_open(const struct toe_fake *f);

@@ -802,7 +802,7 @@ static void test_ports(void)
 	    "netmask = 24\n",
 	    NO_SRC, 6, "[port.1] role = udp: needs a mac (backend = xrt)");
 	/* role = tcp on the card: port 0's general TOE (gtoe_top) connects and listens (open = accept);
-	 * the card has no STEP session (its decoder consumes the session messages): refused */
+	 * the STEP session runs on the host, fed the session messages through the ring (accepted) */
 	snprintf(text, sizeof text,
 		 "[device]\nbackend = xrt\nxclbin = card.xclbin\n"
 		 "[port.0]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\ngateway = 10.1.0.1\nmac = 02:00:00:00:00:01\n"
@@ -819,13 +819,16 @@ static void test_ports(void)
 		 g_tpl);
 	expect_clean(__LINE__, text);
 	CHECK(g_cfg->device.backend == TOED_BACKEND_XRT && g_cfg->feed[0].open == TOED_OPEN_ACCEPT);
-	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n"
-	    "mac = 02:00:00:00:00:01\n[feed.a]\nexchange = 10.9.0.1:5261\ntarget_comp_id = SSE\n"
-	    "sender_comp_id = VENDOR01\n",
-	    NO_SRC | NO_FEED, 11,
-	    "[feed.a] target_comp_id = SSE: backend = xrt: the card has no STEP session yet (its decoder consumes the "
-	    "exchange's Logon, Heartbeat and TestRequest; toed never sees them): use backend = sw for a session, or "
-	    "no session keys with the card");
+	snprintf(text, sizeof text,
+		 "[device]\nbackend = xrt\nxclbin = card.xclbin\n"
+		 "[port.0]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\ngateway = 10.1.0.1\nmac = 02:00:00:00:00:01\n"
+		 "[feed.a]\nexchange = 10.9.0.1:5261\nvendor = *:40001\ntarget_comp_id = SSE\nsender_comp_id = VENDOR01\n"
+		 "heartbeat_s = 5\n"
+		 "[fast]\ntemplates = %s\n",
+		 g_tpl);
+	expect_clean(__LINE__, text);
+	CHECK(g_cfg->device.backend == TOED_BACKEND_XRT && toed_feed_has_session(&g_cfg->feed[0]));
+	CHECK(!strcmp(g_cfg->feed[0].sender_comp_id, "VENDOR01") && g_cfg->feed[0].heartbeat_s == 5);
 	/* sequence tracking and A/B groups run on the host's pipeline, which the card path does not run:
 	 * refused, never a silent no-op */
 	snprintf(text, sizeof text,

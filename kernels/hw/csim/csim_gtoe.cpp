@@ -4,7 +4,11 @@
  * from pktbuild (the exchange): ARP, SYN, SYN-ACK with options, a logon
  * through the TX mailbox, an SSE feed with reordering and a duplicate, a
  * ping and a neighbour's ARP request, FIN, reconnect; a second entry enabled
- * at run time and refused; an entry disabled by the host. Then open = accept
+ * at run time and refused; an entry disabled by the host. The stream carries
+ * the exchange's Logon answer and a Heartbeat before the feed: with the
+ * stream marked as a session stream (SESS_LO) they, and the connection's
+ * closes, reach the ring as TOE_REC_CARD_SESS records, the ticks unchanged.
+ * Then open = accept
  * and per-entry limits (csim_gtoe_accept): an ACCEPT entry's SYN-ACK with its
  * MSS and window, the exchange's feed, connections from a wrong address and
  * a second one from the exchange reset, a SYN to no listener answered by RST,
@@ -16,6 +20,7 @@
 #include "csim.h"
 extern "C" {
 #include "net/net_tx.h"
+#include "step/step_msg.h"
 #include "toe/gtoe_frame.h"
 }
 
@@ -366,6 +371,7 @@ void csim_gtoe(const fast_prog *prog)
 	static const uint8_t synack_opt[8] = { 2, 4, 0x05, 0xb4, 1, 1, 4, 2 }; /* MSS 1460, NOP NOP SACK-permitted */
 
 	base_cfg(cfg);
+	cfg.sess[0] = 1; /* entry 0's stream: toed's own connection with a STEP session on the host */
 	/* the software backend's endpoint, as dp_tcp_init configures it */
 	gtoe_cfg_default(&gc);
 	gc.max_conns = cfg.mtoe.max_conns;
@@ -414,6 +420,25 @@ void csim_gtoe(const fast_prog *prog)
 	t->f[0].listener = t->f[1].listener = -1;
 
 	make_feed(prog, 21, 300, fa);
+	/* what the exchange sends on the connection: its Logon answer, a Heartbeat, then the feed */
+	std::vector<uint8_t> sess_msg[2], stream;
+	{
+		uint8_t buf[512];
+		step_enc e;
+		step_enc_begin(&e, buf, sizeof buf, STEP_MT_LOGON, "SSE", "VENDOR01", 1, 1700000000000ull);
+		step_enc_u64(&e, STEP_TAG_ENCRYPT_METHOD, 0);
+		step_enc_u64(&e, STEP_TAG_HEARTBT_INT, 30);
+		uint32_t n = step_enc_end(&e);
+		CHECK(n > TOE_CSESS_DATA); /* split over records */
+		sess_msg[0].assign(buf + e.start, buf + e.start + n);
+		step_enc_begin(&e, buf, sizeof buf, STEP_MT_HEARTBEAT, "SSE", "VENDOR01", 2, 1700000030000ull);
+		n = step_enc_end(&e);
+		CHECK(n > 0);
+		sess_msg[1].assign(buf + e.start, buf + e.start + n);
+		stream = sess_msg[0];
+		stream.insert(stream.end(), sess_msg[1].begin(), sess_msg[1].end());
+		stream.insert(stream.end(), fa.bytes.begin(), fa.bytes.end());
+	}
 
 	auto tick = [&](uint64_t ts) {
 		now = ts;
@@ -506,8 +531,8 @@ void csim_gtoe(const fast_prog *prog)
 	{
 		std::vector<std::pair<size_t, size_t>> segs;
 		size_t off;
-		for (off = 0; off < fa.bytes.size(); off += MSS)
-			segs.push_back({ off, fa.bytes.size() - off < MSS ? fa.bytes.size() - off : MSS });
+		for (off = 0; off < stream.size(); off += MSS)
+			segs.push_back({ off, stream.size() - off < MSS ? stream.size() - off : MSS });
 		for (k = 0; k < segs.size(); k++) {
 			size_t i = k;
 			if (k == 5)
@@ -515,10 +540,10 @@ void csim_gtoe(const fast_prog *prog)
 			else if (k == 6)
 				i = 5;
 			frame(peer_tcp(irs + 1 + (uint32_t)segs[i].first, iss + 101, TCP_ACK | TCP_PSH,
-				       fa.bytes.data() + segs[i].first, segs[i].second, NULL, 0));
+				       stream.data() + segs[i].first, segs[i].second, NULL, 0));
 			if (k == 9)
 				frame(peer_tcp(irs + 1 + (uint32_t)segs[8].first, iss + 101, TCP_ACK | TCP_PSH,
-					       fa.bytes.data() + segs[8].first, segs[8].second, NULL, 0));
+					       stream.data() + segs[8].first, segs[8].second, NULL, 0));
 			if (k == 12) {
 				pb_spec s;
 				std::vector<uint8_t> f(256);
@@ -537,7 +562,7 @@ void csim_gtoe(const fast_prog *prog)
 				tick(now + 1000000ull);
 		}
 	}
-	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_BYTES_IN_LO)), (uint32_t)fa.bytes.size());
+	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_BYTES_IN_LO)), (uint32_t)stream.size());
 	{
 		/* the per-connection window against the software endpoint's gtoe_info */
 		struct gtoe_info in;
@@ -552,7 +577,7 @@ void csim_gtoe(const fast_prog *prog)
 	}
 
 	/* 7. the exchange closes: our ACK and FIN, CLOSE on the stream; its ACK of our FIN */
-	uint32_t fin_seq = irs + 1 + (uint32_t)fa.bytes.size();
+	uint32_t fin_seq = irs + 1 + (uint32_t)stream.size();
 	frame(peer_tcp(fin_seq, iss + 101, TCP_ACK | TCP_FIN, NULL, 0, NULL, 0));
 	frame(peer_tcp(fin_seq + 1, iss + 102, TCP_ACK, NULL, 0, NULL, 0));
 	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 0);
@@ -644,15 +669,47 @@ void csim_gtoe(const fast_prog *prog)
 	check_rings(hw, sw.ring);
 	{
 		size_t n = 0;
+		std::vector<uint8_t> got[3];
+		uint32_t nsess = 0, pieces[3] = { 0, 0, 0 };
 		for (size_t j = 0; j < feed_records; j++) {
 			const union toe_record &rec = hw[j];
+			if (rec.hdr.type == TOE_REC_CARD_SESS) {
+				/* independently of the software path: the session messages, whole, then the close */
+				const toe_card_sess &cs = *(const toe_card_sess *)rec.bytes;
+				nsess++;
+				CHECK_EQ(rec.hdr.stream, 0);
+				CHECK(cs.msg_no >= 1 && cs.msg_no <= 3);
+				if (cs.msg_no < 1 || cs.msg_no > 3)
+					continue;
+				CHECK_EQ(cs.piece, pieces[cs.msg_no - 1]);
+				pieces[cs.msg_no - 1]++;
+				got[cs.msg_no - 1].insert(got[cs.msg_no - 1].end(), cs.data, cs.data + cs.len);
+				if (cs.msg_no < 3) {
+					CHECK_EQ(cs.kind, TOE_CSESS_PIECE);
+					CHECK_EQ(cs.msg_len, sess_msg[cs.msg_no - 1].size());
+					CHECK_EQ(rec.hdr.msg_seq, cs.msg_no);
+					CHECK(!strcmp(cs.msgtype, cs.msg_no == 1 ? "A" : "0"));
+				} else {
+					CHECK_EQ(cs.kind, TOE_CSESS_CLOSE); /* the exchange's FIN */
+				}
+				continue;
+			}
 			if (rec.hdr.type != TOE_REC_GAP && rec.hdr.type != TOE_REC_RESET) {
 				if (n < fa.ticks.size())
 					CHECK(same_tick(rec, fa.ticks[n]));
 				n++;
 			}
 		}
-		CHECK_EQ(n, fa.ticks.size());
+		CHECK_EQ(n, fa.ticks.size()); /* the ticks unaffected */
+		CHECK(got[0] == sess_msg[0]);
+		CHECK(got[1] == sess_msg[1]);
+		CHECK_EQ(pieces[0], (sess_msg[0].size() + TOE_CSESS_DATA - 1) / TOE_CSESS_DATA);
+		CHECK_EQ(pieces[1], (sess_msg[1].size() + TOE_CSESS_DATA - 1) / TOE_CSESS_DATA);
+		CHECK_EQ(pieces[2], 1);
+		CHECK_EQ(nsess, pieces[0] + pieces[1] + 1);
+		/* fast_top's counters: three then the host's disable's close (step 10): four messages */
+		CHECK_EQ(ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 3), 4);
+		CHECK_EQ(ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 4), nsess + 1);
 	}
 	/* counters: the endpoint's against the software's, the ARP reply, the arbiter */
 	k = TOE_GTOE_CTR_STATS;

@@ -256,6 +256,12 @@ void sw_drain(swpath &s)
 		if ((out.kind == RX_OUT_RECORD && out.tick_type > 0) || out.kind == RX_OUT_GAP ||
 		    out.kind == RX_OUT_RESET)
 			s.ring.push_back(out.tick);
+		else if (out.kind == RX_OUT_SESS) /* a session stream's message or close (rx_sess.h) */
+			for (uint32_t k = 0; k < rx_sess_records(&out); k++) {
+				union toe_record r;
+				rx_sess_record(&r, &out, k);
+				s.ring.push_back(r);
+			}
 	}
 }
 

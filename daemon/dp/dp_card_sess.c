@@ -1,0 +1,190 @@
+/* dp_card_sess.c - the STEP session over the card's connections (see dp_card_sess.h). Data-plane thread only. */
+#include "dp/dp_card_sess.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+
+static int32_t card_send(void *arg, uint32_t i, const uint8_t *data, uint32_t len)
+{
+	struct dp_card_sess *d = arg;
+	if (!d->xrt)
+		return -1;
+	int n = toe_xrt_tcp_send(d->xrt, i, data, len);
+	if (n == TOE_XRT_TX_DOWN)
+		return -1;
+	if (n < 0) {
+		log_warn("card: feed %s: the TX mailbox failed: %s", d->t.f[i].name, toe_xrt_error(d->xrt));
+		return -1;
+	}
+	return n;
+}
+
+/* The session asked to close: gtoe_top closes when the entry's enable bit is cleared. */
+static int card_close(void *arg, uint32_t i)
+{
+	struct dp_card_sess *d = arg;
+	if (!d->xrt || toe_xrt_tcp_enable(d->xrt, i, 0) < 0)
+		return -1;
+	return 0;
+}
+
+int dp_card_sess_init(struct dp_card_sess *d, const struct toed_config *cfg, const struct toe_hw_gtoe_conn *conns,
+		      const uint32_t *feeds, uint32_t n, struct rx_cfg *rc, char *err, size_t errlen)
+{
+	memset(d, 0, sizeof *d);
+	card_sess_init(&d->cs);
+	if (n > TOED_MAX_FEEDS)
+		n = TOED_MAX_FEEDS;
+	d->t.role = TOED_ROLE_TCP;
+	d->t.nfeeds = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct dp_tcp_feed *f = &d->t.f[i];
+		f->feed = feeds[i];
+		f->stream = conns[i].stream;
+		f->raddr = conns[i].raddr;
+		f->rport = conns[i].rport;
+		f->lport = conns[i].lport;
+		f->accept = conns[i].accept; /* open = accept: gtoe_top listens, the exchange connects */
+		f->conn = -1;
+		f->listener = -1;
+		f->phase = DP_TCP_WAIT;
+		f->attempts = 1; /* the card connects at once: later attempts are the session's reconnects */
+		snprintf(f->name, sizeof f->name, "%s", cfg->feed[feeds[i]].name);
+	}
+	int any = dp_sess_init(&d->s, &d->t, cfg, err, errlen);
+	if (any <= 0)
+		return any;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t sid = d->t.f[i].stream;
+		if (!d->s.f[i].on)
+			continue;
+		if (sid >= CARD_SESS_STREAMS || sid >= MTOE_MAX_CONNS) {
+			snprintf(err, errlen, "%s: feed %s: stream %u beyond the card's session streams", cfg->path,
+				 d->t.f[i].name, sid);
+			return -1;
+		}
+		d->sess_of_stream[sid] = i + 1;
+		rc->sess[sid] = 1;
+	}
+	d->t.hooks = dp_sess_hooks(&d->s);
+	d->t.remote.arg = d;
+	d->t.remote.send = card_send;
+	d->t.remote.close = card_close;
+	dp_sess_set_where(&d->s, rc);
+	return 1;
+}
+
+void dp_card_sess_attach(struct dp_card_sess *d, struct toe_xrt *xrt)
+{
+	d->xrt = xrt;
+}
+
+/* Feed i's connection ended (the card's close record, or the wait for it ran out). */
+static void down(struct dp_card_sess *d, uint32_t i, uint64_t now_ns)
+{
+	struct dp_tcp_feed *f = &d->t.f[i];
+	if (f->phase != DP_TCP_UP)
+		return;
+	f->phase = DP_TCP_WAIT;
+	f->downs++;
+	d->t.st.closes++;
+	d->data_seq[i] = 0;
+	d->t.hooks.on_close(d->t.hooks.arg, &d->t, i);
+	if (f->asked_close) {
+		/* the session closed it (refusal, timeout, logout): back off before the card tries again */
+		f->backoff_ns = f->backoff_ns ? f->backoff_ns * 2 : DP_TCP_BACKOFF_MIN_NS;
+		if (f->backoff_ns > DP_TCP_BACKOFF_MAX_NS)
+			f->backoff_ns = DP_TCP_BACKOFF_MAX_NS;
+		d->enable_at[i] = now_ns + f->backoff_ns;
+		f->asked_close = 0;
+	}
+}
+
+/* Feed i's connection is up (its RESET record, or a message of a connection whose RESET the ring lost). */
+static void up(struct dp_card_sess *d, uint32_t i, uint64_t now_ns)
+{
+	struct dp_tcp_feed *f = &d->t.f[i];
+	if (f->phase == DP_TCP_UP)
+		down(d, i, now_ns); /* the close record was lost: a new connection means the old one ended */
+	f->phase = DP_TCP_UP;
+	f->ups++;
+	f->offset = 0;
+	d->t.st.established++;
+	d->data_seq[i] = 0;
+	d->t.hooks.on_open(d->t.hooks.arg, &d->t, i);
+}
+
+static void lost(struct dp_card_sess *d, uint32_t i, uint32_t n)
+{
+	d->msgs_lost[i] += n;
+	d->t.f[i].sess.in_lost += n; /* toectl stats: session_msgs_lost */
+	log_warn("card: feed %s: session: %u message%s from the exchange lost on the way from the card "
+		 "(%llu so far); the session sees the hole at the next one",
+		 d->t.f[i].name, n, n == 1 ? "" : "s", (unsigned long long)d->msgs_lost[i]);
+}
+
+int dp_card_sess_record(struct dp_card_sess *d, const union toe_record *r, uint64_t now_ns)
+{
+	uint32_t sid = r->hdr.stream, i;
+	if (r->hdr.type == TOE_REC_CARD_SESS) {
+		struct card_sess_out o;
+		card_sess_put(&d->cs, r, &o);
+		if (sid >= CARD_SESS_STREAMS || !d->sess_of_stream[sid])
+			return 1; /* counted bad by card_sess, or a stream without a session here */
+		i = d->sess_of_stream[sid] - 1;
+		if (o.lost)
+			lost(d, i, o.lost);
+		if (o.what == CARD_SESS_MSG) {
+			if (d->t.f[i].phase != DP_TCP_UP)
+				up(d, i, now_ns); /* its RESET was lost in an overflow */
+			d->t.st.bytes_in += o.len;
+			d->t.hooks.on_bytes(d->t.hooks.arg, &d->t, i, o.msg, o.len);
+		} else if (o.what == CARD_SESS_CLOSE) {
+			down(d, i, now_ns);
+		}
+		return 1;
+	}
+	if (r->hdr.type == TOE_REC_GAP && sid == TOE_HW_STREAM_ALL && r->gap.reason == TOE_GAP_OVERFLOW) {
+		card_sess_overflow(&d->cs); /* the losses show at each stream's next record */
+		return 0;
+	}
+	if (sid >= CARD_SESS_STREAMS || !d->sess_of_stream[sid])
+		return 0;
+	i = d->sess_of_stream[sid] - 1;
+	if (r->hdr.type == TOE_REC_RESET && r->reset.reason == TOE_RESET_SYN) {
+		up(d, i, now_ns);
+		return 0;
+	}
+	if (r->hdr.msg_seq && r->hdr.msg_seq != d->data_seq[i] && d->t.f[i].phase == DP_TCP_UP &&
+	    (r->hdr.type == TOE_REC_TRADE || r->hdr.type == TOE_REC_ORDER)) {
+		d->data_seq[i] = r->hdr.msg_seq;
+		dp_sess_data(&d->s, i, r->hdr.msg_seq, now_ns);
+	}
+	return 0;
+}
+
+void dp_card_sess_tick(struct dp_card_sess *d, uint64_t now_ns)
+{
+	for (uint32_t i = 0; i < d->t.nfeeds; i++) {
+		struct dp_tcp_feed *f = &d->t.f[i];
+		if (f->asked_close && now_ns >= f->close_by_ns) {
+			/* no close record from the card in time (lost in an overflow?): take it as closed */
+			down(d, i, now_ns);
+		}
+		if (d->enable_at[i] && now_ns >= d->enable_at[i] && d->xrt) {
+			if (toe_xrt_tcp_enable(d->xrt, i, 1) < 0)
+				continue; /* tried again next turn */
+			d->enable_at[i] = 0;
+			f->attempts++;
+			d->t.st.connects++;
+		}
+	}
+	d->t.hooks.on_tick(d->t.hooks.arg, &d->t, now_ns);
+}
+
+int dp_card_sess_pub(struct dp_card_sess *d, union toe_record *out)
+{
+	return dp_sess_record(&d->s, out);
+}
