@@ -26,6 +26,7 @@
 #include "hw/toe_regmap.h"
 #include "rx/rx_pipe.h"
 
+#include "conf/config.h"
 #include "card/card_backend.h"
 #include "card_fake.h"
 #include "card/card_xclbin.h"
@@ -313,6 +314,46 @@ static inline void tx_cfg(struct rx_cfg *cfg)
 	cfg->udp[0].framing = FAST_FRAMING_STEP;
 	cfg->udp[1].port = TX_UDP_RAW;
 	cfg->udp[1].framing = FAST_FRAMING_DATAGRAM;
+}
+
+/* A toed.conf for the card with role = tcp on port 0 and n tcp feeds
+ * named names[i], feed i connecting to TX_TCP_EX_IP + i, port 5261 + i;
+ * the caller changes what its test needs. NULL when out of memory. */
+#define TX_TCP_EX_IP 0x0a090001u /* 10.9.0.1 */
+static inline struct toed_config *tx_tcp_config(uint32_t n, const char *const *names, uint32_t connections,
+						uint32_t window)
+{
+	struct toed_config *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	toed_config_default(c);
+	snprintf(c->path, sizeof c->path, "test.conf");
+	snprintf(c->device.pci, sizeof c->device.pci, "%s", TOE_FAKE_BDF);
+	c->device.backend = TOED_BACKEND_XRT;
+	c->port[0].enabled = 1;
+	c->port[0].role = TOED_ROLE_TCP;
+	c->port[0].ip = TX_OUR_IP;
+	c->port[0].netmask = 0xffffff00u;
+	c->port[0].has_mac = 1;
+	memcpy(c->port[0].mac, tx_our_mac, 6);
+	c->tcp.connections = connections;
+	c->tcp.window = window;
+	c->tcp.mss = 1408;
+	c->fast.have_prog = 1;
+	memcpy(&c->fast.prog, &tx_prog, sizeof tx_prog);
+	c->nfeeds = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct toed_feed *f = &c->feed[i];
+		snprintf(f->name, sizeof f->name, "%s", names[i]);
+		snprintf(f->stream, sizeof f->stream, "%s", names[i]);
+		f->protocol = TOED_PROTO_TCP;
+		f->framing = TOED_FRAMING_STEP;
+		f->port = 0;
+		f->exchange.ip = TX_TCP_EX_IP + i;
+		f->exchange.port = (uint16_t)(5261 + i);
+		f->open = TOED_OPEN_CONNECT;
+	}
+	return c;
 }
 
 static inline void tx_params(struct toe_xrt_params *p, const char *xclbin, const struct rx_cfg *cfg, uint32_t slots)

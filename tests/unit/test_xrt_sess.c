@@ -20,7 +20,7 @@
 #include "dp/dp_setup.h"
 #include "step/host/step_link.h"
 
-#define EX_IP 0x0a090001u
+#define EX_IP TX_TCP_EX_IP
 #define MS 1000000ull
 
 static uint64_t mono_ns(void)
@@ -33,34 +33,10 @@ static uint64_t mono_ns(void)
 /* Feed a with a STEP session, feed b a plain connection, both on the card. */
 static struct toed_config *sess_config(void)
 {
-	struct toed_config *c = calloc(1, sizeof *c);
 	static const char *const names[2] = { "a", "b" };
-	toed_config_default(c);
-	snprintf(c->path, sizeof c->path, "test.conf");
-	snprintf(c->device.pci, sizeof c->device.pci, "%s", TOE_FAKE_BDF);
-	c->device.backend = TOED_BACKEND_XRT;
-	c->port[0].enabled = 1;
-	c->port[0].role = TOED_ROLE_TCP;
-	c->port[0].ip = TX_OUR_IP;
-	c->port[0].netmask = 0xffffff00u;
-	c->port[0].has_mac = 1;
-	memcpy(c->port[0].mac, tx_our_mac, 6);
-	c->tcp.connections = 64;
-	c->tcp.window = 32768;
-	c->tcp.mss = 1408;
-	c->fast.have_prog = 1;
-	memcpy(&c->fast.prog, &tx_prog, sizeof tx_prog);
-	c->nfeeds = 2;
-	for (uint32_t i = 0; i < 2; i++) {
-		struct toed_feed *f = &c->feed[i];
-		snprintf(f->name, sizeof f->name, "%s", names[i]);
-		snprintf(f->stream, sizeof f->stream, "%s", names[i]);
-		f->protocol = TOED_PROTO_TCP;
-		f->framing = TOED_FRAMING_STEP;
-		f->exchange.ip = EX_IP + i;
-		f->exchange.port = 5261 + i;
-		f->open = TOED_OPEN_CONNECT;
-	}
+	struct toed_config *c = tx_tcp_config(2, names, 64, 32768);
+	if (!c)
+		return NULL;
 	snprintf(c->feed[0].sender_comp_id, TOED_NAME_MAX, "VENDOR01");
 	snprintf(c->feed[0].target_comp_id, TOED_NAME_MAX, "SSE");
 	c->feed[0].heartbeat_s = 30;

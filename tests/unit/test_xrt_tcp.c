@@ -26,42 +26,19 @@
 #include "dp/dp_setup.h"
 #include "step/step_sess.h"
 
-#define EX_IP 0x0a090001u /* 10.9.0.1 */
+#define EX_IP TX_TCP_EX_IP
 
 /* A role = tcp configuration on port 0: two connect feeds, one accept feed. */
 static struct toed_config *tcp_config(uint32_t connections, uint32_t window)
 {
-	struct toed_config *c = calloc(1, sizeof *c);
 	static const char *const names[3] = { "a", "b", "acc" };
-	toed_config_default(c);
-	snprintf(c->path, sizeof c->path, "test.conf");
-	snprintf(c->device.pci, sizeof c->device.pci, "%s", TOE_FAKE_BDF);
-	c->device.backend = TOED_BACKEND_XRT;
-	c->port[0].enabled = 1;
-	c->port[0].role = TOED_ROLE_TCP;
-	c->port[0].ip = TX_OUR_IP;
-	c->port[0].netmask = 0xffffff00u;
+	struct toed_config *c = tx_tcp_config(3, names, connections, window);
+	if (!c)
+		return NULL;
 	c->port[0].gateway = 0x0a0100feu;
-	c->port[0].has_mac = 1;
-	memcpy(c->port[0].mac, tx_our_mac, 6);
-	c->tcp.connections = connections;
-	c->tcp.window = window;
-	c->tcp.mss = 1408;
-	c->fast.have_prog = 1;
-	memcpy(&c->fast.prog, &tx_prog, sizeof tx_prog);
-	c->nfeeds = 3;
-	for (uint32_t i = 0; i < 3; i++) {
-		struct toed_feed *f = &c->feed[i];
-		snprintf(f->name, sizeof f->name, "%s", names[i]);
-		snprintf(f->stream, sizeof f->stream, "%s", names[i]);
-		f->protocol = TOED_PROTO_TCP;
-		f->framing = TOED_FRAMING_STEP;
-		f->port = 0;
-		f->exchange.ip = EX_IP + i;
-		f->exchange.port = 5261 + i;
-		f->vendor.port = i == 0 ? 40001 : i == 2 ? 7000 : 0;
-		f->open = i == 2 ? TOED_OPEN_ACCEPT : TOED_OPEN_CONNECT;
-	}
+	c->feed[0].vendor.port = 40001;
+	c->feed[2].vendor.port = 7000;
+	c->feed[2].open = TOED_OPEN_ACCEPT;
 	return c;
 }
 
