@@ -320,6 +320,19 @@ static uint32_t be32(const uint8_t *p)
 
 /* Program every kernel for role tcp through the register map (the host's writes, then the
  * APPLYs in order, generation gen), the HBM ring emptied. */
+/* The software backend's endpoint for cfg, as dp_tcp_init configures it. */
+static void sw_gtoe_cfg(gtoe_cfg &gc, const rx_cfg &cfg, uint32_t isn_key)
+{
+	gtoe_cfg_default(&gc);
+	gc.max_conns = cfg.mtoe.max_conns;
+	gc.rcv_buf = cfg.mtoe.window;
+	gc.snd_buf = 8192;
+	gc.mss = MSS;
+	gc.syn_retries = 4;
+	gc.quickack = 1;
+	gc.isn_key = isn_key;
+}
+
 static void program_tcp(const rx_cfg &cfg, const gtoe_cfg &gc, const toe_hw_gtoe_conn *ent, uint32_t nent,
 			uint32_t gen, const fast_prog *prog, toe_hw_opts &o)
 {
@@ -372,15 +385,7 @@ void csim_gtoe(const fast_prog *prog)
 
 	base_cfg(cfg);
 	cfg.sess[0] = 1; /* entry 0's stream: toed's own connection with a STEP session on the host */
-	/* the software backend's endpoint, as dp_tcp_init configures it */
-	gtoe_cfg_default(&gc);
-	gc.max_conns = cfg.mtoe.max_conns;
-	gc.rcv_buf = cfg.mtoe.window;
-	gc.snd_buf = 8192;
-	gc.mss = MSS;
-	gc.syn_retries = 4;
-	gc.quickack = 1;
-	gc.isn_key = 0x5eed1234u;
+	sw_gtoe_cfg(gc, cfg, 0x5eed1234u);
 	memset(ent, 0, sizeof ent); /* limits 0: the endpoint's MSS and window */
 	ent[0].raddr = EXA_IP;
 	ent[0].rport = PORT_A;
@@ -782,14 +787,7 @@ void csim_gtoe_accept(const fast_prog *prog)
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
 	base_cfg(cfg);
-	gtoe_cfg_default(&gc);
-	gc.max_conns = cfg.mtoe.max_conns;
-	gc.rcv_buf = cfg.mtoe.window;
-	gc.snd_buf = 8192;
-	gc.mss = MSS;
-	gc.syn_retries = 4;
-	gc.quickack = 1;
-	gc.isn_key = 0xacce5700u;
+	sw_gtoe_cfg(gc, cfg, 0xacce5700u);
 	CHECK(WIN_A < gc.rcv_buf && WIN_B < WIN_A); /* all three windows differ */
 	memset(ent, 0, sizeof ent);
 	ent[0].raddr = EXA_IP;
