@@ -333,6 +333,19 @@ static void sw_gtoe_cfg(gtoe_cfg &gc, const rx_cfg &cfg, uint32_t isn_key)
 	gc.isn_key = isn_key;
 }
 
+/* The software side of a role = tcp scenario: the pipeline, the endpoint, no feeds yet (two slots). */
+static void swt_start(swtcp &t, swpath &sw, const rx_cfg &cfg, const gtoe_cfg &gc, const fast_prog *prog, uint32_t gateway)
+{
+	sw_init(sw, &cfg, prog);
+	t.g = (gtoe *)calloc(1, sizeof *t.g);
+	t.gbuf = (uint8_t *)malloc(GTOE_BUF_BYTES(&gc));
+	CHECK_EQ(gtoe_init(t.g, &gc, t.gbuf, GTOE_BUF_BYTES(&gc)), GTOE_OK);
+	net_arp_init(&t.arp);
+	t.gateway = gateway;
+	t.nfeeds = 2;
+	memset(t.f, 0, sizeof t.f);
+}
+
 static void program_tcp(const rx_cfg &cfg, const gtoe_cfg &gc, const toe_hw_gtoe_conn *ent, uint32_t nent,
 			uint32_t gen, const fast_prog *prog, toe_hw_opts &o)
 {
@@ -404,14 +417,7 @@ void csim_gtoe(const fast_prog *prog)
 	const uint64_t arb_eth0 = ctr(TOE_KID_TXARB, 0), arb_gtoe0 = ctr(TOE_KID_TXARB, 1);
 
 	/* the software side */
-	sw_init(sw, &cfg, prog);
-	t->g = (gtoe *)calloc(1, sizeof *t->g);
-	t->gbuf = (uint8_t *)malloc(GTOE_BUF_BYTES(&gc));
-	CHECK_EQ(gtoe_init(t->g, &gc, t->gbuf, GTOE_BUF_BYTES(&gc)), GTOE_OK);
-	net_arp_init(&t->arp);
-	t->gateway = o.gateway;
-	t->nfeeds = 2;
-	memset(t->f, 0, sizeof t->f);
+	swt_start(*t, sw, cfg, gc, prog, o.gateway);
 	t->f[0].raddr = EXA_IP;
 	t->f[0].rport = PORT_A;
 	t->f[0].lport = VPORT_A;
@@ -810,14 +816,7 @@ void csim_gtoe_accept(const fast_prog *prog)
 	/* listening from APPLY on, as dp_tcp_init */
 	CHECK_EQ(reg_read(TOE_KID_GTOE, TOE_GTOE_CST(0, TOE_GTOE_CS_PHASE)), 4);
 
-	sw_init(sw, &cfg, prog);
-	t->g = (gtoe *)calloc(1, sizeof *t->g);
-	t->gbuf = (uint8_t *)malloc(GTOE_BUF_BYTES(&gc));
-	CHECK_EQ(gtoe_init(t->g, &gc, t->gbuf, GTOE_BUF_BYTES(&gc)), GTOE_OK);
-	net_arp_init(&t->arp);
-	t->gateway = o.gateway;
-	t->nfeeds = 2;
-	memset(t->f, 0, sizeof t->f);
+	swt_start(*t, sw, cfg, gc, prog, o.gateway);
 	for (k = 0; k < 2; k++) {
 		t->f[k].raddr = ent[k].raddr;
 		t->f[k].rport = ent[k].rport;
