@@ -447,6 +447,17 @@ static inline uint32_t ld32(const uint8_t *p)
 	return v;
 }
 
+/* 64 bits of the bitmap from bit a; words at or past bit lim (not
+ * written) read as 0. */
+static inline uint64_t bits64(const uint64_t *w, uint32_t a, uint32_t lim)
+{
+	uint32_t wi = a >> 6, sh = a & 63;
+	uint64_t r = wi * 64 < lim ? w[wi] >> sh : 0;
+	if (sh && (wi + 1) * 64 < lim)
+		r |= w[wi + 1] << (64 - sh);
+	return r;
+}
+
 /* Whether "dd=" (two digits and '=') is the low three bytes of a. */
 static inline int tag2(uint32_t a)
 {
@@ -488,7 +499,8 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 							   uint32_t h, uint32_t t, uint32_t lim, uint32_t n,
 							   const uint64_t *w, char *msgtype, struct walk *o)
 {
-	uint32_t i, k = h, j, e, last = m->nf - 1;
+	uint32_t i, k = h, j, e, base = h, last = m->nf - 1;
+	uint64_t sb; /* the SOH bits from base not yet consumed: each field's end is the next one */
 	if (m->nf == 0)
 		return W_BAD;
 	o->seq = 0;
@@ -496,12 +508,22 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 	o->have95 = 0;
 	o->have96 = 0;
 	o->cut_e = 0;
+	sb = bits64(w, h, lim);
 	for (i = 0; i < last; i++) {
 		uint32_t kind;
 		/* a whole field needs "dd=", a byte of value and its SOH before lim */
 		if (k + 4 >= lim || (ld32(q + k) & 0xffffffu) != m->tagw[i])
 			return W_BAD;
-		e = next_soh(w, k + 3, lim);
+		/* fields are consecutive and q[k..k+3) is "dd=": the first SOH bit
+		 * left (at or after k) is next_soh(w, k + 3, lim) */
+		if (UNLIKELY(sb == 0)) {
+			base = k;
+			sb = bits64(w, k, lim);
+			if (sb == 0)
+				return W_BAD;
+		}
+		e = base + (uint32_t)__builtin_ctzll(sb);
+		sb &= sb - 1;
 		if (e == k + 3 || e >= lim)
 			return W_BAD;
 		kind = m->kind[i];
@@ -509,7 +531,10 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 			j = k + 2; /* the '=' */
 			if (kind == 35) {
 				uint32_t l = e - (j + 1) < STEP_MAX_MSGTYPE ? e - (j + 1) : STEP_MAX_MSGTYPE;
-				memcpy(msgtype, q + j + 1, l);
+				if (LIKELY(j + 1 + STEP_MAX_MSGTYPE + 1 <= n))
+					memcpy(msgtype, q + j + 1, STEP_MAX_MSGTYPE + 1); /* (cut at l below) */
+				else
+					memcpy(msgtype, q + j + 1, l);
 				msgtype[l] = 0;
 			} else {
 				uint64_t v;
