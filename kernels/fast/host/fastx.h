@@ -122,8 +122,8 @@ struct fastx_dec {
 	 * to message without a miss. */
 	struct fastx_step_memo {
 		uint32_t nf;       /* fields up to and including 96= (0: none) */
-		uint32_t tagw[16]; /* each field's "dd=" bytes */
-		uint8_t kind[16];  /* its tag when 34, 35, 95 or 96, else 0 */
+		uint32_t tagw[16]; /* each field's "dd=" bytes, and in the top byte its tag
+				      when 34, 35, 95 or 96 (else 0) */
 		uint64_t hits;     /* messages (or heads) read by the memo */
 		uint64_t builds;   /* tag sequences recorded (a new layout, or none yet) */
 	} smemo;

@@ -480,8 +480,7 @@ static void memo_build(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, 
 		if (tag == 10 || (tag == 95 && have95))
 			return;
 		have95 |= tag == 95;
-		m->tagw[nf] = a;
-		m->kind[nf] = (uint8_t)(tag == 34 || tag == 35 || tag == 95 || tag == 96 ? tag : 0);
+		m->tagw[nf] = a | (tag == 34 || tag == 35 || tag == 95 || tag == 96 ? tag : 0) << 24;
 		if (tag == 96) {
 			if (have95)
 				m->nf = nf + 1;
@@ -494,10 +493,12 @@ static void memo_build(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, 
 /* walk() of the body q[h..t) by the tag sequence m, with q[0..n) there and
  * w the SOH bitmap of q[0..lim), lim = min(n, t): W_END (the whole body,
  * n > t) or W_CUT (q ends in the 96= data) with *o as walk() leaves it,
- * W_BAD when not decided here (then walk() reads the message). */
+ * W_BAD when not decided here (then walk() reads the message). padded
+ * (a constant): q[0..lim + 4) is readable (bulk: the trailer follows). */
 static inline __attribute__((always_inline)) int memo_walk(const struct fastx_step_memo *m, const uint8_t *q,
 							   uint32_t h, uint32_t t, uint32_t lim, uint32_t n,
-							   const uint64_t *w, char *msgtype, struct walk *o)
+							   const uint64_t *w, char *msgtype, struct walk *o,
+							   const int padded)
 {
 	uint32_t i, k = h, j, e, base = h, last = m->nf - 1;
 	uint64_t sb; /* the SOH bits from base not yet consumed: each field's end is the next one */
@@ -510,12 +511,15 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 	o->cut_e = 0;
 	sb = bits64(w, h, lim);
 	for (i = 0; i < last; i++) {
-		uint32_t kind;
-		/* a whole field needs "dd=", a byte of value and its SOH before lim */
-		if (k + 4 >= lim || (ld32(q + k) & 0xffffffu) != m->tagw[i])
+		uint32_t tw = m->tagw[i], kind = tw >> 24;
+		/* q[k..k+4) must be readable: padded, or a whole field needs "dd=",
+		 * a byte of value and its SOH before lim anyway */
+		if ((!padded && k + 4 >= lim) || ((ld32(q + k) ^ tw) & 0xffffffu) != 0)
 			return W_BAD;
 		/* fields are consecutive and q[k..k+3) is "dd=": the first SOH bit
-		 * left (at or after k) is next_soh(w, k + 3, lim) */
+		 * left (all are at or after k, none at or past lim) is
+		 * next_soh(w, k + 3, lim), k + 3 <= e < lim; none left (k too near
+		 * lim for a whole field, in the padded case too) is W_BAD */
 		if (UNLIKELY(sb == 0)) {
 			base = k;
 			sb = bits64(w, k, lim);
@@ -524,9 +528,8 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 		}
 		e = base + (uint32_t)__builtin_ctzll(sb);
 		sb &= sb - 1;
-		if (e == k + 3 || e >= lim)
-			return W_BAD;
-		kind = m->kind[i];
+		if (e == k + 3)
+			return W_BAD; /* empty value */
 		if (UNLIKELY(kind != 0)) {
 			j = k + 2; /* the '=' */
 			if (kind == 35) {
@@ -546,7 +549,7 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 		k = e + 1;
 	}
 	/* the 96= field, last: its data, its SOH, and the body ends there */
-	if (k + 4 > n || (ld32(q + k) & 0xffffffu) != m->tagw[last] || k + 2 >= lim)
+	if (k + 4 > n || ((ld32(q + k) ^ m->tagw[last]) & 0xffffffu) != 0 || k + 2 >= lim)
 		return W_BAD;
 	j = k + 2;
 	if (o->dl + 2 > t - j)
@@ -619,7 +622,7 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 	/* (35= goes straight into msg.msgtype, as step_fast() does: msg is only
 	 * meaningful after STEP_MSG, and the state machine rewrites it) */
 	s->msg.msgtype[0] = 0;
-	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o) == W_END) {
+	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o, 1) == W_END) {
 		x->smemo.hits++;
 	} else {
 		if (walk(q, h, t, t, avail, w, s->msg.msgtype, &o) != W_END)
@@ -711,7 +714,7 @@ static int head_clean(struct fastx_step_memo *m, const uint8_t *q, uint32_t n, i
 	lim = n < t ? n : t;
 	hd->sum = scan(isa, q, lim, n, w);
 	msgtype[0] = 0;
-	r = memo_walk(m, q, h, t, lim, n, w, msgtype, &hd->o);
+	r = memo_walk(m, q, h, t, lim, n, w, msgtype, &hd->o, 0);
 	if (r == W_CUT) {
 		m->hits++;
 		return 1; /* the usual cut, inside the 96= data */
