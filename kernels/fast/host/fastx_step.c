@@ -179,20 +179,51 @@ static uint32_t scan_scalar(const uint8_t *q, uint32_t t, uint32_t avail, uint64
 }
 
 #if defined(__x86_64__)
-/* 32 bytes of 0xff then 32 of 0: loading 32 bytes at keep_lo + 32 - r keeps
- * the first r bytes of a vector. */
-static const uint8_t keep_lo[64] = {
+/* 64 bytes of 0xff then 64 of 0: loading 32 bytes at keep_lo + 64 - r and
+ * at keep_lo + 96 - r keeps the first r bytes of 64. */
+static const uint8_t keep_lo[128] = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 };
 
-/* The last vector is read whole when it fits in avail, else from a
- * zero-padded copy, and cut to the bytes before t. */
+/* The last r = t - i (< 64) bytes when the 64 bytes at q + i are not all
+ * readable: a vector at a time, read whole when it fits in avail, else from
+ * a zero-padded copy, and cut to the bytes before t (rare: the message ends
+ * its chunk; kept out of line so scan_avx2 needs no aligned stack frame). */
+__attribute__((target("avx2"), noinline)) static uint64_t scan_tail_avx2(const uint8_t *q, uint32_t i, uint32_t t,
+									uint32_t avail, __m256i *acc)
+{
+	const __m256i soh = _mm256_set1_epi8(SOH), z = _mm256_setzero_si256();
+	uint64_t m = 0;
+	uint32_t h;
+	for (h = 0; h < 64 && i + h < t; h += 32) {
+		uint32_t r = t - i - h, at = i + h;
+		__m256i v;
+		if (at + 32 <= avail) {
+			v = _mm256_loadu_si256((const __m256i *)(q + at));
+		} else {
+			uint8_t tmp[32] = {0};
+			memcpy(tmp, q + at, avail - at);
+			v = _mm256_loadu_si256((const __m256i *)tmp);
+		}
+		if (r < 32)
+			v = _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(keep_lo + 64 - r)));
+		m |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, soh)) << h;
+		*acc = _mm256_add_epi64(*acc, _mm256_sad_epu8(v, z));
+	}
+	return m;
+}
+
+/* The last 64 bytes are read whole when they fit in avail and cut to the
+ * bytes before t; else scan_tail_avx2. */
 __attribute__((target("avx2"))) static uint32_t scan_avx2(const uint8_t *q, uint32_t t, uint32_t avail,
 							    uint64_t *w)
 {
 	const __m256i soh = _mm256_set1_epi8(SOH), z = _mm256_setzero_si256();
 	__m256i acc = z;
+	__m128i s;
 	uint32_t i = 0;
 	for (; i + 64 <= t; i += 64) {
 		__m256i a = _mm256_loadu_si256((const __m256i *)(q + i));
@@ -202,27 +233,22 @@ __attribute__((target("avx2"))) static uint32_t scan_avx2(const uint8_t *q, uint
 		acc = _mm256_add_epi64(acc, _mm256_add_epi64(_mm256_sad_epu8(a, z), _mm256_sad_epu8(b, z)));
 	}
 	if (i < t) {
-		uint64_t m = 0;
-		uint32_t h;
-		for (h = 0; h < 64 && i + h < t; h += 32) {
-			uint32_t r = t - i - h, at = i + h;
-			__m256i v;
-			if (at + 32 <= avail) {
-				v = _mm256_loadu_si256((const __m256i *)(q + at));
-			} else {
-				uint8_t tmp[32] = {0};
-				memcpy(tmp, q + at, avail - at);
-				v = _mm256_loadu_si256((const __m256i *)tmp);
-			}
-			if (r < 32)
-				v = _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(keep_lo + 32 - r)));
-			m |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, soh)) << h;
-			acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, z));
+		if (LIKELY(i + 64 <= avail)) {
+			uint32_t r = t - i;
+			__m256i a = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(q + i)),
+						     _mm256_loadu_si256((const __m256i *)(keep_lo + 64 - r)));
+			__m256i b = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(q + i + 32)),
+						     _mm256_loadu_si256((const __m256i *)(keep_lo + 96 - r)));
+			w[i >> 6] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, soh)) |
+				    (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, soh)) << 32;
+			acc = _mm256_add_epi64(acc, _mm256_add_epi64(_mm256_sad_epu8(a, z), _mm256_sad_epu8(b, z)));
+		} else {
+			w[i >> 6] = scan_tail_avx2(q, i, t, avail, &acc);
 		}
-		w[i >> 6] = m;
 	}
-	return (uint32_t)(_mm256_extract_epi64(acc, 0) + _mm256_extract_epi64(acc, 1) + _mm256_extract_epi64(acc, 2) +
-			  _mm256_extract_epi64(acc, 3));
+	s = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+	s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
+	return (uint32_t)_mm_cvtsi128_si64(s);
 }
 #endif
 
