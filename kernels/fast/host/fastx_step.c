@@ -844,17 +844,17 @@ static uint32_t join(struct fastx_dec *x, struct step_deframer *s, uint32_t m, c
 	return step_feed(s, p, n, status);
 }
 
-uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status)
+/* What fastx_step_feed does not settle at once: a chunk starting with a
+ * message that is not whole in it (its head held when clean), the rest of a
+ * held head, or anything for the state machine. Out of line, so that the
+ * usual call (a whole message in bulk) saves few registers. */
+__attribute__((noinline)) static uint32_t feed_rest(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p,
+						    uint32_t n, int *status)
 {
 	if (s->state == 0 && s->pos == 0) {
 		int isa = fastx_isa_get();
 		if (s->match == 0 && n > 0 && p[0] == '8') {
-			uint32_t len;
-			struct head hd;
-			s->msg_start = s->offset; /* as the state machine sets it at this '8' */
-			len = bulk(x, s, p, n, isa);
-			if (len)
-				return delivered(x, s, len, status);
+			struct head hd; /* (bulk() did not take it) */
 			/* (msg is only meaningful after STEP_MSG: the held head's fields may go there) */
 			if (head_clean(&x->smemo, p, n, isa, s->msg.msgtype, &hd)) {
 				memcpy(s->body, p, n);
@@ -866,4 +866,17 @@ uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uin
 	}
 	x->step_machine++;
 	return step_feed(s, p, n, status);
+}
+
+uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status)
+{
+	if (LIKELY(s->state == 0 && s->pos == 0 && s->match == 0 && n > 0 && p[0] == '8')) {
+		uint32_t len;
+		s->msg_start = s->offset; /* as the state machine sets it at this '8' */
+		len = bulk(x, s, p, n, fastx_isa_get());
+		if (LIKELY(len != 0))
+			return delivered(x, s, len, status);
+		return feed_rest(x, s, p, n, status);
+	}
+	return feed_rest(x, s, p, n, status);
 }
