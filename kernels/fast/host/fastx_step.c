@@ -188,16 +188,43 @@ static const uint8_t keep_lo[128] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 };
 
+/* 64 bytes of 0 then 64 of 0xff: loading 32 bytes at drop_lo + 64 - r and
+ * at drop_lo + 96 - r clears the first r bytes of 64. */
+static const uint8_t drop_lo[128] = {
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
 /* The last r = t - i (< 64) bytes when the 64 bytes at q + i are not all
- * readable: a vector at a time, read whole when it fits in avail, else from
- * a zero-padded copy, and cut to the bytes before t (rare: the message ends
- * its chunk; kept out of line so scan_avx2 needs no aligned stack frame). */
+ * readable (the message ends its chunk, or a head does): the 64 bytes
+ * ending at avail are read instead and cut to q[i..t); from a zero-padded
+ * copy, a vector at a time, when avail < 64. Out of line (rare, and so
+ * that scan_avx2 needs no aligned stack frame). */
 __attribute__((target("avx2"), noinline)) static uint64_t scan_tail_avx2(const uint8_t *q, uint32_t i, uint32_t t,
 									uint32_t avail, __m256i *acc)
 {
 	const __m256i soh = _mm256_set1_epi8(SOH), z = _mm256_setzero_si256();
 	uint64_t m = 0;
 	uint32_t h;
+	if (LIKELY(avail >= 64)) {
+		uint32_t base = avail - 64, sh = i - base, e = sh + (t - i); /* q[i..t) is window[sh..e), e <= 64 */
+		__m256i a = _mm256_loadu_si256((const __m256i *)(q + base));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(q + base + 32));
+		a = _mm256_and_si256(a, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(keep_lo + 64 - e)),
+							 _mm256_loadu_si256((const __m256i *)(drop_lo + 64 - sh))));
+		b = _mm256_and_si256(b, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(keep_lo + 96 - e)),
+							 _mm256_loadu_si256((const __m256i *)(drop_lo + 96 - sh))));
+		m = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, soh)) |
+		    (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, soh)) << 32;
+		*acc = _mm256_add_epi64(*acc, _mm256_add_epi64(_mm256_sad_epu8(a, z), _mm256_sad_epu8(b, z)));
+		return m >> sh; /* (the bits below sh are clear: SOH is not 0) */
+	}
 	for (h = 0; h < 64 && i + h < t; h += 32) {
 		uint32_t r = t - i - h, at = i + h;
 		__m256i v;
@@ -606,11 +633,12 @@ static inline int trailer(const uint8_t *q, uint32_t t, uint32_t *ck)
 	return 1;
 }
 
-/* Header and trailer of a whole message q[0..avail) (q[0] == '8', avail >=
- * 40), as step_scan_frame() reads them, with word operations. */
-static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t *t, uint32_t *ck)
+/* The header "8=STEP.v" SOH "9=n" SOH of q[0..avail) (avail >= 40), as
+ * step_scan_frame() reads it, with word operations: 1 with *h the body's
+ * first byte and *v its length. */
+static inline __attribute__((always_inline)) int frame_head(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t *v)
 {
-	uint32_t k, nd, v, tt;
+	uint32_t k, nd;
 	uint64_t x, nd_m;
 	if (UNLIKELY(avail < 40) || (ld64(q) & 0x00ffffffffffffffull) != 0x2e504554533d38ull) /* "8=STEP." */
 		return 0;
@@ -622,10 +650,20 @@ static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t 
 	nd = nd_m ? (uint32_t)__builtin_ctzll(nd_m) >> 3 : 8;
 	if (nd == 0 || nd > STEP_MAX_LEN_DIG || q[k + 3 + nd] != SOH)
 		return 0;
-	v = (uint32_t)digits8(x, nd);
-	if (v > STEP_MAX_BODY)
+	*v = (uint32_t)digits8(x, nd);
+	if (*v > STEP_MAX_BODY)
 		return 0;
 	*h = k + 4 + nd;
+	return 1;
+}
+
+/* Header and trailer of a whole message q[0..avail) (q[0] == '8', avail >=
+ * 40), as step_scan_frame() reads them, with word operations. */
+static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t *t, uint32_t *ck)
+{
+	uint32_t v, tt;
+	if (!frame_head(q, avail, h, &v))
+		return 0;
 	tt = *h + v;
 	if (tt + 7 > avail)
 		return 0; /* not complete in this chunk */
@@ -699,6 +737,13 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 static int head_ok(const uint8_t *q, uint32_t n, uint32_t *h, uint32_t *t)
 {
 	uint32_t k, j, v = 0, nd;
+	if (n >= 40) {
+		/* the same rules read with word operations */
+		if (!frame_head(q, n, h, &v))
+			return 0;
+		*t = *h + v;
+		return 1;
+	}
 	if (n < 7 || q[0] != '8' || q[1] != '=' || q[2] != 'S' || q[3] != 'T' || q[4] != 'E' || q[5] != 'P' ||
 	    q[6] != '.')
 		return 0;
