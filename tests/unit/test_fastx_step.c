@@ -12,7 +12,8 @@
  * damaged at every byte with several values (its checksum left wrong, or
  * repaired so the damage meets the field rules), at every instruction-set
  * level the CPU has; and a head held by the fast path handed to step_feed
- * alone (the decoder choice is live on reload). Also checks that split
+ * alone (the decoder choice is live on reload); messages whose values
+ * change length (9=, 34=, 95= digit counts) framed by the header memo. Also checks that split
  * messages were joined by the fast path (step_joined), not left to the
  * state machine.
  */
@@ -187,6 +188,87 @@ static void run_all(const char *what, const uint8_t *buf, size_t n, size_t lo, s
 	}
 }
 
+/* A data message with a header of the caller's choice (text before the data, "...|96=" at its end). */
+static size_t hdr_msg(uint8_t *o, const char *hdr, size_t dlen)
+{
+	uint8_t body[2048];
+	size_t n = put_txt(body, hdr), i;
+	for (i = 0; i < dlen; i++)
+		body[n++] = (uint8_t)(i % 5 == 0 ? 0x01 : 'a' + i % 26);
+	body[n++] = 0x01;
+	return frame(o, body, n);
+}
+
+/* Messages whose values change length from one to the next -- 9= (2, 3
+ * and 4 digits), 34= and 95= gaining and losing digits, 52= and 35=
+ * longer or shorter -- keep the same tag sequence: each is framed by the
+ * memo (smemo.hits), not walked again (smemo.builds), in bulk (step_bulk),
+ * with the same results as the state machine, whole and at every cut; a
+ * different tag order is walked and recorded once, then read by the memo. */
+static void digit_counts(void)
+{
+	static uint8_t buf[16384];
+	static const struct {
+		unsigned long long seq;
+		size_t dlen;
+		const char *stime, *type;
+	} m[] = {
+		{9, 5, "20261129-09:30:00.000", "UA3201"},   {10, 9, "20261129-09:30:00.000", "UA3201"},
+		{99, 10, "20261129-09:30:00.000", "UA5801"}, {100, 99, "20261129-09:30:00.5", "UA5801"},
+		{1000, 100, "20261129-09:30:01.000", "X"},  {7, 1000, "20261129-09:30:01.000", "UA3201"},
+		{123456789012ull, 0, "20261129-09:30:01.000", "UA3201"},
+		{5, 37, "20261129-09:30:01.000", "UA3201"},
+	};
+	size_t n = 0, at[16], i, nm = sizeof m / sizeof m[0];
+	uint64_t bulk0, mach0, hits0, builds0;
+	char t[160];
+
+	for (i = 0; i < nm; i++) {
+		at[i] = n;
+		snprintf(t, sizeof t, "35=%s|49=VDE|56=VDR|34=%llu|52=%s|95=%zu|96=", m[i].type, m[i].seq, m[i].stime,
+			 m[i].dlen);
+		n += hdr_msg(buf + n, t, m[i].dlen);
+	}
+	at[nm] = n;
+	/* one layout recorded first, then message by message, each chunk one message */
+	step_init(&ra);
+	step_init(&rb);
+	feed_both("digit counts, first", buf, (uint32_t)at[1], at[1]);
+	bulk0 = xd.step_bulk;
+	mach0 = xd.step_machine;
+	hits0 = xd.smemo.hits;
+	builds0 = xd.smemo.builds;
+	for (i = 1; i < nm; i++)
+		feed_both("digit counts", buf + at[i], (uint32_t)(at[i + 1] - at[i]), at[i + 1]);
+	feed_both("digit counts", buf + n, 0, n);
+	CHECK_EQ(ra.messages, nm);
+	CHECK_EQ(xd.step_bulk - bulk0, nm - 1);
+	CHECK_EQ(xd.step_machine - mach0, nm); /* only the empty call after each chunk (and the last) */
+	CHECK_EQ(xd.smemo.hits - hits0, nm - 1);
+	CHECK_EQ(xd.smemo.builds - builds0, 0);
+	/* the whole stream in one chunk, and every cut */
+	run_all("digit counts", buf, n, 1, n, 0);
+
+	/* another tag order: walked and recorded once, then the memo's */
+	n = 0;
+	for (i = 0; i < 3; i++) {
+		at[i] = n;
+		snprintf(t, sizeof t, "35=UA3201|56=VDR|49=VDE|34=%zu|52=20261129-09:30:00.000|95=%zu|96=", 8 + i,
+			 9 + i);
+		n += hdr_msg(buf + n, t, 9 + i);
+	}
+	at[3] = n;
+	step_init(&ra);
+	step_init(&rb);
+	hits0 = xd.smemo.hits;
+	builds0 = xd.smemo.builds;
+	for (i = 0; i < 3; i++)
+		feed_both("tag order", buf + at[i], (uint32_t)(at[i + 1] - at[i]), at[i + 1]);
+	CHECK_EQ(ra.messages, 3);
+	CHECK_EQ(xd.smemo.builds - builds0, 1);
+	CHECK_EQ(xd.smemo.hits - hits0, 2);
+}
+
 static void cases(void)
 {
 	static uint8_t buf[4096], mut[4096];
@@ -253,6 +335,7 @@ int main(void)
 		memset(&xd, 0, sizeof xd);
 		cases();
 		CHECK(xd.step_bulk > 0);
+		digit_counts();
 	}
 	return test_done("fastx_step");
 }

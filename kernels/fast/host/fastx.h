@@ -115,19 +115,17 @@ struct fastx_dec {
 		uint8_t pad;
 		uint32_t bit;      /* the tick field's bit in hdr.present */
 	} kchan[FAST_MAX_TEMPLATES], kseq[FAST_MAX_TEMPLATES];
-	/* The STEP header layout of the last message framed in bulk (fastx_step.c):
-	 * a guess for the next one, checked against its bytes, never trusted */
+	/* The STEP header fields of the last message framed in bulk (fastx_step.c):
+	 * its tag sequence up to 96=, a guess for the next message, checked
+	 * against its bytes, never trusted. Keyed on tags, not positions: the
+	 * values' lengths (9=, 34=, 95= digit counts) may change from message
+	 * to message without a miss. */
 	struct fastx_step_memo {
 		uint32_t nf;       /* fields up to and including 96= (0: none) */
-		uint32_t h;        /* the body's first byte */
-		uint32_t ds;       /* the 96= data's first byte */
-		uint64_t soh[2];   /* SOH bits of q[h..ds) */
-		uint16_t st[16];   /* each field's first byte */
-		uint32_t tagw[16]; /* its "dd=" bytes */
-		uint8_t kind[16];  /* its tag when 34, 35 or 95, else 0 */
-		uint8_t sp[16];    /* the fields with a kind, in order */
-		uint32_t nsp;
-		uint64_t hits;
+		uint32_t tagw[16]; /* each field's "dd=" bytes, and in the top byte its tag
+				      when 34, 35, 95 or 96 (else 0) */
+		uint64_t hits;     /* messages (or heads) read by the memo */
+		uint64_t builds;   /* tag sequences recorded (a new layout, or none yet) */
 	} smemo;
 };
 

@@ -11,9 +11,10 @@
  * one go), and the 96= data is not copied: msg.data points into the chunk,
  * which fast_stream keeps valid while it decodes the message.
  *
- * Consecutive messages mostly share their header's layout: the last one's
- * is kept (x->smemo) and, once the next one's SOH bits and tags are checked
- * equal to it, only the fields with rules of their own are read.
+ * Consecutive messages mostly share their header's fields: the last one's
+ * tag sequence is kept (x->smemo) and, while the next one's tags are checked
+ * equal to it field by field (ends found in the SOH bitmap, so values may
+ * change length), only the fields with rules of their own are read.
  *
  * A message split across chunks keeps that path too: its head, when the
  * state machine would take it without an event ("clean", checked by the
@@ -178,20 +179,78 @@ static uint32_t scan_scalar(const uint8_t *q, uint32_t t, uint32_t avail, uint64
 }
 
 #if defined(__x86_64__)
-/* 32 bytes of 0xff then 32 of 0: loading 32 bytes at keep_lo + 32 - r keeps
- * the first r bytes of a vector. */
-static const uint8_t keep_lo[64] = {
+/* 64 bytes of 0xff then 64 of 0: loading 32 bytes at keep_lo + 64 - r and
+ * at keep_lo + 96 - r keeps the first r bytes of 64. */
+static const uint8_t keep_lo[128] = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 };
 
-/* The last vector is read whole when it fits in avail, else from a
- * zero-padded copy, and cut to the bytes before t. */
+/* 64 bytes of 0 then 64 of 0xff: loading 32 bytes at drop_lo + 64 - r and
+ * at drop_lo + 96 - r clears the first r bytes of 64. */
+static const uint8_t drop_lo[128] = {
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
+/* The last r = t - i (< 64) bytes when the 64 bytes at q + i are not all
+ * readable (the message ends its chunk, or a head does): the 64 bytes
+ * ending at avail are read instead and cut to q[i..t); from a zero-padded
+ * copy, a vector at a time, when avail < 64. Out of line (rare, and so
+ * that scan_avx2 needs no aligned stack frame). */
+__attribute__((target("avx2"), noinline)) static uint64_t scan_tail_avx2(const uint8_t *q, uint32_t i, uint32_t t,
+									uint32_t avail, __m256i *acc)
+{
+	const __m256i soh = _mm256_set1_epi8(SOH), z = _mm256_setzero_si256();
+	uint64_t m = 0;
+	uint32_t h;
+	if (LIKELY(avail >= 64)) {
+		uint32_t base = avail - 64, sh = i - base, e = sh + (t - i); /* q[i..t) is window[sh..e), e <= 64 */
+		__m256i a = _mm256_loadu_si256((const __m256i *)(q + base));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(q + base + 32));
+		a = _mm256_and_si256(a, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(keep_lo + 64 - e)),
+							 _mm256_loadu_si256((const __m256i *)(drop_lo + 64 - sh))));
+		b = _mm256_and_si256(b, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(keep_lo + 96 - e)),
+							 _mm256_loadu_si256((const __m256i *)(drop_lo + 96 - sh))));
+		m = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, soh)) |
+		    (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, soh)) << 32;
+		*acc = _mm256_add_epi64(*acc, _mm256_add_epi64(_mm256_sad_epu8(a, z), _mm256_sad_epu8(b, z)));
+		return m >> sh; /* (the bits below sh are clear: SOH is not 0) */
+	}
+	for (h = 0; h < 64 && i + h < t; h += 32) {
+		uint32_t r = t - i - h, at = i + h;
+		__m256i v;
+		if (at + 32 <= avail) {
+			v = _mm256_loadu_si256((const __m256i *)(q + at));
+		} else {
+			uint8_t tmp[32] = {0};
+			memcpy(tmp, q + at, avail - at);
+			v = _mm256_loadu_si256((const __m256i *)tmp);
+		}
+		if (r < 32)
+			v = _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(keep_lo + 64 - r)));
+		m |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, soh)) << h;
+		*acc = _mm256_add_epi64(*acc, _mm256_sad_epu8(v, z));
+	}
+	return m;
+}
+
+/* The last 64 bytes are read whole when they fit in avail and cut to the
+ * bytes before t; else scan_tail_avx2. */
 __attribute__((target("avx2"))) static uint32_t scan_avx2(const uint8_t *q, uint32_t t, uint32_t avail,
 							    uint64_t *w)
 {
 	const __m256i soh = _mm256_set1_epi8(SOH), z = _mm256_setzero_si256();
 	__m256i acc = z;
+	__m128i s;
 	uint32_t i = 0;
 	for (; i + 64 <= t; i += 64) {
 		__m256i a = _mm256_loadu_si256((const __m256i *)(q + i));
@@ -201,27 +260,22 @@ __attribute__((target("avx2"))) static uint32_t scan_avx2(const uint8_t *q, uint
 		acc = _mm256_add_epi64(acc, _mm256_add_epi64(_mm256_sad_epu8(a, z), _mm256_sad_epu8(b, z)));
 	}
 	if (i < t) {
-		uint64_t m = 0;
-		uint32_t h;
-		for (h = 0; h < 64 && i + h < t; h += 32) {
-			uint32_t r = t - i - h, at = i + h;
-			__m256i v;
-			if (at + 32 <= avail) {
-				v = _mm256_loadu_si256((const __m256i *)(q + at));
-			} else {
-				uint8_t tmp[32] = {0};
-				memcpy(tmp, q + at, avail - at);
-				v = _mm256_loadu_si256((const __m256i *)tmp);
-			}
-			if (r < 32)
-				v = _mm256_and_si256(v, _mm256_loadu_si256((const __m256i *)(keep_lo + 32 - r)));
-			m |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, soh)) << h;
-			acc = _mm256_add_epi64(acc, _mm256_sad_epu8(v, z));
+		if (LIKELY(i + 64 <= avail)) {
+			uint32_t r = t - i;
+			__m256i a = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(q + i)),
+						     _mm256_loadu_si256((const __m256i *)(keep_lo + 64 - r)));
+			__m256i b = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(q + i + 32)),
+						     _mm256_loadu_si256((const __m256i *)(keep_lo + 96 - r)));
+			w[i >> 6] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, soh)) |
+				    (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, soh)) << 32;
+			acc = _mm256_add_epi64(acc, _mm256_add_epi64(_mm256_sad_epu8(a, z), _mm256_sad_epu8(b, z)));
+		} else {
+			w[i >> 6] = scan_tail_avx2(q, i, t, avail, &acc);
 		}
-		w[i >> 6] = m;
 	}
-	return (uint32_t)(_mm256_extract_epi64(acc, 0) + _mm256_extract_epi64(acc, 1) + _mm256_extract_epi64(acc, 2) +
-			  _mm256_extract_epi64(acc, 3));
+	s = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+	s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
+	return (uint32_t)_mm_cvtsi128_si64(s);
 }
 #endif
 
@@ -420,19 +474,24 @@ static inline __attribute__((always_inline)) int walk(const uint8_t *q, uint32_t
 	return W_BAD;
 }
 
-/* ---- the header layout of the last message ----
+/* ---- the header fields of the last message ----
  *
- * Consecutive messages of a feed mostly share their header's layout: the
- * same fields in the same places ("35=UA5801|49=SSE|56=VDE|34=n|52=time|
- * 95=len|96="), only values changing. x->smemo keeps the layout of the last
- * message framed (field starts, their "dd=" tags, the SOH bits up to the 96=
- * data); memo_walk() checks the next message against it -- the SOH bits of
- * that stretch equal, every tag's bytes equal -- and then only the fields
- * with rules of their own (34=, 35=, 95=, 96=) are read as walk() reads them.
- * Equal SOH bits and tags put walk() on exactly the same field boundaries,
- * whose other checks (digits before '=', values not empty) the layout passed
- * when it was recorded. Anything else is not decided here: walk() reads the
- * message. */
+ * Consecutive messages of a feed mostly share their header's fields: the
+ * same tags in the same order ("35=UA5801|49=SSE|56=VDE|34=n|52=time|
+ * 95=len|96="), only values changing -- and with them the values' lengths:
+ * 9= (where the body starts), 34= and 95= gain and lose digits from one
+ * message to the next (in the SSE feed of bench_rx, about 4 messages in 10
+ * differ in some digit count from the one before). So x->smemo keeps the
+ * tag sequence of the last message framed, not its positions: memo_walk()
+ * finds each field's end from the SOH bitmap as walk() does, checks the
+ * field's "dd=" bytes equal to the recorded ones, and reads only the fields
+ * with rules of their own (34=, 35=, 95=, 96=) as walk() reads them. A
+ * recorded tag is two digits then '=' (walk()'s usual case), never 10=, and
+ * the sequence was accepted by walk() once: one 95= and then 96= last. With
+ * equal tag bytes walk() reads the same tags, finds the same SOH, makes the
+ * same checks; what memo_walk() does not settle itself (a field cut by the
+ * end of q, an empty value, bytes after the 96= data, another tag) it
+ * leaves to walk(), which reads the message from its start. */
 
 static inline uint32_t ld32(const uint8_t *p)
 {
@@ -452,11 +511,6 @@ static inline uint64_t bits64(const uint64_t *w, uint32_t a, uint32_t lim)
 	return r;
 }
 
-static inline uint64_t low_bits(uint32_t n)
-{
-	return n >= 64 ? ~0ull : (1ull << n) - 1;
-}
-
 /* Whether "dd=" (two digits and '=') is the low three bytes of a. */
 static inline int tag2(uint32_t a)
 {
@@ -464,80 +518,94 @@ static inline int tag2(uint32_t a)
 	return (((a + 0x7676u) | a) & 0x8080u) == 0 && (a & 0xff0000u) == 0;
 }
 
-/* Record the layout of the whole message q (body q[h..t), accepted) when
- * it has one memo_walk() can use. */
+/* Record the tag sequence of the whole message q (body q[h..t), accepted
+ * by walk()) when memo_walk() can use it (see above); else none. */
 static void memo_build(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, uint32_t t, const uint64_t *w)
 {
-	uint32_t k = h, nf, nsp = 0;
+	uint32_t k = h, nf, have95 = 0;
 	m->nf = 0;
+	m->builds++;
 	for (nf = 0; nf < 16 && k + 3 < t; nf++) {
 		uint32_t a = ld32(q + k) & 0xffffffu, tag;
 		if (!tag2(a))
 			return;
 		tag = (a & 0xfu) * 10 + (a >> 8 & 0xfu);
-		m->st[nf] = (uint16_t)k;
-		m->tagw[nf] = a;
-		m->kind[nf] = (uint8_t)(tag == 34 || tag == 35 || tag == 95 ? tag : 0);
-		if (m->kind[nf])
-			m->sp[nsp++] = (uint8_t)nf;
+		if (tag == 10 || (tag == 95 && have95))
+			return;
+		have95 |= tag == 95;
+		m->tagw[nf] = a | (tag == 34 || tag == 35 || tag == 95 || tag == 96 ? tag : 0) << 24;
 		if (tag == 96) {
-			uint32_t len = k + 3 - h;
-			if (len > 128)
-				return;
-			m->h = h;
-			m->ds = k + 3;
-			m->soh[0] = bits64(w, h, t) & low_bits(len);
-			m->soh[1] = len > 64 ? bits64(w, h + 64, t) & low_bits(len - 64) : 0;
-			m->nsp = nsp;
-			m->nf = nf + 1;
+			if (have95)
+				m->nf = nf + 1;
 			return;
 		}
 		k = next_soh(w, k + 3, t) + 1;
 	}
 }
 
-/* walk() of the body q[h..t) by the layout m, with q[0..n) there and w
- * the SOH bitmap of q[0..lim), lim = min(n, t): W_END (the whole body, n >
- * t) or W_CUT (q ends in the 96= data) with *o as walk() leaves it, W_BAD
- * when not decided here (then walk() reads the message). */
+/* walk() of the body q[h..t) by the tag sequence m, with q[0..n) there and
+ * w the SOH bitmap of q[0..lim), lim = min(n, t): W_END (the whole body,
+ * n > t) or W_CUT (q ends in the 96= data) with *o as walk() leaves it,
+ * W_BAD when not decided here (then walk() reads the message). padded
+ * (a constant): q[0..lim + 4) is readable (bulk: the trailer follows). */
 static inline __attribute__((always_inline)) int memo_walk(const struct fastx_step_memo *m, const uint8_t *q,
 							   uint32_t h, uint32_t t, uint32_t lim, uint32_t n,
-							   const uint64_t *w, char *msgtype, struct walk *o)
+							   const uint64_t *w, char *msgtype, struct walk *o,
+							   const int padded)
 {
-	uint32_t i, j, e, k, len, diff = 0;
-	if (m->nf == 0 || m->h != h || m->ds >= lim)
-		return W_BAD;
-	len = m->ds - h;
-	if ((bits64(w, h, lim) & low_bits(len)) != m->soh[0] ||
-	    (len > 64 && (bits64(w, h + 64, lim) & low_bits(len - 64)) != m->soh[1]))
-		return W_BAD;
-	for (i = 0; i < m->nf; i++)
-		diff |= (ld32(q + m->st[i]) & 0xffffffu) ^ m->tagw[i];
-	if (diff)
+	uint32_t i, k = h, j, e, base = h, last = m->nf - 1;
+	uint64_t sb; /* the SOH bits from base not yet consumed: each field's end is the next one */
+	if (m->nf == 0)
 		return W_BAD;
 	o->seq = 0;
 	o->dl = 0;
 	o->have95 = 0;
 	o->have96 = 0;
 	o->cut_e = 0;
-	for (k = 0; k < m->nsp; k++) {
-		uint64_t v;
-		i = m->sp[k];
-		j = m->st[i] + 2;      /* the '=' */
-		e = m->st[i + 1] - 1;  /* the value's SOH */
-		if (m->kind[i] == 35) {
-			uint32_t l = e - (j + 1) < STEP_MAX_MSGTYPE ? e - (j + 1) : STEP_MAX_MSGTYPE;
-			memcpy(msgtype, q + j + 1, l);
-			msgtype[l] = 0;
-		} else if (!num_field(q, j, e, n, m->kind[i] == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &v)) {
+	sb = bits64(w, h, lim);
+	for (i = 0; i < last; i++) {
+		uint32_t tw = m->tagw[i], kind = tw >> 24;
+		/* q[k..k+4) must be readable: padded, or a whole field needs "dd=",
+		 * a byte of value and its SOH before lim anyway */
+		if ((!padded && k + 4 >= lim) || ((ld32(q + k) ^ tw) & 0xffffffu) != 0)
 			return W_BAD;
-		} else if (!take_num(o, m->kind[i], v, t, e)) {
-			return W_BAD;
+		/* fields are consecutive and q[k..k+3) is "dd=": the first SOH bit
+		 * left (all are at or after k, none at or past lim) is
+		 * next_soh(w, k + 3, lim), k + 3 <= e < lim; none left (k too near
+		 * lim for a whole field, in the padded case too) is W_BAD */
+		if (UNLIKELY(sb == 0)) {
+			base = k;
+			sb = bits64(w, k, lim);
+			if (sb == 0)
+				return W_BAD;
 		}
+		e = base + (uint32_t)__builtin_ctzll(sb);
+		sb &= sb - 1;
+		if (e == k + 3)
+			return W_BAD; /* empty value */
+		if (UNLIKELY(kind != 0)) {
+			j = k + 2; /* the '=' */
+			if (kind == 35) {
+				uint32_t l = e - (j + 1) < STEP_MAX_MSGTYPE ? e - (j + 1) : STEP_MAX_MSGTYPE;
+				if (LIKELY(j + 1 + STEP_MAX_MSGTYPE + 1 <= n))
+					memcpy(msgtype, q + j + 1, STEP_MAX_MSGTYPE + 1); /* (cut at l below) */
+				else
+					memcpy(msgtype, q + j + 1, l);
+				msgtype[l] = 0;
+			} else {
+				uint64_t v;
+				if (!num_field(q, j, e, n, kind == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &v) ||
+				    !take_num(o, kind, v, t, e))
+					return W_BAD;
+			}
+		}
+		k = e + 1;
 	}
 	/* the 96= field, last: its data, its SOH, and the body ends there */
-	j = m->st[m->nf - 1] + 2;
-	if (!o->have95 || o->dl + 2 > t - j)
+	if (k + 4 > n || ((ld32(q + k) ^ m->tagw[last]) & 0xffffffu) != 0 || k + 2 >= lim)
+		return W_BAD;
+	j = k + 2;
+	if (o->dl + 2 > t - j)
 		return W_BAD;
 	e = j + 1 + o->dl;
 	if (e >= n) {
@@ -565,11 +633,12 @@ static inline int trailer(const uint8_t *q, uint32_t t, uint32_t *ck)
 	return 1;
 }
 
-/* Header and trailer of a whole message q[0..avail) (q[0] == '8', avail >=
- * 40), as step_scan_frame() reads them, with word operations. */
-static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t *t, uint32_t *ck)
+/* The header "8=STEP.v" SOH "9=n" SOH of q[0..avail) (avail >= 40), as
+ * step_scan_frame() reads it, with word operations: 1 with *h the body's
+ * first byte and *v its length. */
+static inline __attribute__((always_inline)) int frame_head(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t *v)
 {
-	uint32_t k, nd, v, tt;
+	uint32_t k, nd;
 	uint64_t x, nd_m;
 	if (UNLIKELY(avail < 40) || (ld64(q) & 0x00ffffffffffffffull) != 0x2e504554533d38ull) /* "8=STEP." */
 		return 0;
@@ -581,10 +650,20 @@ static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t 
 	nd = nd_m ? (uint32_t)__builtin_ctzll(nd_m) >> 3 : 8;
 	if (nd == 0 || nd > STEP_MAX_LEN_DIG || q[k + 3 + nd] != SOH)
 		return 0;
-	v = (uint32_t)digits8(x, nd);
-	if (v > STEP_MAX_BODY)
+	*v = (uint32_t)digits8(x, nd);
+	if (*v > STEP_MAX_BODY)
 		return 0;
 	*h = k + 4 + nd;
+	return 1;
+}
+
+/* Header and trailer of a whole message q[0..avail) (q[0] == '8', avail >=
+ * 40), as step_scan_frame() reads them, with word operations. */
+static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t *t, uint32_t *ck)
+{
+	uint32_t v, tt;
+	if (!frame_head(q, avail, h, &v))
+		return 0;
 	tt = *h + v;
 	if (tt + 7 > avail)
 		return 0; /* not complete in this chunk */
@@ -607,7 +686,7 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 	/* (35= goes straight into msg.msgtype, as step_fast() does: msg is only
 	 * meaningful after STEP_MSG, and the state machine rewrites it) */
 	s->msg.msgtype[0] = 0;
-	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o) == W_END) {
+	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o, 1) == W_END) {
 		x->smemo.hits++;
 	} else {
 		if (walk(q, h, t, t, avail, w, s->msg.msgtype, &o) != W_END)
@@ -658,6 +737,13 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 static int head_ok(const uint8_t *q, uint32_t n, uint32_t *h, uint32_t *t)
 {
 	uint32_t k, j, v = 0, nd;
+	if (n >= 40) {
+		/* the same rules read with word operations */
+		if (!frame_head(q, n, h, &v))
+			return 0;
+		*t = *h + v;
+		return 1;
+	}
 	if (n < 7 || q[0] != '8' || q[1] != '=' || q[2] != 'S' || q[3] != 'T' || q[4] != 'E' || q[5] != 'P' ||
 	    q[6] != '.')
 		return 0;
@@ -687,7 +773,7 @@ struct head {
  * not complete in it: 1 with *hd filled (35= copied to msgtype); 0 when the
  * state machine would report something in it, the message is complete, or
  * the header is not (then the state machine takes it). */
-static int head_clean(const struct fastx_step_memo *m, const uint8_t *q, uint32_t n, int isa, char *msgtype,
+static int head_clean(struct fastx_step_memo *m, const uint8_t *q, uint32_t n, int isa, char *msgtype,
 		      struct head *hd)
 {
 	uint32_t h, t, lim, k;
@@ -699,9 +785,11 @@ static int head_clean(const struct fastx_step_memo *m, const uint8_t *q, uint32_
 	lim = n < t ? n : t;
 	hd->sum = scan(isa, q, lim, n, w);
 	msgtype[0] = 0;
-	r = memo_walk(m, q, h, t, lim, n, w, msgtype, &hd->o);
-	if (r == W_CUT)
+	r = memo_walk(m, q, h, t, lim, n, w, msgtype, &hd->o, 0);
+	if (r == W_CUT) {
+		m->hits++;
 		return 1; /* the usual cut, inside the 96= data */
+	}
 	r = walk(q, h, t, lim, n, w, msgtype, &hd->o);
 	if (r == W_BAD)
 		return 0;
@@ -801,17 +889,17 @@ static uint32_t join(struct fastx_dec *x, struct step_deframer *s, uint32_t m, c
 	return step_feed(s, p, n, status);
 }
 
-uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status)
+/* What fastx_step_feed does not settle at once: a chunk starting with a
+ * message that is not whole in it (its head held when clean), the rest of a
+ * held head, or anything for the state machine. Out of line, so that the
+ * usual call (a whole message in bulk) saves few registers. */
+__attribute__((noinline)) static uint32_t feed_rest(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p,
+						    uint32_t n, int *status)
 {
 	if (s->state == 0 && s->pos == 0) {
 		int isa = fastx_isa_get();
 		if (s->match == 0 && n > 0 && p[0] == '8') {
-			uint32_t len;
-			struct head hd;
-			s->msg_start = s->offset; /* as the state machine sets it at this '8' */
-			len = bulk(x, s, p, n, isa);
-			if (len)
-				return delivered(x, s, len, status);
+			struct head hd; /* (bulk() did not take it) */
 			/* (msg is only meaningful after STEP_MSG: the held head's fields may go there) */
 			if (head_clean(&x->smemo, p, n, isa, s->msg.msgtype, &hd)) {
 				memcpy(s->body, p, n);
@@ -823,4 +911,17 @@ uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uin
 	}
 	x->step_machine++;
 	return step_feed(s, p, n, status);
+}
+
+uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status)
+{
+	if (LIKELY(s->state == 0 && s->pos == 0 && s->match == 0 && n > 0 && p[0] == '8')) {
+		uint32_t len;
+		s->msg_start = s->offset; /* as the state machine sets it at this '8' */
+		len = bulk(x, s, p, n, fastx_isa_get());
+		if (LIKELY(len != 0))
+			return delivered(x, s, len, status);
+		return feed_rest(x, s, p, n, status);
+	}
+	return feed_rest(x, s, p, n, status);
 }
