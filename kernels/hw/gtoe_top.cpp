@@ -369,7 +369,7 @@ static int configure(const uint32_t *cfg, const uint32_t *ctab, gtoe_ctrs &c)
 		uint32_t m = cx[TOE_GTOE_CX_MSS], w = cx[TOE_GTOE_CX_WINDOW];
 		if (i >= S.nconns)
 			break;
-		if ((m && (m < 64 || m > gc.mss)) || (w && (w < GTOE_MIN_BUF || w > gc.rcv_buf)))
+		if (gtoe_limits_check(&gc, m, w) != GTOE_OK)
 			return TOE_STATUS_BAD_CFG | TOE_GTOE_BAD_ENTRY << 16;
 		S.e[i].mss = m;
 		S.e[i].win = w;

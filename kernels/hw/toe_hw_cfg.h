@@ -284,8 +284,7 @@ static inline int toe_hw_gtoe_writes(const struct rx_cfg *cfg, const struct toe_
 		return TOE_HWCFG_E_GTOE;
 	for (i = 0; i < TOE_HW_GTOE_CONNS && i < nc; i++) {
 		uint32_t j, nacc = 0;
-		if ((c[i].mss && (c[i].mss < 64 || c[i].mss > gc->mss)) ||
-		    (c[i].window && (c[i].window < GTOE_MIN_BUF || c[i].window > gc->rcv_buf)))
+		if (gtoe_limits_check(gc, c[i].mss, c[i].window) != GTOE_OK)
 			return TOE_HWCFG_E_GTOE;
 		if (!c[i].accept)
 			continue;

@@ -164,6 +164,18 @@ uint8_t gtoe_our_ws(uint32_t win)
 	return s;
 }
 
+/* The MSS a connection offers (and sends until the peer's SYN says less), its
+ * receive window, and what follows from them before the handshake: window
+ * scale and initial window (RFC 6928). */
+static void conn_limits(const struct gtoe *g, struct gtoe_conn *c, uint16_t mss, uint32_t win)
+{
+	c->our_mss = mss;
+	c->mss = mss;
+	c->cwnd = g->cfg.iw_segs * (uint32_t)mss;
+	c->rcv_win = win;
+	c->rcv_ws = g->cfg.opt_ws ? gtoe_our_ws(win) : 0;
+}
+
 int32_t gtoe_open_slot(struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t raddr, uint16_t rport,
 		       uint64_t now)
 {
@@ -179,17 +191,13 @@ int32_t gtoe_open_slot(struct gtoe *g, uint32_t laddr, uint16_t lport, uint32_t 
 	c->raddr = raddr;
 	c->lport = lport;
 	c->rport = rport;
-	c->mss = g->cfg.mss;
-	c->our_mss = g->cfg.mss;
-	c->rcv_win = g->cfg.rcv_buf;
-	c->rcv_ws = g->cfg.opt_ws ? gtoe_our_ws(c->rcv_win) : 0;
+	conn_limits(g, c, g->cfg.mss, g->cfg.rcv_buf);
 	c->iss = isn(g, laddr, lport, raddr, rport, now);
 	c->snd_una = c->snd_nxt = c->snd_max = c->iss;
 	c->snd_end = c->iss + 1; /* the SYN takes one sequence number */
 	c->recover = c->iss;
 	c->rto = g->cfg.rto_init_ns;
 	c->ssthresh = 0xffffffffu;
-	c->cwnd = g->cfg.iw_segs * (uint32_t)g->cfg.mss;
 	c->last_rx_ns = now;
 	if (g->cfg.quickack)
 		c->flags |= GTOE_F_QUICKACK;
@@ -244,11 +252,11 @@ int32_t gtoe_listen(struct gtoe *g, uint32_t laddr, uint16_t lport)
 	return fr;
 }
 
-static int32_t limits_ok(const struct gtoe *g, uint16_t mss, uint32_t win)
+int32_t gtoe_limits_check(const struct gtoe_cfg *cfg, uint32_t mss, uint32_t win)
 {
-	if (mss && (mss < 64 || mss > g->cfg.mss))
+	if (mss && (mss < 64 || mss > cfg->mss))
 		return GTOE_ERR_MSS;
-	if (win && (win < GTOE_MIN_BUF || win > g->cfg.rcv_buf))
+	if (win && (win < GTOE_MIN_BUF || win > cfg->rcv_buf))
 		return GTOE_ERR_BUFSZ;
 	return GTOE_OK;
 }
@@ -256,7 +264,7 @@ static int32_t limits_ok(const struct gtoe *g, uint16_t mss, uint32_t win)
 int32_t gtoe_set_limits(struct gtoe *g, int32_t ci, uint16_t mss, uint32_t win)
 {
 	struct gtoe_conn *c;
-	int32_t r = limits_ok(g, mss, win);
+	int32_t r = gtoe_limits_check(&g->cfg, mss, win);
 	if (r != GTOE_OK)
 		return r;
 	if (ci < 0 || (uint32_t)ci >= g->cfg.max_conns)
@@ -264,17 +272,13 @@ int32_t gtoe_set_limits(struct gtoe *g, int32_t ci, uint16_t mss, uint32_t win)
 	c = &g->conn[ci];
 	if (c->state != GTOE_SYN_SENT || c->st.segs_out != 0)
 		return GTOE_ERR_CONN; /* the SYN told the peer already */
-	c->our_mss = mss ? mss : g->cfg.mss;
-	c->mss = c->our_mss;
-	c->cwnd = g->cfg.iw_segs * (uint32_t)c->mss;
-	c->rcv_win = win ? win : g->cfg.rcv_buf;
-	c->rcv_ws = g->cfg.opt_ws ? gtoe_our_ws(c->rcv_win) : 0;
+	conn_limits(g, c, mss ? mss : g->cfg.mss, win ? win : g->cfg.rcv_buf);
 	return GTOE_OK;
 }
 
 int32_t gtoe_listen_limits(struct gtoe *g, int32_t l, uint16_t mss, uint32_t win)
 {
-	int32_t r = limits_ok(g, mss, win);
+	int32_t r = gtoe_limits_check(&g->cfg, mss, win);
 	if (r != GTOE_OK)
 		return r;
 	if (l < 0 || l >= GTOE_MAX_LISTEN || g->listen[l].port == 0)

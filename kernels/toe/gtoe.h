@@ -403,6 +403,9 @@ int32_t gtoe_unlisten(struct gtoe *g, int32_t listener);
  * GTOE_MIN_BUF..cfg.rcv_buf), GTOE_ERR_CONN (no such connection or listener,
  * or the SYN was sent). */
 int32_t gtoe_set_limits(struct gtoe *g, int32_t conn, uint16_t mss, uint32_t win);
+/* The rule both apply (and the card's connection table, toe_hw_cfg.h and
+ * gtoe_top): GTOE_OK, GTOE_ERR_MSS or GTOE_ERR_BUFSZ for limits under cfg. */
+int32_t gtoe_limits_check(const struct gtoe_cfg *cfg, uint32_t mss, uint32_t win);
 int32_t gtoe_listen_limits(struct gtoe *g, int32_t listener, uint16_t mss, uint32_t win);
 
 /* Append up to len bytes to the send buffer; returns bytes taken or GTOE_ERR_CONN. */
