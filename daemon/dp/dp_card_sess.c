@@ -94,10 +94,7 @@ static void down(struct dp_card_sess *d, uint32_t i, uint64_t now_ns)
 	d->t.hooks.on_close(d->t.hooks.arg, &d->t, i);
 	if (f->asked_close) {
 		/* the session closed it (refusal, timeout, logout): back off before the card tries again */
-		f->backoff_ns = f->backoff_ns ? f->backoff_ns * 2 : DP_TCP_BACKOFF_MIN_NS;
-		if (f->backoff_ns > DP_TCP_BACKOFF_MAX_NS)
-			f->backoff_ns = DP_TCP_BACKOFF_MAX_NS;
-		d->enable_at[i] = now_ns + f->backoff_ns;
+		d->enable_at[i] = now_ns + dp_tcp_backoff(f);
 		f->asked_close = 0;
 	}
 }
@@ -118,11 +115,10 @@ static void up(struct dp_card_sess *d, uint32_t i, uint64_t now_ns)
 
 static void lost(struct dp_card_sess *d, uint32_t i, uint32_t n)
 {
-	d->msgs_lost[i] += n;
 	d->t.f[i].sess.in_lost += n; /* toectl stats: session_msgs_lost */
 	log_warn("card: feed %s: session: %u message%s from the exchange lost on the way from the card "
 		 "(%llu so far); the session sees the hole at the next one",
-		 d->t.f[i].name, n, n == 1 ? "" : "s", (unsigned long long)d->msgs_lost[i]);
+		 d->t.f[i].name, n, n == 1 ? "" : "s", (unsigned long long)d->t.f[i].sess.in_lost);
 }
 
 int dp_card_sess_record(struct dp_card_sess *d, const union toe_record *r, uint64_t now_ns)

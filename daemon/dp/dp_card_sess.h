@@ -25,7 +25,7 @@
  *     dp_tcp_sess) goes to toectl's tcp_connections.
  *
  * Losses: a session message the ring lost (a piece missing, an overflow) is
- * counted (cs.st.lost, msgs_lost per feed), logged, and never handed on
+ * counted (cs.st.lost, t.f[i].sess.in_lost per feed), logged, and never handed on
  * (a partial message is worthless): the session's MsgSeqNum
  * check sees the hole at the next message (TOE_SESS_SEQ_GAP). A data
  * message that yields no ring record at all (every record unmapped) also
@@ -51,7 +51,6 @@ struct dp_card_sess {
 	uint32_t sess_of_stream[CARD_SESS_STREAMS]; /* entry + 1 of each TCP stream (0: no session) */
 	uint64_t data_seq[TOED_MAX_FEEDS];          /* the last data MsgSeqNum handed to the session */
 	uint64_t enable_at[TOED_MAX_FEEDS];         /* CLOCK_MONOTONIC ns: enable the entry again (0: no) */
-	uint64_t msgs_lost[TOED_MAX_FEEDS];         /* session messages of the feed the ring lost */
 };
 
 /* The sessions of the card's entries (conns[0..n): gtoe_top's connection table, feeds[k] the

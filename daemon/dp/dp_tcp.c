@@ -281,9 +281,7 @@ static void conn_down(struct dp_tcp *t, struct rx_pipe *p, struct dp_tcp_feed *f
 	}
 	if (was_up && !f->asked_close) {
 	} else {
-		f->backoff_ns = f->backoff_ns ? f->backoff_ns * 2 : DP_TCP_BACKOFF_MIN_NS;
-		if (f->backoff_ns > DP_TCP_BACKOFF_MAX_NS)
-			f->backoff_ns = DP_TCP_BACKOFF_MAX_NS;
+		dp_tcp_backoff(f);
 	}
 	f->asked_close = 0;
 	struct timespec ts;
@@ -480,6 +478,14 @@ void dp_tcp_flush(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
 	}
 	if (t->src)
 		src_tx_flush(t->src);
+}
+
+uint64_t dp_tcp_backoff(struct dp_tcp_feed *f)
+{
+	f->backoff_ns = f->backoff_ns ? f->backoff_ns * 2 : DP_TCP_BACKOFF_MIN_NS;
+	if (f->backoff_ns > DP_TCP_BACKOFF_MAX_NS)
+		f->backoff_ns = DP_TCP_BACKOFF_MAX_NS;
+	return f->backoff_ns;
 }
 
 int32_t dp_tcp_send(struct dp_tcp *t, uint32_t i, const uint8_t *data, uint32_t len)

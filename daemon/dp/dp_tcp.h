@@ -172,6 +172,10 @@ struct dp_tcp {
 int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg *net, char *err, size_t errlen);
 void dp_tcp_free(struct dp_tcp *t);
 
+/* The feed's next reconnect wait after a failure or a close the session asked for: 100 ms, then
+ * doubled up to DP_TCP_BACKOFF_MAX_NS (kept in f->backoff_ns, which a logon resets). */
+uint64_t dp_tcp_backoff(struct dp_tcp_feed *f);
+
 /* A received frame: TCP to the endpoint, ARP and ICMP answered, UDP to the
  * pipeline's listen table. Returns the net_rx verdict. */
 int32_t dp_tcp_frame(struct dp_tcp *t, struct rx_pipe *p, const uint8_t *frame, uint32_t len, uint64_t ts_ns,
