@@ -340,21 +340,6 @@ void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fas
 		x->tref[t] = !xp->tpl[t].ok;
 }
 
-int fastx_record_isa(int isa, int pext, struct fastx_dec *x, struct fast_dec *d, const uint8_t *buf, uint32_t len,
-		     uint64_t msg_seq, uint32_t *used)
-{
-	switch (isa) {
-	case FASTX_ISA_AVX512:
-		return pext ? fastx_rec_avx512_pext(x, d, buf, len, msg_seq, used)
-			    : fastx_rec_avx512(x, d, buf, len, msg_seq, used);
-	case FASTX_ISA_AVX2:
-		return pext ? fastx_rec_avx2_pext(x, d, buf, len, msg_seq, used)
-			    : fastx_rec_avx2(x, d, buf, len, msg_seq, used);
-	default:
-		return fastx_rec_scalar(x, d, buf, len, msg_seq, used);
-	}
-}
-
 /* The copies by fastx_sel (isa * 2 + pext; scalar has no pext copy): one
  * load and an indirect tail call per record, where a switch cost a bounds
  * check and a jump table (callgrind: 11 instructions a record). */
@@ -366,6 +351,13 @@ static fastx_rec_fn *const fastx_fns[8] = { /* 8: indexed by sel & 7 */
 	[6] = fastx_rec_scalar,                   [7] = fastx_rec_scalar,
 };
 _Static_assert(FASTX_NSEL <= 8, "fastx_fns");
+
+int fastx_record_isa(int isa, int pext, struct fastx_dec *x, struct fast_dec *d, const uint8_t *buf, uint32_t len,
+		     uint64_t msg_seq, uint32_t *used)
+{
+	int sel = isa > FASTX_ISA_SCALAR && isa < FASTX_ISA_COUNT ? isa * 2 + !!pext : FASTX_SEL_SCALAR;
+	return fastx_fns[sel](x, d, buf, len, msg_seq, used);
+}
 
 int fastx_record(struct fastx_dec *x, struct fast_dec *d, const uint8_t *buf, uint32_t len, uint64_t msg_seq,
 		 uint32_t *used)
