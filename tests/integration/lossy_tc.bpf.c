@@ -35,8 +35,12 @@
  * above); other traffic passes. With -DBY_MSGSEQ the drop is not random but decided
  * by the STEP MsgSeqNum of the message the segment starts with ("\00134=" in
  * its first 64 bytes): dropped when LOSS_FIRST <= m <= LOSS_LAST and
- * line_hash(m, line) % 1000 < DROP_x, so the test knows which messages each
- * line lost (the same hash in Python) and the tail of the feed is clean.
+ * line_hash(m, line) % 1000 < DROP_x, or on both lines when the shared draw
+ * line_hash(m, 2) < DROP_BOTH, so the test knows which messages each line
+ * lost (the same hash in Python) and the tail of the feed is clean. The
+ * shared draw makes enough messages lost on both lines (about 1.5% of them)
+ * that a few escaping the drop, by sharing a segment with the message before,
+ * still leave some the two lines lost together.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -82,6 +86,9 @@
 #ifndef REORDER_B
 #define REORDER_B 0
 #endif
+#ifndef DROP_BOTH
+#define DROP_BOTH 0
+#endif
 #ifndef LOSS_FIRST
 #define LOSS_FIRST 10
 #endif
@@ -89,10 +96,10 @@
 #define LOSS_LAST 1000
 #endif
 
-/* The deterministic draw of message m on line 0 (A) or 1 (B), 0..999. */
+/* The deterministic draw of message m on line 0 (A), 1 (B) or 2 (both), 0..999. */
 static __always_inline __u32 line_hash(__u32 m, __u32 line)
 {
-	__u32 h = m * (line ? 2246822519u : 2654435761u);
+	__u32 h = m * (line == 0 ? 2654435761u : line == 1 ? 2246822519u : 3266489917u);
 	h ^= h >> 15;
 	return h % 1000u;
 }
@@ -180,7 +187,7 @@ int lossy(struct __sk_buff *skb)
 			return TC_ACT_OK;
 #ifdef BY_MSGSEQ
 		__u32 m = step_msgseq(skb, (__u32)sizeof(*eth) + ihl + doff);
-		if (m >= LOSS_FIRST && m <= LOSS_LAST && line_hash(m, line) < drop)
+		if (m >= LOSS_FIRST && m <= LOSS_LAST && (line_hash(m, line) < drop || line_hash(m, 2) < DROP_BOTH))
 			return TC_ACT_SHOT;
 		drop = 0;
 #endif

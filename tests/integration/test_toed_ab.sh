@@ -34,7 +34,7 @@
 #           reordering (A 3%, B 2%, a class twice as fast: the delay stays
 #           well under the mirror TOE's 20 ms allowance for an ACK seen before
 #           the data it acknowledges) and loss decided by each message's
-#           MsgSeqNum (A 7%, B 5% of messages 10..900), so the test computes
+#           MsgSeqNum (A 7%, B 5% of messages 10..900, and 1.5% on both), so the test computes
 #           which messages each line lost, and which both lost, with the same
 #           hash in Python (a message that shares a segment with the one
 #           before it, after a retransmission or a coalesced send, escapes the
@@ -86,6 +86,7 @@ LOSS_FIRST=10
 LOSS_LAST=900
 DROP_A=70
 DROP_B=50
+DROP_BOTH=15
 # the slow classes: a quarter of the feed's rate (about 90 bytes a record) on the link, twice that on the mirror leg
 SLOW_LINK=$((RATE * 90 * 8 / 4))
 SLOW_MIRROR=$((SLOW_LINK * 2))
@@ -113,7 +114,7 @@ bpf() { # OUT DEFINES...
 	clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" -DLINE_A_PORT=$PA -DLINE_B_PORT=$PB "$@" \
 		-c "$here/lossy_tc.bpf.c" -o "$_o" || fail "clang -target bpf $*"
 }
-bpf "$WORK/mirror.o" -DBY_MSGSEQ -DLOSS_FIRST=$LOSS_FIRST -DLOSS_LAST=$LOSS_LAST -DDROP_A=$DROP_A -DDROP_B=$DROP_B \
+bpf "$WORK/mirror.o" -DBY_MSGSEQ -DLOSS_FIRST=$LOSS_FIRST -DLOSS_LAST=$LOSS_LAST -DDROP_A=$DROP_A -DDROP_B=$DROP_B -DDROP_BOTH=$DROP_BOTH \
 	-DDUP_A=30 -DDUP_B=20 -DREORDER_A=30 -DREORDER_B=20
 bpf "$WORK/link.o" -DDROP_A=20 -DDUP_A=20 -DDROP_B=10 -DDUP_B=30 -DREORDER_A=20 -DREORDER_B=30
 # the link devices (exchange egress) and the mirror legs (toward toed) of both layouts
@@ -251,12 +252,12 @@ sys.exit(0 if (s.get($p_ab), s.get($p_a)) == ('ab', 'a') else 1)" "$WORK/$name.c
 	done
 	cmp -s "$WORK/$name.truth.A" "$WORK/$name.truth.B" || fail "$name: the two lines did not carry the same feed"
 	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$name.stats.json" || fail "$name: toectl stats"
-	"$PY" - "$WORK/$name" $LOSS_FIRST $LOSS_LAST $DROP_A $DROP_B "$name" <<'EOF' || fail "$name: see above"
+	"$PY" - "$WORK/$name" $LOSS_FIRST $LOSS_LAST $DROP_A $DROP_B "$name" $DROP_BOTH <<'EOF' || fail "$name: see above"
 import json, sys
 w, first, last, drop = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), (int(sys.argv[4]), int(sys.argv[5]))
-label = sys.argv[6]
-def h(m, line):  # lossy_tc.bpf.c line_hash
-    x = (m * (2246822519 if line else 2654435761)) & 0xffffffff
+label, drop_both = sys.argv[6], int(sys.argv[7])
+def h(m, line):  # lossy_tc.bpf.c line_hash (line 2: the draw both lines share)
+    x = (m * (2654435761, 2246822519, 3266489917)[line]) & 0xffffffff
     x ^= x >> 15
     return x % 1000
 recs, msg_of = [], {}
@@ -284,7 +285,7 @@ for ln in open(w + ".ab"):
             lost[line].update(range(a, b + 1))
     elif f[0] == "X":
         groups.add(int(f[2]))
-hashdrop = [{m for m in range(first, min(last, nmsg) + 1) if h(m, L) < drop[L]} for L in (0, 1)]
+hashdrop = [{m for m in range(first, min(last, nmsg) + 1) if h(m, L) < drop[L] or h(m, 2) < drop_both} for L in (0, 1)]
 both = hashdrop[0] & hashdrop[1]
 def check(cond, what):
     if not cond:
