@@ -121,6 +121,16 @@ static void lost(struct dp_card_sess *d, uint32_t i, uint32_t n)
 		 d->t.f[i].name, n, n == 1 ? "" : "s", (unsigned long long)d->t.f[i].sess.in_lost);
 }
 
+/* A data message of feed i (a tick record's MsgSeqNum, or a TOE_CSESS_SEEN record's): once per
+ * message, for the session's sequence check and silence timer. */
+static void data_msg(struct dp_card_sess *d, uint32_t i, uint64_t seq, uint64_t now_ns)
+{
+	if (!seq || seq == d->data_seq[i] || d->t.f[i].phase != DP_TCP_UP)
+		return;
+	d->data_seq[i] = seq;
+	dp_sess_data(&d->s, i, seq, now_ns);
+}
+
 int dp_card_sess_record(struct dp_card_sess *d, const union toe_record *r, uint64_t now_ns)
 {
 	uint32_t sid = r->hdr.stream, i;
@@ -139,6 +149,8 @@ int dp_card_sess_record(struct dp_card_sess *d, const union toe_record *r, uint6
 			d->t.hooks.on_bytes(d->t.hooks.arg, &d->t, i, o.msg, o.len);
 		} else if (o.what == CARD_SESS_CLOSE) {
 			down(d, i, now_ns);
+		} else if (o.what == CARD_SESS_SEEN) {
+			data_msg(d, i, o.msg_seq, now_ns); /* a data message whose records are all unmapped */
 		}
 		return 1;
 	}
@@ -153,11 +165,8 @@ int dp_card_sess_record(struct dp_card_sess *d, const union toe_record *r, uint6
 		up(d, i, now_ns);
 		return 0;
 	}
-	if (r->hdr.msg_seq && r->hdr.msg_seq != d->data_seq[i] && d->t.f[i].phase == DP_TCP_UP &&
-	    (r->hdr.type == TOE_REC_TRADE || r->hdr.type == TOE_REC_ORDER)) {
-		d->data_seq[i] = r->hdr.msg_seq;
-		dp_sess_data(&d->s, i, r->hdr.msg_seq, now_ns);
-	}
+	if (r->hdr.type == TOE_REC_TRADE || r->hdr.type == TOE_REC_ORDER)
+		data_msg(d, i, r->hdr.msg_seq, now_ns);
 	return 0;
 }
 

@@ -13,7 +13,9 @@
  *     whole message goes to the session as its bytes, a close is the
  *     connection's close, and every other record of the stream with a new
  *     MsgSeqNum is a data message for the session's sequence check and
- *     silence timer; TOE_REC_CARD_SESS records are never published;
+ *     silence timer, as is a TOE_CSESS_SEEN record (fast_top's word for a
+ *     data message none of whose records became a tick: all of templates the
+ *     tick mapper does not map); TOE_REC_CARD_SESS records are never published;
  *   - the session answers through gtoe_top's TX mailbox (toe_xrt_tcp_send)
  *     and closes by clearing the entry's enable bit (toe_xrt_tcp_enable); the
  *     entry is enabled again once the card reports the close, after a
@@ -28,8 +30,8 @@
  * counted (cs.st.lost, t.f[i].sess.in_lost per feed), logged, and never handed on
  * (a partial message is worthless): the session's MsgSeqNum
  * check sees the hole at the next message (TOE_SESS_SEQ_GAP). A data
- * message that yields no ring record at all (every record unmapped) also
- * looks like a hole to the session.
+ * message whose records are all unmapped is no hole: fast_top sends its
+ * TOE_CSESS_SEEN record instead of nothing.
  */
 #ifndef TOED_DP_CARD_SESS_H
 #define TOED_DP_CARD_SESS_H
