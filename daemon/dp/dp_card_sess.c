@@ -51,6 +51,7 @@ int dp_card_sess_init(struct dp_card_sess *d, const struct toed_config *cfg, con
 		f->listener = -1;
 		f->phase = DP_TCP_WAIT;
 		f->attempts = 1; /* the card connects at once: later attempts are the session's reconnects */
+		d->att_pend[i] = 1; /* ... and counts that one in its attempts counter (from 0 at APPLY) */
 		snprintf(f->name, sizeof f->name, "%s", cfg->feed[feeds[i]].name);
 	}
 	int any = dp_sess_init(&d->s, &d->t, cfg, err, errlen);
@@ -81,6 +82,37 @@ void dp_card_sess_attach(struct dp_card_sess *d, struct toe_xrt *xrt)
 	d->xrt = xrt;
 }
 
+/* Attempts the card made on entry i since the last read (its counter, TOE_GTOE_CS_ATTEMPTS) into
+ * t.f[i].attempts, less those the host counted itself; the session's RECONNECTING event follows. */
+static void card_attempts(struct dp_card_sess *d, uint32_t i)
+{
+	struct dp_tcp_feed *f = &d->t.f[i];
+	struct toe_xrt_tcpconn c;
+	d->att_reads++;
+	if (toe_xrt_tcp_conn(d->xrt, i, &c) < 0)
+		return; /* tried again at the next read */
+	if (c.attempts < d->card_att[i]) {
+		d->card_att[i] = c.attempts; /* the card's counters started again (APPLY): a new base */
+		return;
+	}
+	uint32_t k = c.attempts - d->card_att[i], own = k < d->att_pend[i] ? k : d->att_pend[i];
+	d->card_att[i] = c.attempts;
+	d->att_pend[i] -= own;
+	k -= own;
+	if (!k)
+		return;
+	/* the card's backoff, as far as the host knows its rule: 100 ms after an up connection's end
+	 * (down() set it), doubled after each attempt that did not come up */
+	if (!d->att_fresh[i] || !f->backoff_ns)
+		dp_tcp_backoff(f);
+	for (uint32_t n = 1; n < k && n < 8; n++)
+		dp_tcp_backoff(f);
+	d->att_fresh[i] = 0;
+	f->attempts += k;
+	d->t.st.connects += k;
+	dp_sess_attempts(&d->s, i);
+}
+
 /* Feed i's connection ended (the card's close record, or the wait for it ran out). */
 static void down(struct dp_card_sess *d, uint32_t i, uint64_t now_ns)
 {
@@ -96,6 +128,10 @@ static void down(struct dp_card_sess *d, uint32_t i, uint64_t now_ns)
 		/* the session closed it (refusal, timeout, logout): back off before the card tries again */
 		d->enable_at[i] = now_ns + dp_tcp_backoff(f);
 		f->asked_close = 0;
+	} else {
+		/* the card reconnects on its own, 100 ms after a connection that was up */
+		f->backoff_ns = DP_TCP_BACKOFF_MIN_NS;
+		d->att_fresh[i] = 1;
 	}
 }
 
@@ -105,6 +141,8 @@ static void up(struct dp_card_sess *d, uint32_t i, uint64_t now_ns)
 	struct dp_tcp_feed *f = &d->t.f[i];
 	if (f->phase == DP_TCP_UP)
 		down(d, i, now_ns); /* the close record was lost: a new connection means the old one ended */
+	if (d->xrt && d->s.f[i].on)
+		card_attempts(d, i); /* the attempt that made it, before the new connection's events */
 	f->phase = DP_TCP_UP;
 	f->ups++;
 	f->offset = 0;
@@ -183,8 +221,16 @@ void dp_card_sess_tick(struct dp_card_sess *d, uint64_t now_ns)
 				continue; /* tried again next turn */
 			d->enable_at[i] = 0;
 			f->attempts++;
+			d->att_pend[i]++; /* the card will count this one too */
 			d->t.st.connects++;
 		}
+	}
+	if (d->xrt && now_ns >= d->att_read_ns) {
+		/* register reads cost: at a bounded rate, and only where a reconnect may be under way */
+		d->att_read_ns = now_ns + DP_CARD_SESS_ATT_NS;
+		for (uint32_t i = 0; i < d->t.nfeeds; i++)
+			if (d->s.f[i].on && d->t.f[i].phase != DP_TCP_UP && !d->enable_at[i])
+				card_attempts(d, i);
 	}
 	d->t.hooks.on_tick(d->t.hooks.arg, &d->t, now_ns);
 }

@@ -20,6 +20,14 @@
  *     and closes by clearing the entry's enable bit (toe_xrt_tcp_enable); the
  *     entry is enabled again once the card reports the close, after a
  *     backoff (100 ms doubling to 5 s, reset by a logon) as dp_tcp does;
+ *   - reconnects the card makes on its own (after a failure or the
+ *     exchange's close) are seen in its attempts counter (TOE_GTOE_CS_ATTEMPTS),
+ *     read every DP_CARD_SESS_ATT_NS for session entries that are not up and
+ *     once at each open: each new attempt is a TOE_SESS_RECONNECTING event
+ *     as with the software backend (attempts counted as the host's own re-
+ *     enables are not counted twice); its backoff is the host's estimate of
+ *     the card's rule (100 ms after a connection that was up, doubling to 5 s
+ *     after failures), which the register map does not show;
  *   - heartbeats and TestRequests run on the host's clock (dp_card_sess_tick
  *     every turn of the card loop);
  *   - events reach clients as TOE_REC_SESSION records (dp_card_sess_pub) and
@@ -53,7 +61,16 @@ struct dp_card_sess {
 	uint32_t sess_of_stream[CARD_SESS_STREAMS]; /* entry + 1 of each TCP stream (0: no session) */
 	uint64_t data_seq[TOED_MAX_FEEDS];          /* the last data MsgSeqNum handed to the session */
 	uint64_t enable_at[TOED_MAX_FEEDS];         /* CLOCK_MONOTONIC ns: enable the entry again (0: no) */
+	/* the card's own reconnects: its attempts counter per entry (TOE_GTOE_CS_ATTEMPTS) */
+	uint32_t card_att[TOED_MAX_FEEDS];          /* as last read */
+	uint32_t att_pend[TOED_MAX_FEEDS];          /* attempts t.f[i].attempts counted already (the first,
+						       the host's re-enables) that card_att does not show yet */
+	uint8_t att_fresh[TOED_MAX_FEEDS];          /* no attempt seen since an up connection ended */
+	uint64_t att_read_ns;                       /* CLOCK_MONOTONIC: the next read of the counters */
+	uint64_t att_reads;                         /* entry state reads for it (register reads cost) */
 };
+
+#define DP_CARD_SESS_ATT_NS 100000000ull /* the attempts counters of entries not up: read every 100 ms */
 
 /* The sessions of the card's entries (conns[0..n): gtoe_top's connection table, feeds[k] the
  * configuration feed of entry k), their streams marked in rc->sess so that fast_top sends their
@@ -65,7 +82,8 @@ void dp_card_sess_attach(struct dp_card_sess *d, struct toe_xrt *xrt);
 /* A ring record, in ring order (CLOCK_MONOTONIC now_ns). Returns 1 when the record is the card's
  * own (TOE_REC_CARD_SESS: not to be published), 0 when it goes on to the clients. */
 int dp_card_sess_record(struct dp_card_sess *d, const union toe_record *r, uint64_t now_ns);
-/* Heartbeats, TestRequests, re-enabling closed entries: every turn. */
+/* Heartbeats, TestRequests, re-enabling closed entries: every turn; the attempts counters of
+ * session entries not up every DP_CARD_SESS_ATT_NS (a TOE_SESS_RECONNECTING per new attempt seen). */
 void dp_card_sess_tick(struct dp_card_sess *d, uint64_t now_ns);
 /* The oldest TOE_REC_SESSION record for clients: 1, or 0 when none. */
 int dp_card_sess_pub(struct dp_card_sess *d, union toe_record *out);

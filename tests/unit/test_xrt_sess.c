@@ -385,6 +385,74 @@ out:
 	free(ss);
 }
 
+/* The card reconnects on its own after the exchange's close: the host sees its attempts counter
+ * grow (read at most every 100 ms, only while the entry is not up, and once at the open) and the
+ * session reports each new attempt as TOE_SESS_RECONNECTING, with the card's backoff as the host
+ * knows it; the card's first attempt (counted by the host at start) is not reported. */
+static void test_card_reconnect(const char *xclbin)
+{
+	struct rig g;
+	uint64_t ex_now, T = mono_ns() + 1000 * MS, reads;
+	const struct toe_session *ev;
+
+	if (rig_up(&g, xclbin, 0, &ex_now) < 0)
+		goto out;
+	toe_fake_gtoe_set_cst(g.f, 0, TOE_GTOE_CS_ATTEMPTS, 1); /* the card's first attempt */
+	tick(&g, T);
+	CHECK(find_ev(&g, TOE_SESS_RECONNECTING) == NULL);
+	/* the exchange closes; the card's counter still says 1: nothing to report */
+	CHECK_EQ(toe_fake_gtoe_close(g.f, 0), 0);
+	drain(&g, 0);
+	CHECK(find_ev(&g, TOE_SESS_DISCONNECTED) != NULL);
+	CHECK_EQ(g.d->t.f[0].phase, DP_TCP_WAIT);
+	tick(&g, T + 100 * MS);
+	CHECK(find_ev(&g, TOE_SESS_RECONNECTING) == NULL);
+	reads = g.d->att_reads;
+	CHECK(reads > 0);
+	/* the card tries again: seen at the next read, not before (a thousand turns read nothing) */
+	toe_fake_gtoe_set_cst(g.f, 0, TOE_GTOE_CS_ATTEMPTS, 2);
+	for (uint32_t k = 0; k < 1000; k++) {
+		tick(&g, T + 150 * MS);
+		CHECK(find_ev(&g, TOE_SESS_RECONNECTING) == NULL);
+	}
+	CHECK_EQ(g.d->att_reads, reads);
+	tick(&g, T + 200 * MS);
+	CHECK((ev = find_ev(&g, TOE_SESS_RECONNECTING)) != NULL && ev->arg1 == 2 && ev->arg2 == 100);
+	CHECK_EQ(g.d->att_reads, reads + 1); /* one entry not up (the plain feed's is not read) */
+	/* it failed; the next attempt after the card's doubled backoff */
+	toe_fake_gtoe_set_cst(g.f, 0, TOE_GTOE_CS_ATTEMPTS, 3);
+	tick(&g, T + 400 * MS);
+	CHECK((ev = find_ev(&g, TOE_SESS_RECONNECTING)) != NULL && ev->arg1 == 3 && ev->arg2 == 200);
+	/* the next one connects between two reads: its event comes with the open, before the Logon's */
+	toe_fake_gtoe_set_cst(g.f, 0, TOE_GTOE_CS_ATTEMPTS, 4);
+	CHECK_EQ(toe_fake_gtoe_open(g.f, 0), 0);
+	drain(&g, 0);
+	{
+		int at_rec = -1, at_logon = -1;
+		for (uint32_t i = 0; i < g.npub; i++) {
+			if (g.pub[i].hdr.type != TOE_REC_SESSION)
+				continue;
+			if (g.pub[i].session.event == TOE_SESS_RECONNECTING && at_rec < 0) {
+				at_rec = (int)i;
+				CHECK(g.pub[i].session.arg1 == 4 && g.pub[i].session.arg2 == 400);
+			}
+			if (g.pub[i].session.event == TOE_SESS_LOGON_SENT && at_logon < 0)
+				at_logon = (int)i;
+		}
+		CHECK(at_rec >= 0 && at_logon > at_rec);
+	}
+	CHECK_EQ(g.d->t.f[0].attempts, 4);
+	/* up: no more reads */
+	reads = g.d->att_reads;
+	tick(&g, T + 1000 * MS);
+	tick(&g, T + 2000 * MS);
+	CHECK_EQ(g.d->att_reads, reads);
+	CHECK(find_ev(&g, TOE_SESS_RECONNECTING) == NULL);
+	CHECK_EQ(toe_fake_errors(g.f, NULL), 0);
+out:
+	rig_down(&g);
+}
+
 /* card_sess alone: pieces out of order, a message cut by the next, a stray piece, a record that is
  * not a session record, an overflow while a message is half assembled, a message too long. */
 static void test_reassembly(void)
@@ -481,6 +549,7 @@ int main(void)
 	test_reassembly();
 	test_session(path);
 	test_unmapped(path);
+	test_card_reconnect(path);
 	unlink(path);
 	return test_done("xrt_sess");
 }
