@@ -11,6 +11,8 @@ static int32_t card_send(void *arg, uint32_t i, const uint8_t *data, uint32_t le
 	struct dp_card_sess *d = arg;
 	if (!d->xrt)
 		return -1;
+	/* never waits: 0 while the mailbox holds an earlier message (the session keeps the bytes and
+	 * pushes them again every turn) */
 	int n = toe_xrt_tcp_send(d->xrt, i, data, len);
 	if (n == TOE_XRT_TX_DOWN)
 		return -1;
@@ -121,6 +123,8 @@ static void down(struct dp_card_sess *d, uint32_t i, uint64_t now_ns)
 		return;
 	f->phase = DP_TCP_WAIT;
 	f->downs++;
+	if (d->xrt)
+		toe_xrt_tcp_forget(d->xrt, i); /* not for the entry's next connection */
 	d->t.st.closes++;
 	d->data_seq[i] = 0;
 	d->t.hooks.on_close(d->t.hooks.arg, &d->t, i);
@@ -210,6 +214,15 @@ int dp_card_sess_record(struct dp_card_sess *d, const union toe_record *r, uint6
 
 void dp_card_sess_tick(struct dp_card_sess *d, uint64_t now_ns)
 {
+	if (d->xrt) {
+		/* the mailbox's outstanding message, before the sessions push what they keep */
+		int r = toe_xrt_tcp_poll(d->xrt, now_ns);
+		if (r > 0 || (r < 0 && now_ns >= d->tx_err_log_ns)) {
+			log_warn("card: the TX mailbox: %s", toe_xrt_error(d->xrt));
+			if (r < 0)
+				d->tx_err_log_ns = now_ns + 1000000000ull; /* a register error: once a second */
+		}
+	}
 	for (uint32_t i = 0; i < d->t.nfeeds; i++) {
 		struct dp_tcp_feed *f = &d->t.f[i];
 		if (f->asked_close && now_ns >= f->close_by_ns) {

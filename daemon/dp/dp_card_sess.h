@@ -16,7 +16,14 @@
  *     silence timer, as is a TOE_CSESS_SEEN record (fast_top's word for a
  *     data message none of whose records became a tick: all of templates the
  *     tick mapper does not map); TOE_REC_CARD_SESS records are never published;
- *   - the session answers through gtoe_top's TX mailbox (toe_xrt_tcp_send)
+ *   - the session answers through gtoe_top's TX mailbox (toe_xrt_tcp_send),
+ *     which never waits: one message is posted at a time for every entry and
+ *     its answer looked at in the next send or dp_card_sess_tick
+ *     (toe_xrt_tcp_poll); meanwhile sends take nothing and the session keeps
+ *     its bytes (dp_sess's queue, DP_SESS_PEND_MAX: an overflow is counted,
+ *     logged and closes the connection); the rest of a message the card's
+ *     send buffer partly took is posted again by the backend; a message the
+ *     card does not take within TOE_XRT_TX_MS is logged once (host.tx_late);
  *     and closes by clearing the entry's enable bit (toe_xrt_tcp_enable); the
  *     entry is enabled again once the card reports the close, after a
  *     backoff (100 ms doubling to 5 s, reset by a logon) as dp_tcp does;
@@ -68,6 +75,7 @@ struct dp_card_sess {
 	uint8_t att_fresh[TOED_MAX_FEEDS];          /* no attempt seen since an up connection ended */
 	uint64_t att_read_ns;                       /* CLOCK_MONOTONIC: the next read of the counters */
 	uint64_t att_reads;                         /* entry state reads for it (register reads cost) */
+	uint64_t tx_err_log_ns;                     /* the next log line of a mailbox register error */
 };
 
 #define DP_CARD_SESS_ATT_NS 100000000ull /* the attempts counters of entries not up: read every 100 ms */

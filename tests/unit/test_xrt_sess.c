@@ -453,6 +453,59 @@ out:
 	rig_down(&g);
 }
 
+/* gtoe_top stops taking mailbox messages: toed's heartbeat is posted and the data plane goes on
+ * (no wait: the session's next message, a TestRequest's answer, is kept in its queue, a thousand
+ * turns post nothing more); the late message is logged once; once the kernel runs again both
+ * reach the exchange in order and nothing is lost. */
+static void test_mailbox_stall(const char *xclbin)
+{
+	struct rig g;
+	char out[2048];
+	uint64_t ex_now, T = mono_ns() + 31000 * MS;
+	uint32_t n, nw;
+
+	if (rig_up(&g, xclbin, 0, &ex_now) < 0)
+		goto out;
+	new_sent(&g, out, sizeof out); /* (the Logon) */
+	toe_fake_gtoe_stall(g.f, 1);
+	tick(&g, T); /* HeartBtInt passed: toed's heartbeat, posted, not taken */
+	CHECK_EQ(g.d->s.f[0].l.s.st.out_heartbeats, 1);
+	CHECK_EQ(toe_xrt_tcp_tx_busy(g.be), 1);
+	CHECK_EQ(new_sent(&g, out, sizeof out), 0);
+	/* the exchange's TestRequest: its answer waits in the session's queue */
+	ex_now += 40000;
+	step_sess_tick(&g.ex.s, ex_now);
+	CHECK_EQ(g.ex.s.test_pending, 1);
+	ex_send(&g);
+	drain(&g, 0);
+	CHECK(g.d->s.f[0].pend_len > 0);
+	CHECK_EQ(g.d->t.f[0].sess.out_queued, g.d->s.f[0].pend_len);
+	toe_fake_clear_logs(g.f);
+	for (uint32_t k = 0; k < 1000; k++)
+		tick(&g, T + MS);
+	toe_fake_writes(g.f, &nw);
+	CHECK_EQ(nw, 0); /* nothing posted over the outstanding message (the poll only reads) */
+	CHECK_EQ(toe_xrt_host_stats(g.be)->tx_late, 1); /* reported once */
+	CHECK_EQ(new_sent(&g, out, sizeof out), 0);
+	/* the kernel runs again: the heartbeat, then the answer */
+	toe_fake_gtoe_stall(g.f, 0);
+	tick(&g, T + 2 * MS);
+	CHECK_EQ(g.d->s.f[0].pend_len, 0);
+	CHECK_EQ(toe_xrt_tcp_tx_busy(g.be), 0);
+	n = new_sent(&g, out, sizeof out);
+	{
+		const char *hb = strstr(out, "\00135=0\001"), *ans = strstr(out, "\001112=");
+		CHECK(n > 0 && hb && ans && hb < ans && strstr(hb + 1, "\00135=0\001") != NULL);
+	}
+	step_link_bytes(&g.ex, (const uint8_t *)out, n, ex_now);
+	CHECK_EQ(g.ex.s.test_pending, 0); /* the exchange took the answer */
+	CHECK_EQ(g.ex.s.st.logon_refused + g.ex.s.st.hb_timeouts, 0);
+	CHECK_EQ(g.d->t.f[0].sess.out_dropped, 0);
+	CHECK_EQ(toe_fake_errors(g.f, NULL), 0);
+out:
+	rig_down(&g);
+}
+
 /* card_sess alone: pieces out of order, a message cut by the next, a stray piece, a record that is
  * not a session record, an overflow while a message is half assembled, a message too long. */
 static void test_reassembly(void)
@@ -550,6 +603,7 @@ int main(void)
 	test_session(path);
 	test_unmapped(path);
 	test_card_reconnect(path);
+	test_mailbox_stall(path);
 	unlink(path);
 	return test_done("xrt_sess");
 }
