@@ -45,8 +45,10 @@
  * in the xclbin too; gtoe_top's words and connection table are written with
  * the rest (toe_hw_gtoe_writes) and it is applied before eth_rx_top
  * (toe_hw_apply_order_tcp). Then toe_xrt_tcp_conn reads a connection's state
- * window, toe_xrt_tcp_send hands bytes to it through the TX mailbox,
- * toe_xrt_tcp_enable opens or closes it; toe_xrt_close closes them all first.
+ * window, toe_xrt_tcp_send hands bytes to it through the TX mailbox without
+ * waiting (toe_xrt_tcp_poll every turn learns the outstanding message's
+ * answer), toe_xrt_tcp_enable opens or closes it; toe_xrt_close closes them
+ * all first.
  *
  * toe_xrt_poll reads WRITE_INDEX, syncs from the device only the new records
  * of each pseudo-channel (two syncs when the range wraps), copies them out
@@ -139,7 +141,7 @@ struct toe_xrt_host_stats {
 	uint64_t bad_records;    /* records whose type is no TOE_REC_* (handed out anyway: a DMA problem) */
 	uint64_t max_backlog;    /* most records found waiting at once */
 	uint64_t time_writes;    /* toe_xrt_set_time calls */
-	uint64_t tx_msgs;        /* role tcp: mailbox messages handed to gtoe_top */
+	uint64_t tx_msgs;        /* role tcp: mailbox messages gtoe_top answered (TX_DONE) */
 	uint64_t tx_bytes;       /* ... bytes its send buffers took */
 	uint64_t tx_down;        /* ... refused: the entry was not connected */
 	uint64_t tx_partial;     /* ... its send buffer took only part of (the rest posted again) */
