@@ -41,6 +41,15 @@ struct toe_xrt {
 	uint32_t ngconn;     /* gtoe_top's connection table entries */
 	uint32_t gaccept[TOE_HW_GTOE_CONNS]; /* the entry's CTRL_ACCEPT bit, kept when enabling */
 	uint32_t tx_seq;     /* the mailbox's last TX_SEQ */
+	/* The mailbox serves every entry one message at a time and is never waited for: tx_busy 1, the
+	 * message tx_buf[0..tx_len) for entry tx_conn is posted (TX_SEQ tx_seq) and not answered yet;
+	 * 2, it is the rest of one the send buffer only partly took, to be posted again. */
+	int tx_busy;
+	int tx_late;         /* the posted message was reported late (once per message) */
+	int tx_zero;         /* its last answer took nothing (send buffer full): post again after 1 ms */
+	uint32_t tx_conn, tx_len;
+	uint64_t tx_posted_ns;
+	uint8_t tx_buf[TOE_GTOE_TX_BYTES];
 	struct toe_xrt_host_stats st;
 	void (*log)(void *arg, int prio, const char *msg);
 	void *log_arg;
@@ -1087,6 +1096,9 @@ int toe_xrt_counters(struct toe_xrt *be, struct toe_xrt_counter *out, uint32_t c
 		put_ctr(out, cap, &k, "host.tx_msgs", be->st.tx_msgs);
 		put_ctr(out, cap, &k, "host.tx_bytes", be->st.tx_bytes);
 		put_ctr(out, cap, &k, "host.tx_down", be->st.tx_down);
+		put_ctr(out, cap, &k, "host.tx_partial", be->st.tx_partial);
+		put_ctr(out, cap, &k, "host.tx_late", be->st.tx_late);
+		put_ctr(out, cap, &k, "host.tx_dropped", be->st.tx_dropped);
 	}
 	return (int)k;
 }
@@ -1132,61 +1144,139 @@ int toe_xrt_tcp_enable(struct toe_xrt *be, uint32_t i, int on)
 		  (on ? TOE_GTOE_CTRL_ENABLE : 0) | be->gaccept[i]);
 }
 
-/* One mailbox message of at most TOE_GTOE_TX_BYTES: bytes taken, TOE_XRT_TX_DOWN, or -1. */
-static int tx_one(struct toe_xrt *be, uint32_t i, const uint8_t *data, uint32_t len)
+static uint64_t mono_ns(void)
 {
-	uint32_t k, done, taken;
-	uint64_t deadline;
-	for (k = 0; k < (len + 3) / 4; k++) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Post tx_buf[0..tx_len) for entry tx_conn: the data words, TX_CONN, TX_LEN, then a new TX_SEQ. */
+static int tx_post(struct toe_xrt *be, uint64_t now_ns)
+{
+	uint32_t k;
+	for (k = 0; k < (be->tx_len + 3) / 4; k++) {
 		uint32_t v = 0, b;
-		for (b = 0; b < 4 && 4 * k + b < len; b++)
-			v |= (uint32_t)data[4 * k + b] << (8 * b);
+		for (b = 0; b < 4 && 4 * k + b < be->tx_len; b++)
+			v |= (uint32_t)be->tx_buf[4 * k + b] << (8 * b);
 		if (rw(be, TOE_KID_GTOE, TOE_GTOE_REG_TXD + 4 * k, v) < 0)
 			return -1;
 	}
 	be->tx_seq = be->tx_seq + 1 ? be->tx_seq + 1 : 1;
-	if (rw(be, TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_CONN), i) < 0 ||
-	    rw(be, TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_LEN), len) < 0 ||
+	if (rw(be, TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_CONN), be->tx_conn) < 0 ||
+	    rw(be, TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_LEN), be->tx_len) < 0 ||
 	    rw(be, TOE_KID_GTOE, TOE_CFG(TOE_GTOE_CF_TX_SEQ), be->tx_seq) < 0)
 		return -1;
-	/* gtoe_top takes it at its next invocation: microseconds unless it is busy with a burst */
-	deadline = mono_ms() + TOE_XRT_TX_MS;
-	for (;;) {
-		if (rr(be, TOE_KID_GTOE, TOE_STAT(TOE_GTOE_ST_TX_DONE), &done) < 0)
-			return -1;
-		if (done == be->tx_seq)
-			break;
-		if (mono_ms() > deadline)
-			return fail(be, "%s: gtoe_top did not take TX mailbox message %u within %u ms (TX_DONE %u): the "
-					"kernel is not running", be->where, be->tx_seq, TOE_XRT_TX_MS, done);
-	}
+	be->tx_busy = 1;
+	be->tx_late = 0;
+	be->tx_posted_ns = now_ns;
+	return 0;
+}
+
+/* The posted message's answer, if gtoe_top gave it (one look, no wait): 0 not yet, 1 answered (the
+ * mailbox is free, or the rest of a partly taken message waits: tx_busy 2), TOE_XRT_TX_DOWN the
+ * entry was not connected (its bytes are dropped, counted), -1 on a register error. */
+static int tx_answer(struct toe_xrt *be)
+{
+	uint32_t done, taken;
+	if (rr(be, TOE_KID_GTOE, TOE_STAT(TOE_GTOE_ST_TX_DONE), &done) < 0)
+		return -1;
+	if (done != be->tx_seq)
+		return 0; /* gtoe_top takes it at its next invocation: microseconds unless it is busy */
 	if (rr(be, TOE_KID_GTOE, TOE_STAT(TOE_GTOE_ST_TX_TAKEN), &taken) < 0)
 		return -1;
 	be->st.tx_msgs++;
+	if (be->tx_late)
+		logf_(be, TOE_XRT_LOG_NOTICE, "%s: gtoe_top took TX mailbox message %u after all", be->where, be->tx_seq);
 	if (taken == 0xffffffffu) {
 		be->st.tx_down++;
+		be->st.tx_dropped += be->tx_len; /* a connection that is gone: its session starts afresh */
+		be->tx_busy = 0;
 		return TOE_XRT_TX_DOWN;
 	}
-	if (taken > len)
-		return fail(be, "%s: gtoe_top says its send buffer took %u bytes of a %u-byte message", be->where, taken,
-			    len);
+	if (taken > be->tx_len) {
+		be->tx_busy = 0;
+		return fail(be, "%s: gtoe_top says its send buffer took %u bytes of a %u-byte message", be->where,
+			    taken, be->tx_len);
+	}
 	be->st.tx_bytes += taken;
-	return (int)taken;
+	if (taken < be->tx_len) {
+		/* the send buffer is full: the rest goes again (it was accepted from the caller) */
+		memmove(be->tx_buf, be->tx_buf + taken, be->tx_len - taken);
+		be->tx_len -= taken;
+		be->tx_busy = 2;
+		be->tx_zero = taken == 0;
+		be->st.tx_partial++;
+		return 1;
+	}
+	be->tx_busy = 0;
+	return 1;
+}
+
+int toe_xrt_tcp_poll(struct toe_xrt *be, uint64_t now_ns)
+{
+	int r;
+	if (!be->tcp || !be->tx_busy)
+		return 0;
+	if (be->tx_busy == 2) {
+		if (be->tx_zero && now_ns < be->tx_posted_ns + 1000000ull)
+			return 0; /* a full send buffer is asked again at most every ms */
+		if (tx_post(be, now_ns) < 0)
+			return -1;
+	}
+	r = tx_answer(be);
+	if (r < 0)
+		return -1;
+	if (r == 0 && !be->tx_late && now_ns > be->tx_posted_ns + (uint64_t)TOE_XRT_TX_MS * 1000000ull) {
+		/* reported once; the message stays posted (the kernel may yet take it), nothing waits */
+		be->tx_late = 1;
+		be->st.tx_late++;
+		fail(be, "%s: gtoe_top did not take TX mailbox message %u within %u ms (entry %u, %u bytes): the "
+			 "kernel is not running; the sessions' bytes wait", be->where, be->tx_seq, TOE_XRT_TX_MS,
+		     be->tx_conn, be->tx_len);
+		return 1;
+	}
+	return 0;
+}
+
+int toe_xrt_tcp_tx_busy(const struct toe_xrt *be)
+{
+	return be->tx_busy;
+}
+
+void toe_xrt_tcp_forget(struct toe_xrt *be, uint32_t i)
+{
+	if (be->tx_busy == 2 && be->tx_conn == i) {
+		be->st.tx_dropped += be->tx_len;
+		be->tx_busy = 0;
+	}
 }
 
 int toe_xrt_tcp_send(struct toe_xrt *be, uint32_t i, const uint8_t *data, uint32_t len)
 {
 	uint32_t off = 0;
+	uint64_t now = mono_ns();
 	if (!be->tcp || i >= be->ngconn)
 		return fail(be, "no connection table entry %u (%u entries)", i, toe_xrt_tcp_entries(be));
-	while (off < len) {
+	if (toe_xrt_tcp_poll(be, now) < 0)
+		return -1;
+	/* one message at a time: the next piece only once the last was answered in full */
+	while (off < len && !be->tx_busy) {
 		uint32_t n = len - off < TOE_GTOE_TX_BYTES ? len - off : TOE_GTOE_TX_BYTES;
-		int r = tx_one(be, i, data + off, n);
+		int r;
+		memcpy(be->tx_buf, data + off, n);
+		be->tx_conn = i;
+		be->tx_len = n;
+		if (tx_post(be, now) < 0)
+			return -1;
+		r = tx_answer(be);
+		if (r == TOE_XRT_TX_DOWN) {
+			be->st.tx_dropped -= n; /* not accepted: the caller keeps them */
+			return off ? (int)off : TOE_XRT_TX_DOWN;
+		}
 		if (r < 0)
-			return off && r == TOE_XRT_TX_DOWN ? (int)off : r;
-		off += (uint32_t)r;
-		if ((uint32_t)r < n)
-			break; /* the send buffer is full */
+			return -1;
+		off += n; /* posted: taken, or gtoe_top takes it (or its rest) later */
 	}
 	return (int)off;
 }

@@ -45,8 +45,10 @@
  * in the xclbin too; gtoe_top's words and connection table are written with
  * the rest (toe_hw_gtoe_writes) and it is applied before eth_rx_top
  * (toe_hw_apply_order_tcp). Then toe_xrt_tcp_conn reads a connection's state
- * window, toe_xrt_tcp_send hands bytes to it through the TX mailbox,
- * toe_xrt_tcp_enable opens or closes it; toe_xrt_close closes them all first.
+ * window, toe_xrt_tcp_send hands bytes to it through the TX mailbox without
+ * waiting (toe_xrt_tcp_poll every turn learns the outstanding message's
+ * answer), toe_xrt_tcp_enable opens or closes it; toe_xrt_close closes them
+ * all first.
  *
  * toe_xrt_poll reads WRITE_INDEX, syncs from the device only the new records
  * of each pseudo-channel (two syncs when the range wraps), copies them out
@@ -119,7 +121,7 @@ struct toe_xrt_tcpconn {
 
 /* toe_xrt_tcp_send: not connected */
 #define TOE_XRT_TX_DOWN (-2)
-#define TOE_XRT_TX_MS 20u   /* how long gtoe_top gets to take a mailbox message */
+#define TOE_XRT_TX_MS 20u   /* a mailbox message gtoe_top has not taken by then is reported (never waited for) */
 
 /* Network ports of the xclbin's layout, from the compute units in its
  * IP_LAYOUT: 4 when eth_rx_top_1..4 and the port muxes are there (the
@@ -139,9 +141,12 @@ struct toe_xrt_host_stats {
 	uint64_t bad_records;    /* records whose type is no TOE_REC_* (handed out anyway: a DMA problem) */
 	uint64_t max_backlog;    /* most records found waiting at once */
 	uint64_t time_writes;    /* toe_xrt_set_time calls */
-	uint64_t tx_msgs;        /* role tcp: mailbox messages handed to gtoe_top */
+	uint64_t tx_msgs;        /* role tcp: mailbox messages gtoe_top answered (TX_DONE) */
 	uint64_t tx_bytes;       /* ... bytes its send buffers took */
 	uint64_t tx_down;        /* ... refused: the entry was not connected */
+	uint64_t tx_partial;     /* ... its send buffer took only part of (the rest posted again) */
+	uint64_t tx_late;        /* ... gtoe_top did not take within TOE_XRT_TX_MS (reported once each) */
+	uint64_t tx_dropped;     /* bytes accepted for a connection that ended before the card took them */
 };
 
 #define TOE_XRT_CTR_NAME 56
@@ -186,11 +191,26 @@ uint32_t toe_xrt_tcp_entries(const struct toe_xrt *be);
 /* Entry i's state and counters. 0, or -1 (register error, no such entry). */
 int toe_xrt_tcp_conn(struct toe_xrt *be, uint32_t i, struct toe_xrt_tcpconn *c);
 /* Bytes out on entry i's connection through the TX mailbox (TOE_GTOE_TX_BYTES at a time: data
- * words, TX_CONN, TX_LEN, then a new TX_SEQ; waits up to TOE_XRT_TX_MS for TX_DONE to echo it).
- * Returns the bytes the send buffer took (fewer than len: full, send the rest later),
- * TOE_XRT_TX_DOWN when the entry is not connected, -1 on a register error or a mailbox that
- * does not answer (toe_xrt_error). */
+ * words, TX_CONN, TX_LEN, then a new TX_SEQ), never waiting: the mailbox holds one message for
+ * all entries; a message is posted and its answer (TX_DONE echoing TX_SEQ, TX_TAKEN) looked at
+ * once, then at the next send or toe_xrt_tcp_poll. Returns the bytes accepted: posted and taken,
+ * or posted and not answered yet, or partly taken (the rest is posted again by the backend, in
+ * order, before anything else); 0 while an earlier message is outstanding (the caller keeps its
+ * bytes and tries again); TOE_XRT_TX_DOWN when the card answers at once that the entry is not
+ * connected (nothing accepted); -1 on a register error (toe_xrt_error). Bytes accepted for a
+ * connection that ended before the card took them are dropped (host.tx_dropped). */
 int toe_xrt_tcp_send(struct toe_xrt *be, uint32_t i, const uint8_t *data, uint32_t len);
+/* The outstanding mailbox message (CLOCK_MONOTONIC now_ns): its answer if gtoe_top gave it, the
+ * rest of a partly taken one posted again (after 1 ms when the send buffer took nothing). Call it
+ * every turn. 0; 1 when the message has not been taken within TOE_XRT_TX_MS (once per message:
+ * host.tx_late, toe_xrt_error says which; it stays posted and nothing waits); -1 on a register
+ * error. */
+int toe_xrt_tcp_poll(struct toe_xrt *be, uint64_t now_ns);
+/* 1 a mailbox message is posted and not answered, 2 the rest of one waits to be posted, 0 free. */
+int toe_xrt_tcp_tx_busy(const struct toe_xrt *be);
+/* Entry i's connection ended: the rest of a partly taken message for it is dropped (counted
+ * host.tx_dropped), not posted to its next connection. */
+void toe_xrt_tcp_forget(struct toe_xrt *be, uint32_t i);
 /* Set or clear entry i's enable bit: cleared, gtoe_top closes the connection at its next tick
  * (FIN, CLOSE on the stream) and stops reconnecting; set, it connects again. 0 or -1. */
 int toe_xrt_tcp_enable(struct toe_xrt *be, uint32_t i, int on);

@@ -42,6 +42,13 @@ void card_sess_put(struct card_sess *c, const union toe_record *r, struct card_s
 	}
 	c->st.records++;
 	st = &c->s[r->hdr.stream];
+	if (cs->kind == TOE_CSESS_SEEN) {
+		/* not numbered: never part of a message's pieces (fast_top sends those back to back) */
+		c->st.seen++;
+		out->what = CARD_SESS_SEEN;
+		out->msg_seq = cs->hdr.msg_seq;
+		return;
+	}
 	if (st->cur_no && (cs->msg_no != st->cur_no || cs->piece != st->next_piece || cs->kind != TOE_CSESS_PIECE))
 		drop_cur(c, st); /* the rest of the message in progress never came */
 	if (!st->cur_no) {

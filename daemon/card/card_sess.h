@@ -10,7 +10,10 @@
  * send (too long) and an overflow of the ring while a message was half
  * assembled (card_sess_overflow) are counted and reported in `lost` of the
  * next result of that stream; the incomplete message is dropped, never handed
- * on, so the session's MsgSeqNum check sees the hole.
+ * on, so the session's MsgSeqNum check sees the hole. A TOE_CSESS_SEEN record
+ * (a data message none of whose records became a tick) is outside that
+ * numbering: it is reported as CARD_SESS_SEEN at once, whatever is being
+ * assembled.
  */
 #ifndef TOED_CARD_SESS_H
 #define TOED_CARD_SESS_H
@@ -26,13 +29,14 @@ enum card_sess_what {
 	CARD_SESS_NONE = 0,  /* nothing complete yet (or a record that was lost on its own) */
 	CARD_SESS_MSG = 1,   /* a whole message: msg[0..len) */
 	CARD_SESS_CLOSE = 2, /* the stream's connection ended */
+	CARD_SESS_SEEN = 3,  /* a data message without a tick record (TOE_CSESS_SEEN): msg_seq */
 };
 
 struct card_sess_out {
 	uint32_t what;        /* enum card_sess_what */
 	uint32_t stream;
 	uint32_t lost;        /* messages (or closes) of this stream lost before this result */
-	uint64_t msg_seq;     /* MSG: its MsgSeqNum */
+	uint64_t msg_seq;     /* MSG, SEEN: its MsgSeqNum */
 	char msgtype[8];      /* MSG: its MsgType */
 	const uint8_t *msg;   /* MSG: valid until the next card_sess_put for the stream */
 	uint32_t len;
@@ -42,6 +46,7 @@ struct card_sess_out {
 	X(records, "TOE_REC_CARD_SESS records read from the ring")                       \
 	X(msgs, "whole session messages reassembled and handed to the session")          \
 	X(closes, "connection ends reported by the card")                                \
+	X(seen, "data messages without a tick record the card reported (TOE_CSESS_SEEN)") \
 	X(lost, "session messages lost on the way (pieces missing, ring overflow, too long)") \
 	X(pieces_lost, "records of lost messages that did arrive (discarded)")           \
 	X(too_long, "messages the card could not send: longer than it splits")           \

@@ -254,20 +254,26 @@ void dp_sess_data(struct dp_sess *s, uint32_t i, uint64_t seq, uint64_t now_ns)
 	act(s, i, step_sess_on_data(&s->f[i].l.s, seq, now), now);
 }
 
+void dp_sess_attempts(struct dp_sess *s, uint32_t i)
+{
+	if (i >= s->nfeeds || !s->f[i].on || s->t->f[i].attempts == s->f[i].attempts_seen)
+		return;
+	struct dp_tcp_feed *tf = &s->t->f[i];
+	/* dp_tcp_tick (or the card) started an attempt, after waiting backoff_ns */
+	if (s->f[i].attempts_seen && !tf->accept)
+		queue_rec(s, i, NULL, TOE_SESS_RECONNECTING, tf->attempts, tf->backoff_ns / 1000000ull, NULL);
+	s->f[i].attempts_seen = tf->attempts;
+}
+
 static void on_tick(void *arg, struct dp_tcp *t, uint64_t now_ns)
 {
 	struct dp_sess *s = arg;
 	uint64_t now = now_ns / 1000000ull;
+	(void)t;
 	for (uint32_t i = 0; i < s->nfeeds; i++) {
-		struct dp_tcp_feed *tf = &t->f[i];
 		if (!s->f[i].on)
 			continue;
-		if (tf->attempts != s->f[i].attempts_seen) {
-			/* dp_tcp_tick started an attempt this turn, after waiting backoff_ns */
-			if (s->f[i].attempts_seen && !tf->accept)
-				queue_rec(s, i, NULL, TOE_SESS_RECONNECTING, tf->attempts, tf->backoff_ns / 1000000ull, NULL);
-			s->f[i].attempts_seen = tf->attempts;
-		}
+		dp_sess_attempts(s, i);
 		push(s, i);
 		act(s, i, step_link_tick(&s->f[i].l, now), now);
 	}

@@ -83,6 +83,10 @@ void dp_sess_take_passwords(struct dp_sess *s, const struct dp_sess_passwords *p
 /* A data message (MsgSeqNum seq) arrived on feed i's connection, known only by the records it
  * yielded (the card: its bytes went to fast_top): the session's sequence check and silence timer. */
 void dp_sess_data(struct dp_sess *s, uint32_t i, uint64_t seq, uint64_t now_ns);
+/* Feed i's connection attempts (t->f[i].attempts) changed: a TOE_SESS_RECONNECTING record (with
+ * t->f[i].backoff_ns) for a connecting feed. on_tick does it every turn; the card's session calls it
+ * when it learns of attempts the card made, so the event comes before the new connection's. */
+void dp_sess_attempts(struct dp_sess *s, uint32_t i);
 /* The oldest queued session record: 1, or 0 when none. */
 int dp_sess_record(struct dp_sess *s, union toe_record *out);
 /* Start an orderly Logout on every logged-on session (text as 58=); the

@@ -317,7 +317,7 @@
 	X(messages)      /* messages received (events and datagrams) */             \
 	X(records_out)   /* 128-byte records sent to hbm_writer_top */              \
 	X(held)                                                                     \
-	X(sess_msgs)     /* session streams: messages without FAST data and closes for the host */ \
+	X(sess_msgs)     /* session streams: messages without FAST data, closes and SEEN markers for the host */ \
 	X(sess_records)  /* TOE_REC_CARD_SESS records they took (within records_out) */
 /* Counters from TOE_FAST_CTR_ERR on: decoder and deframer errors by code,
  * counter TOE_FAST_CTR_ERR + e for enum fast_err e (kernels/fast/fast_err.h),

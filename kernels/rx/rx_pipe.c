@@ -151,6 +151,7 @@ static void init_common(struct rx_pipe *p, const struct rx_cfg *cfg, const struc
 	for (i = 0; i < MTOE_MAX_CONNS; i++) {
 		p->conn_flow[i] = 0;
 		p->sess_no[i] = 0;
+		p->sess_told[i] = 0;
 	}
 	for (i = 0; i < RX_MAX_GROUPS * SEQ_MAX_LINES; i++)
 		p->line_sid[i / SEQ_MAX_LINES][i % SEQ_MAX_LINES] = 0;
@@ -638,6 +639,15 @@ static int sess_entry(struct rx_pipe *p, struct rx_out *out)
 	/* the record's fixed fields; rx_sess_record adds the pieces */
 	cs->hdr.type = TOE_REC_CARD_SESS;
 	cs->kind = TOE_CSESS_CLOSE;
+	if (p->sess_pend == RX_SESS_SEEN) {
+		/* header only, no record number: the host's session counts the MsgSeqNum */
+		out->msg_seq = fs->msg_seq;
+		out->offset = fs->data_offset;
+		cs->hdr.msg_seq = fs->msg_seq;
+		cs->kind = TOE_CSESS_SEEN;
+		p->sess_pend = 0;
+		return 1;
+	}
 	if (p->sess_pend == RX_SESS_MSG) {
 		out->data = fs->step.msg.raw;
 		out->len = fs->step.msg.len;
@@ -662,9 +672,12 @@ static int sess_entry(struct rx_pipe *p, struct rx_out *out)
  * session stream, the message itself when it has no FAST data. */
 static int stream_msg(struct rx_pipe *p, uint32_t sid, const struct fast_stream *fs, struct rx_out *out)
 {
-	if (sess_stream(p, sid) && fs->step.msg.raw != 0 && fs->step.msg.data_len == 0) {
-		p->sess_pend = RX_SESS_MSG;
-		p->sess_sid = sid;
+	if (sess_stream(p, sid)) {
+		p->sess_told[sid] = 0; /* a new message: the host has not heard of it */
+		if (fs->step.msg.raw != 0 && fs->step.msg.data_len == 0) {
+			p->sess_pend = RX_SESS_MSG;
+			p->sess_sid = sid;
+		}
 	}
 	/* the check's entry first; the message's follows at the next rx_drain */
 	if ((p->cfg.flags & RX_CFG_SEQ) && msg_check(p, sid, out))
@@ -672,6 +685,19 @@ static int stream_msg(struct rx_pipe *p, uint32_t sid, const struct fast_stream 
 	if (p->sess_pend)
 		return sess_entry(p, out);
 	return 0;
+}
+
+/* A record of session stream sid went out as a tick entry (shown) or not:
+ * when none of its message has, the message's RX_SESS_SEEN entry comes next. */
+static void sess_record(struct rx_pipe *p, uint32_t sid, int shown)
+{
+	if (p->sess_told[sid])
+		return;
+	p->sess_told[sid] = 1;
+	if (!shown) {
+		p->sess_pend = RX_SESS_SEEN;
+		p->sess_sid = sid;
+	}
 }
 
 /* One decoder event ev of stream sid: 1 with an entry in *out, 0 to go on
@@ -688,8 +714,14 @@ static int stream_event(struct rx_pipe *p, uint32_t sid, struct fast_stream *fs,
 		record_fields(p, fs, fx, t, out);
 		if ((p->cfg.flags & RX_CFG_SEQ) && !seq_record(p, sid, out)) {
 			/* dropped; holes its channel declared on the way still go out */
-			return seq_entry(p, out);
+			if (sess_stream(p, sid))
+				sess_record(p, sid, 0);
+			if (seq_entry(p, out))
+				return 1; /* the RX_SESS_SEEN entry, if any, at the next rx_drain */
+			return p->sess_pend ? sess_entry(p, out) : 0;
 		}
+		if (sess_stream(p, sid))
+			sess_record(p, sid, t > 0); /* an RX_SESS_SEEN entry after this one */
 		return 1;
 	}
 	if (ev == FS_ERROR) {
@@ -991,6 +1023,8 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 	}
 	sid = (uint32_t)p->active;
 	*sid_out = sid;
+	if (sess_stream(p, sid))
+		return 0; /* a session stream (the card): rx_drain's path, which tells unmapped messages */
 	fs = &p->fs[sid];
 	fx = use_fx(p);
 	for (it = 0; it < RX_STREAM_ITERS; it++) {

@@ -104,7 +104,12 @@
  * is an RX_OUT_SESS entry, reason RX_SESS_MSG, with the whole message
  * (data, len: valid until the next rx_drain), its MsgSeqNum and offset,
  * after the MsgSeqNum check's own entry if any; the stream's CLOSE is an
- * RX_OUT_SESS entry, reason RX_SESS_CLOSE. fast_top packs them into
+ * RX_OUT_SESS entry, reason RX_SESS_CLOSE. A data message none of whose
+ * records goes out as a tick entry (every record of a template the tick
+ * mapper does not map, or dropped by sequence tracking) is an RX_OUT_SESS
+ * entry of reason RX_SESS_SEEN (its msg_seq only), after the record entry
+ * that made it so, once per message: the host's session would otherwise take
+ * the next message's MsgSeqNum for a hole. fast_top packs them into
  * card-internal ring records (rx_sess.h) that the host keeps to itself. The
  * software backend leaves cfg.sess clear (its session sees the bytes in
  * dp_tcp's hooks), so nothing else changes: no records, no counters.
@@ -137,6 +142,8 @@
 /* rx_out.reason of RX_OUT_SESS entries */
 #define RX_SESS_MSG 1   /* a session message: data[0..len) */
 #define RX_SESS_CLOSE 2 /* the connection ended */
+#define RX_SESS_SEEN 3  /* a data message none of whose records became a tick entry (unmapped, or dropped by
+			   sequence tracking): msg_seq only, so the host's session sees its MsgSeqNum */
 #define RX_MAX_GROUPS 4 /* sequence/arbitration groups */
 
 /* rx_init() results (mtoe_init's codes pass through: MTOE_ERR_*) */
@@ -195,7 +202,8 @@ enum rx_out_kind {
 	RX_OUT_RESET = 3,  /* tick.hdr: the stream (re)started (new TCP connection); reason = mtoe_open_reason */
 	RX_OUT_DATA = 4,   /* RX_CFG_TAP_DATA only: data[0..len) at stream offset `offset` */
 	RX_OUT_SESS = 5,   /* a session stream (cfg.sess): reason RX_SESS_MSG, a STEP message without FAST
-			      data (data[0..len) the whole message, msg_seq, offset), or RX_SESS_CLOSE */
+			      data (data[0..len) the whole message, msg_seq, offset), RX_SESS_CLOSE, or
+			      RX_SESS_SEEN (msg_seq, offset: a data message that yields no tick entry) */
 };
 
 struct rx_out {
@@ -324,7 +332,10 @@ struct rx_pipe {
 	uint64_t tap_offset, tap_len;
 	uint8_t sess_pend;       /* RX_SESS_*: a session entry of stream sess_sid comes next (0 none) */
 	uint32_t sess_sid;
-	uint32_t sess_no[MTOE_MAX_CONNS]; /* RX_OUT_SESS entries per stream since init (toe_card_sess.msg_no) */
+	uint32_t sess_no[MTOE_MAX_CONNS]; /* RX_OUT_SESS entries per stream since init (toe_card_sess.msg_no);
+					     RX_SESS_SEEN entries take no number */
+	uint8_t sess_told[MTOE_MAX_CONNS]; /* the host knows the stream's current data message: a mapped record
+					      of it went out, or its RX_SESS_SEEN entry */
 	const uint8_t *tap_data;
 	uint64_t udp_off[RX_MAX_UDP]; /* stream offset of each port's next datagram */
 	/* sequence tracking (RX_CFG_SEQ) */

@@ -20,7 +20,7 @@ void rx_sess_record(union toe_record *r, const struct rx_out *o, uint32_t k)
 	cs->npieces = (uint16_t)rx_sess_records(o);
 	cs->piece = (uint16_t)k;
 	if (o->reason != RX_SESS_MSG)
-		return;
+		return; /* CLOSE or SEEN: rx_pipe set the kind */
 	if (o->len > TOE_CSESS_MAX_BYTES) {
 		cs->kind = TOE_CSESS_TOO_LONG;
 		return;

@@ -21,6 +21,11 @@
  * record of kind TOE_CSESS_TOO_LONG (header fields only): counted, not lost
  * silently.
  *
+ * A data message whose records all map to no tick type (or that sequence
+ * tracking dropped) is one record of kind TOE_CSESS_SEEN carrying only its
+ * MsgSeqNum, so the session's sequence check and silence timer see it; it
+ * takes no msg_no (a lost one is a ring overflow, already a gap for clients).
+ *
  * This record type is not part of the client ABI (client-lib/include/toe/
  * tick.h): its number is above every public one and the daemon filters it
  * out of the publication path.
@@ -41,6 +46,8 @@ enum toe_csess_kind {
 	TOE_CSESS_PIECE = 1,    /* bytes [piece * TOE_CSESS_DATA, + len) of message msg_no */
 	TOE_CSESS_TOO_LONG = 2, /* message msg_no (msg_len bytes) did not fit TOE_CSESS_MAX_PIECES: not sent */
 	TOE_CSESS_CLOSE = 3,    /* the connection ended (FIN or RST): the session's disconnect */
+	TOE_CSESS_SEEN = 4,     /* a data message (hdr.msg_seq) none of whose records the ring carries as a
+				   tick (RX_SESS_SEEN): header only, no msg_no (0), one record */
 };
 
 /* hdr.type TOE_REC_CARD_SESS, hdr.stream the connection's stream, hdr.msg_seq
@@ -60,7 +67,7 @@ struct toe_card_sess {
 
 TOE_STATIC_ASSERT(sizeof(struct toe_card_sess) == TOE_RECORD_SIZE, "toe_card_sess is 128 bytes");
 
-/* Records an RX_OUT_SESS entry needs: 1 for a close or a message too long,
+/* Records an RX_OUT_SESS entry needs: 1 for a close, a SEEN or a message too long,
  * else ceil(len / TOE_CSESS_DATA) (at least 1). */
 uint32_t rx_sess_records(const struct rx_out *o);
 

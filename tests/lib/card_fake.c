@@ -1283,6 +1283,8 @@ void toe_fake_gtoe_room(struct toe_fake *f, uint32_t i, uint32_t room)
 void toe_fake_gtoe_stall(struct toe_fake *f, int stall)
 {
 	f->gt_stall = stall;
+	if (!stall)
+		gtoe_mailbox(f); /* the kernel runs again: a message posted meanwhile is taken */
 }
 
 const uint8_t *toe_fake_gtoe_sent(const struct toe_fake *f, uint32_t i, uint32_t *len)

@@ -142,7 +142,8 @@ uint64_t toe_fake_hbm_addr(const struct toe_fake *f, uint32_t ch);
 uint32_t toe_fake_cfg_word(const struct toe_fake *f, uint32_t kid, uint32_t w); /* kid: also TOE_KID_ETH_PORT(n) */
 /* gtoe_top (role tcp): word w of entry i's state window (TOE_GTOE_CS_*) as the kernel would
  * show it; the free bytes of entry i's send buffer (the mailbox takes at most that much;
- * unlimited until set); a mailbox that never answers (stall 1); the bytes the mailbox took for
+ * unlimited until set); a mailbox that never answers (stall 1; stall 0 takes a message posted
+ * meanwhile, as the kernel's next invocation would); the bytes the mailbox took for
  * entry i so far (*len), or NULL; word w of connection table entry i (TOE_GTOE_CE_*, then its
  * limits as 4 + TOE_GTOE_CX_*); the status of gtoe_top. */
 void toe_fake_gtoe_set_cst(struct toe_fake *f, uint32_t i, uint32_t w, uint32_t v);

@@ -132,42 +132,47 @@ static uint64_t counter(struct rig *g, const char *name)
 	return ~0ull;
 }
 
-static void test_session(const char *xclbin)
+/* The card open with feed a's session logged on (the exchange's Logon answer taken); unmap: the
+ * order template maps to no tick type on the card. 0, or -1 when the card did not open. */
+static int rig_up(struct rig *g, const char *xclbin, int unmap, uint64_t *ex_now_out)
 {
-	struct rig g;
 	char err[768], out[2048];
 	uint16_t flow_feed[TOED_MAX_FEEDS];
 	uint64_t t0 = mono_ns(), ex_now = 1000;
 	struct step_sess_cfg sc;
 	const struct toe_session *ev;
 
-	memset(&g, 0, sizeof g);
-	g.c = sess_config();
-	g.d = calloc(1, sizeof *g.d);
-	rx_cfg_default(&g.rx);
-	CHECK_EQ(dp_setup_rx(g.c, &g.rx, flow_feed, err, sizeof err), 0);
-	dp_setup_card(&g.p, g.c, &g.rx);
-	CHECK_EQ(g.p.ngconn, 2);
+	memset(g, 0, sizeof *g);
+	g->c = sess_config();
+	if (unmap)
+		for (uint32_t k = 0; k < FAST_MAX_TEMPLATES; k++)
+			if (g->c->fast.prog.tpl[k].kind == TOE_REC_ORDER)
+				g->c->fast.prog.tpl[k].kind = TOE_REC_NONE;
+	g->d = calloc(1, sizeof *g->d);
+	rx_cfg_default(&g->rx);
+	CHECK_EQ(dp_setup_rx(g->c, &g->rx, flow_feed, err, sizeof err), 0);
+	dp_setup_card(&g->p, g->c, &g->rx);
+	CHECK_EQ(g->p.ngconn, 2);
 	/* the session feed's stream (its mirror flow, 0) is marked for fast_top; the plain one is not */
-	CHECK_EQ(dp_card_sess_init(g.d, g.c, g.p.gconn, g.p.gconn_feed, g.p.ngconn, &g.rx, err, sizeof err), 1);
-	CHECK_EQ(g.rx.sess[0], 1);
-	CHECK_EQ(g.rx.sess[1], 0);
-	CHECK_EQ(g.d->s.f[0].on, 1);
-	CHECK_EQ(g.d->s.f[1].on, 0);
-	g.p.xclbin = xclbin;
-	g.p.hw.ring_slots = 64;
-	g.p.link_timeout_ms = 0;
-	g.f = toe_fake_new(NULL);
-	CHECK_EQ(toe_xrt_open(&g.be, &toe_devops_fake, g.f, &g.p, err, sizeof err), 0);
-	if (!g.be) {
+	CHECK_EQ(dp_card_sess_init(g->d, g->c, g->p.gconn, g->p.gconn_feed, g->p.ngconn, &g->rx, err, sizeof err), 1);
+	CHECK_EQ(g->rx.sess[0], 1);
+	CHECK_EQ(g->rx.sess[1], 0);
+	CHECK_EQ(g->d->s.f[0].on, 1);
+	CHECK_EQ(g->d->s.f[1].on, 0);
+	g->p.xclbin = xclbin;
+	g->p.hw.ring_slots = 64;
+	g->p.link_timeout_ms = 0;
+	g->f = toe_fake_new(NULL);
+	CHECK_EQ(toe_xrt_open(&g->be, &toe_devops_fake, g->f, &g->p, err, sizeof err), 0);
+	if (!g->be) {
 		fprintf(stderr, "open: %s\n", err);
-		goto out;
+		return -1;
 	}
-	dp_card_sess_attach(g.d, g.be);
-	CHECK_EQ(toe_fake_cfg_word(g.f, TOE_KID_FAST, TOE_FAST_CF_SESS_LO), 1u);
-	CHECK_EQ(toe_fake_cfg_word(g.f, TOE_KID_FAST, TOE_FAST_CF_SESS_HI), 0u);
-	tick(&g, t0); /* the first turn: no connection yet, nothing sent */
-	CHECK_EQ(new_sent(&g, out, sizeof out), 0);
+	dp_card_sess_attach(g->d, g->be);
+	CHECK_EQ(toe_fake_cfg_word(g->f, TOE_KID_FAST, TOE_FAST_CF_SESS_LO), 1u);
+	CHECK_EQ(toe_fake_cfg_word(g->f, TOE_KID_FAST, TOE_FAST_CF_SESS_HI), 0u);
+	tick(g, t0); /* the first turn: no connection yet, nothing sent */
+	CHECK_EQ(new_sent(g, out, sizeof out), 0);
 
 	/* the exchange */
 	memset(&sc, 0, sizeof sc);
@@ -175,36 +180,59 @@ static void test_session(const char *xclbin)
 	snprintf(sc.sender, sizeof sc.sender, "SSE");
 	snprintf(sc.target, sizeof sc.target, "VENDOR01");
 	sc.heartbeat_s = 30;
-	step_link_init(&g.ex, &sc, 0);
-	step_link_open(&g.ex, ex_now);
+	step_link_init(&g->ex, &sc, 0);
+	step_link_open(&g->ex, ex_now);
 
 	/* the card's connection comes up: its RESET reaches clients, the Logon leaves through the mailbox */
-	CHECK_EQ(toe_fake_gtoe_open(g.f, 0), 0);
-	drain(&g, 0);
-	CHECK_EQ(g.ncard, 0);
-	CHECK(g.npub >= 2 && g.pub[0].hdr.type == TOE_REC_RESET && g.pub[0].reset.reason == TOE_RESET_SYN);
-	CHECK((ev = find_ev(&g, TOE_SESS_LOGON_SENT)) != NULL && ev->arg1 == 30 && ev->hdr.stream == 0);
-	uint32_t n = new_sent(&g, out, sizeof out);
+	CHECK_EQ(toe_fake_gtoe_open(g->f, 0), 0);
+	drain(g, 0);
+	CHECK_EQ(g->ncard, 0);
+	CHECK(g->npub >= 2 && g->pub[0].hdr.type == TOE_REC_RESET && g->pub[0].reset.reason == TOE_RESET_SYN);
+	CHECK((ev = find_ev(g, TOE_SESS_LOGON_SENT)) != NULL && ev->arg1 == 30 && ev->hdr.stream == 0);
+	uint32_t n = new_sent(g, out, sizeof out);
 	CHECK(n > 0 && strstr(out, "\00135=A\001") && strstr(out, "\00149=VENDOR01\001") && strstr(out, "\00156=SSE\001"));
-	CHECK_EQ(g.d->t.f[0].phase, DP_TCP_UP);
+	CHECK_EQ(g->d->t.f[0].phase, DP_TCP_UP);
 
 	/* the exchange accepts: its Logon answer arrives as card session records, split in pieces */
-	step_link_bytes(&g.ex, (const uint8_t *)out, n, ex_now);
-	CHECK_EQ(g.ex.s.state, STEP_SESS_ACTIVE);
-	uint32_t alen = g.ex.s.out_len;
+	step_link_bytes(&g->ex, (const uint8_t *)out, n, ex_now);
+	CHECK_EQ(g->ex.s.state, STEP_SESS_ACTIVE);
+	uint32_t alen = g->ex.s.out_len;
 	CHECK(alen > TOE_CSESS_DATA); /* more than one record's worth */
-	ex_send(&g);
-	drain(&g, 0);
-	CHECK_EQ(g.ncard, (alen + TOE_CSESS_DATA - 1) / TOE_CSESS_DATA);
-	CHECK((ev = find_ev(&g, TOE_SESS_LOGGED_ON)) != NULL && ev->arg1 == 30 && !strcmp(ev->text, "SSE"));
-	for (uint32_t i = 0; i < g.npub; i++)
-		CHECK(g.pub[i].hdr.type != TOE_REC_CARD_SESS); /* never for clients */
-	CHECK_EQ(g.d->s.f[0].l.s.state, STEP_SESS_ACTIVE);
-	CHECK_EQ(g.d->cs.st.msgs, 1);
-	CHECK_EQ(g.d->cs.st.lost, 0);
-	CHECK_EQ(counter(&g, "fast_top.sess_msgs"), 1);
-	CHECK_EQ(counter(&g, "fast_top.sess_records"), g.ncard);
-	CHECK_EQ(counter(&g, "host.bad_records"), 0);
+	ex_send(g);
+	drain(g, 0);
+	CHECK_EQ(g->ncard, (alen + TOE_CSESS_DATA - 1) / TOE_CSESS_DATA);
+	CHECK((ev = find_ev(g, TOE_SESS_LOGGED_ON)) != NULL && ev->arg1 == 30 && !strcmp(ev->text, "SSE"));
+	for (uint32_t i = 0; i < g->npub; i++)
+		CHECK(g->pub[i].hdr.type != TOE_REC_CARD_SESS); /* never for clients */
+	CHECK_EQ(g->d->s.f[0].l.s.state, STEP_SESS_ACTIVE);
+	CHECK_EQ(g->d->cs.st.msgs, 1);
+	CHECK_EQ(g->d->cs.st.lost, 0);
+	CHECK_EQ(counter(g, "fast_top.sess_msgs"), 1);
+	CHECK_EQ(counter(g, "fast_top.sess_records"), g->ncard);
+	CHECK_EQ(counter(g, "host.bad_records"), 0);
+
+	*ex_now_out = ex_now;
+	return 0;
+}
+
+static void rig_down(struct rig *g)
+{
+	toe_xrt_close(g->be);
+	toe_fake_free(g->f);
+	free(g->d);
+	free(g->c);
+}
+
+static void test_session(const char *xclbin)
+{
+	struct rig g;
+	char out[2048];
+	uint64_t ex_now;
+	uint32_t n;
+	const struct toe_session *ev;
+
+	if (rig_up(&g, xclbin, 0, &ex_now) < 0)
+		goto out;
 
 	/* the exchange's data messages: their ticks reach clients; the session counts them by the
 	 * MsgSeqNums of the records (their bytes went to the decoder), no gap */
@@ -297,10 +325,185 @@ static void test_session(const char *xclbin)
 	CHECK_EQ(toe_fake_gtoe_conn_word(g.f, 1, 3) & 1u, 1);
 	CHECK_EQ(toe_fake_errors(g.f, NULL), 0);
 out:
-	toe_xrt_close(g.be);
-	toe_fake_free(g.f);
-	free(g.d);
-	free(g.c);
+	rig_down(&g);
+}
+
+/* The order template maps to no tick type on the card: a data message of orders between two of
+ * trades yields no tick record, only fast_top's TOE_CSESS_SEEN record; the session counts it (no
+ * MsgSeqNum gap, the next expected number past the last message), clients never see it, and
+ * fast_top still counts the records unmapped. Without the SEEN record the third message would be a
+ * false TOE_SESS_SEQ_GAP. */
+static void test_unmapped(const char *xclbin)
+{
+	struct rig g;
+	uint64_t ex_now;
+	struct sse_stream *ss = calloc(1, sizeof *ss);
+	struct sse_gen_cfg gc;
+	static uint8_t m[65536];
+	union toe_record t[4];
+	uint32_t nr, k = 0, order_recs = 0, ntrade = 0, norder = 0, state = 0;
+	uint64_t in0, last = 0, seq;
+
+	if (rig_up(&g, xclbin, 1, &ex_now) < 0)
+		goto out;
+	in0 = g.d->s.f[0].l.s.st.in_msgs;
+	sse_gen_default(&gc);
+	gc.seed = 5;
+	CHECK_EQ(sse_stream_init(ss, &tx_prog, &gc, 4), 0);
+	/* trade(s), order(s), trade: drawn messages sent while they fit the pattern, numbered on */
+	seq = step_sess_next_seq(&g.ex.s, ex_now); /* the exchange's next number; the rest follow it */
+	for (k = 0; k < 64 && state < 3; k++) {
+		ss->seq = seq;
+		int len = sse_stream_next_msg(ss, 4, m, sizeof m, NULL, t, &nr);
+		int trade = t[0].hdr.type == TOE_REC_TRADE;
+		CHECK(len > 0);
+		if (state == 0 && !trade)
+			continue; /* not sent: its number goes to the next one */
+		state = state == 0 ? 1 : state == 1 ? (trade ? 1 : 2) : (trade ? 3 : 2);
+		if (trade) {
+			ntrade++;
+		} else {
+			norder++;
+			order_recs += nr;
+		}
+		last = seq++;
+		CHECK_EQ(toe_fake_gtoe_data(g.f, 0, m, (uint32_t)len), 0);
+	}
+	CHECK_EQ(state, 3);
+	drain(&g, 0);
+	CHECK_EQ(g.d->cs.st.seen, norder); /* one SEEN record per order message */
+	CHECK_EQ(g.ncard, norder);
+	for (uint32_t i = 0; i < g.npub; i++)
+		CHECK(g.pub[i].hdr.type != TOE_REC_CARD_SESS && g.pub[i].hdr.type != TOE_REC_ORDER);
+	CHECK(find_ev(&g, TOE_SESS_SEQ_GAP) == NULL && find_ev(&g, TOE_SESS_SEQ_REPEAT) == NULL);
+	CHECK_EQ(g.d->s.f[0].l.s.st.in_msgs, in0 + ntrade + norder);
+	CHECK_EQ(g.d->s.f[0].l.s.in_expect, last + 1);
+	CHECK_EQ(counter(&g, "fast_top.tick_unmapped"), order_recs);
+	CHECK_EQ(toe_fake_errors(g.f, NULL), 0);
+out:
+	rig_down(&g);
+	free(ss);
+}
+
+/* The card reconnects on its own after the exchange's close: the host sees its attempts counter
+ * grow (read at most every 100 ms, only while the entry is not up, and once at the open) and the
+ * session reports each new attempt as TOE_SESS_RECONNECTING, with the card's backoff as the host
+ * knows it; the card's first attempt (counted by the host at start) is not reported. */
+static void test_card_reconnect(const char *xclbin)
+{
+	struct rig g;
+	uint64_t ex_now, T = mono_ns() + 1000 * MS, reads;
+	const struct toe_session *ev;
+
+	if (rig_up(&g, xclbin, 0, &ex_now) < 0)
+		goto out;
+	toe_fake_gtoe_set_cst(g.f, 0, TOE_GTOE_CS_ATTEMPTS, 1); /* the card's first attempt */
+	tick(&g, T);
+	CHECK(find_ev(&g, TOE_SESS_RECONNECTING) == NULL);
+	/* the exchange closes; the card's counter still says 1: nothing to report */
+	CHECK_EQ(toe_fake_gtoe_close(g.f, 0), 0);
+	drain(&g, 0);
+	CHECK(find_ev(&g, TOE_SESS_DISCONNECTED) != NULL);
+	CHECK_EQ(g.d->t.f[0].phase, DP_TCP_WAIT);
+	tick(&g, T + 100 * MS);
+	CHECK(find_ev(&g, TOE_SESS_RECONNECTING) == NULL);
+	reads = g.d->att_reads;
+	CHECK(reads > 0);
+	/* the card tries again: seen at the next read, not before (a thousand turns read nothing) */
+	toe_fake_gtoe_set_cst(g.f, 0, TOE_GTOE_CS_ATTEMPTS, 2);
+	for (uint32_t k = 0; k < 1000; k++) {
+		tick(&g, T + 150 * MS);
+		CHECK(find_ev(&g, TOE_SESS_RECONNECTING) == NULL);
+	}
+	CHECK_EQ(g.d->att_reads, reads);
+	tick(&g, T + 200 * MS);
+	CHECK((ev = find_ev(&g, TOE_SESS_RECONNECTING)) != NULL && ev->arg1 == 2 && ev->arg2 == 100);
+	CHECK_EQ(g.d->att_reads, reads + 1); /* one entry not up (the plain feed's is not read) */
+	/* it failed; the next attempt after the card's doubled backoff */
+	toe_fake_gtoe_set_cst(g.f, 0, TOE_GTOE_CS_ATTEMPTS, 3);
+	tick(&g, T + 400 * MS);
+	CHECK((ev = find_ev(&g, TOE_SESS_RECONNECTING)) != NULL && ev->arg1 == 3 && ev->arg2 == 200);
+	/* the next one connects between two reads: its event comes with the open, before the Logon's */
+	toe_fake_gtoe_set_cst(g.f, 0, TOE_GTOE_CS_ATTEMPTS, 4);
+	CHECK_EQ(toe_fake_gtoe_open(g.f, 0), 0);
+	drain(&g, 0);
+	{
+		int at_rec = -1, at_logon = -1;
+		for (uint32_t i = 0; i < g.npub; i++) {
+			if (g.pub[i].hdr.type != TOE_REC_SESSION)
+				continue;
+			if (g.pub[i].session.event == TOE_SESS_RECONNECTING && at_rec < 0) {
+				at_rec = (int)i;
+				CHECK(g.pub[i].session.arg1 == 4 && g.pub[i].session.arg2 == 400);
+			}
+			if (g.pub[i].session.event == TOE_SESS_LOGON_SENT && at_logon < 0)
+				at_logon = (int)i;
+		}
+		CHECK(at_rec >= 0 && at_logon > at_rec);
+	}
+	CHECK_EQ(g.d->t.f[0].attempts, 4);
+	/* up: no more reads */
+	reads = g.d->att_reads;
+	tick(&g, T + 1000 * MS);
+	tick(&g, T + 2000 * MS);
+	CHECK_EQ(g.d->att_reads, reads);
+	CHECK(find_ev(&g, TOE_SESS_RECONNECTING) == NULL);
+	CHECK_EQ(toe_fake_errors(g.f, NULL), 0);
+out:
+	rig_down(&g);
+}
+
+/* gtoe_top stops taking mailbox messages: toed's heartbeat is posted and the data plane goes on
+ * (no wait: the session's next message, a TestRequest's answer, is kept in its queue, a thousand
+ * turns post nothing more); the late message is logged once; once the kernel runs again both
+ * reach the exchange in order and nothing is lost. */
+static void test_mailbox_stall(const char *xclbin)
+{
+	struct rig g;
+	char out[2048];
+	uint64_t ex_now, T = mono_ns() + 31000 * MS;
+	uint32_t n, nw;
+
+	if (rig_up(&g, xclbin, 0, &ex_now) < 0)
+		goto out;
+	new_sent(&g, out, sizeof out); /* (the Logon) */
+	toe_fake_gtoe_stall(g.f, 1);
+	tick(&g, T); /* HeartBtInt passed: toed's heartbeat, posted, not taken */
+	CHECK_EQ(g.d->s.f[0].l.s.st.out_heartbeats, 1);
+	CHECK_EQ(toe_xrt_tcp_tx_busy(g.be), 1);
+	CHECK_EQ(new_sent(&g, out, sizeof out), 0);
+	/* the exchange's TestRequest: its answer waits in the session's queue */
+	ex_now += 40000;
+	step_sess_tick(&g.ex.s, ex_now);
+	CHECK_EQ(g.ex.s.test_pending, 1);
+	ex_send(&g);
+	drain(&g, 0);
+	CHECK(g.d->s.f[0].pend_len > 0);
+	CHECK_EQ(g.d->t.f[0].sess.out_queued, g.d->s.f[0].pend_len);
+	toe_fake_clear_logs(g.f);
+	for (uint32_t k = 0; k < 1000; k++)
+		tick(&g, T + MS);
+	toe_fake_writes(g.f, &nw);
+	CHECK_EQ(nw, 0); /* nothing posted over the outstanding message (the poll only reads) */
+	CHECK_EQ(toe_xrt_host_stats(g.be)->tx_late, 1); /* reported once */
+	CHECK_EQ(new_sent(&g, out, sizeof out), 0);
+	/* the kernel runs again: the heartbeat, then the answer */
+	toe_fake_gtoe_stall(g.f, 0);
+	tick(&g, T + 2 * MS);
+	CHECK_EQ(g.d->s.f[0].pend_len, 0);
+	CHECK_EQ(toe_xrt_tcp_tx_busy(g.be), 0);
+	n = new_sent(&g, out, sizeof out);
+	{
+		const char *hb = strstr(out, "\00135=0\001"), *ans = strstr(out, "\001112=");
+		CHECK(n > 0 && hb && ans && hb < ans && strstr(hb + 1, "\00135=0\001") != NULL);
+	}
+	step_link_bytes(&g.ex, (const uint8_t *)out, n, ex_now);
+	CHECK_EQ(g.ex.s.test_pending, 0); /* the exchange took the answer */
+	CHECK_EQ(g.ex.s.st.logon_refused + g.ex.s.st.hb_timeouts, 0);
+	CHECK_EQ(g.d->t.f[0].sess.out_dropped, 0);
+	CHECK_EQ(toe_fake_errors(g.f, NULL), 0);
+out:
+	rig_down(&g);
 }
 
 /* card_sess alone: pieces out of order, a message cut by the next, a stray piece, a record that is
@@ -398,6 +601,9 @@ int main(void)
 		return test_skip("xrt_sess", "cannot write a temporary xclbin in /tmp");
 	test_reassembly();
 	test_session(path);
+	test_unmapped(path);
+	test_card_reconnect(path);
+	test_mailbox_stall(path);
 	unlink(path);
 	return test_done("xrt_sess");
 }

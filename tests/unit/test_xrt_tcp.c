@@ -283,8 +283,16 @@ static uint32_t logon(uint8_t *out, uint32_t cap)
 	return n;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void test_mailbox(const char *xclbin)
 {
+	uint64_t t0;
 	struct opened o;
 	char err[768];
 	uint8_t msg[1200];
@@ -355,19 +363,58 @@ static void test_mailbox(const char *xclbin)
 		CHECK(lens[0] == 512 && lens[1] == 512 && lens[2] == sizeof msg - 1024);
 	}
 
-	/* a send buffer with 100 bytes free takes 100: the caller keeps the rest */
+	/* a send buffer with 100 bytes free takes 100 of a 300-byte message: all 300 accepted, the rest
+	 * posted again by the backend (before anything else: the next send takes nothing) */
 	toe_fake_gtoe_room(o.f, 1, 100);
-	CHECK_EQ(toe_xrt_tcp_send(o.be, 1, msg, 300), 100);
-	CHECK_EQ(toe_xrt_tcp_send(o.be, 1, msg, 300), 0);
+	CHECK_EQ(toe_xrt_tcp_send(o.be, 1, msg, 300), 300);
+	CHECK_EQ(toe_xrt_tcp_tx_busy(o.be), 2);
+	t0 = mono_ns();
+	CHECK_EQ(toe_xrt_tcp_send(o.be, 1, msg + 300, 50), 0); /* the rest posted again: nothing taken */
 	CHECK_EQ(toe_xrt_host_stats(o.be)->tx_bytes, len + sizeof msg + 100);
+	CHECK_EQ(toe_xrt_host_stats(o.be)->tx_partial, 2);
+	/* a full buffer is asked again at most every ms, not at every turn */
+	toe_fake_clear_logs(o.f);
+	CHECK_EQ(toe_xrt_tcp_poll(o.be, t0), 0); /* (t0: no later than that post) */
+	toe_fake_writes(o.f, &n);
+	CHECK_EQ(n, 0);
+	/* room again: the rest goes, then the next bytes, in order */
+	toe_fake_gtoe_room(o.f, 1, 0xffffffffu);
+	CHECK_EQ(toe_xrt_tcp_poll(o.be, mono_ns() + 2000000ull), 0); /* past the ms: posted, all taken */
+	CHECK_EQ(toe_xrt_tcp_tx_busy(o.be), 0);
+	CHECK_EQ(toe_xrt_tcp_send(o.be, 1, msg + 300, 50), 50);
+	sent = toe_fake_gtoe_sent(o.f, 1, &got);
+	CHECK(got == sizeof msg + 350 && sent && memcmp(sent + sizeof msg, msg, 350) == 0);
+	CHECK_EQ(toe_xrt_host_stats(o.be)->tx_bytes, len + sizeof msg + 350);
 
-	/* no such entry; a mailbox that never answers */
+	/* no such entry */
 	CHECK_EQ(toe_xrt_tcp_send(o.be, 3, msg, 10), -1);
 	CHECK(strstr(toe_xrt_error(o.be), "no connection table entry 3") != NULL);
-	toe_fake_gtoe_stall(o.f, 1);
-	CHECK_EQ(toe_xrt_tcp_send(o.be, 0, msg, 10), -1);
-	CHECK(strstr(toe_xrt_error(o.be), "gtoe_top did not take TX mailbox message") != NULL);
-	toe_fake_gtoe_stall(o.f, 0);
+	/* a mailbox that never answers is never waited for: the message is posted and accepted, the
+	 * next send takes nothing and writes nothing, the poll reports it once past TOE_XRT_TX_MS */
+	{
+		uint64_t t = mono_ns();
+		uint32_t before;
+		toe_fake_gtoe_sent(o.f, 0, &before);
+		toe_fake_gtoe_stall(o.f, 1);
+		CHECK_EQ(toe_xrt_tcp_send(o.be, 0, (const uint8_t *)"0123456789", 10), 10);
+		CHECK_EQ(toe_xrt_tcp_tx_busy(o.be), 1);
+		toe_fake_clear_logs(o.f);
+		for (k = 0; k < 100; k++)
+			CHECK_EQ(toe_xrt_tcp_send(o.be, 0, (const uint8_t *)"abcdef", 6), 0);
+		toe_fake_writes(o.f, &n);
+		CHECK_EQ(n, 0); /* nothing posted over the outstanding message */
+		CHECK_EQ(toe_xrt_tcp_poll(o.be, t + (TOE_XRT_TX_MS + 200) * 1000000ull), 1);
+		CHECK(strstr(toe_xrt_error(o.be), "gtoe_top did not take TX mailbox message") != NULL);
+		CHECK_EQ(toe_xrt_tcp_poll(o.be, t + (TOE_XRT_TX_MS + 300) * 1000000ull), 0); /* once */
+		CHECK_EQ(toe_xrt_host_stats(o.be)->tx_late, 1);
+		/* the kernel runs again: the message is taken, the next ones follow in order */
+		toe_fake_gtoe_stall(o.f, 0);
+		CHECK_EQ(toe_xrt_tcp_poll(o.be, t + (TOE_XRT_TX_MS + 400) * 1000000ull), 0);
+		CHECK_EQ(toe_xrt_tcp_tx_busy(o.be), 0);
+		CHECK_EQ(toe_xrt_tcp_send(o.be, 0, (const uint8_t *)"abcdef", 6), 6);
+		sent = toe_fake_gtoe_sent(o.f, 0, &got);
+		CHECK(got == before + 16 && sent && memcmp(sent + before, "0123456789abcdef", 16) == 0);
+	}
 
 	/* the counters: gtoe_top's and tx_arb_top's with their names, the host's mailbox figures */
 	{
@@ -384,7 +431,7 @@ static void test_mailbox(const char *xclbin)
 			if (!strcmp(ctr[i].name, "gtoe_top.bytes_out"))
 				{
 				seen |= 2;
-				CHECK_EQ(ctr[i].value, len + sizeof msg + 100);
+				CHECK_EQ(ctr[i].value, len + sizeof msg + 350 + 16);
 			}
 			if (!strcmp(ctr[i].name, "gtoe_top.gtoe.established"))
 				seen |= 4;
@@ -395,8 +442,8 @@ static void test_mailbox(const char *xclbin)
 			if (!strcmp(ctr[i].name, "host.tx_msgs"))
 				{
 				seen |= 32;
-				CHECK_EQ(ctr[i].value, 7);
-			} /* refused 1, logon 1, long 3, room 2 */
+				CHECK_EQ(ctr[i].value, 11);
+			} /* refused 1, logon 1, long 3, room 3 (100, 0, 200), 50 1, stalled 1, after 1 */
 			if (!strcmp(ctr[i].name, "host.tx_down"))
 				{
 				seen |= 64;

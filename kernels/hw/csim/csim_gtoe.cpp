@@ -7,7 +7,9 @@
  * at run time and refused; an entry disabled by the host. The stream carries
  * the exchange's Logon answer and a Heartbeat before the feed: with the
  * stream marked as a session stream (SESS_LO) they, and the connection's
- * closes, reach the ring as TOE_REC_CARD_SESS records, the ticks unchanged.
+ * closes, reach the ring as TOE_REC_CARD_SESS records, the ticks unchanged;
+ * the order template is unmapped there, so each order message of the feed
+ * is one TOE_CSESS_SEEN record instead of ticks.
  * Then open = accept
  * and per-entry limits (csim_gtoe_accept): an ACCEPT entry's SYN-ACK with its
  * MSS and window, the exchange's feed, connections from a wrong address and
@@ -378,8 +380,15 @@ static void program_tcp(const rx_cfg &cfg, const gtoe_cfg &gc, const toe_hw_gtoe
 	CHECK_EQ(reg_read(TOE_KID_TXARB, TOE_STAT(TOE_ST_KERNEL)), TOE_KID_TXARB);
 }
 
-void csim_gtoe(const fast_prog *prog)
+void csim_gtoe(const fast_prog *full)
 {
+	/* the order template maps to no tick type here: the feed's order messages yield none, so on the
+	 * session stream each is one TOE_CSESS_SEEN record (its MsgSeqNum for the host's session) */
+	fast_prog *unmapped = new fast_prog(*full);
+	for (uint32_t x = 0; x < FAST_MAX_TEMPLATES; x++)
+		if (unmapped->tpl[x].kind == TOE_REC_ORDER)
+			unmapped->tpl[x].kind = TOE_REC_NONE;
+	const fast_prog *prog = unmapped;
 	rx_cfg cfg;
 	swpath sw;
 	swtcp *t = new swtcp();
@@ -430,7 +439,7 @@ void csim_gtoe(const fast_prog *prog)
 	t->f[1].conn = -1;
 	t->f[0].listener = t->f[1].listener = -1;
 
-	make_feed(prog, 21, 300, fa);
+	make_feed(full, 21, 300, fa);
 	/* what the exchange sends on the connection: its Logon answer, a Heartbeat, then the feed */
 	std::vector<uint8_t> sess_msg[2], stream;
 	{
@@ -679,11 +688,29 @@ void csim_gtoe(const fast_prog *prog)
 	/* and so do the records: the feed's ticks, in order, none lost */
 	check_rings(hw, sw.ring);
 	{
-		size_t n = 0;
+		size_t n = 0, m = 0;
 		std::vector<uint8_t> got[3];
+		std::vector<union toe_record> trades;
+		std::vector<uint64_t> order_seqs, seen_seqs;
 		uint32_t nsess = 0, pieces[3] = { 0, 0, 0 };
+		for (size_t j = 0; j < fa.ticks.size(); j++) {
+			if (fa.ticks[j].hdr.type != TOE_REC_ORDER)
+				trades.push_back(fa.ticks[j]);
+			else if (order_seqs.empty() || order_seqs.back() != fa.tick_msg[j] + 1)
+				order_seqs.push_back(fa.tick_msg[j] + 1); /* MsgSeqNum: the feed numbers from 1 */
+		}
+		CHECK(!order_seqs.empty() && !trades.empty());
 		for (size_t j = 0; j < feed_records; j++) {
 			const union toe_record &rec = hw[j];
+			if (rec.hdr.type == TOE_REC_CARD_SESS && ((const toe_card_sess *)rec.bytes)->kind == TOE_CSESS_SEEN) {
+				/* an order message: no tick, its MsgSeqNum told, outside the session numbering */
+				const toe_card_sess &cs = *(const toe_card_sess *)rec.bytes;
+				CHECK_EQ(rec.hdr.stream, 0);
+				CHECK_EQ(cs.msg_no, 0);
+				CHECK_EQ(cs.npieces, 1);
+				seen_seqs.push_back(rec.hdr.msg_seq);
+				continue;
+			}
 			if (rec.hdr.type == TOE_REC_CARD_SESS) {
 				/* independently of the software path: the session messages, whole, then the close */
 				const toe_card_sess &cs = *(const toe_card_sess *)rec.bytes;
@@ -706,12 +733,17 @@ void csim_gtoe(const fast_prog *prog)
 				continue;
 			}
 			if (rec.hdr.type != TOE_REC_GAP && rec.hdr.type != TOE_REC_RESET) {
-				if (n < fa.ticks.size())
-					CHECK(same_tick(rec, fa.ticks[n]));
+				if (n < trades.size())
+					CHECK(same_tick(rec, trades[n]));
 				n++;
 			}
 		}
-		CHECK_EQ(n, fa.ticks.size()); /* the ticks unaffected */
+		CHECK_EQ(n, trades.size()); /* the ticks unaffected: the trades */
+		CHECK(seen_seqs == order_seqs); /* one SEEN per order message, in order */
+		/* and any after the feed (the later steps' data) for fast_top's counters */
+		for (size_t j = 0; j < hw.size(); j++)
+			m += hw[j].hdr.type == TOE_REC_CARD_SESS &&
+			     ((const toe_card_sess *)hw[j].bytes)->kind == TOE_CSESS_SEEN;
 		CHECK(got[0] == sess_msg[0]);
 		CHECK(got[1] == sess_msg[1]);
 		CHECK_EQ(pieces[0], (sess_msg[0].size() + TOE_CSESS_DATA - 1) / TOE_CSESS_DATA);
@@ -719,8 +751,8 @@ void csim_gtoe(const fast_prog *prog)
 		CHECK_EQ(pieces[2], 1);
 		CHECK_EQ(nsess, pieces[0] + pieces[1] + 1);
 		/* fast_top's counters: three then the host's disable's close (step 10): four messages */
-		CHECK_EQ(ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 3), 4);
-		CHECK_EQ(ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 4), nsess + 1);
+		CHECK_EQ(ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 3), 4 + m);
+		CHECK_EQ(ctr(TOE_KID_FAST, TOE_FAST_CTR_HW + 4), nsess + m + 1);
 	}
 	/* counters: the endpoint's against the software's, the ARP reply, the arbiter */
 	k = TOE_GTOE_CTR_STATS;
@@ -755,6 +787,7 @@ void csim_gtoe(const fast_prog *prog)
 	free(t->g);
 	free(t->gbuf);
 	delete t;
+	delete unmapped;
 }
 
 /* gtoe_top's counters by name (the order of TOE_GTOE_CTRS) */
