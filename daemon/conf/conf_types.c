@@ -292,7 +292,10 @@ PARSE(uint)
 FORMAT(uint)
 {
 	UNUSED(c);
-	snprintf(buf, len, "%u", CU32(base, k));
+	if ((k->flags & F_EMPTY) && !CU32(base, k))
+		snprintf(buf, len, "%s", ""); /* not set: another key's value holds */
+	else
+		snprintf(buf, len, "%u", CU32(base, k));
 }
 
 /* cpu: a CPU of this machine, or none (-1) */
