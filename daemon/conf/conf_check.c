@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fast/host/fast_compile.h"
+#include "toe/gtoe.h" /* GTOE_MIN_BUF: the smallest window toed's own connections advertise */
 #include "toe/shm.h"
 #include "toe/tick.h"
 
@@ -512,6 +513,10 @@ static void check_feed_limits(struct ctx *x, int fi)
 	if (!kok(x, S_FEED, fi, TOED_K_FEED_MSS) || !kok(x, S_FEED, fi, TOED_K_FEED_WINDOW) ||
 	    !kok(x, S_TCP, 0, TOED_K_TCP_MSS) || !kok(x, S_TCP, 0, TOED_K_TCP_WINDOW))
 		return;
+	if ((set & 2) && f->window < GTOE_MIN_BUF && win >= mss)
+		key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, TOED_K_FEED_WINDOW, 0,
+			"below %u: the connection advertises %u (the general TOE's smallest buffer)", GTOE_MIN_BUF,
+			GTOE_MIN_BUF);
 	if (win >= mss)
 		return;
 	if (set & 2)

@@ -1950,6 +1950,9 @@ static void test_feed_limits(void)
 	    "least");
 	/* a feed's smaller mss fits a window [tcp]'s would not (then [tcp] itself is refused) */
 	expect_clean(__LINE__, FEEDS("[tcp]\nmss = 1024\nwindow = 1K\n", "mss = 1024\n"));
+	/* below the general TOE's smallest buffer: what the connection advertises instead is said */
+	WARN(FEEDS("", "mss = 576\nwindow = 1K\n"), NO_SRC | NO_FAST | NO_FEED, 10,
+	     "[feed.a] window = 1K: below 2048: the connection advertises 2048 (the general TOE's smallest buffer)");
 
 	/* elsewhere they do nothing, and say so; the [tcp] value spelled out says nothing */
 	WARN("[feed.m]\nexchange = 10.9.0.1:5261\nmss = 1024\n", 0, 3,
