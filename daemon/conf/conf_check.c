@@ -482,7 +482,8 @@ static void check_feed_limits(struct ctx *x, int fi)
 {
 	struct toed_config *c = x->c;
 	struct toed_feed *f = &c->feed[fi];
-	static const int ids[2] = { TOED_K_FEED_MSS, TOED_K_FEED_WINDOW }, tcp_ids[2] = { TOED_K_TCP_MSS, TOED_K_TCP_WINDOW };
+	static const int ids[2] = { TOED_K_FEED_MSS, TOED_K_FEED_WINDOW };
+	static const int tcp_ids[2] = { TOED_K_TCP_MSS, TOED_K_TCP_WINDOW };
 	const uint32_t val[2] = { f->mss, f->window }, tcpv[2] = { c->tcp.mss, c->tcp.window };
 	const uint32_t mss = toed_feed_mss(c, f), win = toed_feed_window(c, f);
 	int set = 0;
@@ -540,7 +541,6 @@ static void check_feeds(struct ctx *x)
 			memcpy(f->stream, f->name, sizeof f->stream);
 		if (!kline(x, S_FEED, fi, TOED_K_FEED_FRAMING))
 			f->framing = tcp ? TOED_FRAMING_STEP : c->fast.framing;
-
 		else if (tcp && proto_ok && f->framing == TOED_FRAMING_RAW && kok(x, S_FEED, fi, TOED_K_FEED_FRAMING))
 			key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_FRAMING, 0,
 				"a tcp feed is a byte stream: only step framing can find its messages");
