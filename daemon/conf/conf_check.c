@@ -488,7 +488,7 @@ static void check_feed_limits(struct ctx *x, int fi)
 	const uint32_t mss = toed_feed_mss(c, f), win = toed_feed_window(c, f);
 	int set = 0;
 	for (int i = 0; i < 2; i++)
-		set |= (kline(x, S_FEED, fi, ids[i]) && kok(x, S_FEED, fi, ids[i])) << i;
+		set |= (kline(x, S_FEED, fi, ids[i]) && kok(x, S_FEED, fi, ids[i]) && val[i]) << i; /* empty: not set */
 	if (!set || !kok(x, S_FEED, fi, TOED_K_FEED_PROTOCOL) || !kok(x, S_FEED, fi, TOED_K_FEED_PORT))
 		return;
 	const struct toed_port *p = &c->port[f->port];

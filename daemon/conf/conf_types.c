@@ -262,6 +262,10 @@ PARSE(uint)
 {
 	UNUSED(x), UNUSED(c);
 	int64_t n;
+	if (!*v && (k->flags & F_EMPTY)) { /* not set, as written back: another key's value holds */
+		*(uint32_t *)FIELD(base, k) = 0;
+		return 0;
+	}
 	if (!*v) {
 		snprintf(why, wl, "empty value (a number is needed)");
 		return -1;

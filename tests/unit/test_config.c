@@ -1961,6 +1961,13 @@ static void test_feed_limits(void)
 	WARN("[feed.u]\nprotocol = udp\nvendor = *:6000\nwindow = 64K\n", 0, 4,
 	     "[feed.u] window = 64K: has no effect: a udp feed has no TCP connection");
 	CLEAN("[feed.m]\nexchange = 10.9.0.1:5261\nmss = 1408\nwindow = 32K\n", 0);
+	/* empty, as a file written back says "not set": [tcp]'s, wherever the feed is */
+	CLEAN("[feed.m]\nexchange = 10.9.0.1:5261\nmss =\nwindow =\n", 0);
+	CHECK_EQ(g_cfg->feed[0].mss, 0);
+	expect_clean(__LINE__, FEEDS("[tcp]\nwindow = 8K\n", "mss =\nwindow =\n"));
+	CHECK_EQ(g_cfg->feed[0].window, 0);
+	CHECK_EQ(toed_feed_window(g_cfg, &g_cfg->feed[0]), 8192);
+	ERR("[tcp]\nmss =\n", 0, 2, "[tcp] mss: empty value (a number is needed)"); /* [tcp]'s own: a number */
 	/* a bad value is an error wherever it is */
 	ERR("[feed.m]\nexchange = 10.9.0.1:5261\nwindow = 3K\n", 0, 3, "[feed.m] window = 3K: not a power of two");
 
