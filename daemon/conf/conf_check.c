@@ -17,15 +17,16 @@
 #include <unistd.h>
 
 #include "fast/host/fast_compile.h"
+#include "toe/gtoe.h" /* GTOE_MIN_BUF: the smallest window toed's own connections advertise */
 #include "toe/shm.h"
 #include "toe/tick.h"
 
 void conf_key_warnings(struct ctx *x, const struct key *k, const void *base)
 {
-	if (k->id != TOED_K_TCP_MSS && k->id != TOED_K_SHM_SOCKET_MODE)
+	if (k->id != TOED_K_TCP_MSS && k->id != TOED_K_FEED_MSS && k->id != TOED_K_SHM_SOCKET_MODE)
 		return;
 	uint32_t u = *(const uint32_t *)((const char *)base + k->off);
-	if (k->id == TOED_K_TCP_MSS && u % 64)
+	if ((k->id == TOED_K_TCP_MSS || k->id == TOED_K_FEED_MSS) && u % 64)
 		conf_cur_warn(x, "not a multiple of 64 (receive buffers are 64-byte aligned; 1408 is the largest "
 			    "multiple of 64 up to 1460)");
 	if (k->id == TOED_K_SHM_SOCKET_MODE && (u & 0002))
@@ -470,6 +471,63 @@ static void check_session(struct ctx *x, int fi)
 	}
 }
 
+/* [feed.NAME] mss and window: toed's own connection's (a tcp feed on a role = tcp port), each
+ * taking [tcp]'s when not set. Elsewhere they do nothing, and say so as the session keys do; a
+ * value equal to [tcp]'s (a file written back spells out every key) changes nothing and is not
+ * warned about. Where they count, the feed's window must hold one of its segments, as [tcp]'s
+ * (check_misc). The memory they take is the general TOE's: a slot per [tcp] connections, each
+ * of the largest window of the port's feeds (dp_setup_gtoe; the card's bound is checked against
+ * its buffers with the xclbin, dp_thread's card_check). */
+static void check_feed_limits(struct ctx *x, int fi)
+{
+	struct toed_config *c = x->c;
+	struct toed_feed *f = &c->feed[fi];
+	static const int ids[2] = { TOED_K_FEED_MSS, TOED_K_FEED_WINDOW };
+	static const int tcp_ids[2] = { TOED_K_TCP_MSS, TOED_K_TCP_WINDOW };
+	const uint32_t val[2] = { f->mss, f->window }, tcpv[2] = { c->tcp.mss, c->tcp.window };
+	const uint32_t mss = toed_feed_mss(c, f), win = toed_feed_window(c, f);
+	int set = 0;
+	for (int i = 0; i < 2; i++)
+		set |= (kline(x, S_FEED, fi, ids[i]) && kok(x, S_FEED, fi, ids[i]) && val[i]) << i; /* empty: not set */
+	if (!set || !kok(x, S_FEED, fi, TOED_K_FEED_PROTOCOL) || !kok(x, S_FEED, fi, TOED_K_FEED_PORT))
+		return;
+	const struct toed_port *p = &c->port[f->port];
+	const char *why = NULL;
+	char buf[160];
+	if (f->protocol != TOED_PROTO_TCP) {
+		why = "has no effect: a udp feed has no TCP connection";
+	} else if (!p->enabled || !kok(x, S_PORT, (int)f->port, TOED_K_PORT_ROLE)) {
+		return;
+	} else if (p->role != TOED_ROLE_TCP) {
+		snprintf(buf, sizeof buf,
+			 "has no effect: port %u has role = %s (only toed's own connections, role = tcp, offer an MSS "
+			 "and a window; the mirror TOE follows with [tcp] window)",
+			 f->port, toed_role_name(p->role));
+		why = buf;
+	}
+	if (why) {
+		for (int i = 0; i < 2; i++)
+			if ((set >> i & 1) && (!kok(x, S_TCP, 0, tcp_ids[i]) || val[i] != tcpv[i]))
+				key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, ids[i], 0, "%s", why);
+		return;
+	}
+	if (!kok(x, S_FEED, fi, TOED_K_FEED_MSS) || !kok(x, S_FEED, fi, TOED_K_FEED_WINDOW) ||
+	    !kok(x, S_TCP, 0, TOED_K_TCP_MSS) || !kok(x, S_TCP, 0, TOED_K_TCP_WINDOW))
+		return;
+	if ((set & 2) && f->window < GTOE_MIN_BUF && win >= mss)
+		key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, TOED_K_FEED_WINDOW, 0,
+			"below %u: the connection advertises %u (the general TOE's smallest buffer)", GTOE_MIN_BUF,
+			GTOE_MIN_BUF);
+	if (win >= mss)
+		return;
+	if (set & 2)
+		key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_WINDOW, 0, "smaller than one segment (mss = %u%s)", mss,
+			set & 1 ? "" : ", [tcp] mss");
+	else
+		key_msg(x, TOED_DIAG_ERROR, S_FEED, fi, TOED_K_FEED_MSS, 0,
+			"larger than the window (window = %u, [tcp] window): a window holds one segment at least", win);
+}
+
 static void check_feeds(struct ctx *x)
 {
 	struct toed_config *c = x->c;
@@ -557,8 +615,10 @@ static void check_feeds(struct ctx *x)
 					"follows the same connections as [feed.%s]", g->name);
 		}
 	}
-	for (uint32_t i = 0; i < c->nfeeds; i++)
+	for (uint32_t i = 0; i < c->nfeeds; i++) {
 		check_session(x, (int)i);
+		check_feed_limits(x, (int)i);
+	}
 	check_groups(x);
 	/* the card publishes what it decoded as it comes: nothing on the host tracks its sequences */
 	if (c->fast.sequence_check && c->device.backend == TOED_BACKEND_XRT && kok(x, S_DEVICE, 0, TOED_K_DEVICE_BACKEND) &&

@@ -35,7 +35,7 @@ enum kind {
 #define F_SUFFIX 0x2u /* T_UINT: K/M/G suffixes (x1024) */
 #define F_LIVE 0x4u   /* a change applies to a running daemon */
 #define F_HOST 0x8u   /* T_IPV4: must be a unicast host address */
-#define F_EMPTY 0x10u /* T_NAME: empty means none */
+#define F_EMPTY 0x10u /* T_NAME: empty means none; T_UINT: empty means not set (0), and 0 is written so */
 
 struct ename {
 	const char *name;

@@ -105,6 +105,13 @@ const struct key conf_keys[] = {
 	{ S_FEED, T_PATH_IN, TOED_K_FEED_PASSWORD_FILE, 0, "password_file", FF(password_file), .def = "" },
 	{ S_FEED, T_BOOL, TOED_K_FEED_RESET_ON_LOGON, 0, "reset_on_logon", FF(reset_on_logon), .def = "no" },
 	{ S_FEED, T_ENUM, TOED_K_FEED_OPEN, 0, "open", FF(open), .names = e_open, .def = "connect" },
+	/* toed's own connection's limits, as [tcp]'s; not set (0, F_EMPTY: written as nothing): [tcp]'s,
+	 * taken where they are used (toed_feed_mss), so a reload changing [tcp]'s says so once */
+	{ S_FEED, T_UINT, TOED_K_FEED_MSS, F_EMPTY, "mss", FF(mss), MSS_MIN, MSS_MAX,
+	  .below = "below 536 (the smallest MSS every IPv4 host must accept)",
+	  .above = "above 1460 (the largest MSS of a 1500-byte MTU)", .def = NULL },
+	{ S_FEED, T_UINT, TOED_K_FEED_WINDOW, F_POW2 | F_SUFFIX | F_EMPTY, "window", FF(window), MTOE_MIN_WINDOW,
+	  MTOE_MAX_WINDOW, .below = "below 64 bytes", .above = "above 1M (1048576 bytes)", .def = NULL },
 
 	{ S_TCP, T_UINT, TOED_K_TCP_MSS, 0, "mss", CF(tcp.mss), MSS_MIN, MSS_MAX,
 	  .below = "below 536 (the smallest MSS every IPv4 host must accept)",

@@ -262,6 +262,10 @@ PARSE(uint)
 {
 	UNUSED(x), UNUSED(c);
 	int64_t n;
+	if (!*v && (k->flags & F_EMPTY)) { /* not set, as written back: another key's value holds */
+		*(uint32_t *)FIELD(base, k) = 0;
+		return 0;
+	}
 	if (!*v) {
 		snprintf(why, wl, "empty value (a number is needed)");
 		return -1;
@@ -292,7 +296,10 @@ PARSE(uint)
 FORMAT(uint)
 {
 	UNUSED(c);
-	snprintf(buf, len, "%u", CU32(base, k));
+	if ((k->flags & F_EMPTY) && !CU32(base, k))
+		snprintf(buf, len, "%s", ""); /* not set: another key's value holds */
+	else
+		snprintf(buf, len, "%u", CU32(base, k));
 }
 
 /* cpu: a CPU of this machine, or none (-1) */

@@ -151,6 +151,10 @@ struct toed_feed {
 	char password_file[TOED_PATH_MAX];   /* first line is 554= ("" none); read at start and reload */
 	uint32_t reset_on_logon;             /* 141=Y: both sides restart MsgSeqNum at 1 on each logon */
 	uint32_t open;              /* enum toed_open: role = tcp, toed connects or accepts */
+	/* toed's own connection (a tcp feed on a role = tcp port): the MSS its SYN offers and its
+	 * receive window; 0: not set, [tcp] mss and window (toed_feed_mss, toed_feed_window) */
+	uint32_t mss;
+	uint32_t window;            /* bytes, power of two */
 };
 
 struct toed_config {
@@ -295,7 +299,7 @@ enum toed_key {
 	TOED_K_FEED_STREAM, TOED_K_FEED_PORT, TOED_K_FEED_GROUP,
 	TOED_K_FEED_SENDER_COMP_ID, TOED_K_FEED_TARGET_COMP_ID, TOED_K_FEED_HEARTBEAT_S, TOED_K_FEED_USERNAME,
 	TOED_K_FEED_PASSWORD_FILE, TOED_K_FEED_RESET_ON_LOGON,
-	TOED_K_FEED_OPEN,
+	TOED_K_FEED_OPEN, TOED_K_FEED_MSS, TOED_K_FEED_WINDOW,
 	TOED_K_TCP_MSS, TOED_K_TCP_CONNECTIONS, TOED_K_TCP_WINDOW, TOED_K_TCP_GAP_TIMEOUT_MS,
 	TOED_K_TCP_IDLE_TIMEOUT_S,
 	TOED_K_UDP_PORTS,
@@ -372,6 +376,17 @@ int toed_read_password(const char *path, char *out, size_t len, char *why, size_
 static inline int toed_udp_listened(const struct toed_config *c, uint32_t p)
 {
 	return p < 65536 && ((c->udp.ports[p >> 5] >> (p & 31u)) & 1u);
+}
+
+/* The MSS and receive window of a feed's own connection: its [feed] mss and window, else [tcp]'s. */
+static inline uint32_t toed_feed_mss(const struct toed_config *c, const struct toed_feed *f)
+{
+	return f->mss ? f->mss : c->tcp.mss;
+}
+
+static inline uint32_t toed_feed_window(const struct toed_config *c, const struct toed_feed *f)
+{
+	return f->window ? f->window : c->tcp.window;
 }
 
 /* Software backend: the interface port i receives from ([port.i] interface; port 0 falls back

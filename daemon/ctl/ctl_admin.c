@@ -372,6 +372,8 @@ static void report_tcp(struct toed *t, struct out *o, const struct toed_dp_snaps
 		kv_u64(o, "downs", c->downs);
 		kv_str(o, "last_down", gtoe_down_name(c->last_down, c->last_reason));
 		kv_u64(o, "stream_offset", c->offset);
+		kv_u64(o, "feed_mss", c->mss);       /* the feed's: what the SYN offers ... */
+		kv_u64(o, "feed_window", c->window); /* ... and the receive window (mss, rcv_wnd: now) */
 		if (c->sess.on) {
 			const struct dp_tcp_sess *ss = &c->sess;
 			kv_str(o, "session", step_sess_state_name(ss->state));

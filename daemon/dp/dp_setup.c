@@ -333,10 +333,38 @@ void dp_setup_src_port(const struct toed_config *cfg, const struct rx_cfg *rc, u
 	sc->loops = SRC_LOOP_FOREVER;
 }
 
-/* The general TOE's receive buffer per connection: [tcp] window, at least gtoe's minimum. */
-static uint32_t tcp_rcv_buf(const struct toed_config *c)
+/* A window as the general TOE takes it: at least gtoe's minimum. */
+static uint32_t gtoe_win(uint32_t window)
 {
-	return c->tcp.window >= GTOE_MIN_BUF ? c->tcp.window : GTOE_MIN_BUF;
+	return window >= GTOE_MIN_BUF ? window : GTOE_MIN_BUF;
+}
+
+/* toed's own connections' feeds: the tcp feeds of a role = tcp port 0 (dp_setup_mtoe's flows of
+ * port 0, in the same order). */
+static int own_conn_feed(const struct toed_config *c, const struct toed_feed *f)
+{
+	return c->port[0].enabled && c->port[0].role == TOED_ROLE_TCP && f->protocol == TOED_PROTO_TCP &&
+	       f->port == 0;
+}
+
+void dp_setup_tcp_max(const struct toed_config *c, uint32_t *mss, uint32_t *window, uint32_t *feed)
+{
+	uint32_t m = 0, w = 0, fw = UINT32_MAX;
+	for (uint32_t i = 0; i < c->nfeeds && i < TOED_MAX_FEEDS; i++) {
+		const struct toed_feed *f = &c->feed[i];
+		if (!own_conn_feed(c, f))
+			continue;
+		if (toed_feed_mss(c, f) > m)
+			m = toed_feed_mss(c, f);
+		if (gtoe_win(toed_feed_window(c, f)) > w) {
+			w = gtoe_win(toed_feed_window(c, f));
+			fw = i;
+		}
+	}
+	*mss = m ? m : c->tcp.mss; /* no connection: [tcp]'s, as before */
+	*window = w ? w : gtoe_win(c->tcp.window);
+	if (feed)
+		*feed = fw;
 }
 
 int dp_setup_tcp_conns(const struct toed_config *c, struct dp_setup_tcpconn *out, char *err, size_t errlen)
@@ -359,8 +387,8 @@ int dp_setup_tcp_conns(const struct toed_config *c, struct dp_setup_tcpconn *out
 		o->rport = (uint16_t)fd->exchange.port;
 		o->lport = (uint16_t)fd->vendor.port;
 		o->accept = fd->open == TOED_OPEN_ACCEPT;
-		o->mss = (uint16_t)c->tcp.mss;
-		o->window = tcp_rcv_buf(c);
+		o->mss = (uint16_t)toed_feed_mss(c, fd); /* [feed] mss and window ([tcp]'s when not set) */
+		o->window = gtoe_win(toed_feed_window(c, fd));
 	}
 	return (int)nflows;
 }
@@ -368,11 +396,13 @@ int dp_setup_tcp_conns(const struct toed_config *c, struct dp_setup_tcpconn *out
 void dp_setup_gtoe(const struct toed_config *c, struct gtoe_cfg *gc)
 {
 	struct timespec ts;
+	uint32_t mss, win;
 	gtoe_cfg_default(gc);
+	dp_setup_tcp_max(c, &mss, &win, NULL);
 	gc->max_conns = c->tcp.connections < GTOE_MAX_CONNS ? c->tcp.connections : GTOE_MAX_CONNS;
-	gc->rcv_buf = tcp_rcv_buf(c);
+	gc->rcv_buf = win; /* every slot's buffer: the largest window; each connection advertises its own */
 	gc->snd_buf = DP_SETUP_TCP_SND_BUF;
-	gc->mss = (uint16_t)c->tcp.mss;
+	gc->mss = (uint16_t)mss; /* the most any connection offers; each offers its own */
 	gc->syn_retries = 4; /* 31 s, then the reconnect backoff takes over */
 	gc->quickack = 1; /* market data: ACK at once, the exchange's window never waits for a delayed ACK */
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -406,6 +436,7 @@ void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *cfg, cons
 		int n = dp_setup_tcp_conns(cfg, tc, err, sizeof err);
 		p->tcp = 1;
 		dp_setup_gtoe(cfg, &p->gtoe);
+		p->hw.mss = p->gtoe.mss; /* gtoe_top's kernel-wide MSS (TOE_ETH_CF_MSS): the entries' largest */
 		/* too many feeds: an entry count above max_conns, which toe_hw_gtoe_writes refuses */
 		for (int i = 0; i < (n < 0 ? 0 : n) && p->ngconn < TOE_HW_GTOE_CONNS; i++) {
 			struct toe_hw_gtoe_conn *e = &p->gconn[p->ngconn];
@@ -415,8 +446,8 @@ void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *cfg, cons
 			e->stream = tc[i].stream;
 			e->enable = 1;
 			e->accept = tc[i].accept; /* gtoe_top listens on lport, takes raddr's connection */
-			e->mss = tc[i].mss;       /* the software backend's one [tcp] mss and window */
-			e->window = tc[i].window;
+			e->mss = tc[i].mss;       /* the feed's mss and window, as the software backend's */
+			e->window = tc[i].window; /* connection offers and advertises */
 			p->gconn_feed[p->ngconn++] = tc[i].feed;
 		}
 		if (n < 0)

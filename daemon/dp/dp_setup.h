@@ -81,14 +81,20 @@ struct dp_setup_tcpconn {
 	uint32_t raddr;       /* [feed] exchange */
 	uint16_t rport, lport; /* lport: [feed] vendor port (0: ephemeral); open = accept: rport 0 any */
 	uint32_t accept;      /* open = accept */
-	uint16_t mss;         /* the connection's MSS and receive window: [tcp] mss and window, one */
-	uint32_t window;      /* setting for every connection (the card's table has them per entry) */
+	uint16_t mss;         /* the connection's MSS and receive window: [feed] mss and window ([tcp]'s */
+	uint32_t window;      /* when the feed sets none; at least GTOE_MIN_BUF), per entry on the card too */
 };
 /* The list into out[TOED_MAX_FEEDS]; returns how many, or -1 with err when [tcp] connections is
  * too few for them. */
 int dp_setup_tcp_conns(const struct toed_config *c, struct dp_setup_tcpconn *out, char *err, size_t errlen);
-/* The general TOE's settings for those connections: [tcp] connections (capped at GTOE_MAX_CONNS),
- * window (at least GTOE_MIN_BUF), mss; the send buffer, SYN retries, quick ACK, a fresh ISN key. */
+/* The largest MSS and window of those connections' feeds (the window at least GTOE_MIN_BUF), and
+ * (feed, when not NULL) the feed with the largest window (UINT32_MAX: none); without such a feed
+ * [tcp] mss and window. */
+void dp_setup_tcp_max(const struct toed_config *c, uint32_t *mss, uint32_t *window, uint32_t *feed);
+/* The general TOE's settings for those connections: [tcp] connections (capped at GTOE_MAX_CONNS);
+ * every slot's receive buffer the largest window of the feeds and the MSS their largest
+ * (dp_setup_tcp_max: each connection then offers and advertises its own, gtoe_set_limits); the
+ * send buffer, SYN retries, quick ACK, a fresh ISN key. */
 #define DP_SETUP_TCP_SND_BUF 8192u /* send buffer per connection (logon, heartbeats) */
 void dp_setup_gtoe(const struct toed_config *c, struct gtoe_cfg *gc);
 
@@ -96,7 +102,7 @@ void dp_setup_gtoe(const struct toed_config *c, struct gtoe_cfg *gc);
  * templates; rx: the receive configuration dp_setup_rx built (kept by the caller while the
  * card is opened). role = tcp: gtoe_top's settings and connection table too (dp_setup_gtoe,
  * dp_setup_tcp_conns; entries enabled, open = accept ones with CTRL_ACCEPT; each entry's MSS
- * and window are [tcp] mss and window, the same for every entry as in the software backend). */
+ * and window its feed's, as in the software backend; the kernel-wide MSS the largest). */
 void dp_setup_card(struct toe_xrt_params *p, const struct toed_config *c, const struct rx_cfg *rx);
 
 /* The publisher: [shm] max_clients, ring_size (also the history a late subscriber can ask

@@ -141,6 +141,15 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 	t->g->ephemeral = (uint16_t)(gc.isn_key >> 7);
 	for (uint32_t i = 0; i < t->nfeeds; i++) {
 		struct dp_tcp_feed *f = &t->f[i];
+		/* each feed's MSS and window, within the slots' (dp_setup_gtoe sizes them by the largest):
+		 * gtoe_set_limits at each connect then cannot refuse them */
+		r = gtoe_limits_check(&gc, f->mss, f->window);
+		if (r != GTOE_OK) {
+			snprintf(err, errlen, "%s: [feed.%s]: the TCP endpoint refused MSS %u and window %u (above its "
+					      "MSS %u or buffer %u, or below its minimum: %d)",
+				 cfg->path, f->name, f->mss, f->window, gc.mss, gc.rcv_buf, r);
+			return -1;
+		}
 		if (!f->accept)
 			continue;
 		f->listener = gtoe_listen(t->g, t->laddr, f->lport);
@@ -441,7 +450,7 @@ void dp_tcp_tick(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
 				 f->name, c, (unsigned long long)(f->backoff_ns / 1000000ull));
 			continue;
 		}
-		/* the feed's MSS and window, before the SYN leaves (checked at init: they are within gtoe_init's) */
+		/* the feed's MSS and window, before the SYN leaves (checked at init: within gtoe_init's) */
 		gtoe_set_limits(t->g, c, f->mss, f->window);
 		f->conn = c;
 		f->phase = DP_TCP_CONNECTING;

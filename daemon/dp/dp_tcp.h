@@ -106,8 +106,8 @@ struct dp_tcp_feed {
 	uint16_t rport, lport; /* lport 0: ephemeral; open = accept: rport 0 any */
 	uint32_t accept;      /* open = accept: toed listens on lport */
 	int32_t listener;     /* its gtoe listener, -1 none */
-	uint16_t mss;         /* the connection's MSS and receive window (dp_setup_tcp_conns; the card's */
-	uint32_t window;      /* table entry gets the same) */
+	uint16_t mss;         /* the connection's MSS and receive window: its feed's (dp_setup_tcp_conns; */
+	uint32_t window;      /* the card's table entry gets the same) */
 	int32_t conn;         /* gtoe slot, -1 none */
 	uint32_t phase;       /* enum dp_tcp_phase */
 	uint64_t next_try_ns; /* CLOCK_MONOTONIC */

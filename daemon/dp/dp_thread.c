@@ -141,14 +141,28 @@ static int card_check(const struct toed_dp *dp, const struct toed_config *cfg, c
 		    toe_hw_gtoe_writes(rc, &p.hw, &p.gtoe, p.gconn, p.ngconn, w, 64 + 4 * TOE_HW_GTOE_CONNS, &k) < 0) {
 			free(w);
 			struct dp_setup_tcpconn tc[TOED_MAX_FEEDS];
+			uint32_t mss, win, wf;
+			char who[TOED_NAME_MAX + 48];
 			if (p.ngconn > TOE_HW_GTOE_CONNS && dp_setup_tcp_conns(cfg, tc, err, errlen) < 0)
 				return -1; /* the software backend's message: too many feeds for [tcp] connections */
+			/* every slot of gtoe_top holds the largest window of the feeds: name the feed that sets it
+			 * when it is not [tcp]'s */
+			dp_setup_tcp_max(cfg, &mss, &win, &wf);
+			if (wf < cfg->nfeeds && cfg->feed[wf].window && cfg->feed[wf].window != cfg->tcp.window)
+				snprintf(who, sizeof who, "[feed.%s] window = %u", cfg->feed[wf].name, cfg->feed[wf].window);
 			else
-				snprintf(err, errlen, "%s: [tcp] connections x (window + %u-byte send buffer) = %u x (%u + %u) "
+				snprintf(who, sizeof who, "[tcp] window = %u", cfg->tcp.window);
+			if (GTOE_BUF_BYTES(&p.gtoe) > TOE_HW_GTOE_BUF)
+				snprintf(err, errlen, "%s: %s: [tcp] connections x (window + %u-byte send buffer) = %u x (%u + %u) "
 						      "bytes: above the card's %u bytes of general-TOE buffers (backend = xrt, role "
-						      "= tcp: at most %u connections)",
-					 cfg->path, p.gtoe.snd_buf, p.gtoe.max_conns, p.gtoe.rcv_buf, p.gtoe.snd_buf,
+						      "= tcp: every slot takes the largest window of the tcp feeds; at most %u "
+						      "connections)",
+					 cfg->path, who, p.gtoe.snd_buf, p.gtoe.max_conns, p.gtoe.rcv_buf, p.gtoe.snd_buf,
 					 (unsigned)TOE_HW_GTOE_BUF, TOE_HW_GTOE_CONNS);
+			else
+				snprintf(err, errlen, "%s: the card's general TOE (gtoe_top) cannot hold these connections: "
+						      "an entry's MSS or window beyond its own, or two open = accept feeds on one "
+						      "vendor port (backend = xrt)", cfg->path);
 			return -1;
 		}
 	}
@@ -812,6 +826,8 @@ static void snapshot_pipe(struct dp_run *r, struct toed_dp_snapshot *w)
 			d->ups = f->ups;
 			d->downs = f->downs;
 			d->offset = f->offset;
+			d->mss = f->mss;
+			d->window = f->window;
 			d->sess = f->sess;
 			d->info = f->last; /* no connection now: the last one's report */
 			d->lport = f->lport;
@@ -1376,6 +1392,8 @@ static int card_tcp(struct dp_run *r, struct toed_dp_snapshot *w)
 		d->ups = c.ups;
 		d->downs = c.downs;
 		d->offset = c.bytes_in; /* the card counts the entry's bytes over all its connections */
+		d->mss = dp->card_tcp[i].mss; /* as written to the entry's limits */
+		d->window = dp->card_tcp[i].window;
 		d->info.state = (uint8_t)c.state;
 		d->info.srtt_ns = (uint64_t)c.srtt_us * 1000u;
 		d->info.cwnd = c.cwnd;

@@ -123,6 +123,7 @@ struct toed_dp_tcpconn {
 	uint16_t lport, rport;
 	uint32_t last_down, last_reason; /* gtoe event and reason that ended the last connection */
 	uint64_t attempts, ups, downs, offset;
+	uint32_t mss, window;    /* the feed's: the MSS its SYN offers, the receive window it advertises */
 	struct dp_tcp_sess sess; /* sess.on 0: no STEP session on this feed */
 	struct gtoe_info info;  /* info.state GTOE_FREE when no connection is open */
 };

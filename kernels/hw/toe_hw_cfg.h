@@ -248,8 +248,8 @@ static inline int toe_hw_cfg_writes(const struct rx_cfg *cfg, const struct toe_h
  * port, as dp_tcp_init lists them (exchange address and port, the vendor
  * port as our local port, the stream of its mirror flow; open = accept:
  * listen on the local port, take the exchange's connection). mss and
- * window: the entry's limits, 0 for gc's (the software backend has one
- * [tcp] mss and window: dp_setup_card writes them for every entry). */
+ * window: the entry's limits, 0 for gc's (dp_setup_card writes each feed's,
+ * [feed.NAME] mss and window, gc's the largest of them). */
 struct toe_hw_gtoe_conn {
 	uint32_t raddr;
 	uint16_t rport, lport;

@@ -434,8 +434,8 @@
 				   * the connection closed (FIN) and the listener withdrawn (SYNs are
 				   * answered by RST). */
 /* Per-entry limits, taken at APPLY (out of range: BAD_CFG, TOE_GTOE_BAD_ENTRY). The
- * software backend has one [tcp] mss and window for every connection: the host writes
- * the same values for each entry. */
+ * host writes each entry its feed's [feed.NAME] mss and window (TOE_ETH_CF_MSS and
+ * RCV_BUF the largest of them). */
 #define TOE_GTOE_REG_CONNX (TOE_GTOE_REG_CONN + 16 * TOE_HW_GTOE_CONNS)
 #define TOE_GTOE_CONNX(i, w) (TOE_GTOE_REG_CONNX + 16 * (i) + 4 * (w))
 #define TOE_GTOE_CX_MSS 0         /* the MSS its SYN or SYN-ACK offers and the most it sends:

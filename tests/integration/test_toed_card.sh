@@ -33,7 +33,9 @@
 #      from [feed.sse] and [port.0]; role TCP on eth_rx_top; the fake card
 #      checks gtoe_top's words on APPLY) and toectl stats shows the connection
 #      as gtoe_top's state window has it (the fake's entry 0 set established
-#      by --test-fake-gtoe-up) in the software backend's format;
+#      by --test-fake-gtoe-up) in the software backend's format, with the
+#      feed's own mss and window (feed_mss, feed_window); a feed window too
+#      large for the card's buffers refused by --check-config (exit 78);
 #      --check-config passes it, open = accept and session keys with it; the
 #      STEP session over the card: the fake's entry 0 up and a session server
 #      answering through it (--test-fake-exchange): logged on (the Logon through
@@ -304,6 +306,8 @@ mac = 02:00:00:00:00:02
 [feed.sse]
 exchange = 10.1.0.10:5261
 vendor = *:40001
+mss = 1344
+window = 16K
 
 [fast]
 templates = $TEMPLATES
@@ -340,7 +344,7 @@ while :; do
 done
 for kv in "feed sse" "state ESTABLISHED" "local 10.1.0.2:40001" "exchange 10.1.0.10:5261" "attempts 4" "ups 2" \
 	"downs 1" "last_down reset by the peer" "srtt_us 250" "cwnd 14080" "snd_wnd 65535" "rcv_wnd 32768" "retrans 3" \
-	"bytes_in 123456" "bytes_out 96"; do
+	"bytes_in 123456" "bytes_out 96" "feed_mss 1344" "feed_window 16384"; do
 	k=${kv%% *}
 	[ "$(tconn "$k")" = "${kv#* }" ] || fail "role tcp: toectl stats, tcp connection 0: $k is '$(tconn "$k")', not '${kv#* }'"
 done
@@ -372,6 +376,13 @@ awk '{ print } /^vendor = /{ print "sender_comp_id = VENDOR01"; print "target_co
 rc=$?
 [ $rc -eq 0 ] || fail "--check-config of session keys with the card: exit $rc, not 0: $(cat "$TMP/check.out")"
 say "--check-config: role = tcp with the card passes, open = accept too, session keys too (the session runs on the host)"
+# a feed's window makes every slot of gtoe_top that large: 64 x (64K + 8K) is beyond the card's buffers
+sed 's/^window = 16K$/window = 64K/' "$TMP/tcp.conf" >"$TMP/bigwin.conf"
+"$TOED" --check-config -c "$TMP/bigwin.conf" >"$TMP/check.out" 2>&1
+rc=$?
+[ $rc -eq 78 ] && grep -q '\[feed.sse\] window = 65536: \[tcp\] connections x (window + 8192-byte send buffer) = 64 x (65536 + 8192) bytes: above the card' "$TMP/check.out" ||
+	fail "--check-config of a 64K feed window with the card: exit $rc, not 78 with the feed named ($(cat "$TMP/check.out"))"
+say "--check-config: a feed's 64K window refused with the card (exit 78), naming the feed"
 
 # the STEP session over the card: the fake card's entry 0 up, a session server as the exchange
 # answering through it (toed_test --test-fake-exchange); Logon through the TX mailbox, the answer

@@ -6,6 +6,8 @@
 #     names file:line, section, key, value and reason for every error;
 #   starting with a bad file: exit 78 with the same messages and nothing
 #     started: no control socket, no READY=1, no recording file created;
+#   a feed's own window that is not a power of two: 78, file:line; a feed's
+#     mss and window on a mirror port: a warning only (exit 0);
 #   a file toed cannot run (backend = xrt with an xclbin that is not one) is a
 #     configuration error too (78), with --check-config and at start;
 #   what is not a small text file is refused at once with 78 and a message naming
@@ -44,6 +46,24 @@ grep -q "^$TMP/bad.conf:$line_mss: \[tcp\] mss = 1500: above 1460" "$TMP/check.o
 grep -q "^$TMP/bad.conf:$line_typo: \[tcp\] windwo" "$TMP/check.out" ||
 	fail "no file:line message for the unknown key: $(cat "$TMP/check.out")"
 say "--check-config: exit 78, file:line for each error"
+
+# ---- a feed's own mss and window: a bad value is an error (78, file:line); on this mirror port a good
+# one only has no effect, which is said and is no error
+conf "$TMP/feedlim.conf" "[feed.two]
+exchange = 10.1.0.11:5261
+mss = 1024
+window = 3K"
+line_win=$(grep -n '^window = 3K' "$TMP/feedlim.conf" | cut -d: -f1)
+"$TOED" --check-config -c "$TMP/feedlim.conf" >"$TMP/check.out" 2>&1
+rc=$?
+[ $rc -eq 78 ] && grep -q "^$TMP/feedlim.conf:$line_win: \[feed.two\] window = 3K: not a power of two" "$TMP/check.out" ||
+	fail "--check-config of [feed.two] window = 3K: exit $rc: $(cat "$TMP/check.out")"
+sed 's/^window = 3K$/window = 4K/' "$TMP/feedlim.conf" >"$TMP/feedlim2.conf"
+"$TOED" --check-config -c "$TMP/feedlim2.conf" >"$TMP/check.out" 2>&1 ||
+	fail "--check-config of a feed's mss and window on a mirror port refused: $(cat "$TMP/check.out")"
+grep -q "warning: \[feed.two\] mss = 1024: has no effect: port 0 has role = mirror" "$TMP/check.out" ||
+	fail "no warning for a feed's mss on a mirror port: $(cat "$TMP/check.out")"
+say "[feed.NAME] window = 3K: exit 78 (file:line); mss and window on a mirror port: warned, exit 0"
 
 # ---- starting with the bad file: 78, nothing started
 start_notify

@@ -20,6 +20,9 @@
 #     10.31.0.5 (toed's counters show the replies);
 #   - toectl stats shows the connection (state, RTT, window, counters) and
 #     the source's tx counters; the reconnects after refusals are counted;
+#   - open = accept with the feed's own mss = 1024 and window = 64K ([tcp]
+#     window = 256K): Linux's ss -ti shows the send MSS and the window scale
+#     toed's SYN-ACK offered for that feed, toectl the feed's limits;
 #   - a duplicating run: lossy_tc.bpf.o on the exchange's own egress
 #     duplicates 3% of its data segments (its drops there are local: Linux's
 #     TCP sees them and sends the segment again as if for the first time, so
@@ -92,7 +95,8 @@ TOED_IP=10.31.0.5
 . "$here/lib_e2e.sh"
 
 IFACE=tt0 GW=
-start_toed() { # TYPE PORT (on $IFACE, address $TOED_IP, gateway $GW, exchange $EX_IP; ACCEPT set: open = accept)
+start_toed() { # TYPE PORT (on $IFACE, address $TOED_IP, gateway $GW, exchange $EX_IP; ACCEPT set: open = accept;
+	# FEED_MSS, FEED_WINDOW: the feed's own mss and window)
 	_ex=$EX_IP:$2
 	[ -n "${ACCEPT:-}" ] && _ex=$EX_IP
 	{
@@ -112,6 +116,8 @@ ${GW:+gateway = $GW}
 ${ACCEPT:+open = accept}
 ${ACCEPT:+vendor = *:$2}
 exchange = $_ex
+${FEED_MSS:+mss = $FEED_MSS}
+${FEED_WINDOW:+window = $FEED_WINDOW}
 
 [tcp]
 connections = 4
@@ -158,6 +164,10 @@ feed() {
 		ss_sample "$w.ss" &
 		p_ss=$!
 		pids="$pids $p_ss"
+	elif [ -n "${SAMPLE:-}" ]; then
+		ss_sample "$w.ss" &
+		p_ss=$!
+		pids="$pids $p_ss"
 	fi
 	rt0=$(retrans_segs)
 	if [ -n "${ACCEPT:-}" ]; then
@@ -175,6 +185,10 @@ feed() {
 	[ "$mode" = dup ] && netns_impair_off "$NS_EX" ex0
 	[ "$mode" = lossy ] && netns_impair_off "$LOSSY_NS" "$LOSSY_DEV"
 	retrans=$(($(retrans_segs) - rt0))
+	if [ "$mode" != both ] && [ -n "${SAMPLE:-}" ]; then
+		kill "$p_ss" 2>/dev/null
+		wait "$p_ss" 2>/dev/null
+	fi
 	if [ "$mode" = both ]; then
 		kill "$p_ss" 2>/dev/null
 		wait "$p_ss" 2>/dev/null
@@ -197,7 +211,7 @@ feed() {
 # ss_sample FILE: ss -tin of the exchange's connection every 50 ms (killed by feed)
 ss_sample() {
 	while :; do
-		ip netns exec "$NS_EX" ss -tinH state established "( sport = :$port )" >>"$1" 2>/dev/null
+		ip netns exec "$NS_EX" ss -tinH state established "${SS_FILTER:-( sport = :$port )}" >>"$1" 2>/dev/null
 		echo "--" >>"$1"
 		sleep 0.05
 	done
@@ -299,13 +313,40 @@ run() {
 	e2e_stop_toed
 }
 
+# check_feed_limits TYPE SSFILE: the feed's mss = 1024 and window = 64K as Linux (ss -ti of the exchange's
+# side) and toectl see them: Linux sends segments of at most 1024 bytes (its send MSS 1024, or 1012 when
+# it counts the 12 bytes of timestamps off it), toed's window scale is 1 (the least shift that fits 65536
+# in 16 bits; [tcp] window = 256K would be 3) and the window toed advertises reaches 65536 and never more
+# (snd_wnd, where ss shows it); toectl shows the feed's limits and the MSS negotiated with Linux's 1460
+check_feed_limits() {
+	_l=$(grep -m1 'mss:' "$2")
+	[ -n "$_l" ] || fail "$1 accept: ss -ti never showed the exchange's connection"
+	_mss=$(echo "$_l" | grep -o ' mss:[0-9]*' | cut -d: -f2)
+	[ "$_mss" = 1024 ] || [ "$_mss" = 1012 ] ||
+		fail "$1 accept: Linux's send MSS is '$_mss', not 1024 (or 1012 with timestamps): the feed's mss = 1024: $_l"
+	_ws=$(echo "$_l" | grep -o 'wscale:[0-9]*' | cut -d: -f2)
+	[ "$_ws" = 1 ] || fail "$1 accept: toed's window scale as Linux sees it is '$_ws', not 1 (the feed's window = 64K): $_l"
+	_wnd=$(grep -o 'snd_wnd:[0-9]*' "$2" | cut -d: -f2 | sort -n | tail -n 1)
+	[ -z "$_wnd" ] || [ "$_wnd" = 65536 ] ||
+		fail "$1 accept: the most toed advertised (Linux's snd_wnd) is $_wnd, not 65536 (the feed's window = 64K)"
+	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$1.lim.json" || fail "$1 accept: toectl stats --json"
+	_c="d['tcp_connections'][0]"
+	[ "$(jget "$WORK/$1.lim.json" "$_c['feed_mss']")" = 1024 ] &&
+		[ "$(jget "$WORK/$1.lim.json" "$_c['feed_window']")" = 65536 ] &&
+		[ "$(jget "$WORK/$1.lim.json" "$_c['mss']")" = 1024 ] ||
+		fail "$1 accept: toectl feed_mss '$(jget "$WORK/$1.lim.json" "$_c['feed_mss']")', feed_window '$(jget "$WORK/$1.lim.json" "$_c['feed_window']")', mss '$(jget "$WORK/$1.lim.json" "$_c['mss']")'"
+	say "$1: the feed's mss 1024 and window 64K: Linux's send MSS $_mss, toed's window scale $_ws, most advertised ${_wnd:-(ss shows no snd_wnd)}; toectl feed_mss 1024, feed_window 65536"
+}
+
 # the feeds' ports differ per run: the exchange may still hold the previous one's connection in TIME-WAIT
 # run_accept TYPE PORT: open = accept: the exchange connects to toed; a peer from another address is reset
 run_accept() {
-	ACCEPT=1 start_toed "$1" "$2"
+	# the feed's own mss and window, not [tcp]'s (1408, 256K): Linux sees toed's SYN-ACK offer them
+	FEED_MSS=1024 FEED_WINDOW=64K ACCEPT=1 start_toed "$1" "$2"
 	[ $? = 2 ] && { say "SKIP $1 accept: toed could not start here: $(tail -n 3 "$WORK/toed.log")"; return 0; }
 	port=$2
-	ACCEPT=1 feed "$1-accept" 17 exact
+	SAMPLE=1 SS_FILTER="( dport = :$2 )" ACCEPT=1 feed "$1-accept" 17 exact
+	check_feed_limits "$1" "$WORK/$1-accept.ss"
 	ACCEPT=1 feed "$1-accept-again" 18 exact
 	# a connection from an address that is not the feed's exchange never becomes the feed's: the XDP
 	# program steers only the feed's frames to toed (the host stack, which has no address here, drops the

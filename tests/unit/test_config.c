@@ -1227,6 +1227,8 @@ static void test_key_table(void)
 		{ TOED_K_FEED_PASSWORD_FILE, "feed", "password_file", 0 },
 		{ TOED_K_FEED_RESET_ON_LOGON, "feed", "reset_on_logon", 0 },
 		{ TOED_K_FEED_OPEN, "feed", "open", 0 },
+		{ TOED_K_FEED_MSS, "feed", "mss", 0 },
+		{ TOED_K_FEED_WINDOW, "feed", "window", 0 },
 		{ TOED_K_TCP_MSS, "tcp", "mss", 0 },
 		{ TOED_K_TCP_CONNECTIONS, "tcp", "connections", 0 },
 		{ TOED_K_TCP_WINDOW, "tcp", "window", 0 },
@@ -1894,6 +1896,104 @@ static void test_sessions(void)
 	unlink(pwf);
 }
 
+/* [feed.NAME] mss and window: toed's own connection's limits, [tcp]'s by default, the same ranges
+ * and rules; on a mirror port or a udp feed they have no effect and say so (as the session keys). */
+static void test_feed_limits(void)
+{
+	char text[4096];
+	const char *port = "[source]\ninterface = lo\n[port]\nrole = tcp\nip = 10.1.0.2\nnetmask = 24\n"; /* 1..6 */
+	/* feed a on lines 7.., its keys from line 9 on; feed b after it takes the defaults */
+#define FEEDS(tcp, akeys)                                                                                    \
+	(snprintf(text, sizeof text,                                                                         \
+		  "%s[feed.a]\nexchange = 10.9.0.1:5261\n%s[feed.b]\nexchange = 10.9.0.2:5261\n%s[fast]\n"   \
+		  "templates = %s\n",                                                                        \
+		  port, akeys, tcp, g_tpl),                                                                  \
+	 text)
+
+	expect_clean(__LINE__, FEEDS("", "mss = 1024\nwindow = 4K\n"));
+	CHECK_EQ(g_cfg->feed[0].mss, 1024);
+	CHECK_EQ(g_cfg->feed[0].window, 4096);
+	CHECK_EQ(g_cfg->feed[1].mss, 0); /* not set: [tcp]'s, here the defaults */
+	CHECK_EQ(toed_feed_mss(g_cfg, &g_cfg->feed[1]), 1408);
+	CHECK_EQ(toed_feed_window(g_cfg, &g_cfg->feed[1]), 32768);
+	CHECK_EQ(toed_feed_mss(g_cfg, &g_cfg->feed[0]), 1024);
+	CHECK_EQ(toed_feed_window(g_cfg, &g_cfg->feed[0]), 4096);
+	expect_clean(__LINE__, FEEDS("[tcp]\nmss = 1024\nwindow = 8K\n", "window = 64K\n"));
+	CHECK_EQ(toed_feed_mss(g_cfg, &g_cfg->feed[0]), 1024); /* [tcp]'s mss, its own window */
+	CHECK_EQ(toed_feed_window(g_cfg, &g_cfg->feed[0]), 65536);
+	CHECK_EQ(toed_feed_mss(g_cfg, &g_cfg->feed[1]), 1024);
+	CHECK_EQ(toed_feed_window(g_cfg, &g_cfg->feed[1]), 8192);
+	expect_clean(__LINE__, FEEDS("", "mss = 576\nwindow = 1M\n"));
+	CHECK_EQ(g_cfg->feed[0].window, 1048576);
+
+	/* values: the ranges and units of [tcp]'s, each naming the file, the line and the key */
+	ERR(FEEDS("", "mss = 1500\n"), NO_SRC | NO_FAST | NO_FEED, 9,
+	    "[feed.a] mss = 1500: above 1460 (the largest MSS of a 1500-byte MTU)");
+	ERR(FEEDS("", "mss = 535\n"), NO_SRC | NO_FAST | NO_FEED, 9,
+	    "[feed.a] mss = 535: below 536 (the smallest MSS every IPv4 host must accept)");
+	ERR(FEEDS("", "window = 1000\n"), NO_SRC | NO_FAST | NO_FEED, 9, "[feed.a] window = 1000: not a power of two");
+	ERR(FEEDS("", "window = 32\n"), NO_SRC | NO_FAST | NO_FEED, 9, "[feed.a] window = 32: below 64 bytes");
+	ERR(FEEDS("", "window = 2M\n"), NO_SRC | NO_FAST | NO_FEED, 9, "[feed.a] window = 2M: above 1M (1048576 bytes)");
+	ERR(FEEDS("", "mss = 1408\nmss = 1024\n"), NO_SRC | NO_FAST | NO_FEED, 10,
+	    "[feed.a] mss = 1024: duplicate key (first set at line 9)");
+	WARN(FEEDS("", "mss = 1400\n"), NO_SRC | NO_FAST | NO_FEED, 9,
+	     "[feed.a] mss = 1400: not a multiple of 64 (receive buffers are 64-byte aligned; 1408 is the largest "
+	     "multiple of 64 up to 1460)");
+	CHECK_EQ(g_cfg->feed[0].mss, 1400);
+	/* window >= mss, with the feed's values, on the window's line (or the mss's, when only it is set) */
+	ERR(FEEDS("", "mss = 1408\nwindow = 1K\n"), NO_SRC | NO_FAST | NO_FEED, 10,
+	    "[feed.a] window = 1K: smaller than one segment (mss = 1408)");
+	ERR(FEEDS("", "window = 1K\n"), NO_SRC | NO_FAST | NO_FEED, 9,
+	    "[feed.a] window = 1K: smaller than one segment (mss = 1408, [tcp] mss)");
+	ERR(FEEDS("[tcp]\nmss = 1024\nwindow = 1K\n", "mss = 1408\n"), NO_SRC | NO_FAST | NO_FEED, 9,
+	    "[feed.a] mss = 1408: larger than the window (window = 1024, [tcp] window): a window holds one segment at "
+	    "least");
+	/* a feed's smaller mss fits a window [tcp]'s would not (then [tcp] itself is refused) */
+	expect_clean(__LINE__, FEEDS("[tcp]\nmss = 1024\nwindow = 1K\n", "mss = 1024\n"));
+	/* below the general TOE's smallest buffer: what the connection advertises instead is said */
+	WARN(FEEDS("", "mss = 576\nwindow = 1K\n"), NO_SRC | NO_FAST | NO_FEED, 10,
+	     "[feed.a] window = 1K: below 2048: the connection advertises 2048 (the general TOE's smallest buffer)");
+
+	/* elsewhere they do nothing, and say so; the [tcp] value spelled out says nothing */
+	WARN("[feed.m]\nexchange = 10.9.0.1:5261\nmss = 1024\n", 0, 3,
+	     "[feed.m] mss = 1024: has no effect: port 0 has role = mirror (only toed's own connections, role = "
+	     "tcp, offer an MSS and a window; the mirror TOE follows with [tcp] window)");
+	WARN("[feed.u]\nprotocol = udp\nvendor = *:6000\nwindow = 64K\n", 0, 4,
+	     "[feed.u] window = 64K: has no effect: a udp feed has no TCP connection");
+	CLEAN("[feed.m]\nexchange = 10.9.0.1:5261\nmss = 1408\nwindow = 32K\n", 0);
+	/* empty, as a file written back says "not set": [tcp]'s, wherever the feed is */
+	CLEAN("[feed.m]\nexchange = 10.9.0.1:5261\nmss =\nwindow =\n", 0);
+	CHECK_EQ(g_cfg->feed[0].mss, 0);
+	expect_clean(__LINE__, FEEDS("[tcp]\nwindow = 8K\n", "mss =\nwindow =\n"));
+	CHECK_EQ(g_cfg->feed[0].window, 0);
+	CHECK_EQ(toed_feed_window(g_cfg, &g_cfg->feed[0]), 8192);
+	ERR("[tcp]\nmss =\n", 0, 2, "[tcp] mss: empty value (a number is needed)"); /* [tcp]'s own: a number */
+	/* a bad value is an error wherever it is */
+	ERR("[feed.m]\nexchange = 10.9.0.1:5261\nwindow = 3K\n", 0, 3, "[feed.m] window = 3K: not a power of two");
+
+	/* a reload: the feed's own limits need a restart */
+	{
+		struct toed_config *a = malloc(sizeof *a);
+		struct toed_diff *d = malloc(sizeof *d);
+		CHECK_EQ(load_into(FEEDS("", "mss = 1024\n"), a), 0);
+		CHECK_EQ(load(FEEDS("", "mss = 1280\nwindow = 64K\n")), 0);
+		CHECK_EQ(toed_config_diff(a, g_cfg, d), TOED_CHANGE_RESTART);
+		CHECK_EQ(d->n, 2);
+		diff_has(d, "[feed.a] mss changed (1024 -> 1280): needs a restart");
+		diff_has(d, "[feed.a] window changed (none -> 65536): needs a restart");
+		/* [tcp]'s changed: once, not again for every feed that takes it */
+		CHECK_EQ(load_into(FEEDS("[tcp]\nmss = 1280\n", "mss = 1024\n"), a), 0);
+		CHECK_EQ(toed_config_diff(g_cfg, a, d), TOED_CHANGE_RESTART);
+		CHECK_EQ(d->n, 3);
+		diff_has(d, "[tcp] mss changed (1408 -> 1280): needs a restart");
+		diff_has(d, "[feed.a] mss changed (1280 -> 1024): needs a restart");
+		diff_has(d, "[feed.a] window changed (65536 -> none): needs a restart");
+		free(a);
+		free(d);
+	}
+#undef FEEDS
+}
+
 /* [fast] sequence_fields: the SSE default, rules by name and by id, checked against the templates. */
 static void test_seq_fields(void)
 {
@@ -2030,6 +2130,7 @@ int main(void)
 	test_limits();
 	test_groups();
 	test_sessions();
+	test_feed_limits();
 	test_seq_fields();
 
 	unlink(g_conf);

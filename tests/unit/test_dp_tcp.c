@@ -529,6 +529,172 @@ static void test_accept(void)
 	rig_down(&r);
 }
 
+/* A segment's TCP header as toed sent it (frame p, untagged IPv4 without options): the window field
+ * and the MSS and window-scale options (-1 when absent), read here from the wire bytes. */
+struct syn_opts {
+	uint32_t win;
+	int32_t mss, ws;
+};
+
+static struct syn_opts tcp_opts_of(const uint8_t *p)
+{
+	struct syn_opts o = { be16(p + 34 + 14), -1, -1 };
+	uint32_t doff = (uint32_t)(p[34 + 12] >> 4) * 4, i = 20;
+	while (i < doff) {
+		uint8_t kind = p[34 + i];
+		if (kind == 0)
+			break;
+		if (kind == 1) {
+			i++;
+			continue;
+		}
+		uint8_t len = p[34 + i + 1];
+		if (len < 2)
+			break;
+		if (kind == 2 && len == 4)
+			o.mss = be16(p + 34 + i + 2);
+		if (kind == 3 && len == 3)
+			o.ws = p[34 + i + 2];
+		i += len;
+	}
+	return o;
+}
+
+/* Two feeds with their own mss and window: each connection offers and advertises its own. Feed a
+ * (connect to 10.9.0.1:5261) mss 1024, window 4K; feed b (accept from 10.0.0.9 on 7000) mss 1280,
+ * window 64K. The slots' buffers are the largest window (64K), the endpoint's MSS the largest. */
+static void test_feed_limits(void)
+{
+	struct rig r;
+	struct pb_spec s;
+	uint8_t f[512];
+	uint32_t resets = 0, others = 0;
+	uint64_t now = 1000000000ull;
+	/* mss and window per feed; [tcp] keeps its defaults (1408, 32K) */
+	if (rig_up_feed(&r, "exchange = 10.9.0.1:5261\nmss = 1024\nwindow = 4K\n"
+			    "[feed.b]\nexchange = 10.0.0.9\nvendor = *:7000\nopen = accept\nmss = 1280\nwindow = 64K\n") < 0)
+		return;
+	CHECK_EQ(r.t->nfeeds, 2);
+	CHECK_EQ(r.t->f[0].mss, 1024);
+	CHECK_EQ(r.t->f[0].window, 4096);
+	CHECK_EQ(r.t->f[1].mss, 1280);
+	CHECK_EQ(r.t->f[1].window, 65536);
+	CHECK_EQ(r.t->g->cfg.rcv_buf, 65536); /* every slot holds the largest window */
+	CHECK_EQ(r.t->g->cfg.mss, 1280);
+	CHECK_EQ(r.t->g->listen[r.t->f[1].listener].mss, 1280);
+	CHECK_EQ(r.t->g->listen[r.t->f[1].listener].win, 65536);
+
+	/* feed b: the exchange's SYN (MSS 1460, window scale 7) is answered with b's MSS and window:
+	 * 64K is 65535 in the SYN-ACK's 16 bits (RFC 7323: a SYN's window is never scaled) and a
+	 * window scale of 1 (the least shift that fits 65536 in 16 bits) */
+	{
+		static const uint8_t opts[8] = { 2, 4, 0x05, 0xb4, 1, 3, 3, 7 };
+		pb_init(&s);
+		memcpy(s.dst_mac, OUR_MAC, 6);
+		memcpy(s.src_mac, PEER_MAC, 6);
+		s.arp_op = 1;
+		memcpy(s.arp_sha, PEER_MAC, 6);
+		s.arp_spa = PEER_IP;
+		s.arp_tpa = OUR_IP;
+		frame_in(&r, f, pb_arp(f, sizeof f, &s), now);
+		r.src.n = 0;
+		pb_init(&s);
+		memcpy(s.dst_mac, OUR_MAC, 6);
+		memcpy(s.src_mac, PEER_MAC, 6);
+		s.saddr = PEER_IP;
+		s.daddr = OUR_IP;
+		s.sport = 4001;
+		s.dport = 7000;
+		s.seq = 9000;
+		s.tcp_flags = 0x02;
+		s.win = 65535;
+		s.tcp_opts = opts;
+		s.tcp_optlen = sizeof opts;
+		frame_in(&r, f, pb_tcp(f, sizeof f, &s, NULL, 0), now);
+		pump(&r, now, &resets, &others);
+		dp_tcp_flush(r.t, r.pipe, now);
+		CHECK_EQ(r.src.n, 1);
+		uint32_t iss = 0;
+		if (r.src.n >= 1) {
+			const uint8_t *p = r.src.frame[0];
+			struct syn_opts o = tcp_opts_of(p);
+			CHECK_EQ(p[34 + 13] & 0x17, 0x12); /* SYN-ACK */
+			CHECK_EQ(o.mss, 1280);
+			CHECK_EQ(o.win, 65535);
+			CHECK_EQ(o.ws, 1);
+			iss = be32(p + 34 + 4);
+		}
+		/* the handshake's ACK, then 100 bytes: the ACK of them advertises b's window, scaled */
+		static uint8_t junk[100];
+		r.src.n = 0;
+		s.tcp_opts = NULL;
+		s.tcp_optlen = 0;
+		s.seq = 9001;
+		s.ack = iss + 1;
+		s.tcp_flags = 0x10;
+		frame_in(&r, f, pb_tcp(f, sizeof f, &s, NULL, 0), now);
+		pump(&r, now, &resets, &others);
+		CHECK_EQ(r.t->f[1].phase, DP_TCP_UP);
+		s.tcp_flags = 0x18;
+		frame_in(&r, f, pb_tcp(f, sizeof f, &s, junk, sizeof junk), now);
+		pump(&r, now, &resets, &others);
+		dp_tcp_flush(r.t, r.pipe, now);
+		CHECK_EQ(r.t->st.bytes_in, 100);
+		CHECK_EQ(r.src.n, 1);
+		if (r.src.n >= 1) {
+			const uint8_t *p = r.src.frame[0];
+			CHECK_EQ(p[34 + 13] & 0x17, 0x10);
+			CHECK_EQ(be32(p + 34 + 8), 9101);
+			/* the bytes went on to the decoder: the whole 64K free again, 32768 << 1 */
+			CHECK_EQ(tcp_opts_of(p).win, 32768);
+		}
+	}
+
+	/* feed a: its SYN offers 1024 and 4K (a window scale of 0: 4096 fits 16 bits) */
+	r.src.n = 0;
+	dp_tcp_tick(r.t, r.pipe, now);
+	dp_tcp_flush(r.t, r.pipe, now);
+	gw_arp_reply(&r, now);
+	now += 20000000ull;
+	r.src.n = 0;
+	dp_tcp_tick(r.t, r.pipe, now);
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_CONNECTING);
+	CHECK_EQ(r.src.n, 1);
+	uint32_t iss = 0;
+	uint16_t lport = 0;
+	if (r.src.n >= 1) {
+		const uint8_t *p = r.src.frame[0];
+		struct syn_opts o = tcp_opts_of(p);
+		CHECK_EQ(p[34 + 13] & 0x12, 0x02); /* SYN */
+		CHECK_EQ(be32(p + 14 + 16), EX_IP);
+		CHECK_EQ(o.mss, 1024);
+		CHECK_EQ(o.win, 4096);
+		CHECK_EQ(o.ws, 0);
+		lport = be16(p + 34);
+		iss = be32(p + 34 + 4);
+	}
+	/* the exchange's SYN-ACK (no options): up, and the ACK advertises 4096 */
+	r.src.n = 0;
+	exchange_synack(&r, &s, lport, iss, now);
+	pump(&r, now, &resets, &others);
+	dp_tcp_flush(r.t, r.pipe, now);
+	CHECK_EQ(r.t->f[0].phase, DP_TCP_UP);
+	CHECK_EQ(r.src.n, 1);
+	if (r.src.n >= 1)
+		CHECK_EQ(tcp_opts_of(r.src.frame[0]).win, 4096);
+	/* what toectl shows: the feed's limits beside the connection's negotiated MSS (the smaller of
+	 * ours and the peer's: no MSS option means 536, RFC 9293 3.7.1) */
+	{
+		struct gtoe_info in;
+		CHECK_EQ(gtoe_info(r.t->g, r.t->f[0].conn, &in), 0);
+		CHECK_EQ(in.mss, 536);
+		CHECK_EQ(gtoe_info(r.t->g, r.t->f[1].conn, &in), 0);
+		CHECK_EQ(in.mss, 1280);
+	}
+	rig_down(&r);
+}
+
 /* the last frame the source took whose TCP payload holds text; NULL none */
 static const uint8_t *frame_with(const struct rig *r, const char *text, uint32_t *plen)
 {
@@ -768,6 +934,7 @@ int main(void)
 	test_arp_icmp();
 	test_connect();
 	test_accept();
+	test_feed_limits();
 	test_session();
 	test_session_records_lost();
 	return test_done("dp_tcp");

@@ -5,8 +5,8 @@
  *   - toed.conf -> parameters: the connection table from the same list the
  *     software backend connects (dp_setup_tcp_conns; open = accept feeds as
  *     ACCEPT entries), the general TOE's settings (dp_setup_gtoe), each
- *     entry's MSS and window ([tcp] mss and window, the same for every
- *     entry), ROLE_TCP;
+ *     entry's MSS and window (its feed's, [tcp]'s when the feed sets none;
+ *     the kernel-wide MSS and buffer the largest), ROLE_TCP;
  *   - bring-up: gtoe_top's and tx_arb_top's compute units required, gtoe_top's
  *     words (eth_rx_top's, the TOE's, every entry) written before the APPLYs,
  *     gtoe_top applied before eth_rx_top, both OK, eth_rx_top's role TCP;
@@ -78,7 +78,7 @@ static void test_params(void)
 		CHECK_EQ(tc[i].raddr, EX_IP + i);
 		CHECK_EQ(tc[i].rport, 5261 + i);
 		CHECK_EQ(tc[i].accept, i == 2);
-		CHECK_EQ(tc[i].mss, 1408); /* [tcp] mss and window: the same for every connection */
+		CHECK_EQ(tc[i].mss, 1408); /* no feed sets its own: [tcp] mss and window for each */
 		CHECK_EQ(tc[i].window, 32768);
 	}
 	CHECK_EQ(tc[0].lport, 40001);
@@ -104,7 +104,7 @@ static void test_params(void)
 	CHECK_EQ(p.gconn[2].stream, 2);
 	CHECK_EQ(p.gconn[2].enable, 1);
 	CHECK_EQ(p.gconn[2].accept, 1);
-	for (uint32_t i = 0; i < 3; i++) { /* one [tcp] mss and window: the same for every entry */
+	for (uint32_t i = 0; i < 3; i++) { /* no feed sets its own: [tcp] mss and window for each */
 		CHECK_EQ(p.gconn[i].mss, 1408);
 		CHECK_EQ(p.gconn[i].window, 32768);
 	}
@@ -539,6 +539,93 @@ static void test_state(const char *xclbin)
 	close_tcp(&o);
 }
 
+/* Each feed's own mss and window ([feed.NAME]): written to its entry; the kernel-wide MSS (eth_rx_top's
+ * and gtoe_top's TOE_ETH_CF_MSS) and every slot's buffer (RCV_BUF) the largest of the feeds', which the
+ * card's limits rule accepts. Feed a: 1024 / 4K; b: 1280 / 16K; acc: 1344 / 8K; [tcp]: 1408 / 32K,
+ * which no feed takes. */
+static void test_feed_limits(const char *xclbin)
+{
+	static const uint32_t mss[3] = { 1024, 1280, 1344 }, win[3] = { 4096, 16384, 8192 };
+	struct toed_config *c = tcp_config(64, 32768);
+	struct toe_xrt_params p;
+	struct rx_cfg rx;
+	struct toe_fake *f;
+	struct toe_xrt *be = NULL;
+	char err[768];
+	uint16_t flow_feed[TOED_MAX_FEEDS];
+	uint32_t m, w, wf;
+	if (!c)
+		return;
+	for (uint32_t i = 0; i < 3; i++) {
+		c->feed[i].mss = mss[i];
+		c->feed[i].window = win[i];
+	}
+	rx_cfg_default(&rx);
+	CHECK_EQ(dp_setup_rx(c, &rx, flow_feed, err, sizeof err), 0);
+	dp_setup_tcp_max(c, &m, &w, &wf);
+	CHECK_EQ(m, 1344);
+	CHECK_EQ(w, 16384);
+	CHECK_EQ(wf, 1);
+	dp_setup_card(&p, c, &rx);
+	CHECK_EQ(p.ngconn, 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		CHECK_EQ(p.gconn[i].mss, mss[i]);
+		CHECK_EQ(p.gconn[i].window, win[i]);
+	}
+	CHECK_EQ(p.gtoe.mss, 1344);
+	CHECK_EQ(p.hw.mss, 1344); /* toe_hw_gtoe_writes wants the two equal */
+	CHECK_EQ(p.gtoe.rcv_buf, 16384);
+	p.xclbin = xclbin;
+	p.hw.ring_slots = 64;
+	p.link_timeout_ms = 0;
+	f = toe_fake_new(NULL);
+	CHECK_EQ(toe_xrt_open(&be, &toe_devops_fake, f, &p, err, sizeof err), 0);
+	if (!be)
+		fprintf(stderr, "open: %s\n", err);
+	CHECK_EQ(toe_fake_gtoe_status(f), TOE_STATUS_OK); /* the card's rule takes them */
+	CHECK_EQ(toe_fake_cfg_word(f, TOE_KID_GTOE, TOE_ETH_CF_MSS), 1344);
+	CHECK_EQ(toe_fake_cfg_word(f, TOE_KID_GTOE, TOE_GTOE_CF_RCV_BUF), 16384);
+	for (uint32_t i = 0; i < 3; i++) {
+		CHECK_EQ(toe_fake_gtoe_conn_word(f, i, 4 + TOE_GTOE_CX_MSS), mss[i]);
+		CHECK_EQ(toe_fake_gtoe_conn_word(f, i, 4 + TOE_GTOE_CX_WINDOW), win[i]);
+	}
+	toe_xrt_close(be);
+	toe_fake_free(f);
+
+	/* one feed's window larger than the card's buffers allow for [tcp] connections = 64: every slot
+	 * would take it (64 x (64K + 8K) > 64 x (32K + 8K)); refused before anything is written */
+	c->feed[1].window = 65536;
+	dp_setup_tcp_max(c, &m, &w, &wf);
+	CHECK_EQ(w, 65536);
+	CHECK_EQ(wf, 1);
+	dp_setup_card(&p, c, &rx);
+	CHECK_EQ(p.gtoe.rcv_buf, 65536);
+	p.xclbin = xclbin;
+	p.hw.ring_slots = 64;
+	p.link_timeout_ms = 0;
+	f = toe_fake_new(NULL);
+	be = NULL;
+	CHECK_EQ(toe_xrt_open(&be, &toe_devops_fake, f, &p, err, sizeof err), -1);
+	CHECK(strstr(err, "the card cannot run this configuration: the card's general TOE (gtoe_top)") != NULL);
+	CHECK_EQ(toe_fake_is_open(f), 0);
+	toe_fake_free(f);
+	/* with 32 connections it fits */
+	c->tcp.connections = 32;
+	dp_setup_card(&p, c, &rx);
+	p.xclbin = xclbin;
+	p.hw.ring_slots = 64;
+	p.link_timeout_ms = 0;
+	f = toe_fake_new(NULL);
+	be = NULL;
+	CHECK_EQ(toe_xrt_open(&be, &toe_devops_fake, f, &p, err, sizeof err), 0);
+	CHECK_EQ(toe_fake_gtoe_status(f), TOE_STATUS_OK);
+	CHECK_EQ(toe_fake_gtoe_conn_word(f, 1, 4 + TOE_GTOE_CX_WINDOW), 65536);
+	CHECK_EQ(toe_fake_gtoe_conn_word(f, 0, 4 + TOE_GTOE_CX_WINDOW), 4096);
+	toe_xrt_close(be);
+	toe_fake_free(f);
+	free(c);
+}
+
 static void test_refusals(const char *xclbin, const char *no_tcp_xclbin)
 {
 	struct opened o;
@@ -609,6 +696,7 @@ int main(void)
 	test_mailbox(path);
 	test_restart(path);
 	test_state(path);
+	test_feed_limits(path);
 	test_refusals(path, path2);
 	unlink(path);
 	unlink(path2);
