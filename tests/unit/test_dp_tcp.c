@@ -399,13 +399,24 @@ static void test_connect(void)
 /* a peer on the subnet (PEER_IP + k) ARPs for us, then opens a connection to port 7000 from sport */
 #define PEER_IP 0x0a000009u
 static const uint8_t PEER_MAC[6] = { 2, 0, 0, 0, 0, 9 };
-static uint32_t peer_open(struct rig *r, uint32_t ip, uint16_t sport, uint64_t now, uint32_t *resets,
-			  uint32_t *others)
+/* A segment from peer ip:sport to our port 7000 (window 65535): the caller sets seq, ack, flags. */
+static void peer_spec(struct pb_spec *s, uint32_t ip, uint16_t sport)
+{
+	pb_init(s);
+	memcpy(s->dst_mac, OUR_MAC, 6);
+	memcpy(s->src_mac, PEER_MAC, 6);
+	s->saddr = ip;
+	s->daddr = OUR_IP;
+	s->sport = sport;
+	s->dport = 7000;
+	s->win = 65535;
+}
+
+/* Peer ip asks for our MAC (our answer is dropped from r->src). */
+static void peer_arp(struct rig *r, uint32_t ip, uint64_t now)
 {
 	struct pb_spec s;
 	uint8_t f[256];
-	size_t n;
-	uint32_t syn_ack = 0;
 	pb_init(&s);
 	memcpy(s.dst_mac, OUR_MAC, 6);
 	memcpy(s.src_mac, PEER_MAC, 6);
@@ -413,19 +424,21 @@ static uint32_t peer_open(struct rig *r, uint32_t ip, uint16_t sport, uint64_t n
 	memcpy(s.arp_sha, PEER_MAC, 6);
 	s.arp_spa = ip;
 	s.arp_tpa = OUR_IP;
-	n = pb_arp(f, sizeof f, &s);
-	frame_in(r, f, n, now);
+	frame_in(r, f, pb_arp(f, sizeof f, &s), now);
 	r->src.n = 0;
-	pb_init(&s);
-	memcpy(s.dst_mac, OUR_MAC, 6);
-	memcpy(s.src_mac, PEER_MAC, 6);
-	s.saddr = ip;
-	s.daddr = OUR_IP;
-	s.sport = sport;
-	s.dport = 7000;
+}
+
+static uint32_t peer_open(struct rig *r, uint32_t ip, uint16_t sport, uint64_t now, uint32_t *resets,
+			  uint32_t *others)
+{
+	struct pb_spec s;
+	uint8_t f[256];
+	size_t n;
+	uint32_t syn_ack = 0;
+	peer_arp(r, ip, now);
+	peer_spec(&s, ip, sport);
 	s.seq = 9000;
 	s.tcp_flags = 0x02;
-	s.win = 65535;
 	n = pb_tcp(f, sizeof f, &s, NULL, 0);
 	frame_in(r, f, n, now);
 	pump(r, now, resets, others);
@@ -488,17 +501,10 @@ static void test_accept(void)
 	uint8_t f[256];
 	size_t n;
 	static uint8_t junk[64];
-	pb_init(&s);
-	memcpy(s.dst_mac, OUR_MAC, 6);
-	memcpy(s.src_mac, PEER_MAC, 6);
-	s.saddr = PEER_IP;
-	s.daddr = OUR_IP;
-	s.sport = 4001;
-	s.dport = 7000;
+	peer_spec(&s, PEER_IP, 4001);
 	s.seq = 9001;
 	s.ack = iss + 1;
 	s.tcp_flags = 0x18;
-	s.win = 65535;
 	n = pb_tcp(f, sizeof f, &s, junk, sizeof junk);
 	frame_in(&r, f, n, now);
 	pump(&r, now, &resets, &others);
@@ -589,25 +595,10 @@ static void test_feed_limits(void)
 	 * window scale of 1 (the least shift that fits 65536 in 16 bits) */
 	{
 		static const uint8_t opts[8] = { 2, 4, 0x05, 0xb4, 1, 3, 3, 7 };
-		pb_init(&s);
-		memcpy(s.dst_mac, OUR_MAC, 6);
-		memcpy(s.src_mac, PEER_MAC, 6);
-		s.arp_op = 1;
-		memcpy(s.arp_sha, PEER_MAC, 6);
-		s.arp_spa = PEER_IP;
-		s.arp_tpa = OUR_IP;
-		frame_in(&r, f, pb_arp(f, sizeof f, &s), now);
-		r.src.n = 0;
-		pb_init(&s);
-		memcpy(s.dst_mac, OUR_MAC, 6);
-		memcpy(s.src_mac, PEER_MAC, 6);
-		s.saddr = PEER_IP;
-		s.daddr = OUR_IP;
-		s.sport = 4001;
-		s.dport = 7000;
+		peer_arp(&r, PEER_IP, now);
+		peer_spec(&s, PEER_IP, 4001);
 		s.seq = 9000;
 		s.tcp_flags = 0x02;
-		s.win = 65535;
 		s.tcp_opts = opts;
 		s.tcp_optlen = sizeof opts;
 		frame_in(&r, f, pb_tcp(f, sizeof f, &s, NULL, 0), now);
