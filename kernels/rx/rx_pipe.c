@@ -1009,23 +1009,15 @@ static uint32_t fx_ticks(struct rx_pipe *p, uint32_t sid, struct fast_stream *fs
 	struct fastx_dec *x = p->fastx;
 	struct rx_stream_stats *ss = &p->sst[sid];
 	const uint64_t now = p->now;
-	uint32_t n = 0, range = 0, warn = 0, it;
+	uint32_t n, range = 0, warn, i;
 	x->scratch = &fs->rec; /* the fallback's value array */
-	for (it = 0; it < RX_STREAM_ITERS && n < cap; it++) {
-		union toe_record *t = &recs[n];
-		int ev;
-		x->dst = t;
-		ev = fastx_stream_next(x, fs);
-		if (ev != FS_RECORD || x->tick_type <= 0) {
-			*pend = ev;
-			break;
-		}
+	n = fastx_stream_run(x, fs, recs, cap < RX_STREAM_ITERS ? cap : RX_STREAM_ITERS, &warn, pend);
+	for (i = 0; i < n; i++) {
+		union toe_record *t = &recs[i];
 		t->hdr.stream = (uint16_t)sid;
 		t->hdr.seq = 0;
 		t->hdr.rx_ns = now;
 		range += (t->hdr.flags & TOE_RF_RANGE) != 0;
-		warn += x->warn != 0;
-		n++;
 	}
 	p->st.records += n;
 	ss->records += n;
