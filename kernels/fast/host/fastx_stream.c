@@ -31,7 +31,7 @@ static inline int next_record(struct fastx_dec *x, struct fast_stream *fs)
 
 /* The pull loop: frame the next message (or report an error) and decode
  * its first record. */
-__attribute__((noinline)) static int pull(struct fastx_dec *x, struct fast_stream *fs)
+static inline __attribute__((always_inline)) int pull_body(struct fastx_dec *x, struct fast_stream *fs)
 {
 	uint32_t iter;
 	for (iter = 0; iter < 0xffffffffu; iter++) {
@@ -49,6 +49,11 @@ __attribute__((noinline)) static int pull(struct fastx_dec *x, struct fast_strea
 	return FS_NONE;
 }
 
+__attribute__((noinline)) static int pull(struct fastx_dec *x, struct fast_stream *fs)
+{
+	return pull_body(x, fs);
+}
+
 int fastx_stream_next(struct fastx_dec *x, struct fast_stream *fs)
 {
 	if (LIKELY(fs->data_pos < fs->data_len))
@@ -64,7 +69,7 @@ uint32_t fastx_stream_run(struct fastx_dec *x, struct fast_stream *fs, union toe
 	while (n < cap) {
 		int e;
 		x->dst = &recs[n];
-		e = LIKELY(fs->data_pos < fs->data_len) ? next_record(x, fs) : pull(x, fs);
+		e = LIKELY(fs->data_pos < fs->data_len) ? next_record(x, fs) : pull_body(x, fs);
 		if (e != FS_RECORD || x->tick_type <= 0) {
 			*ev = e;
 			break;
