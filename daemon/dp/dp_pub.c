@@ -657,6 +657,48 @@ unsigned pub_publish_nowake(struct pub *p, const union toe_record *recs, unsigne
 	return pub_publish_src(p, recs, NULL, n);
 }
 
+/* Push recs[0..n), every one taken by the client's filter, as n
+ * toe_ring_prod_push() calls would: when all fit by the tail last read
+ * (then none of those calls would read it again), one space check and at
+ * most two copies (the ring wraps), then each record's sequence number;
+ * else one by one, reading the tail and counting drops as they do. */
+static void push_run(struct toe_ring_prod *r, const union toe_record *recs, unsigned n)
+{
+	uint64_t used = r->head - r->tail_cache;
+	uint32_t at, first;
+	if (used > r->cap || r->cap - used < n) {
+		for (unsigned i = 0; i < n; i++)
+			toe_ring_prod_push(r, &recs[i]);
+		return;
+	}
+	at = (uint32_t)(r->head & r->mask);
+	first = r->cap - at < n ? r->cap - at : n;
+	memcpy(&r->recs[at], recs, (size_t)first * sizeof *recs);
+	if (first < n)
+		memcpy(&r->recs[0], recs + first, (size_t)(n - first) * sizeof *recs);
+	for (unsigned i = 0; i < n; i++)
+		r->recs[(r->head + i) & r->mask].hdr.seq = r->seq + 1 + i;
+	r->seq += n;
+	r->head += n;
+}
+
+/* recs[0..n) into the history ring: at most two copies (it wraps). */
+static void hist_add(struct pub *p, const union toe_record *recs, const uint8_t *srcs, unsigned n)
+{
+	uint32_t at = (uint32_t)(p->hist_n & p->hist_mask), size = p->hist_mask + 1;
+	uint32_t first = size - at < n ? size - at : n;
+	memcpy(&p->hist[at], recs, (size_t)first * sizeof *recs);
+	memcpy(&p->hist[0], recs + first, (size_t)(n - first) * sizeof *recs);
+	if (srcs) {
+		memcpy(&p->hist_src[at], srcs, first);
+		memcpy(&p->hist_src[0], srcs + first, n - first);
+	} else {
+		memset(&p->hist_src[at], PUB_SRC_NONE, first);
+		memset(&p->hist_src[0], PUB_SRC_NONE, n - first);
+	}
+	p->hist_n += n;
+}
+
 unsigned pub_publish_src(struct pub *p, const union toe_record *recs, const uint8_t *srcs, unsigned n)
 {
 	uint32_t hwm = __atomic_load_n(&p->hwm, __ATOMIC_ACQUIRE);
@@ -670,11 +712,15 @@ unsigned pub_publish_src(struct pub *p, const union toe_record *recs, const uint
 		const struct pub_filter *f = __atomic_load_n(&c->filter, __ATOMIC_ACQUIRE);
 		uint64_t seq0 = c->ring.seq, drop0 = c->ring.dropped;
 		if (!f->has_stream && !f->nchannels && !f->nsecurities) {
-			/* by type alone (most subscriptions): pub_filter_match's first test, no call per record */
-			for (unsigned i = 0; i < n; i++) {
-				uint32_t t = recs[i].hdr.type;
-				if (t < 32 && (f->types >> t & 1u))
-					toe_ring_prod_push(&c->ring, &recs[i]);
+			/* by type alone (most subscriptions): pub_filter_match's first test,
+			 * no call per record; the runs of records it takes pushed whole */
+			for (unsigned i = 0; i < n;) {
+				unsigned j = i;
+				while (j < n && recs[j].hdr.type < 32 && (f->types >> recs[j].hdr.type & 1u))
+					j++;
+				if (j > i)
+					push_run(&c->ring, &recs[i], j - i);
+				i = j + 1; /* (recs[j] is not taken) */
 			}
 		} else {
 			for (unsigned i = 0; i < n; i++)
@@ -685,11 +731,10 @@ unsigned pub_publish_src(struct pub *p, const union toe_record *recs, const uint
 	}
 	/* history after the fan-out, so a replay never repeats this batch */
 	if (p->hist) {
-		for (unsigned i = 0; i < n; i++) {
-			p->hist[(p->hist_n + i) & p->hist_mask] = recs[i];
-			p->hist_src[(p->hist_n + i) & p->hist_mask] = srcs ? srcs[i] : PUB_SRC_NONE;
-		}
-		p->hist_n += n;
+		unsigned skip = n > p->hist_mask + 1u ? n - (p->hist_mask + 1u) : 0;
+		/* (more than the history holds: the last ones overwrite the first) */
+		p->hist_n += skip;
+		hist_add(p, recs + skip, srcs ? srcs + skip : srcs, n - skip);
 	}
 	__atomic_store_n(&p->published, p->published + n, __ATOMIC_RELAXED);
 	if (!p->nwake)

@@ -997,6 +997,38 @@ int rx_next(struct rx_pipe *p, struct rx_out *out)
 	return 0;
 }
 
+#ifdef TOE_CPU_DECODER
+/* rx_ticks' run of plain records from the CPU decoder (host only): each
+ * decoded straight into recs[n], its head and counters as record_tick
+ * leaves them for a mapped record (the counters added once for the run).
+ * Stops at cap, or at the first event that is not a mapped record, left in
+ * *pend (its decoder output in recs[n]) for rx_ticks' loop. */
+static uint32_t fx_ticks(struct rx_pipe *p, uint32_t sid, struct fast_stream *fs, union toe_record *recs,
+			 uint32_t cap, int *pend)
+{
+	struct fastx_dec *x = p->fastx;
+	struct rx_stream_stats *ss = &p->sst[sid];
+	const uint64_t now = p->now;
+	uint32_t n, range = 0, warn, i;
+	x->scratch = &fs->rec; /* the fallback's value array */
+	n = fastx_stream_run(x, fs, recs, cap < RX_STREAM_ITERS ? cap : RX_STREAM_ITERS, &warn, pend);
+	for (i = 0; i < n; i++) {
+		union toe_record *t = &recs[i];
+		t->hdr.stream = (uint16_t)sid;
+		t->hdr.seq = 0;
+		t->hdr.rx_ns = now;
+		range += (t->hdr.flags & TOE_RF_RANGE) != 0;
+	}
+	p->st.records += n;
+	ss->records += n;
+	p->st.tick_range += range;
+	ss->tick_range += range;
+	p->st.warnings += warn;
+	ss->warnings += warn;
+	return n;
+}
+#endif
+
 /* Batch form of rx_next for plain records (see rx_pipe.h). Each record is
  * decoded straight into the caller's array; anything else the stream
  * produces on the way (a decode gap, an unmapped record) becomes the held
@@ -1006,7 +1038,7 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 	const struct mtoe_event *e;
 	struct fast_stream *fs;
 	uint32_t n = 0, it, sid;
-	int fx;
+	int fx, pend = -1;
 	if ((p->cfg.flags & (RX_CFG_SEQ | RX_CFG_NO_TICK | RX_CFG_TAP_DATA)) || p->cut_pending || p->junk_pending ||
 	    p->tap_pending || p->held || p->seq_polling || p->sess_pend)
 		return 0;
@@ -1027,17 +1059,27 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 		return 0; /* a session stream (the card): rx_drain's path, which tells unmapped messages */
 	fs = &p->fs[sid];
 	fx = use_fx(p);
+#ifdef TOE_CPU_DECODER
+	/* the CPU decoder writes each record straight into the caller's slot
+	 * (record_tick then copies nothing; dst pointed back below): its run
+	 * of plain records first, then what ended it below */
+	if (fx)
+		n = fx_ticks(p, sid, fs, recs, cap, &pend);
+#endif
 	for (it = 0; it < RX_STREAM_ITERS; it++) {
 		int ev, r;
 		if (n >= cap)
 			break;
+		if (pend >= 0) {
+			ev = pend; /* fx_ticks' last event, its slot recs[n] */
+			pend = -1;
+		} else {
 #ifdef TOE_CPU_DECODER
-		/* the CPU decoder writes the record straight into the caller's
-		 * slot (record_tick then copies nothing); pointed back below */
-		if (fx)
-			p->fastx->dst = &recs[n];
+			if (fx)
+				p->fastx->dst = &recs[n];
 #endif
-		ev = decoder_next(p, fs, fx);
+			ev = decoder_next(p, fs, fx);
+		}
 		if (ev == FS_RECORD) {
 			int t = record_tick(p, sid, fs, fx, &recs[n]);
 			if (t > 0) {

@@ -269,6 +269,31 @@ static void digit_counts(void)
 	CHECK_EQ(xd.smemo.hits - hits0, 2);
 }
 
+/* A message cut inside its header ("8=STEP.1.0.0|9=1" | "23|35=..."), at
+ * every byte of it: the fast path holds the clean prefix and joins the
+ * message when the rest comes (step_joined), with the state machine's
+ * results at every call. */
+static void header_cuts(void)
+{
+	static uint8_t buf[1024];
+	size_t n = 0, b0, hl, cut[1];
+	n += data_msg(buf + n, 1, 14);
+	b0 = n;
+	n += data_msg(buf + n, 2, 40);
+	n += data_msg(buf + n, 3, 7);
+	/* the header: up to the SOH after 9='s digits */
+	for (hl = 0; buf[b0 + hl] != '9' || buf[b0 + hl + 1] != '='; hl++)
+		;
+	for (hl += 2; buf[b0 + hl] != 0x01; hl++)
+		;
+	for (size_t i = b0 + 1; i <= b0 + hl && nbad < 10; i++) {
+		uint64_t j0 = xd.step_joined;
+		cut[0] = i;
+		run_cuts("header cut", buf, n, cut, 1);
+		CHECK_EQ(xd.step_joined - j0, 1);
+	}
+}
+
 static void cases(void)
 {
 	static uint8_t buf[4096], mut[4096];
@@ -335,6 +360,7 @@ int main(void)
 		memset(&xd, 0, sizeof xd);
 		cases();
 		CHECK(xd.step_bulk > 0);
+		header_cuts();
 		digit_counts();
 	}
 	return test_done("fastx_step");

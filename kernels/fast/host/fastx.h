@@ -147,6 +147,14 @@ int fastx_record_isa(int isa, int pext, struct fastx_dec *x, struct fast_dec *d,
  * (fs->rec only when x->used_fallback). x->scratch may be &fs->rec. */
 int fastx_stream_next(struct fastx_dec *x, struct fast_stream *fs);
 
+/* fastx_stream_next called while it gives mapped records (FS_RECORD,
+ * tick_type > 0), each decoded straight into recs[n] (x->dst), at most
+ * cap: returns how many, *warns how many of them had x->warn set, *ev the
+ * event that ended the run (its output in recs[n] when a record), or -1
+ * when cap was reached first. x->dst is left at the last slot used. */
+uint32_t fastx_stream_run(struct fastx_dec *x, struct fast_stream *fs, union toe_record *recs, uint32_t cap,
+			  uint32_t *warns, int *ev);
+
 /* step_feed with whole messages found in bulk (fastx_step.c): the same
  * results and counters; msg.data may point into p instead of body[], and the
  * head of a message split across chunks is held as pending bytes

@@ -543,9 +543,36 @@ static void memo_build(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, 
 	}
 }
 
+/* memo_walk()'s field of tag word tw (kind its special tag or 0) at q[k]
+ * when q ends (lim == n) before that field's SOH: W_CUT when walk() would
+ * say W_CUT there (or W_END, the head ending right at the field: the same
+ * for a head) -- the tag bytes there equal to the recorded ones, no SOH in
+ * the value so far, a 34= or 95= value so far digits it may have -- else
+ * W_BAD (walk() decides). Reads nothing at or past lim. */
+static inline int memo_cut(const uint8_t *q, uint32_t k, uint32_t lim, uint32_t n, uint32_t tw, uint32_t kind)
+{
+	uint32_t r = lim - k, i;
+	uint64_t v;
+	if (lim != n)
+		return W_BAD; /* the body ends there: a field running into it is an error */
+	for (i = 0; i < r && i < 3; i++)
+		if (q[k + i] != (uint8_t)(tw >> (8 * i)))
+			return W_BAD;
+	if (r <= 3)
+		return W_CUT;
+	for (i = k + 3; i < lim; i++)
+		if (q[i] == SOH)
+			return W_BAD;
+	if ((kind == 34 || kind == 95) &&
+	    !num_field(q, k + 2, lim, n, kind == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &v))
+		return W_BAD;
+	return W_CUT;
+}
+
 /* walk() of the body q[h..t) by the tag sequence m, with q[0..n) there and
  * w the SOH bitmap of q[0..lim), lim = min(n, t): W_END (the whole body,
- * n > t) or W_CUT (q ends in the 96= data) with *o as walk() leaves it,
+ * n > t) or W_CUT (q ends in the 96= data, or, a head, in a field before
+ * it: memo_cut()) with *o as walk() leaves it,
  * W_BAD when not decided here (then walk() reads the message). padded
  * (a constant): q[0..lim + 4) is readable (bulk: the trailer follows). */
 static inline __attribute__((always_inline)) int memo_walk(const struct fastx_step_memo *m, const uint8_t *q,
@@ -567,7 +594,9 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 		uint32_t tw = m->tagw[i], kind = tw >> 24;
 		/* q[k..k+4) must be readable: padded, or a whole field needs "dd=",
 		 * a byte of value and its SOH before lim anyway */
-		if ((!padded && k + 4 >= lim) || ((ld32(q + k) ^ tw) & 0xffffffu) != 0)
+		if (!padded && k + 4 >= lim)
+			return memo_cut(q, k, lim, n, tw, kind); /* a head ending in this field */
+		if (((ld32(q + k) ^ tw) & 0xffffffu) != 0)
 			return W_BAD;
 		/* fields are consecutive and q[k..k+3) is "dd=": the first SOH bit
 		 * left (all are at or after k, none at or past lim) is
@@ -576,8 +605,12 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 		if (UNLIKELY(sb == 0)) {
 			base = k;
 			sb = bits64(w, k, lim);
-			if (sb == 0)
+			if (sb == 0) {
+				/* no SOH in q[k..k + 64): a head ending in this field's value, or a long value */
+				if (!padded && lim - k <= 64)
+					return memo_cut(q, k, lim, n, tw, kind);
 				return W_BAD;
+			}
 		}
 		e = base + (uint32_t)__builtin_ctzll(sb);
 		sb &= sb - 1;
@@ -762,6 +795,30 @@ static int head_ok(const uint8_t *q, uint32_t n, uint32_t *h, uint32_t *t)
 	return 1;
 }
 
+/* Whether q[0..n), q[0] == '8', n < 40, is a clean prefix of a header the
+ * state machine is still reading (S_HUNT to S_LEN, no event on the way):
+ * "8=STEP." cut anywhere, at most STEP_MAX_VER version bytes, its SOH,
+ * "9=", at most STEP_MAX_LEN_DIG digits, and the chunk ends before the
+ * SOH after them (a complete header is head_ok()'s). */
+static int head_prefix(const uint8_t *q, uint32_t n)
+{
+	uint32_t k, nd;
+	for (k = 0; k < n && k < 7; k++)
+		if (q[k] != (uint8_t)"8=STEP."[k])
+			return 0;
+	for (nd = 0; k < n && q[k] != SOH; k++, nd++)
+		if (nd == STEP_MAX_VER)
+			return 0;
+	if (k + 1 < n && q[k + 1] != '9')
+		return 0;
+	if (k + 2 < n && q[k + 2] != '=')
+		return 0;
+	for (k += 3, nd = 0; k < n; k++, nd++)
+		if (!IS_DIGIT(q[k]) || nd == STEP_MAX_LEN_DIG)
+			return 0;
+	return 1;
+}
+
 /* What a clean head leaves for the rest of its message. */
 struct head {
 	uint32_t total; /* the message's length */
@@ -788,7 +845,7 @@ static int head_clean(struct fastx_step_memo *m, const uint8_t *q, uint32_t n, i
 	r = memo_walk(m, q, h, t, lim, n, w, msgtype, &hd->o, 0);
 	if (r == W_CUT) {
 		m->hits++;
-		return 1; /* the usual cut, inside the 96= data */
+		return 1; /* the usual cuts: inside the 96= data, or a field before it */
 	}
 	r = walk(q, h, t, lim, n, w, msgtype, &hd->o);
 	if (r == W_BAD)
@@ -836,6 +893,20 @@ static uint32_t hold(struct step_deframer *s, uint32_t m, uint32_t n, const stru
 	return n;
 }
 
+/* Hold p[0..n) after the m bytes in body[] as a clean header prefix
+ * (head_prefix): its length is not known yet, body_len 0 says so. */
+static uint32_t hold_prefix(struct step_deframer *s, uint32_t m, uint32_t n, int *status)
+{
+	s->match = STEP_PEND(0, m + n);
+	s->body_len = 0;
+	s->sum = 0;
+	s->val = 0;
+	s->offset += n;
+	s->bytes += n;
+	*status = STEP_NEED_MORE;
+	return n;
+}
+
 /* The held head ended inside the 96= data and the message is now whole in
  * body[0..total): what is left to check is the data's SOH, that the body
  * ends there, the trailer and the checksum (the head's sum plus the rest). */
@@ -857,12 +928,43 @@ static int join_data(struct step_deframer *s, uint32_t m, uint32_t total, int is
  * field arriving in small pieces costs linear time, not quadratic. */
 #define JOIN_RECHECK_MAX 512u
 
+/* With a clean header prefix body[0..m) held (body_len 0): the header
+ * completed from p (its 9= gives the message's length), then as join(). */
+static uint32_t join_prefix(struct fastx_dec *x, struct step_deframer *s, uint32_t m, const uint8_t *p,
+			    uint32_t n, int isa, int *status)
+{
+	uint32_t c = n < 64 ? n : 64, h, t, need;
+	struct head hd;
+	memcpy(s->body + m, p, c); /* (body[] has 64 bytes of room past the largest message) */
+	if (head_ok(s->body, m + c, &h, &t)) {
+		need = t + 7 - m;
+		if (n >= need) {
+			memcpy(s->body + m, p, need);
+			if (bulk(x, s, s->body, t + 7, isa) == t + 7) {
+				s->match = 0;
+				x->step_joined++;
+				return delivered(x, s, need, status);
+			}
+		} else if (m + n <= JOIN_RECHECK_MAX) {
+			memcpy(s->body + m, p, n);
+			if (head_clean(&x->smemo, s->body, m + n, isa, s->msg.msgtype, &hd))
+				return hold(s, m, n, &hd, status);
+		}
+	} else if (c == n && m + n < 40 && head_prefix(s->body, m + n)) {
+		return hold_prefix(s, m, n, status);
+	}
+	x->step_machine++;
+	return step_feed(s, p, n, status);
+}
+
 /* With a head body[0..m) held: the rest of the message from p[0..n). */
 static uint32_t join(struct fastx_dec *x, struct step_deframer *s, uint32_t m, const uint8_t *p, uint32_t n,
 		     int isa, int *status)
 {
 	uint32_t total = s->body_len, need = total - m;
 	struct head hd;
+	if (total == 0)
+		return join_prefix(x, s, m, p, n, isa, status);
 	if (n >= need) {
 		memcpy(s->body + m, p, need);
 		if ((s->val && join_data(s, m, total, isa)) || bulk(x, s, s->body, total, isa) == total) {
@@ -904,6 +1006,11 @@ __attribute__((noinline)) static uint32_t feed_rest(struct fastx_dec *x, struct 
 			if (head_clean(&x->smemo, p, n, isa, s->msg.msgtype, &hd)) {
 				memcpy(s->body, p, n);
 				return hold(s, 0, n, &hd, status);
+			}
+			if (n < 40 && head_prefix(p, n)) {
+				/* cut inside the header: held too, its length known at the join */
+				memcpy(s->body, p, n);
+				return hold_prefix(s, 0, n, status);
 			}
 		} else if (STEP_PEND_RD(s->match) == 0 && s->match != 0) {
 			return join(x, s, STEP_PEND_END(s->match), p, n, isa, status);
