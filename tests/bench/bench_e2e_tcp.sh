@@ -119,6 +119,19 @@ EOF
 e2e_run_toed "$NS_MI" --bpf-object "$STEER" ||
 	skip "toed (role = tcp, AF_XDP) cannot start here: $(tail -n 2 "$WORK/toed.log")"
 
+# sched_snap FILE: where CPU 1's time goes, for the line after each run: toed's data-plane thread's run
+# and run-queue wait (its schedstat, what dp_spin.c reads), CPU 1's ticks (/proc/stat) and toed's stats
+sched_snap() {
+	{
+		echo "clock $(date +%s%N)"
+		for t in /proc/"$TOED_PID"/task/*; do
+			[ "$(cat "$t/comm" 2>/dev/null)" = toed-dataplane ] && echo "dp $(cat "$t/schedstat")"
+		done
+		grep '^cpu1 ' /proc/stat
+	} >"$1.sched"
+	"$TOECTL" -s "$SOCK" stats --json >"$1.json" || fail "toectl stats"
+}
+
 # lat_run TAG PIN: one latency run, both toe-verify (own connection, mirror path) pinned to CPU PIN ("" = not
 # pinned); TAG names its files and RESULT lines. Each run has its own pair of simulators (same seed and rate),
 # so toed reconnects between runs and its mirror port sees a new Linux connection.
@@ -150,6 +163,7 @@ lat_run() {
 	pids="$pids $p_v $p_m"
 	wait_file "$w.ready" 10 || fail "toe-verify (own connection) did not subscribe: $(cat "$w.verify.err")"
 	wait_file "$w.mready" 10 || fail "toe-verify (mirror path) did not subscribe: $(cat "$w.mverify.err")"
+	sched_snap "$w.s0"
 	# E2E_TCP_DIAG=DIR: evidence for the latency's cause, kept in DIR: the senders' frames as they leave
 	# (tcpdump on ex1 and ex0, headers only; ex0's frames are the ones the mirror copies), the senders' TCP
 	# state every 50 ms (ss -tin), both send logs, the per-message latencies and toed's stats
@@ -186,6 +200,7 @@ lat_run() {
 	wait "$p_r" || fail "toe-sockrx: $(cat "$w.sockrx.err")"
 	wait "$p_v" || fail "toe-verify (own connection): $(head -n 20 "$w.verify.err"; cat "$w.verify.out")"
 	wait "$p_m" || fail "toe-verify (mirror path): $(head -n 20 "$w.mverify.err"; cat "$w.mverify.out")"
+	sched_snap "$w.s1"
 	# every record of both feeds exact: nothing wrong, out of order, missing in a gap or dropped
 	e2e_verify_exact "$w.verify.out" "toed's own connection ($tag)" "$RECORDS"
 	e2e_verify_exact "$w.mverify.out" "toed's mirror path ($tag)" "$RECORDS"
@@ -200,6 +215,39 @@ lat_run() {
 	grep -h '^toe-sockrx: .*latency' "$w.sockrx.err"
 	grep -h '^RESULT ' "$w.verify.out" "$w.mverify.out" "$w.sockrx.err"
 	grep -h '^RESULT ' "$w.verify.out" "$w.mverify.out" "$w.sockrx.err" | sed 's/^RESULT //' >"$w.jsonl"
+	# did the data plane spin? its run-queue wait against CPU 1's other users (the readers when pinned there)
+	"$PY" - "$w.s0" "$w.s1" "$tag" "$(vget "$w.verify.out" cpu_seconds)" "$(vget "$w.mverify.out" cpu_seconds)" \
+		"${pin:-none}" <<'EOF' || fail "data plane figures"
+import json, sys
+def load(p):
+    d = {}
+    for line in open(p + ".sched"):
+        f = line.split()
+        d[f[0]] = [int(x) for x in f[1:]]
+    return d, json.load(open(p + ".json"))
+(a, ja), (b, jb) = load(sys.argv[1]), load(sys.argv[2])
+span = (b["clock"][0] - a["clock"][0]) / 1e9
+pa, pb = ja.get("pipeline", {}), jb.get("pipeline", {})
+line = "data plane (%s, %.1f s): waits +%d, spin_yields +%d, sleeping now %d, spin_wait_pct %d" % (
+    sys.argv[3], span, pb.get("waits", 0) - pa.get("waits", 0), pb.get("spin_yields", 0) - pa.get("spin_yields", 0),
+    pb.get("spin_sleeping", 0), pb.get("spin_wait_pct", 0))
+out = {"name": "e2e-tcp-dataplane-" + sys.argv[3], "unit": "share", "seconds": round(span, 2),
+       "waits": pb.get("waits", 0) - pa.get("waits", 0),
+       "spin_yields": pb.get("spin_yields", 0) - pa.get("spin_yields", 0)}
+if "dp" in a and "dp" in b and span > 0:
+    run, wait = (b["dp"][0] - a["dp"][0]) / 1e9, (b["dp"][1] - a["dp"][1]) / 1e9
+    c = [y - x for x, y in zip(a["cpu1"], b["cpu1"])]  # user nice system idle iowait irq softirq steal ...
+    tot = sum(c[:8]) or 1
+    busy = 1 - (c[3] + c[4]) / tot
+    readers = float(sys.argv[4] or 0) + float(sys.argv[5] or 0)
+    line += ("; its thread ran %.0f%% and waited runnable %.0f%% of the run; CPU 1 busy %.0f%%; the two readers' "
+             "CPU time %.0f%% of the run (pinned to CPU %s)") % (100 * run / span, 100 * wait / span, 100 * busy,
+                                                               100 * readers / span, sys.argv[6])
+    out.update(dp_run=round(run / span, 3), dp_runq_wait=round(wait / span, 3), cpu1_busy=round(busy, 3),
+               readers_cpu=round(readers / span, 3))
+print(line)
+print("RESULT " + json.dumps(out, separators=(",", ":")))
+EOF
 	"$PY" - "$w.jsonl" "$tag" <<'EOF' || fail "ratio"
 import json, sys
 res = {}
