@@ -23,7 +23,10 @@
 # new Linux connection): "dpcpu", both toe-verify pinned to the data plane's CPU (the placement the README
 # gives for 2 CPUs, bench_e2e.sh's run 5), and "unpinned", both where the scheduler puts them. The ratios
 # printed are Linux recv / toed's own connection and Linux recv / toed's mirror path, of the same run. Trust
-# p50/p90; the tail is mostly the shared machine's scheduler.
+# p50/p90; the tail is mostly the shared machine's scheduler. After each run a "data plane" line (and RESULT
+# e2e-tcp-dataplane-RUN) says whether the data plane spun or slept between frames (pipeline waits, spin
+# yields: dp_spin.h) and who else wanted CPU 1: the data-plane thread's run and run-queue wait (its
+# schedstat), CPU 1's busy share (/proc/stat) and the two readers' CPU time.
 #
 # Where the time goes: E2E_TCP_DIAG=DIR keeps, per run in DIR/dpcpu and DIR/unpinned, tcpdump captures of
 # both senders' veths, ss -tin samples of the senders' sockets, the send logs, per-message latencies and
@@ -286,5 +289,6 @@ for run in ${E2E_TCP_RUNS:-dpcpu unpinned}; do
 done
 "$TOECTL" -s "$SOCK" stats --json >"$WORK/s.json" || fail "toectl stats"
 echo "toed's connection: $(jget "$WORK/s.json" "d['tcp_connections'][0]['bytes_in']") bytes in, $(jget "$WORK/s.json" "d['tcp_connections'][0]['acks_out']") ACKs out; uptime after: $(uptime)"
+echo "toed's mirror port: $(jget "$WORK/s.json" "[p for p in d['ports'] if p['port'] == 1][0]['frames']") frames; mirror TOE: $(jget "$WORK/s.json" "d['mtoe']['bytes']") bytes, $(jget "$WORK/s.json" "d['mtoe']['gaps']") gaps, $(jget "$WORK/s.json" "d['mtoe']['opens']") connections followed"
 e2e_stop_toed
 exit 0
