@@ -6,9 +6,10 @@
  *              [--busy-poll] [--spin NS] [--cpu N] [--priority N] [--slow US] [--sendlog FILE]
  *              [--latency-out FILE]
  *              [--label NAME] [--idle-ms T] [--timeout S] [--ready FILE] [--hold FILE] [--join]
- *              [--from-start] [--ahead N]
+ *              [--from-start] [--ahead N] [--stream NAME]
  *
- * It connects with libtoeclient, subscribes (with the filters given), and
+ * It connects with libtoeclient, subscribes (to one stream with --stream, else
+ * to every stream; with the filters given), and
  * regenerates in-process, from the same options as toe-feedsim (templates,
  * seed, securities, channels, order share, BizIndex numbering, records per
  * message, record count), the feed the simulator sends: the value layouts
@@ -83,6 +84,7 @@
 #define MAX_SEC 64
 #define MAX_REPORT 10         /* violations described in detail */
 #define AHEAD_DEFAULT 262144u /* expected records generated ahead (32 MiB) */
+#define OPT_STREAM 256        /* --stream: a long option only */
 
 static volatile sig_atomic_t stop;
 /* --any-msg-seq: a STEP session re-stamps the data messages into its own sequence
@@ -104,7 +106,7 @@ static void usage(FILE *f)
 		"                  [--latency-out FILE]\n"
 		"                  [--label NAME] [--idle-ms T] [--timeout S] [--ready FILE] [--hold FILE] [--join]\n"
 		"                  [--any-msg-seq]\n"
-		"                  [--from-start] [--ahead N]\n"
+		"                  [--from-start] [--ahead N] [--stream NAME]\n"
 		"  --templates FILE   the FAST template file toe-feedsim encodes with\n"
 		"  --socket PATH      toed's control socket (default $TOED_SOCKET, else %s)\n"
 		"  --expect N         the feed has N records (toe-feedsim --records; default 100000):\n"
@@ -112,6 +114,8 @@ static void usage(FILE *f)
 		"  --seed, --per-msg, --securities, --channels, --order-pct, --biz-global\n"
 		"                     the generator options given to toe-feedsim (same defaults); records\n"
 		"                     are matched by channel and BizIndex, whichever the numbering\n"
+		"  --stream NAME      only this stream (a feed's [feed.NAME] stream, a group, udp-PORT;\n"
+		"                     default every stream: with two feeds their records would interleave)\n"
 		"  --types LIST       subscribe to trade and/or order (gaps and resets always come)\n"
 		"  --channel N        only this channel (repeatable)\n"
 		"  --security ID      only this security (repeatable)\n"
@@ -726,11 +730,13 @@ int main(int argc, char **argv)
 		{"hold", required_argument, 0, 'H'},      {"from-start", no_argument, 0, 'R'},
 		{"spin", required_argument, 0, 'W'},      {"priority", required_argument, 0, 'Q'},
 		{"biz-global", no_argument, 0, 'G'},      {"biz-per-channel", no_argument, 0, 'b'},
+		{"stream", required_argument, 0, OPT_STREAM},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
 	static struct filter filt;
 	static struct verify v;
 	const char *sock_path = NULL, *sendlog = NULL, *lat_path = NULL, *ready = NULL, *hold = NULL;
+	const char *stream = NULL;
 	int from_start = 0;
 	uint64_t per_msg = 4, capacity = 0, slow_us = 0, idle_ms = 3000, timeout_s = 120, ahead = AHEAD_DEFAULT, x;
 	int64_t cpu = -1, spin_ns = 0, prio = 0;
@@ -796,6 +802,12 @@ int main(int argc, char **argv)
 			break;
 		case 'r': ready = optarg; break;
 		case 'H': hold = optarg; break;
+		case OPT_STREAM:
+			if (strlen(optarg) == 0 || strlen(optarg) >= TOE_CTL_STREAM_LEN)
+				bad = "--stream needs a stream name of 1..31 characters";
+			else
+				stream = optarg;
+			break;
 		case 'R': from_start = 1; break;
 		case 'j': v.join = 1; break;
 		case 'M': any_msg_seq = 1; break;
@@ -878,6 +890,7 @@ int main(int argc, char **argv)
 		.channels = filt.chan,
 		.securities = secs,
 		.nsecurities = filt.nsec,
+		.stream = stream,
 	};
 	e = toe_subscribe(cl, &sub);
 	if (e < 0) {

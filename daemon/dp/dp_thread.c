@@ -703,13 +703,18 @@ static void use_decoder(struct toed_dp *dp, uint32_t decoder)
 		dp->pipe->fastx = decoder == TOED_DECODER_REFERENCE ? NULL : dp->fastx;
 }
 
-/* The CPU this thread busy-polls on when it is pinned to exactly one, else -1:
- * told to the clients (toe_shm_region.busy_cpu) so that a reader there sleeps
- * instead of spinning against the data plane. */
+/* The CPU this thread runs on when it is pinned to exactly one, else -1: told
+ * to the clients (toe_shm_region.busy_cpu) so that a reader there sleeps
+ * instead of spinning against the data plane. With busy_poll = no too: the
+ * data plane then sleeps between frames, and a reader spinning on its CPU
+ * makes each frame's wake-up wait for the spin (bench_e2e_tcp.sh, readers
+ * pinned to the data plane's CPU: their CPU time doubled and the one-way p50
+ * rose from 30-60 to 80-130 us). */
 static int busy_cpu(const struct toed_dp *dp, const struct toed_dp_live *l)
 {
 	cpu_set_t set;
-	if (!l->busy_poll || dp->src_kind == SRC_PCAP || pthread_getaffinity_np(pthread_self(), sizeof set, &set))
+	(void)l;
+	if (dp->src_kind == SRC_PCAP || pthread_getaffinity_np(pthread_self(), sizeof set, &set))
 		return -1;
 	if (CPU_COUNT(&set) != 1)
 		return -1;

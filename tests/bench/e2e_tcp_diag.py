@@ -2,7 +2,7 @@
 """e2e_tcp_diag.py - where the time of bench_e2e_tcp.sh goes (reads an E2E_TCP_DIAG=DIR folder).
 
 For each path (toed's own connection: ex1.pcap, t.sendlog, toed.lat; Linux recv: ex0.pcap, l.sendlog,
-sockrx.lat) every message is found on the wire by its byte offset in the stream (the send log holds each
+sockrx.lat; toed's mirror path, the same bytes mirrored from ve0: ex0.pcap, l.sendlog, mirror.lat) every message is found on the wire by its byte offset in the stream (the send log holds each
 message's length; the first data byte is ISN + 1), which splits the one-way time into:
   send -> wire     the sender's send() to the frame leaving the sender's veth (tcpdump on ex1/ex0): time
                    the sender's TCP held the bytes (cwnd, window, pacing, small queues)
@@ -189,6 +189,9 @@ def main():
     j = lambda n: os.path.join(d, n)
     path_report("toed's own connection (ex1 -> tt0)", j("ex1.pcap"), j("lat.t.sendlog"), j("lat.toed.lat"), 9401)
     path_report("Linux recv (ex0 -> ve0)", j("ex0.pcap"), j("lat.l.sendlog"), j("lat.sockrx.lat"), 9402)
+    if os.path.exists(j("lat.mirror.lat")):  # the same bytes, mirrored from ve0 to toed's mirror port
+        path_report("toed's mirror path (ex0 -> ve0, tc mirror -> vm1)", j("ex0.pcap"), j("lat.l.sendlog"),
+                    j("lat.mirror.lat"), 9402)
     if os.path.exists(j("ss.txt")):
         ss_report(j("ss.txt"), [9401, 9402])
     if os.path.exists(j("stats.json")):

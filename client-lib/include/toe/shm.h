@@ -94,10 +94,11 @@ struct toe_shm_region {
 	uint64_t heartbeat_ns;        /* CLOCK_MONOTONIC of the producer's latest beat */
 	uint64_t heartbeat_period_ns; /* how often it beats */
 	uint32_t state;               /* enum toe_shm_state */
-	uint32_t busy_cpu;            /* 1 + the CPU the producer busy-polls on, pinned; 0: none (or
-				       * unknown: older producers leave it 0). A reader on that CPU
-				       * should sleep, not spin: its spin only keeps the producer off
-				       * the CPU, and a wake-up there is a local one */
+	uint32_t busy_cpu;            /* 1 + the one CPU the producer is pinned to (busy-polling or
+				       * not); 0: none (or unknown: older producers leave it 0). A
+				       * reader on that CPU should sleep, not spin: its spin only
+				       * keeps the producer off the CPU, and a wake-up there is a
+				       * local one */
 	uint8_t pad2[40];
 	/* line 3: producer index */
 	uint64_t head; /* records written so far; slot = index & (capacity - 1) */
