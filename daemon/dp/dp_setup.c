@@ -316,8 +316,9 @@ void dp_setup_src_port(const struct toed_config *cfg, const struct rx_cfg *rc, u
 		if (!dup)
 			feeds[nf++] = (struct src_feed){0, rc->udp[i].port, 17};
 	}
-	/* a port with its own address answers ARP and ICMP for it, and sends */
-	if (cfg->port[0].enabled && cfg->port[0].role != TOED_ROLE_MIRROR && cfg->port[0].ip &&
+	/* port 0 with its own address answers ARP and ICMP for it, and sends (the endpoint, dp_tcp, takes
+	 * port 0's frames only); every other port, a mirror above all, is opened without a transmit side */
+	if (port == 0 && cfg->port[0].enabled && cfg->port[0].role != TOED_ROLE_MIRROR && cfg->port[0].ip &&
 	    cfg->source.type != TOED_SRC_PCAP) {
 		sc->tx = 1;
 		if (nf + 2 <= SRC_MAX_FEEDS) {

@@ -148,6 +148,16 @@ static void test_rx_and_src(void)
 	CHECK_EQ(dp_setup_rx(g_cfg, rc, NULL, err, sizeof err), 0);
 	CHECK_EQ(rc->mtoe.nflows, 3);
 	CHECK_EQ(rc->mtoe.first_conn, 2);
+	/* port 1 is a mirror: no transmit side, none of port 0's ARP/ICMP steered to it */
+	dp_setup_src_port(g_cfg, rc, 1, "/x.o", &sc, feeds);
+	CHECK(strcmp(sc.ifname, "eth2") == 0);
+	CHECK_EQ(sc.tx, 0);
+	CHECK_EQ(sc.nfeeds, 1);
+	CHECK(has_feed(&sc, 0x0a010001, 5262, 6));
+	CHECK(!has_feed(&sc, 0x0a000005, 0, SRC_PROTO_ARP) && !has_feed(&sc, 0x0a000005, 0, SRC_PROTO_ICMP));
+	dp_setup_src_port(g_cfg, rc, 0, "/x.o", &sc, feeds);
+	CHECK_EQ(sc.tx, 1);
+	CHECK_EQ(sc.nfeeds, 4); /* a, c, ARP and ICMP */
 
 	/* every port a mirror: no slot reserved */
 	CHECK_EQ(load("[source]\ntype = af_xdp\ninterface = eth1\n[feed.t]\nexchange = 10.0.0.1:5261\n"), 0);
