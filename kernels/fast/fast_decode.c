@@ -296,7 +296,11 @@ static inline __attribute__((always_inline)) int dec_int(struct ctx *x, const st
 		}
 		st = dict_state(x, e);
 		if (st == FAST_DICT_ASSIGNED) {
-			*val = in->op == FAST_OP_INCR ? incr(type, e->i) : e->i;
+			/* the entry may hold a wider field's value (int64 and int32 may share a key): D4, out of
+			 * this field's range */
+			err = fit(type, in->op == FAST_OP_INCR ? incr(type, e->i) : e->i, val);
+			if (err)
+				return err;
 			*present = 1;
 			e->i = *val;
 			return FAST_OK;

@@ -205,6 +205,35 @@ static void test_counters(void)
 	fv_free(t);
 }
 
+/* An int64 and an int32 field may share a key (one integer class): an int32 copy or increment that
+ * finds the int64's value beyond its range is out of range (D4: the entry's last type differs), not a
+ * 64-bit value in a 32-bit field (fuzz_fast_raw found it); in range it is taken as usual. */
+static void test_shared_wider(void)
+{
+	struct fv *t = fv_new(FV_XML(
+		"<template name='L' id='1'><int64 name='v'><copy key='k'/></int64></template>\n"
+		"<template name='M' id='2'><int32 name='v'><copy key='k'/></int32></template>\n"
+		"<template name='N' id='3'><int32 name='v'><increment key='k'/></int32></template>\n"
+		"<template name='P' id='4'><uInt32 name='v'><copy key='k'/></uInt32></template>\n"));
+	if (!t)
+		return;
+	/* L sets k = 2^36 (the 7-bit groups 02 00 00 00 00 00, the last with its stop bit) */
+	DEC_OK(t, "E0 81 | 02 00 00 00 00 80");
+	V_I(t, 0, 68719476736LL);
+	DEC_ERR(t, "C0 82", FAST_E_RANGE);      /* M: copy of 2^36 into an int32 */
+	DEC_ERR(t, "C0 83", FAST_E_RANGE);      /* N: its increment */
+	DEC_ERR(t, "C0 84", FAST_E_RANGE);      /* P: uInt32 */
+	/* L sets k = -5: M takes it, N increments it, P (unsigned) refuses it */
+	DEC_OK(t, "E0 81 | FB");
+	V_I(t, 0, -5);
+	DEC_OK(t, "C0 82");
+	V_I(t, 0, -5);
+	DEC_OK(t, "C0 83");
+	V_I(t, 0, -4);
+	DEC_ERR(t, "C0 84", FAST_E_RANGE);
+	fv_free(t);
+}
+
 int main(void)
 {
 	test_template_id();
@@ -212,5 +241,6 @@ int main(void)
 	test_template_scope();
 	test_states();
 	test_counters();
+	test_shared_wider();
 	return test_done("fast_dict");
 }

@@ -312,6 +312,10 @@ FX_NAME(x_fint)(struct fx *c, const struct fastx_op *o, uint8_t *dict, const uin
 		st = de->gen == gen ? de->state : FAST_DICT_UNDEF;
 		if (LIKELY(st == FAST_DICT_ASSIGNED)) {
 			int64_t v = op == XO_INT_INCR ? x_incr(type, de->i) : de->i;
+			/* a wider field's value under a shared key: out of range, as the reference (fit) */
+			if (UNLIKELY((type == XT_I32 && (v < -2147483648LL || v > 2147483647LL)) ||
+				     (type == XT_U32 && (v < 0 || v > 4294967295LL))))
+				return FAST_E_RANGE;
 			de->i = v;
 			*vp = v;
 			*pp = 1;
