@@ -41,7 +41,8 @@
  * The run ends when the last record of the feed (--expect N, the simulator's
  * --records; the last one the filters keep) has been handled, when the daemon
  * goes away, after --idle-ms
- * without a record once one came, or at --timeout. --slow US sleeps that many
+ * without a record once one came, or at --timeout (--drain FILE: after
+ * the last record, read on until FILE exists). --slow US sleeps that many
  * microseconds after each record (a slow strategy: the daemon drops records
  * for it when its ring fills). --hold FILE keeps the subscription after the
  * summary until FILE exists, so that a test can compare toectl's counters
@@ -85,6 +86,7 @@
 #define MAX_REPORT 10         /* violations described in detail */
 #define AHEAD_DEFAULT 262144u /* expected records generated ahead (32 MiB) */
 #define OPT_STREAM 256        /* --stream: a long option only */
+#define OPT_DRAIN 257         /* --drain: a long option only */
 
 static volatile sig_atomic_t stop;
 /* --any-msg-seq: a STEP session re-stamps the data messages into its own sequence
@@ -105,7 +107,7 @@ static void usage(FILE *f)
 		"                  [--busy-poll] [--spin NS] [--cpu N] [--priority N] [--slow US] [--sendlog FILE]\n"
 		"                  [--latency-out FILE]\n"
 		"                  [--label NAME] [--idle-ms T] [--timeout S] [--ready FILE] [--hold FILE] [--join]\n"
-		"                  [--any-msg-seq]\n"
+		"                  [--any-msg-seq] [--drain FILE]\n"
 		"                  [--from-start] [--ahead N] [--stream NAME]\n"
 		"  --templates FILE   the FAST template file toe-feedsim encodes with\n"
 		"  --socket PATH      toed's control socket (default $TOED_SOCKET, else %s)\n"
@@ -132,6 +134,10 @@ static void usage(FILE *f)
 		"  --timeout S        stop after S seconds in all (default 120)\n"
 		"  --ready FILE       create FILE once subscribed\n"
 		"  --hold FILE        after the summary, stay subscribed until FILE exists (or --timeout)\n"
+		"  --drain FILE       after the feed's last record, keep reading (gap and reset records)\n"
+		"                     until FILE exists, then until the ring stays empty for 100 ms, before\n"
+		"                     the summary: a filtered client then counts the gaps declared after\n"
+		"                     its own last record, as an unfiltered one does\n"
 		"  --join             the first record may be any of the feed (subscribed mid-stream)\n"
 		"  --any-msg-seq      do not compare msg_seq (toe-feedsim --session re-stamps it)\n"
 		"  --from-start       start with every record still in the daemon's history (a feed that\n"
@@ -711,6 +717,41 @@ static double cpu_seconds(void)
 	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+/* --drain: the run ended at the last record this client's filters keep,
+ * but gap records for data after it (records of other channels, say) may
+ * still come, and an unfiltered client, whose last record is the feed's last,
+ * reads them. Keep reading (and checking: a tick now is a violation) until
+ * FILE exists - the test creates it once the unfiltered client has finished,
+ * so every gap it saw is in this ring too - and then until the ring has
+ * stayed empty for 100 ms (the daemon commits the rings of one batch one
+ * after the other), or until the deadline. */
+static void drain_ring(struct toe_client *cl, struct verify *v, const char *file, uint64_t deadline_ms)
+{
+	uint64_t seen = 0, last = mono_ms();
+	while (!stop && mono_ms() < deadline_ms) {
+		const union toe_record *recs;
+		int n = toe_peek(cl, &recs, 0, NULL);
+		if (n > 0) {
+			uint64_t now = feed_now_ns(CLOCK_REALTIME);
+			for (int i = 0; i < n; i++)
+				handle(v, &recs[i], now);
+			toe_release(cl, (unsigned)n);
+			last = mono_ms();
+			continue;
+		}
+		if (n != -EAGAIN)
+			return;
+		if (!seen && access(file, F_OK) == 0) {
+			seen = 1;
+			last = mono_ms();
+		}
+		if (seen && mono_ms() - last >= 100)
+			return;
+		struct timespec ts = {0, 5 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -730,13 +771,13 @@ int main(int argc, char **argv)
 		{"hold", required_argument, 0, 'H'},      {"from-start", no_argument, 0, 'R'},
 		{"spin", required_argument, 0, 'W'},      {"priority", required_argument, 0, 'Q'},
 		{"biz-global", no_argument, 0, 'G'},      {"biz-per-channel", no_argument, 0, 'b'},
-		{"stream", required_argument, 0, OPT_STREAM},
+		{"stream", required_argument, 0, OPT_STREAM}, {"drain", required_argument, 0, OPT_DRAIN},
 		{"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
 	};
 	static struct filter filt;
 	static struct verify v;
 	const char *sock_path = NULL, *sendlog = NULL, *lat_path = NULL, *ready = NULL, *hold = NULL;
-	const char *stream = NULL;
+	const char *stream = NULL, *drain = NULL;
 	int from_start = 0;
 	uint64_t per_msg = 4, capacity = 0, slow_us = 0, idle_ms = 3000, timeout_s = 120, ahead = AHEAD_DEFAULT, x;
 	int64_t cpu = -1, spin_ns = 0, prio = 0;
@@ -802,6 +843,7 @@ int main(int argc, char **argv)
 			break;
 		case 'r': ready = optarg; break;
 		case 'H': hold = optarg; break;
+		case OPT_DRAIN: drain = optarg; break;
 		case OPT_STREAM:
 			if (strlen(optarg) == 0 || strlen(optarg) >= TOE_CTL_STREAM_LEN)
 				bad = "--stream needs a stream name of 1..31 characters";
@@ -960,6 +1002,8 @@ int main(int argc, char **argv)
 	}
 	if (stop)
 		end = "a signal";
+	if (drain && v.done && !stop)
+		drain_ring(cl, &v, drain, t_start + timeout_s * 1000);
 	/* drops the daemon counted after the last record read are drops too */
 	struct toe_stats ts;
 	toe_stats(cl, &ts);

@@ -14,6 +14,8 @@
 #              explain every missing record, matched + missing = 3000;
 #   slow       pass with a ring of 64: the daemon drops records for it, the
 #              drops explain the missing ones, nothing else is wrong;
+#   lossy-sec  a filtered client (one security) stops at its last record and
+#              misses the gaps after it; with --drain it counts every gap;
 #   global     the feed numbered the old way (toe-fastgen --biz-global: BizIndex
 #              1, 2, 3, ... across channels, not per channel as SSE): pass with
 #              --biz-global, every record matched by channel and BizIndex, and
@@ -96,6 +98,19 @@ want lossy unexplained 0
 [ $(($(vget "$TMP/lossy.out" matched) + $(vget "$TMP/lossy.out" missing_in_gaps))) = 3000 ] ||
 	fail "lossy: matched + missing in gaps is not 3000: $(cat "$TMP/lossy.out")"
 say "lossy capture: $(vget "$TMP/lossy.out" matched) matched, $(vget "$TMP/lossy.out" missing_in_gaps) in $(vget "$TMP/lossy.out" gaps) gaps"
+# A filtered client stops at the last record its filter keeps; gap records for
+# the loss after it (security 601333's last record is the feed's 1946th of
+# 3000) reach its ring but it never reads them. --drain FILE reads on until
+# FILE exists (here at once) and the ring is empty: then it counts every gap,
+# as the unfiltered client does (test_e2e_mirror.sh compares the two).
+verify lossy-sec 0 --security 601333
+verify lossy-sec-drain 0 --security 601333 --drain "$TMP/toed.log"
+lgaps=$(vget "$TMP/lossy.out" gaps)
+[ "$(vget "$TMP/lossy-sec.out" gaps)" -lt "$lgaps" ] ||
+	fail "lossy-sec: $(vget "$TMP/lossy-sec.out" gaps) gaps without --drain, no gap after its last record (of $lgaps)"
+want lossy-sec-drain gaps "$lgaps"
+want lossy-sec-drain matched "$(vget "$TMP/lossy-sec.out" matched)"
+say "a filtered client on the lossy capture: $(vget "$TMP/lossy-sec.out" gaps) gaps up to its last record, $lgaps with --drain"
 
 FASTGEN_OPTS=--biz-global replay
 verify global 0 --biz-global
