@@ -657,31 +657,6 @@ unsigned pub_publish_nowake(struct pub *p, const union toe_record *recs, unsigne
 	return pub_publish_src(p, recs, NULL, n);
 }
 
-/* Push recs[0..n), every one taken by the client's filter, as n
- * toe_ring_prod_push() calls would: when all fit by the tail last read
- * (then none of those calls would read it again), one space check and at
- * most two copies (the ring wraps), then each record's sequence number;
- * else one by one, reading the tail and counting drops as they do. */
-static void push_run(struct toe_ring_prod *r, const union toe_record *recs, unsigned n)
-{
-	uint64_t used = r->head - r->tail_cache;
-	uint32_t at, first;
-	if (used > r->cap || r->cap - used < n) {
-		for (unsigned i = 0; i < n; i++)
-			toe_ring_prod_push(r, &recs[i]);
-		return;
-	}
-	at = (uint32_t)(r->head & r->mask);
-	first = r->cap - at < n ? r->cap - at : n;
-	memcpy(&r->recs[at], recs, (size_t)first * sizeof *recs);
-	if (first < n)
-		memcpy(&r->recs[0], recs + first, (size_t)(n - first) * sizeof *recs);
-	for (unsigned i = 0; i < n; i++)
-		r->recs[(r->head + i) & r->mask].hdr.seq = r->seq + 1 + i;
-	r->seq += n;
-	r->head += n;
-}
-
 /* recs[0..n) into the history ring: at most two copies (it wraps). */
 static void hist_add(struct pub *p, const union toe_record *recs, const uint8_t *srcs, unsigned n)
 {
@@ -719,7 +694,7 @@ unsigned pub_publish_src(struct pub *p, const union toe_record *recs, const uint
 				while (j < n && recs[j].hdr.type < 32 && (f->types >> recs[j].hdr.type & 1u))
 					j++;
 				if (j > i)
-					push_run(&c->ring, &recs[i], j - i);
+					toe_ring_prod_push_n(&c->ring, &recs[i], j - i);
 				i = j + 1; /* (recs[j] is not taken) */
 			}
 		} else {

@@ -581,8 +581,51 @@ static void test_type_only(void)
 	pub_destroy(p);
 }
 
+/* toe_ring_prod_push_n against n toe_ring_prod_push calls on a twin ring:
+ * from every head position of a 16-slot ring (so runs wrap), with the
+ * consumer's tail stale, current, or nonsense (ahead of head), runs of 0..20
+ * records leave both rings, sequence numbers, drops and tail reads equal. */
+static void test_push_n(void)
+{
+	enum { CAP = 16 };
+	static union toe_record ra[CAP], rb[CAP], in[20];
+	struct toe_shm_consumer ca, cb;
+	int ok = 1, wrapped = 0, dropped = 0;
+	for (uint32_t i = 0; i < 20; i++)
+		mk_trade(&in[i], i, 1, "600000");
+	for (uint32_t h0 = 0; h0 < CAP; h0++)
+		for (uint32_t n = 0; n <= 20; n++)
+			for (int tail = 0; tail < 4; tail++) {
+				struct toe_ring_prod a = {.recs = ra, .cons = &ca, .mask = CAP - 1, .cap = CAP};
+				memset(ra, 0, sizeof ra);
+				memset(rb, 0, sizeof rb);
+				memset(&ca, 0, sizeof ca);
+				a.head = 100 + h0;
+				a.seq = 7;
+				/* 0: all read, cache current; 1: cache stale, ring empty; 2: half
+				 * full by both; 3: a nonsense tail ahead of head */
+				a.tail_cache = tail == 1 ? a.head - CAP : tail == 2 ? a.head - CAP / 2 : a.head;
+				ca.tail = tail == 3 ? a.head + 5 : tail == 2 ? a.head - CAP / 2 : a.head;
+				struct toe_ring_prod b = a;
+				cb = ca;
+				b.recs = rb;
+				b.cons = &cb;
+				toe_ring_prod_push_n(&a, in, n);
+				for (uint32_t i = 0; i < n; i++)
+					toe_ring_prod_push(&b, &in[i]);
+				ok &= a.head == b.head && a.seq == b.seq && a.dropped == b.dropped &&
+				      a.tail_cache == b.tail_cache && !memcmp(ra, rb, sizeof ra);
+				wrapped |= (100 + h0) % CAP + (a.head - (100 + h0)) > CAP;
+				dropped |= a.dropped != 0;
+			}
+	CHECK(ok);
+	CHECK(wrapped);
+	CHECK(dropped);
+}
+
 int main(void)
 {
+	test_push_n();
 	test_filter();
 	test_type_only();
 	test_fanout_and_drops();

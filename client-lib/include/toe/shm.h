@@ -44,6 +44,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "toe/tick.h"
 
@@ -192,6 +193,31 @@ static inline int toe_ring_prod_push(struct toe_ring_prod *p, const union toe_re
 	d->hdr.seq = seq;
 	p->head++;
 	return 1;
+}
+
+/* Offer recs[0..n) exactly as n toe_ring_prod_push() calls would (same
+ * sequence numbers, drops and tail reads): when all fit by the tail last
+ * read (then none of those calls would read it again), one space check and
+ * at most two copies (the ring wraps), then each record's sequence number;
+ * else one by one. The daemon's publisher pushes runs this way. */
+static inline void toe_ring_prod_push_n(struct toe_ring_prod *p, const union toe_record *recs, unsigned n)
+{
+	uint64_t used = p->head - p->tail_cache;
+	uint32_t at, first;
+	if (used > p->cap || p->cap - used < n) {
+		for (unsigned i = 0; i < n; i++)
+			toe_ring_prod_push(p, &recs[i]);
+		return;
+	}
+	at = (uint32_t)(p->head & p->mask);
+	first = p->cap - at < n ? p->cap - at : n;
+	memcpy(&p->recs[at], recs, (size_t)first * sizeof *recs);
+	if (first < n)
+		memcpy(&p->recs[0], recs + first, (size_t)(n - first) * sizeof *recs);
+	for (unsigned i = 0; i < n; i++)
+		p->recs[(p->head + i) & p->mask].hdr.seq = p->seq + 1 + i;
+	p->seq += n;
+	p->head += n;
 }
 
 /* Free slots as the producer sees them now (reloads the consumer index). */
