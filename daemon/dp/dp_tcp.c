@@ -1,4 +1,4 @@
-/* dp_tcp.c - a port with its own address: ARP, ICMP echo and toed's own TCP connections (see dp_tcp.h). */
+/* dp_tcp.c - a role = tcp port: toed's own TCP connections, its ARP and ICMP through dp_resp (see dp_tcp.h). */
 #include "dp/dp_tcp.h"
 
 #include <stdio.h>
