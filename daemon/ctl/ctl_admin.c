@@ -469,6 +469,9 @@ static void report_stats(struct toed *t, struct out *o, const struct toed_dp_sna
 		kv_u64(o, "tcp_not_followed", pp->not_followed);
 		kv_u64(o, "udp_not_listened", pp->udp_not_listened);
 		kv_u64(o, "udp_other_port", pp->udp_other_port);
+#define RESP_KV(name, desc) kv_u64(o, #name, pp->resp.name);
+		DP_RESP_STATS(RESP_KV) /* a port with an address: ARP and ICMP answered */
+#undef RESP_KV
 		end(o);
 	}
 	end_array(o);

@@ -274,6 +274,12 @@ void dp_setup_live(struct toed_dp_live *l, const struct toed_config *cfg)
 	l->idle_timeout_ns = (uint64_t)cfg->tcp.idle_timeout_s * 1000000000ull;
 }
 
+int dp_setup_answers(const struct toed_config *c, uint32_t port)
+{
+	return port < TOED_MAX_PORTS && c->device.backend == TOED_BACKEND_SW && c->port[port].enabled &&
+	       c->port[port].role != TOED_ROLE_MIRROR && c->port[port].ip && c->source.type != TOED_SRC_PCAP;
+}
+
 void dp_setup_src(const struct toed_config *cfg, const struct rx_cfg *rc, const char *bpf_obj, struct src_cfg *sc,
 		  struct src_feed feeds[SRC_MAX_FEEDS])
 {
@@ -316,14 +322,13 @@ void dp_setup_src_port(const struct toed_config *cfg, const struct rx_cfg *rc, u
 		if (!dup)
 			feeds[nf++] = (struct src_feed){0, rc->udp[i].port, 17};
 	}
-	/* port 0 with its own address answers ARP and ICMP for it, and sends (the endpoint, dp_tcp, takes
-	 * port 0's frames only); every other port, a mirror above all, is opened without a transmit side */
-	if (port == 0 && cfg->port[0].enabled && cfg->port[0].role != TOED_ROLE_MIRROR && cfg->port[0].ip &&
-	    cfg->source.type != TOED_SRC_PCAP) {
+	/* a port with its own address answers ARP and ICMP for it, and sends (dp_resp; role = tcp: the
+	 * endpoint, dp_tcp, too); a mirror port is opened without a transmit side */
+	if (dp_setup_answers(cfg, port)) {
 		sc->tx = 1;
 		if (nf + 2 <= SRC_MAX_FEEDS) {
-			feeds[nf++] = (struct src_feed){cfg->port[0].ip, 0, SRC_PROTO_ICMP};
-			feeds[nf++] = (struct src_feed){cfg->port[0].ip, 0, SRC_PROTO_ARP};
+			feeds[nf++] = (struct src_feed){cfg->port[port].ip, 0, SRC_PROTO_ICMP};
+			feeds[nf++] = (struct src_feed){cfg->port[port].ip, 0, SRC_PROTO_ARP};
 		}
 	}
 	sc->feeds = feeds;

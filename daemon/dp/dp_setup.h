@@ -61,6 +61,12 @@ void dp_setup_udp_srcs(const struct toed_config *c, const struct rx_cfg *rc, uin
 /* The data-plane thread's live settings: [dataplane], pcap pace and loops, [tcp] timeouts. */
 void dp_setup_live(struct toed_dp_live *l, const struct toed_config *c);
 
+/* 1 when port `port` speaks for its address in the software backend: enabled, role = tcp or udp
+ * with an ip, and a source that can send (not a pcap replay). Its source is then opened with a
+ * transmit side and steers the ARP and ICMP for that address to toed (dp_setup_src_port), and the
+ * data plane answers them (dp/dp_resp). A mirror port never does. */
+int dp_setup_answers(const struct toed_config *c, uint32_t port);
+
 /* The frame source of the software backend: kind, interface, queue, XDP mode, pcap file, and
  * the steering list (TCP feeds by their exchange endpoint, UDP by the ports rc decodes) in
  * feeds[SRC_MAX_FEEDS], which must outlive the open. Pacing and loops stay with the thread

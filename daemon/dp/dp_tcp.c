@@ -1,22 +1,13 @@
-/* dp_tcp.c - a port with its own address: ARP, ICMP echo and toed's own TCP connections (see dp_tcp.h). */
+/* dp_tcp.c - a role = tcp port: toed's own TCP connections, its ARP and ICMP through dp_resp (see dp_tcp.h). */
 #include "dp/dp_tcp.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base/log.h"
 #include "dp/dp_setup.h"
-#include "net/net_icmp.h"
 #include "net/net_rx.h"
 #include "net/net_udp.h"
 #include "toe/gtoe_frame.h"
@@ -33,55 +24,14 @@ const char *dp_tcp_phase_name(uint32_t phase)
 	}
 }
 
-/* The interface's MAC (SIOCGIFHWADDR): a port without `mac` sends with it. */
-static int if_mac(const char *ifname, uint8_t mac[6])
-{
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
-	if (fd < 0)
-		return -1;
-	memset(&ifr, 0, sizeof ifr);
-	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
-	r = ioctl(fd, SIOCGIFHWADDR, &ifr);
-	close(fd);
-	if (r < 0)
-		return -1;
-	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-	return 0;
-}
-
-/* The port's address must be toed's alone: a host stack that owns it answers
- * ARP and ping too and resets toed's connections (with AF_PACKET it sees
- * every frame; with AF_XDP its own traffic still goes out). Warn, do not refuse:
- * the address may be on an interface of another namespace's view. */
-static void host_owns(uint32_t ip)
-{
-	struct ifaddrs *ifa, *i;
-	if (getifaddrs(&ifa) < 0)
-		return;
-	for (i = ifa; i; i = i->ifa_next) {
-		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
-			continue;
-		if (ntohl(((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr) != ip)
-			continue;
-		log_warn("[port] ip = %u.%u.%u.%u is also the host's, on %s: its stack answers ARP and ping for it and "
-			 "resets toed's connections; give the port an address the host does not own",
-			 ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255, i->ifa_name);
-		break;
-	}
-	freeifaddrs(ifa);
-}
-
 int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg *net, char *err, size_t errlen)
 {
 	const struct toed_port *p = &cfg->port[0];
-	static const uint8_t zero[6];
 	memset(t, 0, sizeof *t);
 	t->owe_conn = -1;
 	t->role = p->role;
 	t->laddr = p->ip;
 	t->gateway = p->gateway;
-	net_arp_init(&t->arp);
 	if (!p->ip) {
 		snprintf(err, errlen, "%s: [port] role = %s needs an ip", cfg->path, toed_role_name(p->role));
 		return -1;
@@ -92,13 +42,8 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 			 cfg->path, toed_role_name(p->role), p->role == TOED_ROLE_TCP ? " and holds connections" : "");
 		return -1;
 	}
-	for (uint32_t i = 0; i < net->naddr; i++)
-		if (!memcmp(net->addr[i].mac, zero, 6) && if_mac(cfg->source.interface, net->addr[i].mac) < 0) {
-			snprintf(err, errlen, "%s: [port] has no mac and the MAC of %s cannot be read: %s", cfg->path,
-				 cfg->source.interface, strerror(errno));
-			return -1;
-		}
-	host_owns(p->ip);
+	if (dp_resp_init(&t->resp, cfg, 0, net, err, errlen) < 0)
+		return -1;
 	if (p->role != TOED_ROLE_TCP)
 		return 0;
 
@@ -181,10 +126,7 @@ void dp_tcp_free(struct dp_tcp *t)
 
 static void send_frame(struct dp_tcp *t, const uint8_t *frame, uint32_t len)
 {
-	if (!len)
-		return;
-	if (!t->src || src_tx(t->src, frame, len) < 0)
-		t->st.tx_fail++;
+	dp_resp_send(&t->resp, frame, len);
 }
 
 static struct dp_tcp_feed *feed_of(struct dp_tcp *t, int32_t conn)
@@ -199,7 +141,6 @@ int32_t dp_tcp_frame(struct dp_tcp *t, struct rx_pipe *p, const uint8_t *frame, 
 		     uint32_t csum, uint64_t now_ns)
 {
 	struct net_pkt pkt;
-	uint32_t n;
 	uint16_t idx;
 	enum net_rx_verdict v;
 	p->st.frames++;
@@ -218,19 +159,11 @@ int32_t dp_tcp_frame(struct dp_tcp *t, struct rx_pipe *p, const uint8_t *frame, 
 		break;
 	case NET_RX_ARP:
 		p->st.arp++;
-		n = net_arp_input(&t->arp, &p->cfg.net, &p->net, &pkt, now_ns, t->tx, sizeof t->tx);
-		if (n) {
-			t->st.arp_replies++;
-			send_frame(t, t->tx, n);
-		}
+		dp_resp_input(&t->resp, &p->cfg.net, &p->net, (int32_t)v, &pkt, now_ns);
 		break;
 	case NET_RX_ICMP:
 		p->st.icmp++;
-		n = net_icmp_input(&p->cfg.net, &p->net, &pkt, t->tx, sizeof t->tx);
-		if (n) {
-			t->st.icmp_replies++;
-			send_frame(t, t->tx, n);
-		}
+		dp_resp_input(&t->resp, &p->cfg.net, &p->net, (int32_t)v, &pkt, now_ns);
 		break;
 	default:
 		p->st.dropped++;
@@ -411,7 +344,7 @@ int dp_tcp_pump(struct dp_tcp *t, struct rx_pipe *p, uint64_t ts_ns)
 
 void dp_tcp_tick(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
 {
-	net_arp_expire(&t->arp, &p->net, now_ns);
+	net_arp_expire(&t->resp.arp, &p->net, now_ns);
 	if (!t->g)
 		return;
 	gtoe_poll(t->g, now_ns);
@@ -429,7 +362,7 @@ void dp_tcp_tick(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
 		struct net_tx_l2 l2;
 		uint32_t alen = 0;
 		uint8_t req[NET_ARP_FRAME_MAX];
-		enum net_arp_result r = net_tx_route(&t->arp, &p->cfg.net, &p->net, t->gateway, t->laddr, f->raddr,
+		enum net_arp_result r = net_tx_route(&t->resp.arp, &p->cfg.net, &p->net, t->gateway, t->laddr, f->raddr,
 						     now_ns, &l2, req, sizeof req, &alen);
 		if (alen) {
 			t->st.arp_requests++;
@@ -467,7 +400,7 @@ void dp_tcp_flush(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
 	while (t->g && gtoe_tx_next(t->g, now_ns, &seg)) {
 		struct net_tx_l2 l2;
 		uint32_t alen = 0, n;
-		enum net_arp_result r = net_tx_route(&t->arp, &p->cfg.net, &p->net, t->gateway, seg.saddr, seg.daddr,
+		enum net_arp_result r = net_tx_route(&t->resp.arp, &p->cfg.net, &p->net, t->gateway, seg.saddr, seg.daddr,
 						     now_ns, &l2, req, sizeof req, &alen);
 		if (alen) {
 			t->st.arp_requests++;
@@ -485,8 +418,7 @@ void dp_tcp_flush(struct dp_tcp *t, struct rx_pipe *p, uint64_t now_ns)
 		t->st.segs_out++;
 		send_frame(t, t->tx, n);
 	}
-	if (t->src)
-		src_tx_flush(t->src);
+	dp_resp_flush(&t->resp);
 }
 
 uint64_t dp_tcp_backoff(struct dp_tcp_feed *f)

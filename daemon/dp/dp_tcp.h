@@ -1,15 +1,15 @@
-/* dp_tcp.h - a port with its own address in the software backend: ARP, ICMP echo and toed's own TCP connections.
+/* dp_tcp.h - a role = tcp port in the software backend: toed's own TCP connections, ARP and ICMP echo.
  *
- * A mirror port only listens. A port with role = tcp or udp has an address
- * (one the host does not own: the XDP program steers its ARP, ICMP and
- * connection frames to toed, so the host stack never sees them and never
- * answers with an RST) and speaks for it:
+ * A mirror port only listens. A port with role = tcp has an address (one the
+ * host does not own: the XDP program steers its ARP, ICMP and connection
+ * frames to toed, so the host stack never sees them and never answers with an
+ * RST) and speaks for it:
  *
- *   - ARP: requests for the port's address are answered; peers are resolved
- *     with the 128-entry table of kernels/net (500 ms pending timeout), off-
- *     subnet peers through the port's gateway;
- *   - ICMP: echo requests to the address are answered;
- *   - role = tcp: one connection per TCP feed of the port, opened by the
+ *   - ARP and ICMP echo: answered by the port's responder (dp/dp_resp, which a
+ *     role = udp port has too); peers are resolved with its 128-entry table of
+ *     kernels/net (500 ms pending timeout), off-subnet peers through the port's
+ *     gateway;
+ *   - one connection per TCP feed of the port, opened by the
  *     general TOE (kernels/toe/gtoe) to the feed's exchange address:port,
  *     reopened after a failure or close with a backoff (DP_TCP_BACKOFF_MIN_NS
  *     doubling to DP_TCP_BACKOFF_MAX_NS). The bytes received in order go into
@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "conf/config.h"
+#include "dp/dp_resp.h"
 #include "net/net_arp.h"
 #include "net/net_cfg.h"
 #include "net/net_counters.h"
@@ -60,7 +61,8 @@ enum dp_tcp_phase {
 	DP_TCP_LISTEN = 4,    /* open = accept: waiting for the exchange to connect */
 };
 
-/* Counters of the port (besides net_stats, gtoe_stats and src_stats). */
+/* Counters of the port (besides net_stats, gtoe_stats and src_stats). arp_replies, icmp_replies and
+ * tx_fail are the port's responder's (t->resp.st), shown here too by the snapshot. */
 #define DP_TCP_STATS(X)                                                                          \
 	X(arp_replies, "ARP replies sent for the port's address")                                \
 	X(arp_requests, "ARP requests sent to resolve a next hop")                               \
@@ -151,10 +153,9 @@ struct dp_tcp {
 	uint16_t pad;
 	uint32_t nfeeds;
 	struct dp_tcp_feed f[TOED_MAX_FEEDS];
-	struct net_arp arp;
-	struct gtoe *g;           /* role = tcp */
+	struct dp_resp resp;      /* ARP and ICMP answered, the ARP table, the source (set by the thread once open) */
+	struct gtoe *g;
 	uint8_t *gbuf;
-	struct src *src;          /* set by the thread once the source is open */
 	struct dp_tcp_stats st;
 	struct dp_tcp_hooks hooks;
 	struct dp_tcp_remote remote; /* set: the connections are on the card (see above) */
@@ -164,7 +165,7 @@ struct dp_tcp {
 	uint8_t tx[NET_TX_HDR_MAX + 65536];
 };
 
-/* For the port of cfg (port 0: the software backend's one port): its role,
+/* For port 0 of cfg (role = tcp is port 0's): its role,
  * address, gateway and the TCP feeds it connects (stream = the feed's flow
  * index in the mirror TOE's configuration, which dp_setup_mtoe built in the
  * same order). net: the pipeline's network settings; a zero MAC is replaced

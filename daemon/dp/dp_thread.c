@@ -243,10 +243,9 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 		return card_sess_prepare(dp, cfg, rc, err, errlen);
 	}
 
-	if (cfg->port[0].enabled && (cfg->port[0].role == TOED_ROLE_TCP ||
-				     (cfg->port[0].role == TOED_ROLE_UDP && cfg->source.type != TOED_SRC_PCAP))) {
-		/* a port with its own address: ARP, ICMP and (role = tcp) toed's own connections; a
-		 * replayed udp port only decodes (a replay cannot answer), a tcp port needs a live source */
+	if (cfg->port[0].enabled && cfg->port[0].role == TOED_ROLE_TCP) {
+		/* toed's own connections, with the port's ARP and ICMP (dp_tcp_init refuses a replay:
+		 * a tcp port needs a live source) */
 		dp->tcp = calloc(1, sizeof *dp->tcp);
 		if (!dp->tcp) {
 			snprintf(err, errlen, "data plane: out of memory");
@@ -272,6 +271,23 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 				dp->sess = NULL;
 			}
 		}
+	}
+	/* every other port with an address (role = udp, any port) answers ARP and ICMP for it; a replayed
+	 * udp port only decodes (a replay cannot answer) */
+	for (uint32_t port = 0; port < TOED_MAX_PORTS; port++) {
+		if (port == 0 && dp->tcp) {
+			dp->resp[0] = &dp->tcp->resp;
+			continue;
+		}
+		if (!dp_setup_answers(cfg, port))
+			continue;
+		dp->resp[port] = calloc(1, sizeof *dp->resp[port]);
+		if (!dp->resp[port]) {
+			snprintf(err, errlen, "data plane: out of memory");
+			return -1;
+		}
+		if (dp_resp_init(dp->resp[port], cfg, port, port ? &rc->net_port[port - 1] : &rc->net, err, errlen) < 0)
+			return -1;
 	}
 	uint32_t nfs = RX_NSTREAMS(rc);
 	dp->mbuf_len = MTOE_BUF_BYTES(rc->mtoe.max_conns, rc->mtoe.window);
@@ -388,9 +404,10 @@ int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *
 		snprintf(err, errlen, "%s: no port to receive on ([port] / [port.N])", cfg->path);
 		return -1;
 	}
-	/* toed's own connections (role = tcp) are port 0's (conf_check), port 0 is src[0] */
-	if (dp->tcp)
-		dp->tcp->src = dp->src[0];
+	/* each port answers through its own source (role = tcp: port 0's, conf_check) */
+	for (uint32_t k = 0; k < dp->nsrc; k++)
+		if (dp->resp[dp->src_port[k]])
+			dp->resp[dp->src_port[k]]->src = dp->src[k];
 	if (sc.kind == SRC_PCAP) {
 		char pace[48], plays[32];
 		if (cfg->source.pcap_pace == TOED_PACE_FAST)
@@ -786,6 +803,8 @@ static void snapshot_pipe(struct dp_run *r, struct toed_dp_snapshot *w)
 		pp->port = dp->src_port[k];
 		src_stats(dp->src[k], &pp->src);
 		add_counters(&w->src, &w->src, &pp->src, sizeof w->src);
+		if (dp->resp[pp->port])
+			pp->resp = dp->resp[pp->port]->st;
 	}
 	add_counters(&w->net, &p->net, &r->base.net, sizeof w->net);
 	add_counters(&w->rx, &p->st, &r->base.rx, sizeof w->rx);
@@ -814,6 +833,9 @@ static void snapshot_pipe(struct dp_run *r, struct toed_dp_snapshot *w)
 		const struct dp_tcp *tc = dp->tcp;
 		w->tcp_on = 1;
 		w->tcp = tc->st;
+		w->tcp.arp_replies = tc->resp.st.arp_replies; /* port 0's responder, also in its ports block */
+		w->tcp.icmp_replies = tc->resp.st.icmp_replies;
+		w->tcp.tx_fail = tc->resp.st.tx_fail;
 		w->ntcp = tc->nfeeds;
 		if (tc->g)
 			w->gtoe = tc->g->st;
@@ -1067,7 +1089,11 @@ static void frame_in(struct dp_run *r, uint32_t k, const struct src_frame *f)
 		toed_record_dp_frame(dp->rec, f->data, f->len, f->wire_len, f->ts_ns);
 	uint64_t before = r->published + r->nbatch;
 	uint64_t taken = r->trace.since_ns ? real_ns() : 0;
-	rx_frame_port(dp->pipe, dp->src_port[k], f->data, f->len, f->ts_ns, f->csum);
+	int32_t v = rx_frame_port(dp->pipe, dp->src_port[k], f->data, f->len, f->ts_ns, f->csum);
+	struct dp_resp *rs = dp->resp[dp->src_port[k]];
+	if (rs && (v == NET_RX_ARP || v == NET_RX_ICMP)) /* a udp port answers for its address */
+		dp_resp_input(rs, dp->src_port[k] ? &p->cfg.net_port[dp->src_port[k] - 1] : &p->cfg.net, &dp->pipe->net,
+			      v, &p->pkt, mono_ns());
 	pp->frames++;
 	pp->bytes += f->len;
 	pp->dropped += p->st.dropped - dropped;
@@ -1214,6 +1240,8 @@ static int sw_source(struct dp_run *r, uint32_t k, struct src_frame *f, int *pn)
 		} else {
 			for (int i = 0; i < n; i++)
 				frame_in(r, k, &f[i]); /* publishes each frame's records itself */
+			if (dp->resp[dp->src_port[k]])
+				dp_resp_flush(dp->resp[dp->src_port[k]]); /* the burst's replies */
 		}
 		src_rx_release(src);
 		return 1;
@@ -1635,6 +1663,11 @@ void toed_dp_destroy(struct toed_dp *dp)
 		free(dp->sess);
 	}
 	dp->sess = NULL;
+	for (uint32_t p = 0; p < TOED_MAX_PORTS; p++) {
+		if (!dp->tcp || dp->resp[p] != &dp->tcp->resp)
+			free(dp->resp[p]);
+		dp->resp[p] = NULL;
+	}
 	dp_tcp_free(dp->tcp);
 	free(dp->tcp);
 	dp->tcp = NULL;

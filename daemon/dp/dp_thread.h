@@ -60,6 +60,7 @@
 #include "rx/rx_pipe.h"
 #include "src/src.h"
 #include "dp/dp_record.h"
+#include "dp/dp_resp.h"
 #include "dp/dp_tcp.h"
 #include "dp/dp_sess.h"
 #include "dp/dp_card_sess.h"
@@ -154,6 +155,7 @@ struct toed_dp_port {
 	uint64_t not_followed;    /* TCP segments of no flow of this port */
 	uint64_t udp_not_listened; /* datagrams to a UDP port listened nowhere */
 	uint64_t udp_other_port;  /* datagrams to a UDP port listened on another port only */
+	struct dp_resp_stats resp; /* a port with an address (role tcp or udp): ARP and ICMP answered (dp_resp.h) */
 };
 
 /* Counters of every block, as of taken_ns. */
@@ -215,7 +217,9 @@ struct toed_dp {
 	char port_desc[TOED_MAX_PORTS][256]; /* src_describe of each */
 	struct pub *pub;
 	struct toed_record *rec;
-	struct dp_tcp *tcp;       /* a port with an address (role tcp or udp); NULL on a mirror port */
+	struct dp_tcp *tcp;       /* role = tcp (port 0): toed's own connections; NULL otherwise */
+	struct dp_resp *resp[TOED_MAX_PORTS]; /* by port number: a port that answers ARP and ICMP for its
+					       * address (dp_setup_answers), NULL none; role = tcp: &tcp->resp */
 	struct dp_sess *sess;     /* STEP sessions of its feeds (dp_sess.h), NULL none; backend = xrt: card_sess's */
 	struct dp_card_sess *card_sess; /* backend = xrt, role = tcp: the sessions over the card, NULL none */
 	struct toe_xrt *xrt;      /* backend = xrt: the card, once toed_dp_open brought it up */

@@ -4,7 +4,8 @@
 # Three network namespaces, five veth pairs (lib_netns.sh):
 #
 #   generator  g0 10.31.0.1 <-- veth --> p0 10.31.0.2   toed: [source] interface = p0 (port 0)
-#              g1 10.31.1.1 <-- veth --> p1 10.31.1.2         [port.1] interface = p1
+#              g1 10.31.1.1 <-- veth --> p1 10.31.1.2         [port.1] interface = p1, role = udp,
+#                                                                      ip = 10.31.1.5 (toed's, not the host's)
 #              g3 10.31.3.1 <-- veth --> p3 10.31.3.2         [port.3] interface = p3
 #   exchange   e2 10.32.0.1 <-- veth --> v2 10.32.0.2 vendor
 #                                        v2 ingress+egress: tc mirred -> m2
@@ -15,7 +16,11 @@
 # For each port in turn, toe-feedsim sends a feed of its own seed (UDP to the port's address;
 # on port 2 over TCP to the vendor, toe-sockrx) and toe-verify (libtoeclient, the generator's
 # records regenerated from the seed) must read exactly those records: none wrong, none
-# missing, no gap. A reload that changes a port's interface is reported as needing a
+# missing, no gap. Port 1 is a udp port with an address the host does not own: the generator's
+# kernel finds its MAC by ARP, which only toed answers (port 1's responder, through port 1's own
+# source), and Linux ping and arping (iputils; that part skipped when arping is missing) to
+# 10.31.1.5 get answers, counted under port 1 (arp_replies, icmp_replies, tx_frames). The mirror
+# port 2, and ports 0 and 3 (mirrors too), never send (tx_frames and tx_refused 0). A reload that changes a port's interface is reported as needing a
 # restart. Then datagrams to
 # UDP port 6000 arrive on port 3, which does not listen to 6000 (ports 0 and 1 do): nothing may
 # be published, and toectl stats must count them under port 3 (af_packet: the pipeline's
@@ -30,8 +35,8 @@
 # without an interface, two ports on one interface, a second port of a pcap replay) with exit
 # 78 and a message naming the file, the line and the key.
 #
-# Needs root, ip, tc (u32, mirred), ethtool, python3. Namespaces and addresses are the test's own, removed on
-# exit. Run under flock /tmp/toed-itest.lock. Takes about 15 s.
+# Needs root, ip, tc (u32, mirred), ethtool, ping, python3 (arping optional). Namespaces and
+# addresses are the test's own, removed on exit. Run under flock /tmp/toed-itest.lock. Takes about 20 s.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 
@@ -46,7 +51,7 @@ SOCKRX=$BUILD/bin/toe-sockrx
 STEER=$BUILD/bpf/toe_steer.bpf.o
 
 script_needs_root
-script_needs_tools ip tc ethtool timeout
+script_needs_tools ip tc ethtool timeout ping
 script_needs_python
 script_build "$TOED" "$TOECTL" "$FEEDSIM" "$VERIFY" "$SOCKRX" "$STEER"
 
@@ -72,6 +77,8 @@ script_netns netns_veth "$NS_V" m2 "$NS_D" p2
 script_netns netns_mirror "$NS_V" v2 m2
 
 udp_port() { [ "$1" = 3 ] && echo 6003 || echo 6000; }
+P1_IP=10.31.1.5 # port 1's own address (role = udp): no host in NS_D owns it, only toed answers for it
+port_ip() { [ "$1" = 1 ] && echo "$P1_IP" || echo "10.31.$1.2"; }
 
 write_conf() { # TYPE
 	{
@@ -84,6 +91,8 @@ write_conf() { # TYPE
 		fi
 		for k in 1 2 3; do
 			printf '\n[port.%s]\ninterface = p%s\n' "$k" "$k"
+			# port 1 speaks for an address of its own (ARP, ping): the sender finds it by ARP
+			[ "$k" = 1 ] && printf 'role = udp\nip = %s\nnetmask = 24\n' "$P1_IP"
 		done
 		for k in 0 1 3; do
 			printf '\n[feed.u%s]\nprotocol = udp\nvendor = *:%s\nport = %s\n' "$k" "$(udp_port $k)" "$k"
@@ -142,14 +151,48 @@ run_port() { # TYPE PORT
 		wait "$p_fs" || fail "$1 port $k: toe-feedsim failed: $(cat "$w.feedsim.err")"
 		wait "$p_rx" || fail "$1 port $k: toe-sockrx (the vendor) failed: $(cat "$w.sockrx.err")"
 	else
-		ip netns exec "$NS_G" timeout 60 "$FEEDSIM" --templates "$TEMPLATES" --udp "10.31.$k.2:$(udp_port "$k")" \
+		ip netns exec "$NS_G" timeout 60 "$FEEDSIM" --templates "$TEMPLATES" --udp "$(port_ip "$k"):$(udp_port "$k")" \
 			--records "$RECORDS" --seed "$seed" --rate 20000 2>"$w.feedsim.err" ||
 			fail "$1 port $k: toe-feedsim failed: $(cat "$w.feedsim.err")"
 	fi
 	verified "$1-port$k"
 }
 
+# Port 1 (role = udp, its own address) answers Linux's ping and arping; the mirror ports never send.
+answers() { # TYPE
+	ip netns exec "$NS_G" ping -c 3 -i 0.2 -W 2 "$P1_IP" >"$WORK/$1.ping.out" 2>&1 ||
+		fail "$1: ping $P1_IP (port 1) got no answer: $(cat "$WORK/$1.ping.out")"
+	grep -q "3 received" "$WORK/$1.ping.out" || fail "$1: ping $P1_IP: $(tail -n 2 "$WORK/$1.ping.out")"
+	arps=0
+	if command -v arping >/dev/null 2>&1; then
+		ip netns exec "$NS_G" arping -c 3 -w 5 -I g1 "$P1_IP" >"$WORK/$1.arping.out" 2>&1 ||
+			fail "$1: arping $P1_IP (port 1) got no answer: $(cat "$WORK/$1.arping.out")"
+		grep -q "Received 3 response" "$WORK/$1.arping.out" ||
+			fail "$1: arping $P1_IP: $(tail -n 2 "$WORK/$1.arping.out")"
+		arps=3
+	else
+		echo "SKIP (arping part): arping is not installed (iputils-arping)"
+	fi
+	sleep 0.3 # the counters are published every 100 ms
+	stats "$WORK/$1.sa.json"
+	icmp=$(pget "$WORK/$1.sa.json" 1 icmp_replies)
+	[ "$icmp" -ge 3 ] || fail "$1: port 1 counted $icmp ICMP echo replies, expected 3"
+	arp=$(($(pget "$WORK/$1.sa.json" 1 arp_replies) - $(pget "$WORK/$1.s0.json" 1 arp_replies)))
+	[ "$arp" -ge "$arps" ] || fail "$1: port 1 counted $arp ARP replies to arping's $arps requests"
+	[ "$(pget "$WORK/$1.sa.json" 1 tx_frames)" -ge $((icmp + arp)) ] ||
+		fail "$1: port 1's source sent $(pget "$WORK/$1.sa.json" 1 tx_frames) frames for $icmp + $arp replies"
+	[ "$(pget "$WORK/$1.sa.json" 1 tx_fail)" = 0 ] || fail "$1: port 1's source refused replies (tx_fail)"
+	for k in 0 2 3; do # mirrors: never a frame out, not even an attempt
+		for c in tx_frames tx_refused arp_replies icmp_replies; do
+			[ "$(pget "$WORK/$1.sa.json" $k $c)" = 0 ] || fail "$1: mirror port $k: $c = $(pget "$WORK/$1.sa.json" $k $c)"
+		done
+	done
+	echo "== $1: port 1 ($P1_IP, role = udp) answered ping ($icmp echo replies) and ARP ($arp replies, arping: $arps); mirror ports sent nothing"
+}
+
 run_type() { # TYPE
+	# the generator must ask ARP for port 1's address again (not use the last run's answer)
+	ip -n "$NS_G" neigh flush dev g1
 	start_toed "$1"
 	rc=$?
 	if [ $rc = 2 ]; then
@@ -172,6 +215,9 @@ run_type() { # TYPE
 	done
 	recs0=$(jget "$WORK/$1.s0.json" "d['rx']['records']")
 	[ "$recs0" = $((4 * RECORDS)) ] || fail "$1: $recs0 records decoded, expected $((4 * RECORDS))"
+	# the feed to port 1 reached it only because toed answered the generator's ARP for its address
+	[ "$(pget "$WORK/$1.s0.json" 1 arp_replies)" -ge 1 ] || fail "$1: port 1 answered no ARP request"
+	answers "$1"
 
 	# UDP port 6000 on port 3: listened on ports 0 and 1 only, so not decoded, and counted under port 3
 	ip netns exec "$NS_G" timeout 30 "$FEEDSIM" --templates "$TEMPLATES" --udp "10.31.3.2:6000" \

@@ -149,6 +149,8 @@ static void test_rx_and_src(void)
 	CHECK_EQ(rc->mtoe.nflows, 3);
 	CHECK_EQ(rc->mtoe.first_conn, 2);
 	/* port 1 is a mirror: no transmit side, none of port 0's ARP/ICMP steered to it */
+	CHECK_EQ(dp_setup_answers(g_cfg, 0), 1);
+	CHECK_EQ(dp_setup_answers(g_cfg, 1), 0);
 	dp_setup_src_port(g_cfg, rc, 1, "/x.o", &sc, feeds);
 	CHECK(strcmp(sc.ifname, "eth2") == 0);
 	CHECK_EQ(sc.tx, 0);
@@ -209,14 +211,49 @@ static void test_ports(void)
 	CHECK(strcmp(sc.ifname, "eth0") == 0 && sc.queue == 1 && sc.kind == SRC_AF_XDP);
 	CHECK_EQ(sc.nfeeds, 3); /* a, u0, the [udp] port 7000 */
 	CHECK(has_feed(&sc, 0x0a000001, 5261, 6) && has_feed(&sc, 0, 6000, 17) && has_feed(&sc, 0, 7000, 17));
+	/* port 0 and port 3 are mirrors: they never send, nor take ARP or ICMP */
+	CHECK_EQ(sc.tx, 0);
+	CHECK_EQ(dp_setup_answers(g_cfg, 0), 0);
+	/* port 2 (role = udp, its own address) answers ARP and ICMP for it through its own source: a
+	 * transmit side, and its address's ARP and ICMP steered to it */
+	CHECK_EQ(dp_setup_answers(g_cfg, 2), 1);
 	dp_setup_src_port(g_cfg, rc, 2, "/x.o", &sc, feeds);
 	CHECK(strcmp(sc.ifname, "eth2") == 0 && sc.queue == 3);
-	CHECK_EQ(sc.nfeeds, 2); /* u2 by its address, and the stream's port for any address */
+	CHECK_EQ(sc.tx, 1);
+	CHECK_EQ(sc.nfeeds, 4); /* u2 by its address, the stream's port for any address, ARP and ICMP */
 	CHECK(has_feed(&sc, 0x0a020002, 6000, 17) && has_feed(&sc, 0, 6000, 17));
+	CHECK(has_feed(&sc, 0x0a020002, 0, SRC_PROTO_ARP) && has_feed(&sc, 0x0a020002, 0, SRC_PROTO_ICMP));
+	CHECK_EQ(dp_setup_answers(g_cfg, 3), 0);
 	dp_setup_src_port(g_cfg, rc, 3, "/x.o", &sc, feeds);
 	CHECK(strcmp(sc.ifname, "eth3") == 0 && sc.queue == 0);
+	CHECK_EQ(sc.tx, 0); /* a mirror port never sends */
 	CHECK_EQ(sc.nfeeds, 1);
 	CHECK(has_feed(&sc, 0x0a000001, 5261, 6));
+	CHECK(!has_feed(&sc, 0x0a020002, 0, SRC_PROTO_ARP) && !has_feed(&sc, 0x0a020002, 0, SRC_PROTO_ICMP));
+	CHECK_EQ(dp_setup_answers(g_cfg, 1), 0); /* not configured */
+
+	/* udp ports 1 and 3, each with its address: each answers through its own source, port 0 (a
+	 * mirror) does not */
+	CHECK_EQ(load("[source]\ntype = af_packet\ninterface = eth0\n"
+		      "[port.1]\ninterface = eth1\nrole = udp\nip = 10.1.0.2\nnetmask = 24\n"
+		      "[port.3]\ninterface = eth3\nrole = udp\nip = 10.3.0.2\nnetmask = 24\nvlan = 7\n"
+		      "[feed.u1]\nprotocol = udp\nvendor = *:6000\nport = 1\n"),
+		 0);
+	rx_cfg_default(rc);
+	CHECK_EQ(dp_setup_rx(g_cfg, rc, NULL, err, sizeof err), 0);
+	CHECK_EQ(dp_setup_answers(g_cfg, 0), 0);
+	for (uint32_t k = 1; k <= 3; k += 2) {
+		uint32_t ip = 0x0a000002u | k << 16;
+		CHECK_EQ(dp_setup_answers(g_cfg, k), 1);
+		dp_setup_src_port(g_cfg, rc, k, NULL, &sc, feeds);
+		CHECK_EQ(sc.kind, SRC_AF_PACKET);
+		CHECK_EQ(sc.tx, 1);
+		CHECK(has_feed(&sc, ip, 0, SRC_PROTO_ARP) && has_feed(&sc, ip, 0, SRC_PROTO_ICMP));
+	}
+	CHECK_EQ(rc->net_port[2].addr[0].vlan, 7); /* port 3's replies and requests are tagged */
+	dp_setup_src_port(g_cfg, rc, 0, NULL, &sc, feeds);
+	CHECK_EQ(sc.tx, 0);
+	CHECK_EQ(sc.nfeeds, 0);
 	free(feeds);
 	free(rc);
 }

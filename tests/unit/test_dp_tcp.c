@@ -132,7 +132,7 @@ static int rig_up_feed(struct rig *r, const char *feed)
 	CHECK_EQ(rx_init(r->pipe, &r->rc, &r->cfg->fast.prog, r->fs, nfs, r->mbuf, blen), RX_OK);
 	r->src.base.ops = &t_ops;
 	r->src.base.tx_on = 1;
-	r->t->src = &r->src.base;
+	r->t->resp.src = &r->src.base;
 	return 0;
 }
 
@@ -220,7 +220,7 @@ static void test_arp_icmp(void)
 	n = pb_arp(f, sizeof f, &s);
 	frame_in(&r, f, n, 1000);
 	CHECK_EQ(r.src.n, 1);
-	CHECK_EQ(r.t->st.arp_replies, 1);
+	CHECK_EQ(r.t->resp.st.arp_replies, 1);
 	if (r.src.n == 1) {
 		const uint8_t *p = r.src.frame[0];
 		CHECK_MEM(p, s.src_mac, 6);         /* to the asker */
@@ -248,7 +248,7 @@ static void test_arp_icmp(void)
 	n = pb_icmp(f, sizeof f, &s, data, sizeof data);
 	frame_in(&r, f, n, 3000);
 	CHECK_EQ(r.src.n, 2);
-	CHECK_EQ(r.t->st.icmp_replies, 1);
+	CHECK_EQ(r.t->resp.st.icmp_replies, 1);
 	if (r.src.n == 2) {
 		const uint8_t *p = r.src.frame[1];
 		CHECK_MEM(p + 6, OUR_MAC, 6);
