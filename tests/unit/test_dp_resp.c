@@ -33,39 +33,9 @@
 #include "net/net_rx.h"
 #include "pktbuild.h"
 #include "src/src_impl.h"
+#include "tx_capture.h"
 
 static char g_tpl[PATH_MAX];
-
-/* ---- a source whose transmit keeps the frames ---- */
-#define TX_MAX 8
-struct tsrc {
-	struct src base;
-	uint32_t n, flushes;
-	uint32_t len[TX_MAX];
-	uint8_t frame[TX_MAX][2048];
-};
-
-static int t_rx(struct src *s, struct src_frame *f, int max)
-{
-	(void)s, (void)f, (void)max;
-	return 0;
-}
-static void t_release(struct src *s) { (void)s; }
-static int t_wait(struct src *s, int ms) { (void)s, (void)ms; return 0; }
-static int t_fd(const struct src *s) { (void)s; return -1; }
-static void t_stats(struct src *s, struct src_stats *st) { (void)s, (void)st; }
-static void t_close(struct src *s) { (void)s; }
-static int t_tx(struct src *s, const uint8_t *frame, uint32_t len)
-{
-	struct tsrc *t = (struct tsrc *)s;
-	if (t->n >= TX_MAX || len > sizeof t->frame[0])
-		return -1;
-	memcpy(t->frame[t->n], frame, len);
-	t->len[t->n++] = len;
-	return 0;
-}
-static void t_flush(struct src *s) { ((struct tsrc *)s)->flushes++; }
-static const struct src_ops t_ops = { t_rx, t_release, t_wait, t_fd, t_stats, NULL, t_close, t_tx, t_flush };
 
 static const uint8_t MAC2[6] = { 2, 0, 0, 0, 0, 0x22 };
 static const uint8_t MAC3[6] = { 2, 0, 0, 0, 0, 0x33 };
@@ -75,8 +45,6 @@ static const uint8_t PEER_MAC[6] = { 2, 0, 0, 0, 0, 9 };
 #define PEER2 0x0a020009u
 #define PEER3 0x0a030009u
 
-static uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
 struct rig {
 	struct toed_config *cfg;
@@ -85,7 +53,7 @@ struct rig {
 	struct fast_stream *fs;
 	uint8_t *mbuf;
 	struct dp_resp *resp[TOED_MAX_PORTS];
-	struct tsrc src[TOED_MAX_PORTS];
+	struct tx_capture src[TOED_MAX_PORTS];
 };
 
 static int load(struct rig *r, const char *ports)
@@ -121,8 +89,7 @@ static int rig_up(struct rig *r)
 	rx_cfg_default(&r->rc);
 	CHECK_EQ(dp_setup_rx(r->cfg, &r->rc, NULL, err, sizeof err), 0);
 	for (uint32_t p = 0; p < TOED_MAX_PORTS; p++) {
-		r->src[p].base.ops = &t_ops;
-		r->src[p].base.tx_on = 1;
+		tx_capture_init(&r->src[p]);
 		if (!dp_setup_answers(r->cfg, p))
 			continue;
 		r->resp[p] = calloc(1, sizeof *r->resp[p]);

@@ -41,38 +41,9 @@
 #include "net/net_pkt.h"
 #include "pktbuild.h"
 #include "src/src_impl.h"
+#include "tx_capture.h"
 
 static char g_tpl[PATH_MAX];
-
-/* ---- a source whose transmit keeps the frames ---- */
-#define TX_MAX 16
-struct tsrc {
-	struct src base;
-	uint32_t n;
-	uint32_t len[TX_MAX];
-	uint8_t frame[TX_MAX][2048];
-};
-
-static int t_rx(struct src *s, struct src_frame *f, int max)
-{
-	(void)s, (void)f, (void)max;
-	return 0;
-}
-static void t_release(struct src *s) { (void)s; }
-static int t_wait(struct src *s, int ms) { (void)s, (void)ms; return 0; }
-static int t_fd(const struct src *s) { (void)s; return -1; }
-static void t_stats(struct src *s, struct src_stats *st) { (void)s, (void)st; }
-static void t_close(struct src *s) { (void)s; }
-static int t_tx(struct src *s, const uint8_t *frame, uint32_t len)
-{
-	struct tsrc *t = (struct tsrc *)s;
-	if (t->n >= TX_MAX || len > sizeof t->frame[0])
-		return -1;
-	memcpy(t->frame[t->n], frame, len);
-	t->len[t->n++] = len;
-	return 0;
-}
-static const struct src_ops t_ops = { t_rx, t_release, t_wait, t_fd, t_stats, NULL, t_close, t_tx, NULL };
 
 static const uint8_t OUR_MAC[6] = { 2, 0, 0, 0, 0, 5 };
 static const uint8_t GW_MAC[6] = { 2, 0, 0, 0, 0, 1 };
@@ -80,8 +51,6 @@ static const uint8_t GW_MAC[6] = { 2, 0, 0, 0, 0, 1 };
 #define GW_IP 0x0a000001u
 #define EX_IP 0x0a090001u
 
-static uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
 struct rig {
 	struct toed_config *cfg;
@@ -90,7 +59,7 @@ struct rig {
 	struct fast_stream *fs;
 	uint8_t *mbuf;
 	struct dp_tcp *t;
-	struct tsrc src;
+	struct tx_capture src;
 };
 
 static int rig_up_feed(struct rig *r, const char *feed);
@@ -130,8 +99,7 @@ static int rig_up_feed(struct rig *r, const char *feed)
 	r->fs = calloc(nfs, sizeof *r->fs);
 	r->mbuf = malloc(blen);
 	CHECK_EQ(rx_init(r->pipe, &r->rc, &r->cfg->fast.prog, r->fs, nfs, r->mbuf, blen), RX_OK);
-	r->src.base.ops = &t_ops;
-	r->src.base.tx_on = 1;
+	tx_capture_init(&r->src);
 	r->t->resp.src = &r->src.base;
 	return 0;
 }
