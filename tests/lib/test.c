@@ -2,6 +2,8 @@
 #include "test.h"
 
 #include <ctype.h>
+#include <stdio.h>
+#include <unistd.h>
 
 int test_failures;
 int test_checks;
@@ -16,6 +18,15 @@ int test_skip(const char *name, const char *reason)
 {
 	printf("%s: SKIP: %s\n", name, reason);
 	return 77;
+}
+
+int test_sse_templates(char *path, size_t len)
+{
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof cwd))
+		return -1;
+	int n = snprintf(path, len, "%s/conf/templates/sse-l2-3201-5801.xml", cwd);
+	return n < 0 || (size_t)n >= len || access(path, R_OK) < 0 ? -1 : 0;
 }
 
 static int hexval(int c)

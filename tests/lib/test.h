@@ -51,6 +51,10 @@ int test_done(const char *name);
 /* Print "SKIP: reason" and return 77 for main(). */
 int test_skip(const char *name, const char *reason);
 
+/* The absolute path of the bundled SSE templates (conf/templates/sse-l2-3201-5801.xml) into path: 0, or -1
+ * when the test does not run from the repository root (the caller skips, saying so). */
+int test_sse_templates(char *path, size_t len);
+
 /* Parse hex like "19 81 c0 ..." (spaces ignored) into out; returns bytes. */
 size_t test_hex(const char *hex, uint8_t *out, size_t cap);
 

@@ -299,11 +299,7 @@ static void test_live_pub_card(void)
 
 int main(void)
 {
-	char cwd[PATH_MAX - 64];
-	if (!getcwd(cwd, sizeof cwd))
-		return test_skip("dp_setup", "no current directory");
-	snprintf(g_tpl, sizeof g_tpl, "%s/conf/templates/sse-l2-3201-5801.xml", cwd);
-	if (access(g_tpl, R_OK) < 0)
+	if (test_sse_templates(g_tpl, sizeof g_tpl) < 0)
 		return test_skip("dp_setup", "run from the repository root (conf/templates needed)");
 	g_cfg = malloc(sizeof *g_cfg);
 	test_rx_and_src();
