@@ -220,7 +220,7 @@ static void digit_counts(void)
 		{5, 37, "20261129-09:30:01.000", "UA3201"},
 	};
 	size_t n = 0, at[16], i, nm = sizeof m / sizeof m[0];
-	uint64_t bulk0, mach0, hits0, builds0;
+	uint64_t bulk0, mach0, hits0, builds0, fx0;
 	char t[160];
 
 	for (i = 0; i < nm; i++) {
@@ -238,6 +238,7 @@ static void digit_counts(void)
 	mach0 = xd.step_machine;
 	hits0 = xd.smemo.hits;
 	builds0 = xd.smemo.builds;
+	fx0 = xd.smemo.fx_hits;
 	for (i = 1; i < nm; i++)
 		feed_both("digit counts", buf + at[i], (uint32_t)(at[i + 1] - at[i]), at[i + 1]);
 	feed_both("digit counts", buf + n, 0, n);
@@ -246,6 +247,9 @@ static void digit_counts(void)
 	CHECK_EQ(xd.step_machine - mach0, nm); /* only the empty call after each chunk (and the last) */
 	CHECK_EQ(xd.smemo.hits - hits0, nm - 1);
 	CHECK_EQ(xd.smemo.builds - builds0, 0);
+	/* the fields before 95= read by place where they kept their lengths
+	 * (seq 10 then 99: the same digit count, 35= as long) and only there */
+	CHECK_EQ(xd.smemo.fx_hits - fx0, 1);
 	/* the whole stream in one chunk, and every cut */
 	run_all("digit counts", buf, n, 1, n, 0);
 

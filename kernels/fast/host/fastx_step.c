@@ -569,6 +569,131 @@ static inline int memo_cut(const uint8_t *q, uint32_t k, uint32_t lim, uint32_t 
 	return W_CUT;
 }
 
+/* ---- fixed places ----
+ *
+ * In a feed the fields before 95= mostly keep their lengths too (35=, 49=,
+ * 56=, 52= do; 34= gains a digit now and then): memo_fix() records where
+ * each of them starts (from the body's first byte) and the SOH bitmap of
+ * their bytes. When the next message's bitmap over those bytes is the same,
+ * every one of those fields ends where it did, each value is non-empty and
+ * holds no SOH, as the recorded message's were; what is left to check is
+ * each field's "dd=" bytes, at known places and independent of each other,
+ * and to read 34= and 35= -- instead of one field after the other, each end
+ * found from the last (memo_walk's loop). Anything else (another bitmap, a
+ * tag not equal) goes to that loop from the first field. */
+
+static inline uint64_t low_bits(uint32_t n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+/* Record the places of the fields before 95= of the whole message q (body
+ * q[h..t), read by the tag sequence m); none when they do not fit (more
+ * than 128 bytes, 34= or 35= twice). */
+static void memo_fix(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, uint32_t t, const uint64_t *w)
+{
+	uint32_t i, k = h, p = 0, e, kind;
+	m->fx_n = 0;
+	while (p < m->nf && (m->tagw[p] >> 24) != 95)
+		p++;
+	if (p == 0 || p >= m->nf)
+		return;
+	memset(m->fx_img, 0, sizeof m->fx_img);
+	memset(m->fx_msk, 0, sizeof m->fx_msk);
+	m->fx_v34[0] = m->fx_v34[1] = m->fx_v35[0] = m->fx_v35[1] = 0;
+	for (i = 0; i < p; i++) {
+		if (((ld32(q + k) ^ m->tagw[i]) & 0xffffffu) != 0)
+			return;
+		e = next_soh(w, k + 3, t);
+		if (e <= k + 3 || e >= t || e + 1 - h > 128)
+			return; /* (not so in a message the walk accepted) */
+		memcpy(m->fx_img + (k - h), q + k, 3);
+		memset(m->fx_msk + (k - h), 0xff, 3);
+		kind = m->tagw[i] >> 24;
+		if (kind == 34 || kind == 35) {
+			uint8_t *v = kind == 34 ? m->fx_v34 : m->fx_v35;
+			if (v[1] != 0)
+				return;
+			v[0] = (uint8_t)(k + 3 - h);
+			v[1] = (uint8_t)(e - h);
+		}
+		k = e + 1;
+	}
+	m->fx_len = k - h;
+	m->fx_bits[0] = bits64(w, h, t) & low_bits(m->fx_len);
+	m->fx_bits[1] = m->fx_len > 64 ? bits64(w, h + 64, t) & low_bits(m->fx_len - 64) : 0;
+	m->fx_n = p;
+}
+
+/* Whether the tag bytes of p[0..len) are those of the image (len <= 128;
+ * round_up(len, 32) bytes readable at p when vec). */
+static inline int tags_scalar(const struct fastx_step_memo *m, const uint8_t *p, uint32_t len)
+{
+	uint64_t bad = 0;
+	uint32_t i;
+	for (i = 0; i + 8 <= len; i += 8)
+		bad |= (ld64(p + i) ^ ld64(m->fx_img + i)) & ld64(m->fx_msk + i);
+	for (; i < len; i++)
+		bad |= (uint64_t)((p[i] ^ m->fx_img[i]) & m->fx_msk[i]);
+	return bad == 0;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static int tags_avx2(const struct fastx_step_memo *m, const uint8_t *p, uint32_t len)
+{
+	__m256i bad = _mm256_and_si256(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p),
+							 _mm256_load_si256((const __m256i *)m->fx_img)),
+				       _mm256_load_si256((const __m256i *)m->fx_msk));
+	uint32_t i;
+	for (i = 32; i < len; i += 32)
+		bad = _mm256_or_si256(bad, _mm256_and_si256(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(p + i)),
+									     _mm256_load_si256((const __m256i *)(m->fx_img + i))),
+							    _mm256_load_si256((const __m256i *)(m->fx_msk + i))));
+	return _mm256_testz_si256(bad, bad);
+}
+#endif
+
+/* The fields before 95= of the body at q[h..) by their recorded places (see
+ * above), h + fx_len <= lim, sb the bitmap from h: 1 with 34= and 35= read
+ * into *o and msgtype as memo_walk()'s loop reads them; 0 when not so (the
+ * loop decides). */
+static inline __attribute__((always_inline)) int fixed_places(const struct fastx_step_memo *m, const uint8_t *q,
+							      uint32_t h, uint32_t lim, uint32_t n,
+							      const uint64_t *w, uint64_t sb, char *msgtype,
+							      struct walk *o, int isa)
+{
+	uint32_t len = m->fx_len;
+	if ((sb & low_bits(len)) != m->fx_bits[0])
+		return 0;
+	if (len > 64 && (bits64(w, h + 64, lim) & low_bits(len - 64)) != m->fx_bits[1])
+		return 0;
+#if defined(__x86_64__)
+	if (isa >= FASTX_ISA_AVX2 && h + ((len + 31) & ~31u) <= n) {
+		if (!tags_avx2(m, q + h, len))
+			return 0;
+	} else
+#endif
+	if (!tags_scalar(m, q + h, len))
+		return 0;
+	(void)isa;
+	if (m->fx_v35[1]) {
+		uint32_t j1 = h + m->fx_v35[0], e = h + m->fx_v35[1];
+		uint32_t l = e - j1 < STEP_MAX_MSGTYPE ? e - j1 : STEP_MAX_MSGTYPE;
+		if (LIKELY(j1 + STEP_MAX_MSGTYPE + 1 <= n))
+			memcpy(msgtype, q + j1, STEP_MAX_MSGTYPE + 1); /* (cut at l below) */
+		else
+			memcpy(msgtype, q + j1, l);
+		msgtype[l] = 0;
+	}
+	if (m->fx_v34[1]) {
+		uint64_t v;
+		if (!num_field(q, h + m->fx_v34[0] - 1, h + m->fx_v34[1], n, STEP_MAX_SEQ_DIG, &v))
+			return 0;
+		o->seq = v;
+	}
+	return 1;
+}
+
 /* walk() of the body q[h..t) by the tag sequence m, with q[0..n) there and
  * w the SOH bitmap of q[0..lim), lim = min(n, t): W_END (the whole body,
  * n > t) or W_CUT (q ends in the 96= data, or, a head, in a field before
@@ -578,9 +703,9 @@ static inline int memo_cut(const uint8_t *q, uint32_t k, uint32_t lim, uint32_t 
 static inline __attribute__((always_inline)) int memo_walk(const struct fastx_step_memo *m, const uint8_t *q,
 							   uint32_t h, uint32_t t, uint32_t lim, uint32_t n,
 							   const uint64_t *w, char *msgtype, struct walk *o,
-							   const int padded)
+							   const int padded, uint32_t *fixed, int isa)
 {
-	uint32_t i, k = h, j, e, base = h, last = m->nf - 1;
+	uint32_t i = 0, k = h, j, e, base = h, last = m->nf - 1;
 	uint64_t sb; /* the SOH bits from base not yet consumed: each field's end is the next one */
 	if (m->nf == 0)
 		return W_BAD;
@@ -590,7 +715,15 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 	o->have96 = 0;
 	o->cut_e = 0;
 	sb = bits64(w, h, lim);
-	for (i = 0; i < last; i++) {
+	*fixed = 0;
+	if (m->fx_n != 0 && h + m->fx_len <= lim && fixed_places(m, q, h, lim, n, w, sb, msgtype, o, isa)) {
+		/* the fields before 95= read by place: on from 95= */
+		*fixed = 1;
+		i = m->fx_n;
+		k = base = h + m->fx_len;
+		sb = bits64(w, k, lim);
+	}
+	for (; i < last; i++) {
 		uint32_t tw = m->tagw[i], kind = tw >> 24;
 		/* q[k..k+4) must be readable: padded, or a whole field needs "dd=",
 		 * a byte of value and its SOH before lim anyway */
@@ -709,7 +842,7 @@ static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t 
  * returns its length; 0 when not taken. */
 static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t *q, uint32_t avail, int isa)
 {
-	uint32_t h, t, ck, sum, walked = 0;
+	uint32_t h, t, ck, sum, walked = 0, fixed = 0;
 	uint64_t w[SCAN_WORDS];
 	struct walk o;
 
@@ -719,7 +852,7 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 	/* (35= goes straight into msg.msgtype, as step_fast() does: msg is only
 	 * meaningful after STEP_MSG, and the state machine rewrites it) */
 	s->msg.msgtype[0] = 0;
-	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o, 1) == W_END) {
+	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o, 1, &fixed, isa) == W_END) {
 		x->smemo.hits++;
 	} else {
 		if (walk(q, h, t, t, avail, w, s->msg.msgtype, &o) != W_END)
@@ -730,6 +863,10 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 		return 0;
 	if (walked)
 		memo_build(&x->smemo, q, h, t, w);
+	if (fixed)
+		x->smemo.fx_hits++;
+	else
+		memo_fix(&x->smemo, q, h, t, w); /* a new layout, or other lengths before 95= */
 	s->msg.seq = o.seq;
 	s->msg.len = t + 7;
 	if (!o.have96) {
@@ -833,7 +970,7 @@ struct head {
 static int head_clean(struct fastx_step_memo *m, const uint8_t *q, uint32_t n, int isa, char *msgtype,
 		      struct head *hd)
 {
-	uint32_t h, t, lim, k;
+	uint32_t h, t, lim, k, fixed;
 	uint64_t w[SCAN_WORDS];
 	int r;
 	if (!head_ok(q, n, &h, &t) || n >= t + 7)
@@ -842,9 +979,10 @@ static int head_clean(struct fastx_step_memo *m, const uint8_t *q, uint32_t n, i
 	lim = n < t ? n : t;
 	hd->sum = scan(isa, q, lim, n, w);
 	msgtype[0] = 0;
-	r = memo_walk(m, q, h, t, lim, n, w, msgtype, &hd->o, 0);
+	r = memo_walk(m, q, h, t, lim, n, w, msgtype, &hd->o, 0, &fixed, isa);
 	if (r == W_CUT) {
 		m->hits++;
+		m->fx_hits += fixed;
 		return 1; /* the usual cuts: inside the 96= data, or a field before it */
 	}
 	r = walk(q, h, t, lim, n, w, msgtype, &hd->o);
