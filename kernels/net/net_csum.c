@@ -1,13 +1,13 @@
 /* net_csum.c - Internet checksum accumulation (synthesisable subset).
  *
- * Host builds define TOE_HOST_CSUM (the Makefile's DEFS; the card build and
+ * Host builds define TOE_HOST_FAST (the Makefile's DEFS; the card build and
  * test_hw_csim.sh do not): net_csum_add then goes to net_csum_add_host
  * (kernels/net/host/, SIMD chosen at run time), which leaves the same folded
  * sum; without it, and for what the host path does not take, the word loop
  * below (net_csum_add_syn) is the one definition. */
 #include "net_csum.h"
 #include "net_cfg.h"
-#ifdef TOE_HOST_CSUM
+#ifdef TOE_HOST_FAST
 #include "host/net_csum_host.h"
 #endif
 
@@ -92,7 +92,7 @@ void net_csum_add_syn(struct net_csum *c, const uint8_t *p, uint32_t n)
 
 void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
 {
-#ifdef TOE_HOST_CSUM
+#ifdef TOE_HOST_FAST
 	net_csum_add_host(c, p, n);
 #else
 	net_csum_add_syn(c, p, n);

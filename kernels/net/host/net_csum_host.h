@@ -1,6 +1,6 @@
 /* net_csum_host.h - the Internet checksum's bulk with SIMD, chosen at run time (host only).
  *
- * Host builds (TOE_HOST_CSUM, the Makefile's DEFS) route net_csum_add
+ * Host builds (TOE_HOST_FAST, the Makefile's DEFS) route net_csum_add
  * (kernels/net/net_csum.c) here: chunks of 64 bytes and more are summed with
  * AVX2 where the CPU has it, everything else (short chunks, CPUs without
  * AVX2, the card) by the synthesisable net_csum_add_syn. Both leave a
