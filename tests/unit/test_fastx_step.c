@@ -273,6 +273,30 @@ static void digit_counts(void)
 	CHECK_EQ(xd.smemo.hits - hits0, 2);
 }
 
+/* Versions other than SSE's 1.0.0 (which frame_head() recognises without a
+ * search): shorter, longer, the longest the state machine takes and one
+ * byte more, a 1.0.0 prefix with more after it: framed in bulk where the
+ * state machine takes them, with its results whole and at every cut. */
+static void versions(void)
+{
+	static uint8_t buf[4096];
+	static const char *const v[] = {"8=STEP.1.0.1|", "8=STEP.2|", "8=STEP.1.0.0.7|", "8=STEP.1.0|",
+					 "8=STEP.0123456789abcdef|", "8=STEP.0123456789abcdefg|", "8=STEP.1.0.0|"};
+	uint8_t body[128];
+	size_t n = 0, i, bl = put_txt(body, "35=UA3201|49=VDE|56=VDR|34=7|52=20261129-09:30:00.000|95=2|96=ab|");
+	uint64_t bulk0 = xd.step_bulk;
+	for (i = 0; i < sizeof v / sizeof v[0]; i++)
+		n += frame_v(buf + n, v[i], body, bl, 0, 0, NULL);
+	step_init(&ra);
+	step_init(&rb);
+	feed_both("versions", buf, (uint32_t)n, n);
+	feed_both("versions", buf + n, 0, n);
+	/* all but the one with 17 version bytes (an error for both) */
+	CHECK_EQ(ra.messages, sizeof v / sizeof v[0] - 1);
+	CHECK(xd.step_bulk - bulk0 >= sizeof v / sizeof v[0] - 2);
+	run_all("versions", buf, n, 1, n, 0);
+}
+
 /* A message cut inside its header ("8=STEP.1.0.0|9=1" | "23|35=..."), at
  * every byte of it: the fast path holds the clean prefix and joins the
  * message when the rest comes (step_joined), with the state machine's
@@ -366,6 +390,7 @@ int main(void)
 		CHECK(xd.step_bulk > 0);
 		header_cuts();
 		digit_counts();
+		versions();
 	}
 	return test_done("fastx_step");
 }

@@ -806,11 +806,17 @@ static inline __attribute__((always_inline)) int frame_head(const uint8_t *q, ui
 {
 	uint32_t k, nd;
 	uint64_t x, nd_m;
-	if (UNLIKELY(avail < 40) || (ld64(q) & 0x00ffffffffffffffull) != 0x2e504554533d38ull) /* "8=STEP." */
+	if (UNLIKELY(avail < 40))
 		return 0;
-	k = step_find_soh(q, 7, 7 + STEP_MAX_VER + 1, (STEP_MAX_VER + 1) / 8 + 2);
-	if (k == 7 + STEP_MAX_VER + 1 || q[k + 1] != '9' || q[k + 2] != '=')
-		return 0;
+	if (LIKELY(ld64(q) == 0x312e504554533d38ull && (ld64(q + 8) & 0x00ffffffffffffffull) == 0x3d3901302e302eull)) {
+		k = 12; /* "8=STEP.1.0.0" SOH "9=", the version SSE sends: its SOH found without a search */
+	} else {
+		if ((ld64(q) & 0x00ffffffffffffffull) != 0x2e504554533d38ull) /* "8=STEP." */
+			return 0;
+		k = step_find_soh(q, 7, 7 + STEP_MAX_VER + 1, (STEP_MAX_VER + 1) / 8 + 2);
+		if (k == 7 + STEP_MAX_VER + 1 || q[k + 1] != '9' || q[k + 2] != '=')
+			return 0;
+	}
 	x = ld64(q + k + 3); /* k + 11 <= 35 < avail */
 	nd_m = nondigits(x);
 	nd = nd_m ? (uint32_t)__builtin_ctzll(nd_m) >> 3 : 8;
