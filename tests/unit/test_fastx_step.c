@@ -273,6 +273,48 @@ static void digit_counts(void)
 	CHECK_EQ(xd.smemo.hits - hits0, 2);
 }
 
+/* A layout that keeps the fields before 95= but adds one after them: the
+ * second message passes the places of the first's fields before 95= and
+ * then fails the memo, is walked and recorded (with its own places); the
+ * third, laid out like the second, is read by the memo and its places. */
+static void layout_after_places(void)
+{
+	static uint8_t buf[1024];
+	static const char *const h[] = {
+		"35=UA3201|49=VDE|56=VDR|34=11|52=20261129-09:30:00.000|95=4|96=",
+		"35=UA3201|49=VDE|56=VDR|34=12|52=20261129-09:30:00.000|58=x|95=4|96=",
+		"35=UA3201|49=VDE|56=VDR|34=13|52=20261129-09:30:00.000|58=y|95=4|96=",
+	};
+	size_t n = 0, at[4], i;
+	uint64_t hits0, builds0, fx0;
+	for (i = 0; i < 3; i++) {
+		at[i] = n;
+		n += hdr_msg(buf + n, h[i], 4);
+	}
+	at[3] = n;
+	step_init(&ra);
+	step_init(&rb);
+	feed_both("layout after places", buf, (uint32_t)at[1], at[1]);
+	hits0 = xd.smemo.hits;
+	builds0 = xd.smemo.builds;
+	fx0 = xd.smemo.fx_hits;
+	for (i = 1; i < 3; i++)
+		feed_both("layout after places", buf + at[i], (uint32_t)(at[i + 1] - at[i]), at[i + 1]);
+	CHECK_EQ(ra.messages, 3);
+	CHECK_EQ(xd.smemo.builds - builds0, 1);
+	CHECK_EQ(xd.smemo.hits - hits0, 1);
+	CHECK_EQ(xd.smemo.fx_hits - fx0, 1);
+	run_all("layout after places", buf, n, 1, n, 0);
+	/* then, laid out like those, an empty 95= before an empty 96=: an
+	 * error for the state machine, whatever reads the fields before it */
+	n += hdr_msg(buf + n, "35=UA3201|49=VDE|56=VDR|34=14|52=20261129-09:30:00.000|58=z|95=|96=", 0);
+	step_init(&ra);
+	step_init(&rb);
+	feed_both("empty 95=", buf, (uint32_t)n, n);
+	CHECK_EQ(ra.messages, 3);
+	run_all("empty 95=", buf, n, 1, n, 0);
+}
+
 /* Versions other than SSE's 1.0.0 (which frame_head() recognises without a
  * search): shorter, longer, the longest the state machine takes and one
  * byte more, a 1.0.0 prefix with more after it: framed in bulk where the
@@ -391,6 +433,7 @@ int main(void)
 		header_cuts();
 		digit_counts();
 		versions();
+		layout_after_places();
 	}
 	return test_done("fastx_step");
 }

@@ -722,6 +722,18 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 		i = m->fx_n;
 		k = base = h + m->fx_len;
 		sb = bits64(w, k, lim);
+		if (padded && i + 1 == last && (m->tagw[i] >> 24) == 95) {
+			/* the usual rest, 95= then 96= (memo_fix ends the places at the
+			 * first 95=): the loop's steps for that one field, its kind known */
+			uint64_t v;
+			if (((ld32(q + k) ^ m->tagw[i]) & 0xffffffu) != 0 || sb == 0)
+				return W_BAD;
+			e = k + (uint32_t)__builtin_ctzll(sb);
+			if (e == k + 3 || !num_field(q, k + 2, e, n, STEP_MAX_DLEN_DIG, &v) || !take_num(o, 95, v, t, e))
+				return W_BAD;
+			k = e + 1;
+			i = last;
+		}
 	}
 	for (; i < last; i++) {
 		uint32_t tw = m->tagw[i], kind = tw >> 24;
@@ -909,7 +921,7 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 		return 0;
 	if (walked)
 		memo_build(&x->smemo, q, h, t, w);
-	if (fixed)
+	if (fixed && !walked)
 		x->smemo.fx_hits++;
 	else
 		memo_fix(&x->smemo, q, h, t, w); /* a new layout, or other lengths before 95= */
