@@ -39,7 +39,10 @@ CSTD     := -std=c11
 INCLUDES := -Iclient-lib/include -Ikernels -Idaemon -Itools -Itests/lib
 # TOE_CPU_DECODER: host builds may hand records to the CPU fast decoder (kernels/fast/host/,
 # the guarded seam in kernels/rx/rx_pipe.c); the card build never defines it.
-DEFS      = -D_GNU_SOURCE -DTOE_CPU_DECODER -DTOED_DATADIR=\"$(PREFIX)/share/toed\" -DTOED_LIBDIR=\"$(PREFIX)/lib/toed\"
+# TOE_HOST_FAST: host builds take host-only fast paths at guarded seams of the kernels (Internet checksums
+# with SIMD: kernels/net/host/, the seam in net_csum.c; libc memcpy for the general TOE's buffer copies);
+# the card build and test_hw_csim.sh never define it.
+DEFS      = -D_GNU_SOURCE -DTOE_CPU_DECODER -DTOE_HOST_FAST -DTOED_DATADIR=\"$(PREFIX)/share/toed\" -DTOED_LIBDIR=\"$(PREFIX)/lib/toed\"
 DEPFLAGS  = -MMD -MP
 RELFLAGS := -O2 -g
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

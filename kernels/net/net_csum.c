@@ -1,6 +1,15 @@
-/* net_csum.c - Internet checksum accumulation (synthesisable subset). */
+/* net_csum.c - Internet checksum accumulation (synthesisable subset).
+ *
+ * Host builds define TOE_HOST_FAST (the Makefile's DEFS; the card build and
+ * test_hw_csim.sh do not): net_csum_add then goes to net_csum_add_host
+ * (kernels/net/host/, SIMD chosen at run time), which leaves the same folded
+ * sum; without it, and for what the host path does not take, the word loop
+ * below (net_csum_add_syn) is the one definition. */
 #include "net_csum.h"
 #include "net_cfg.h"
+#ifdef TOE_HOST_FAST
+#include "host/net_csum_host.h"
+#endif
 
 /* A 64-bit little-endian word (the compiler makes it one load on x86 and Arm). */
 static inline uint64_t le64(const uint8_t *q)
@@ -17,7 +26,7 @@ static inline uint64_t add_carry(uint64_t a, uint64_t x, uint64_t *c)
 	return a;
 }
 
-void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
+void net_csum_add_syn(struct net_csum *c, const uint8_t *p, uint32_t n)
 {
 	uint64_t s = c->sum, a = 0, b = 0, ca = 0, cb = 0;
 	uint32_t i = 0, k, w;
@@ -79,6 +88,15 @@ void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
 		s += (uint32_t)p[i] << 8;
 	c->odd = (c->odd + n) & 1u;
 	c->sum = s;
+}
+
+void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n)
+{
+#ifdef TOE_HOST_FAST
+	net_csum_add_host(c, p, n);
+#else
+	net_csum_add_syn(c, p, n);
+#endif
 }
 
 /* A 32-bit big-endian word. */

@@ -31,6 +31,11 @@ static inline void net_csum_init(struct net_csum *c)
 /* Add n bytes (n <= NET_MAX_FRAME; longer input is summed only that far). */
 void net_csum_add(struct net_csum *c, const uint8_t *p, uint32_t n);
 
+/* The same with the synthesisable word loop alone (what net_csum_add is on
+ * the card; host builds' net_csum_add may use SIMD instead, with the same
+ * folded result: net_csum.c). */
+void net_csum_add_syn(struct net_csum *c, const uint8_t *p, uint32_t n);
+
 /* Add a 16-bit or 32-bit value in network order as two/four bytes; valid
  * only at an even byte position (pseudo-headers). */
 static inline void net_csum_add16(struct net_csum *c, uint16_t v)

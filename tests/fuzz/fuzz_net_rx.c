@@ -12,7 +12,10 @@
  *   - every entry names a stream the pipeline has; a DATA entry's bytes lie in
  *     the frame or the mirror TOE's buffer; a RECORD's values were checked by
  *     the decoder (string offsets inside the record);
- *   - frames counted once, nothing left undrained, no event for a missing stream.
+ *   - frames counted once, nothing left undrained, no event for a missing stream;
+ *   - the host checksum (net_csum_host.c, every level the CPU runs) folds each
+ *     frame, whole and in two chunks split at the input's choice, to the same
+ *     sum as the synthesisable word loop (and reads nothing outside it).
  * FUZZ_VERBOSE=1 in the environment prints what each input reached (to check
  * what a seed does: build/fuzz/fuzz_net_rx FILE...).
  */
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #include "rx/rx_pipe.h"
+#include "net/host/net_csum_host.h"
 
 #define FUZZ_NAME "fuzz_net_rx"
 #define FUZZ_FAST_PROGS
@@ -70,6 +74,30 @@ static void setup(uint8_t sw)
 		FAIL("rx_init %d", e);
 }
 
+/* The frame's checksum by the word loop and by the host path at each level, whole and split at cut. */
+static void csum_same(const uint8_t *frame, uint32_t len, uint32_t cut)
+{
+	struct net_csum a, b;
+	int l;
+	if (cut > len)
+		cut = len;
+	for (l = NET_CSUM_SCALAR; l <= net_csum_level_max(); l++) {
+		net_csum_init(&a);
+		net_csum_init(&b);
+		net_csum_add_syn(&a, frame, len);
+		net_csum_add_level(l, &b, frame, len);
+		if (net_csum_fold(&a) != net_csum_fold(&b) || a.odd != b.odd)
+			FAIL("checksum of %u bytes at level %d: %04x, the word loop %04x", len, l, net_csum_fold(&b),
+			     net_csum_fold(&a));
+		net_csum_init(&b);
+		net_csum_add_level(l, &b, frame, cut);
+		net_csum_add_level(l, &b, frame + cut, len - cut);
+		if (net_csum_fold(&a) != net_csum_fold(&b) || a.odd != b.odd)
+			FAIL("checksum of %u bytes cut at %u, level %d: %04x, the word loop %04x", len, cut, l,
+			     net_csum_fold(&b), net_csum_fold(&a));
+	}
+}
+
 static void drain(const uint8_t *frame, uint32_t len)
 {
 	struct rx_out o;
@@ -112,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!frame)
 			return 0;
 		memcpy(frame, f, len);
+		csum_same(frame, len, csum ^ ms);
 		now += (uint64_t)ms * 1000000ull;
 		int32_t v = rx_frame_port(&pipe_, (data[0] & FZF_PORTS) ? (uint32_t)(frames & 1) : 0, frame, len, now, csum);
 		frames++;

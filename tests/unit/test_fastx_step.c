@@ -220,7 +220,7 @@ static void digit_counts(void)
 		{5, 37, "20261129-09:30:01.000", "UA3201"},
 	};
 	size_t n = 0, at[16], i, nm = sizeof m / sizeof m[0];
-	uint64_t bulk0, mach0, hits0, builds0;
+	uint64_t bulk0, mach0, hits0, builds0, fx0;
 	char t[160];
 
 	for (i = 0; i < nm; i++) {
@@ -238,6 +238,7 @@ static void digit_counts(void)
 	mach0 = xd.step_machine;
 	hits0 = xd.smemo.hits;
 	builds0 = xd.smemo.builds;
+	fx0 = xd.smemo.fx_hits;
 	for (i = 1; i < nm; i++)
 		feed_both("digit counts", buf + at[i], (uint32_t)(at[i + 1] - at[i]), at[i + 1]);
 	feed_both("digit counts", buf + n, 0, n);
@@ -246,6 +247,9 @@ static void digit_counts(void)
 	CHECK_EQ(xd.step_machine - mach0, nm); /* only the empty call after each chunk (and the last) */
 	CHECK_EQ(xd.smemo.hits - hits0, nm - 1);
 	CHECK_EQ(xd.smemo.builds - builds0, 0);
+	/* the fields before 95= read by place where they kept their lengths
+	 * (seq 10 then 99: the same digit count, 35= as long) and only there */
+	CHECK_EQ(xd.smemo.fx_hits - fx0, 1);
 	/* the whole stream in one chunk, and every cut */
 	run_all("digit counts", buf, n, 1, n, 0);
 
@@ -267,6 +271,72 @@ static void digit_counts(void)
 	CHECK_EQ(ra.messages, 3);
 	CHECK_EQ(xd.smemo.builds - builds0, 1);
 	CHECK_EQ(xd.smemo.hits - hits0, 2);
+}
+
+/* A layout that keeps the fields before 95= but adds one after them: the
+ * second message passes the places of the first's fields before 95= and
+ * then fails the memo, is walked and recorded (with its own places); the
+ * third, laid out like the second, is read by the memo and its places. */
+static void layout_after_places(void)
+{
+	static uint8_t buf[1024];
+	static const char *const h[] = {
+		"35=UA3201|49=VDE|56=VDR|34=11|52=20261129-09:30:00.000|95=4|96=",
+		"35=UA3201|49=VDE|56=VDR|34=12|52=20261129-09:30:00.000|58=x|95=4|96=",
+		"35=UA3201|49=VDE|56=VDR|34=13|52=20261129-09:30:00.000|58=y|95=4|96=",
+	};
+	size_t n = 0, at[4], i;
+	uint64_t hits0, builds0, fx0;
+	for (i = 0; i < 3; i++) {
+		at[i] = n;
+		n += hdr_msg(buf + n, h[i], 4);
+	}
+	at[3] = n;
+	step_init(&ra);
+	step_init(&rb);
+	feed_both("layout after places", buf, (uint32_t)at[1], at[1]);
+	hits0 = xd.smemo.hits;
+	builds0 = xd.smemo.builds;
+	fx0 = xd.smemo.fx_hits;
+	for (i = 1; i < 3; i++)
+		feed_both("layout after places", buf + at[i], (uint32_t)(at[i + 1] - at[i]), at[i + 1]);
+	CHECK_EQ(ra.messages, 3);
+	CHECK_EQ(xd.smemo.builds - builds0, 1);
+	CHECK_EQ(xd.smemo.hits - hits0, 1);
+	CHECK_EQ(xd.smemo.fx_hits - fx0, 1);
+	run_all("layout after places", buf, n, 1, n, 0);
+	/* then, laid out like those, an empty 95= before an empty 96=: an
+	 * error for the state machine, whatever reads the fields before it */
+	n += hdr_msg(buf + n, "35=UA3201|49=VDE|56=VDR|34=14|52=20261129-09:30:00.000|58=z|95=|96=", 0);
+	step_init(&ra);
+	step_init(&rb);
+	feed_both("empty 95=", buf, (uint32_t)n, n);
+	CHECK_EQ(ra.messages, 3);
+	run_all("empty 95=", buf, n, 1, n, 0);
+}
+
+/* Versions other than SSE's 1.0.0 (which frame_head() recognises without a
+ * search): shorter, longer, the longest the state machine takes and one
+ * byte more, a 1.0.0 prefix with more after it: framed in bulk where the
+ * state machine takes them, with its results whole and at every cut. */
+static void versions(void)
+{
+	static uint8_t buf[4096];
+	static const char *const v[] = {"8=STEP.1.0.1|", "8=STEP.2|", "8=STEP.1.0.0.7|", "8=STEP.1.0|",
+					 "8=STEP.0123456789abcdef|", "8=STEP.0123456789abcdefg|", "8=STEP.1.0.0|"};
+	uint8_t body[128];
+	size_t n = 0, i, bl = put_txt(body, "35=UA3201|49=VDE|56=VDR|34=7|52=20261129-09:30:00.000|95=2|96=ab|");
+	uint64_t bulk0 = xd.step_bulk;
+	for (i = 0; i < sizeof v / sizeof v[0]; i++)
+		n += frame_v(buf + n, v[i], body, bl, 0, 0, NULL);
+	step_init(&ra);
+	step_init(&rb);
+	feed_both("versions", buf, (uint32_t)n, n);
+	feed_both("versions", buf + n, 0, n);
+	/* all but the one with 17 version bytes (an error for both) */
+	CHECK_EQ(ra.messages, sizeof v / sizeof v[0] - 1);
+	CHECK(xd.step_bulk - bulk0 >= sizeof v / sizeof v[0] - 2);
+	run_all("versions", buf, n, 1, n, 0);
 }
 
 /* A message cut inside its header ("8=STEP.1.0.0|9=1" | "23|35=..."), at
@@ -362,6 +432,8 @@ int main(void)
 		CHECK(xd.step_bulk > 0);
 		header_cuts();
 		digit_counts();
+		versions();
+		layout_after_places();
 	}
 	return test_done("fastx_step");
 }

@@ -126,6 +126,17 @@ struct fastx_dec {
 				      when 34, 35, 95 or 96 (else 0) */
 		uint64_t hits;     /* messages (or heads) read by the memo */
 		uint64_t builds;   /* tag sequences recorded (a new layout, or none yet) */
+		/* The fields before 95= also by place (fastx_step.c "fixed places"):
+		 * their starts from the body's first byte and the SOH bitmap of
+		 * their bytes, as the last message had them; checked, never trusted. */
+		uint32_t fx_n;      /* such fields (0: none) */
+		uint32_t fx_len;    /* their bytes (<= 128) */
+		uint64_t fx_bits[2];
+		uint8_t fx_img[128] __attribute__((aligned(32))); /* their "dd=" bytes in place, 0 elsewhere */
+		uint8_t fx_msk[128] __attribute__((aligned(32))); /* 0xff where fx_img holds a tag byte */
+		uint8_t fx_v34[2];  /* 34='s value: first byte and end from the body's start (0: none) */
+		uint8_t fx_v35[2];  /* 35='s */
+		uint64_t fx_hits;   /* messages (or heads) whose fields before 95= were read so */
 	} smemo;
 };
 

@@ -569,6 +569,131 @@ static inline int memo_cut(const uint8_t *q, uint32_t k, uint32_t lim, uint32_t 
 	return W_CUT;
 }
 
+/* ---- fixed places ----
+ *
+ * In a feed the fields before 95= mostly keep their lengths too (35=, 49=,
+ * 56=, 52= do; 34= gains a digit now and then): memo_fix() records where
+ * each of them starts (from the body's first byte) and the SOH bitmap of
+ * their bytes. When the next message's bitmap over those bytes is the same,
+ * every one of those fields ends where it did, each value is non-empty and
+ * holds no SOH, as the recorded message's were; what is left to check is
+ * each field's "dd=" bytes, at known places and independent of each other,
+ * and to read 34= and 35= -- instead of one field after the other, each end
+ * found from the last (memo_walk's loop). Anything else (another bitmap, a
+ * tag not equal) goes to that loop from the first field. */
+
+static inline uint64_t low_bits(uint32_t n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+/* Record the places of the fields before 95= of the whole message q (body
+ * q[h..t), read by the tag sequence m); none when they do not fit (more
+ * than 128 bytes, 34= or 35= twice). */
+static void memo_fix(struct fastx_step_memo *m, const uint8_t *q, uint32_t h, uint32_t t, const uint64_t *w)
+{
+	uint32_t i, k = h, p = 0, e, kind;
+	m->fx_n = 0;
+	while (p < m->nf && (m->tagw[p] >> 24) != 95)
+		p++;
+	if (p == 0 || p >= m->nf)
+		return;
+	memset(m->fx_img, 0, sizeof m->fx_img);
+	memset(m->fx_msk, 0, sizeof m->fx_msk);
+	m->fx_v34[0] = m->fx_v34[1] = m->fx_v35[0] = m->fx_v35[1] = 0;
+	for (i = 0; i < p; i++) {
+		if (((ld32(q + k) ^ m->tagw[i]) & 0xffffffu) != 0)
+			return;
+		e = next_soh(w, k + 3, t);
+		if (e <= k + 3 || e >= t || e + 1 - h > 128)
+			return; /* (not so in a message the walk accepted) */
+		memcpy(m->fx_img + (k - h), q + k, 3);
+		memset(m->fx_msk + (k - h), 0xff, 3);
+		kind = m->tagw[i] >> 24;
+		if (kind == 34 || kind == 35) {
+			uint8_t *v = kind == 34 ? m->fx_v34 : m->fx_v35;
+			if (v[1] != 0)
+				return;
+			v[0] = (uint8_t)(k + 3 - h);
+			v[1] = (uint8_t)(e - h);
+		}
+		k = e + 1;
+	}
+	m->fx_len = k - h;
+	m->fx_bits[0] = bits64(w, h, t) & low_bits(m->fx_len);
+	m->fx_bits[1] = m->fx_len > 64 ? bits64(w, h + 64, t) & low_bits(m->fx_len - 64) : 0;
+	m->fx_n = p;
+}
+
+/* Whether the tag bytes of p[0..len) are those of the image (len <= 128;
+ * round_up(len, 32) bytes readable at p when vec). */
+static inline int tags_scalar(const struct fastx_step_memo *m, const uint8_t *p, uint32_t len)
+{
+	uint64_t bad = 0;
+	uint32_t i;
+	for (i = 0; i + 8 <= len; i += 8)
+		bad |= (ld64(p + i) ^ ld64(m->fx_img + i)) & ld64(m->fx_msk + i);
+	for (; i < len; i++)
+		bad |= (uint64_t)((p[i] ^ m->fx_img[i]) & m->fx_msk[i]);
+	return bad == 0;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static int tags_avx2(const struct fastx_step_memo *m, const uint8_t *p, uint32_t len)
+{
+	__m256i bad = _mm256_and_si256(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p),
+							 _mm256_load_si256((const __m256i *)m->fx_img)),
+				       _mm256_load_si256((const __m256i *)m->fx_msk));
+	uint32_t i;
+	for (i = 32; i < len; i += 32)
+		bad = _mm256_or_si256(bad, _mm256_and_si256(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(p + i)),
+									     _mm256_load_si256((const __m256i *)(m->fx_img + i))),
+							    _mm256_load_si256((const __m256i *)(m->fx_msk + i))));
+	return _mm256_testz_si256(bad, bad);
+}
+#endif
+
+/* The fields before 95= of the body at q[h..) by their recorded places (see
+ * above), h + fx_len <= lim, sb the bitmap from h: 1 with 34= and 35= read
+ * into *o and msgtype as memo_walk()'s loop reads them; 0 when not so (the
+ * loop decides). */
+static inline __attribute__((always_inline)) int fixed_places(const struct fastx_step_memo *m, const uint8_t *q,
+							      uint32_t h, uint32_t lim, uint32_t n,
+							      const uint64_t *w, uint64_t sb, char *msgtype,
+							      struct walk *o, int isa)
+{
+	uint32_t len = m->fx_len;
+	if ((sb & low_bits(len)) != m->fx_bits[0])
+		return 0;
+	if (len > 64 && (bits64(w, h + 64, lim) & low_bits(len - 64)) != m->fx_bits[1])
+		return 0;
+#if defined(__x86_64__)
+	if (isa >= FASTX_ISA_AVX2 && h + ((len + 31) & ~31u) <= n) {
+		if (!tags_avx2(m, q + h, len))
+			return 0;
+	} else
+#endif
+	if (!tags_scalar(m, q + h, len))
+		return 0;
+	(void)isa;
+	if (m->fx_v35[1]) {
+		uint32_t j1 = h + m->fx_v35[0], e = h + m->fx_v35[1];
+		uint32_t l = e - j1 < STEP_MAX_MSGTYPE ? e - j1 : STEP_MAX_MSGTYPE;
+		if (LIKELY(j1 + STEP_MAX_MSGTYPE + 1 <= n))
+			memcpy(msgtype, q + j1, STEP_MAX_MSGTYPE + 1); /* (cut at l below) */
+		else
+			memcpy(msgtype, q + j1, l);
+		msgtype[l] = 0;
+	}
+	if (m->fx_v34[1]) {
+		uint64_t v;
+		if (!num_field(q, h + m->fx_v34[0] - 1, h + m->fx_v34[1], n, STEP_MAX_SEQ_DIG, &v))
+			return 0;
+		o->seq = v;
+	}
+	return 1;
+}
+
 /* walk() of the body q[h..t) by the tag sequence m, with q[0..n) there and
  * w the SOH bitmap of q[0..lim), lim = min(n, t): W_END (the whole body,
  * n > t) or W_CUT (q ends in the 96= data, or, a head, in a field before
@@ -578,9 +703,9 @@ static inline int memo_cut(const uint8_t *q, uint32_t k, uint32_t lim, uint32_t 
 static inline __attribute__((always_inline)) int memo_walk(const struct fastx_step_memo *m, const uint8_t *q,
 							   uint32_t h, uint32_t t, uint32_t lim, uint32_t n,
 							   const uint64_t *w, char *msgtype, struct walk *o,
-							   const int padded)
+							   const int padded, uint32_t *fixed, int isa)
 {
-	uint32_t i, k = h, j, e, base = h, last = m->nf - 1;
+	uint32_t i = 0, k = h, j, e, base = h, last = m->nf - 1;
 	uint64_t sb; /* the SOH bits from base not yet consumed: each field's end is the next one */
 	if (m->nf == 0)
 		return W_BAD;
@@ -590,7 +715,27 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 	o->have96 = 0;
 	o->cut_e = 0;
 	sb = bits64(w, h, lim);
-	for (i = 0; i < last; i++) {
+	*fixed = 0;
+	if (m->fx_n != 0 && h + m->fx_len <= lim && fixed_places(m, q, h, lim, n, w, sb, msgtype, o, isa)) {
+		/* the fields before 95= read by place: on from 95= */
+		*fixed = 1;
+		i = m->fx_n;
+		k = base = h + m->fx_len;
+		sb = bits64(w, k, lim);
+		if (padded && i + 1 == last && (m->tagw[i] >> 24) == 95) {
+			/* the usual rest, 95= then 96= (memo_fix ends the places at the
+			 * first 95=): the loop's steps for that one field, its kind known */
+			uint64_t v;
+			if (((ld32(q + k) ^ m->tagw[i]) & 0xffffffu) != 0 || sb == 0)
+				return W_BAD;
+			e = k + (uint32_t)__builtin_ctzll(sb);
+			if (e == k + 3 || !num_field(q, k + 2, e, n, STEP_MAX_DLEN_DIG, &v) || !take_num(o, 95, v, t, e))
+				return W_BAD;
+			k = e + 1;
+			i = last;
+		}
+	}
+	for (; i < last; i++) {
 		uint32_t tw = m->tagw[i], kind = tw >> 24;
 		/* q[k..k+4) must be readable: padded, or a whole field needs "dd=",
 		 * a byte of value and its SOH before lim anyway */
@@ -673,11 +818,17 @@ static inline __attribute__((always_inline)) int frame_head(const uint8_t *q, ui
 {
 	uint32_t k, nd;
 	uint64_t x, nd_m;
-	if (UNLIKELY(avail < 40) || (ld64(q) & 0x00ffffffffffffffull) != 0x2e504554533d38ull) /* "8=STEP." */
+	if (UNLIKELY(avail < 40))
 		return 0;
-	k = step_find_soh(q, 7, 7 + STEP_MAX_VER + 1, (STEP_MAX_VER + 1) / 8 + 2);
-	if (k == 7 + STEP_MAX_VER + 1 || q[k + 1] != '9' || q[k + 2] != '=')
-		return 0;
+	if (LIKELY(ld64(q) == 0x312e504554533d38ull && (ld64(q + 8) & 0x00ffffffffffffffull) == 0x3d3901302e302eull)) {
+		k = 12; /* "8=STEP.1.0.0" SOH "9=", the version SSE sends: its SOH found without a search */
+	} else {
+		if ((ld64(q) & 0x00ffffffffffffffull) != 0x2e504554533d38ull) /* "8=STEP." */
+			return 0;
+		k = step_find_soh(q, 7, 7 + STEP_MAX_VER + 1, (STEP_MAX_VER + 1) / 8 + 2);
+		if (k == 7 + STEP_MAX_VER + 1 || q[k + 1] != '9' || q[k + 2] != '=')
+			return 0;
+	}
 	x = ld64(q + k + 3); /* k + 11 <= 35 < avail */
 	nd_m = nondigits(x);
 	nd = nd_m ? (uint32_t)__builtin_ctzll(nd_m) >> 3 : 8;
@@ -690,18 +841,58 @@ static inline __attribute__((always_inline)) int frame_head(const uint8_t *q, ui
 	return 1;
 }
 
+/* The trailer's three checksum digits for each byte sum mod 256, as the
+ * little-endian bytes "ddd" of the word read at "10=": one compare checks
+ * both that they are digits and that they state the sum. */
+static const uint32_t ck_digits[256] = {
+	0x303030, 0x313030, 0x323030, 0x333030, 0x343030, 0x353030, 0x363030, 0x373030, 0x383030, 0x393030,
+	0x303130, 0x313130, 0x323130, 0x333130, 0x343130, 0x353130, 0x363130, 0x373130, 0x383130, 0x393130,
+	0x303230, 0x313230, 0x323230, 0x333230, 0x343230, 0x353230, 0x363230, 0x373230, 0x383230, 0x393230,
+	0x303330, 0x313330, 0x323330, 0x333330, 0x343330, 0x353330, 0x363330, 0x373330, 0x383330, 0x393330,
+	0x303430, 0x313430, 0x323430, 0x333430, 0x343430, 0x353430, 0x363430, 0x373430, 0x383430, 0x393430,
+	0x303530, 0x313530, 0x323530, 0x333530, 0x343530, 0x353530, 0x363530, 0x373530, 0x383530, 0x393530,
+	0x303630, 0x313630, 0x323630, 0x333630, 0x343630, 0x353630, 0x363630, 0x373630, 0x383630, 0x393630,
+	0x303730, 0x313730, 0x323730, 0x333730, 0x343730, 0x353730, 0x363730, 0x373730, 0x383730, 0x393730,
+	0x303830, 0x313830, 0x323830, 0x333830, 0x343830, 0x353830, 0x363830, 0x373830, 0x383830, 0x393830,
+	0x303930, 0x313930, 0x323930, 0x333930, 0x343930, 0x353930, 0x363930, 0x373930, 0x383930, 0x393930,
+	0x303031, 0x313031, 0x323031, 0x333031, 0x343031, 0x353031, 0x363031, 0x373031, 0x383031, 0x393031,
+	0x303131, 0x313131, 0x323131, 0x333131, 0x343131, 0x353131, 0x363131, 0x373131, 0x383131, 0x393131,
+	0x303231, 0x313231, 0x323231, 0x333231, 0x343231, 0x353231, 0x363231, 0x373231, 0x383231, 0x393231,
+	0x303331, 0x313331, 0x323331, 0x333331, 0x343331, 0x353331, 0x363331, 0x373331, 0x383331, 0x393331,
+	0x303431, 0x313431, 0x323431, 0x333431, 0x343431, 0x353431, 0x363431, 0x373431, 0x383431, 0x393431,
+	0x303531, 0x313531, 0x323531, 0x333531, 0x343531, 0x353531, 0x363531, 0x373531, 0x383531, 0x393531,
+	0x303631, 0x313631, 0x323631, 0x333631, 0x343631, 0x353631, 0x363631, 0x373631, 0x383631, 0x393631,
+	0x303731, 0x313731, 0x323731, 0x333731, 0x343731, 0x353731, 0x363731, 0x373731, 0x383731, 0x393731,
+	0x303831, 0x313831, 0x323831, 0x333831, 0x343831, 0x353831, 0x363831, 0x373831, 0x383831, 0x393831,
+	0x303931, 0x313931, 0x323931, 0x333931, 0x343931, 0x353931, 0x363931, 0x373931, 0x383931, 0x393931,
+	0x303032, 0x313032, 0x323032, 0x333032, 0x343032, 0x353032, 0x363032, 0x373032, 0x383032, 0x393032,
+	0x303132, 0x313132, 0x323132, 0x333132, 0x343132, 0x353132, 0x363132, 0x373132, 0x383132, 0x393132,
+	0x303232, 0x313232, 0x323232, 0x333232, 0x343232, 0x353232, 0x363232, 0x373232, 0x383232, 0x393232,
+	0x303332, 0x313332, 0x323332, 0x333332, 0x343332, 0x353332, 0x363332, 0x373332, 0x383332, 0x393332,
+	0x303432, 0x313432, 0x323432, 0x333432, 0x343432, 0x353432, 0x363432, 0x373432, 0x383432, 0x393432,
+	0x303532, 0x313532, 0x323532, 0x333532, 0x343532, 0x353532,
+};
+
 /* Header and trailer of a whole message q[0..avail) (q[0] == '8', avail >=
- * 40), as step_scan_frame() reads them, with word operations. */
-static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t *t, uint32_t *ck)
+ * 40), as step_scan_frame() reads them, with word operations; *ckd the
+ * trailer's three digit bytes (checked against the sum by the caller:
+ * ck_digits), the shape around them checked here. */
+static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t *t, uint32_t *ckd)
 {
 	uint32_t v, tt;
+	uint64_t tr;
 	if (!frame_head(q, avail, h, &v))
 		return 0;
 	tt = *h + v;
 	if (tt + 7 > avail)
 		return 0; /* not complete in this chunk */
 	*t = tt;
-	return trailer(q, tt, ck);
+	/* q[t - 1 .. t + 7): the body's last byte SOH, "10=", three bytes, SOH */
+	tr = ld64(q + tt - 1);
+	if ((tr & 0xff000000ffffff00ull) != 0x010000003d303100ull)
+		return 0;
+	*ckd = (uint32_t)(tr >> 32) & 0xffffffu;
+	return 1;
 }
 
 /* A whole message at q[0..avail), q[0] == '8', when the state machine would
@@ -709,27 +900,31 @@ static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t 
  * returns its length; 0 when not taken. */
 static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t *q, uint32_t avail, int isa)
 {
-	uint32_t h, t, ck, sum, walked = 0;
+	uint32_t h, t, ckd, sum, walked = 0, fixed = 0;
 	uint64_t w[SCAN_WORDS];
 	struct walk o;
 
-	if (!frame(q, avail, &h, &t, &ck))
+	if (!frame(q, avail, &h, &t, &ckd))
 		return 0;
 	sum = scan(isa, q, t, avail, w);
 	/* (35= goes straight into msg.msgtype, as step_fast() does: msg is only
 	 * meaningful after STEP_MSG, and the state machine rewrites it) */
 	s->msg.msgtype[0] = 0;
-	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o, 1) == W_END) {
+	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o, 1, &fixed, isa) == W_END) {
 		x->smemo.hits++;
 	} else {
 		if (walk(q, h, t, t, avail, w, s->msg.msgtype, &o) != W_END)
 			return 0;
 		walked = 1;
 	}
-	if ((o.have95 && !o.have96) || (sum & 0xffu) != ck)
+	if ((o.have95 && !o.have96) || ckd != ck_digits[sum & 0xffu])
 		return 0;
 	if (walked)
 		memo_build(&x->smemo, q, h, t, w);
+	if (fixed && !walked)
+		x->smemo.fx_hits++;
+	else
+		memo_fix(&x->smemo, q, h, t, w); /* a new layout, or other lengths before 95= */
 	s->msg.seq = o.seq;
 	s->msg.len = t + 7;
 	if (!o.have96) {
@@ -833,7 +1028,7 @@ struct head {
 static int head_clean(struct fastx_step_memo *m, const uint8_t *q, uint32_t n, int isa, char *msgtype,
 		      struct head *hd)
 {
-	uint32_t h, t, lim, k;
+	uint32_t h, t, lim, k, fixed;
 	uint64_t w[SCAN_WORDS];
 	int r;
 	if (!head_ok(q, n, &h, &t) || n >= t + 7)
@@ -842,9 +1037,10 @@ static int head_clean(struct fastx_step_memo *m, const uint8_t *q, uint32_t n, i
 	lim = n < t ? n : t;
 	hd->sum = scan(isa, q, lim, n, w);
 	msgtype[0] = 0;
-	r = memo_walk(m, q, h, t, lim, n, w, msgtype, &hd->o, 0);
+	r = memo_walk(m, q, h, t, lim, n, w, msgtype, &hd->o, 0, &fixed, isa);
 	if (r == W_CUT) {
 		m->hits++;
+		m->fx_hits += fixed;
 		return 1; /* the usual cuts: inside the 96= data, or a field before it */
 	}
 	r = walk(q, h, t, lim, n, w, msgtype, &hd->o);
