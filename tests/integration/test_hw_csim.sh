@@ -23,8 +23,9 @@ CFLAGS="-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE $INC -O1 -g $SAN $(pkg-conf
 # -Wno-unknown-pragmas: the HLS pragmas are for Vitis; g++ ignores them
 CXXFLAGS="-std=c++14 -Wall -Wextra -Werror -Wno-unknown-pragmas -D_GNU_SOURCE $INC -O1 -g $SAN"
 LIBS="$(pkg-config --libs libxml-2.0 libpcap) -lm"
-# the kernels, the feed generator and the test helpers (not the fake card: it needs the daemon)
-CSRC="$(ls kernels/*/*.c kernels/*/host/*.c tools/feed/*.c tests/lib/*.c | grep -v '^tests/lib/card_')"
+# the kernels, the feed generator and the test helpers (not the fake card nor the capturing frame
+# source: they need the daemon)
+CSRC="$(ls kernels/*/*.c kernels/*/host/*.c tools/feed/*.c tests/lib/*.c | grep -v '^tests/lib/card_\|^tests/lib/tx_capture')"
 CXXSRC="$(ls kernels/hw/*.cpp kernels/hw/csim/*.cpp)"
 
 # Rebuild everything when any source or header is newer than the last build;
