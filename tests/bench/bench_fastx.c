@@ -65,6 +65,7 @@ enum {
 	V_FX_RAW_SCALAR,
 	V_FX_RAW_AVX2,
 	V_FX_RAW_AVX512,
+	V_FX_RAW_VBMI,
 	V_FLOOR,
 	V_REF_STEP,
 	V_FX_STEP,
@@ -72,7 +73,7 @@ enum {
 	V_N
 };
 static const char *vname[V_N] = {"ref_raw_tick",     "ref_raw_decode_only", "fastx_raw_scalar", "fastx_raw_avx2",
-				 "fastx_raw_avx512", "floor_hand_sse",      "ref_step_tick",       "fastx_step_tick",  "fastx_step_frame_only"};
+				 "fastx_raw_avx512", "fastx_raw_avx512vbmi", "floor_hand_sse",      "ref_step_tick",       "fastx_step_tick",  "fastx_step_frame_only"};
 
 static uint64_t run_ref_raw(int map)
 {
@@ -214,6 +215,7 @@ static uint64_t run(int v)
 	case V_FX_RAW_SCALAR: return run_fx_raw(FASTX_ISA_SCALAR);
 	case V_FX_RAW_AVX2: return run_fx_raw(FASTX_ISA_AVX2);
 	case V_FX_RAW_AVX512: return run_fx_raw(FASTX_ISA_AVX512);
+	case V_FX_RAW_VBMI: return run_fx_raw(FASTX_ISA_VBMI);
 	case V_FLOOR: return run_floor(0);
 	case V_REF_STEP: return run_step(0);
 	case V_FX_FRAME: return run_frame();
@@ -305,7 +307,8 @@ int main(void)
 	       fastx_prog_fallback(xp));
 	for (int v = 0; v < V_N; v++) {
 		on[v] = !only || !strcmp(only, vname[v]);
-		if ((v == V_FX_RAW_AVX2 && maxisa < FASTX_ISA_AVX2) || (v == V_FX_RAW_AVX512 && maxisa < FASTX_ISA_AVX512))
+		if ((v == V_FX_RAW_AVX2 && maxisa < FASTX_ISA_AVX2) || (v == V_FX_RAW_AVX512 && maxisa < FASTX_ISA_AVX512) ||
+		    (v == V_FX_RAW_VBMI && maxisa < FASTX_ISA_VBMI))
 			on[v] = 0;
 	}
 	if (on[V_FLOOR] && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2"))) {
@@ -315,6 +318,20 @@ int main(void)
 	if (on[V_FLOOR] && run_floor(1) != RECORDS) {
 		fprintf(stderr, "bench_fastx: the hand-written floor differs from fastx\n");
 		return 1;
+	}
+	if (on[V_FX_RAW_VBMI]) {
+		/* how many records the vector path takes, and why templates do not */
+		if (run(V_FX_RAW_VBMI) != RECORDS) {
+			fprintf(stderr, "bench_fastx: the avx512vbmi level failed\n");
+			return 1;
+		}
+		printf("avx512vbmi: %llu of %u records on the vector path (%.1f %%), %llu to the AVX2 body\n",
+		       (unsigned long long)xd.vec, RECORDS, 100.0 * (double)xd.vec / RECORDS,
+		       (unsigned long long)xd.vec_fallback);
+		for (uint32_t t = 0; t < prog.ntpl; t++)
+			if (fastx_prog_vwhy(xp, t)[0])
+				printf("avx512vbmi: template %u not on the vector path: %s\n", prog.tpl[t].id,
+				       fastx_prog_vwhy(xp, t));
 	}
 	for (int r = 0; r < REPS; r++) {
 		for (int v = 0; v < V_N; v++) {

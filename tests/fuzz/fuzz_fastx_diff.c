@@ -11,8 +11,9 @@
  * Input: byte 0 bits 0-1 the program (0 the SSE set, 1 the all-features
  * template of fuzz_common.h, mostly the fallback, 2-3 tests/lib/fastx_tpl.h,
  * all specialised); bit 2 STEP (else raw records); bit 3 a SIMD
- * instruction set (else scalar): AVX2, or AVX-512 when the input's size is
- * odd, each capped at what the CPU runs; bit 4 pext when the CPU has BMI2; bit 5
+ * instruction set (else scalar): the VBMI level (whole records in vector
+ * registers, fastx_vec.c) when the input's size is odd, else AVX-512 when
+ * its bit 1 is set, else AVX2, each capped at what the CPU runs; bit 4 pext when the CPU has BMI2; bit 5
  * repairs STEP BodyLength/CheckSum so mutated messages reach the decoder;
  * bit 6 datagram framing (each chunk one raw FAST message). Bytes 1..4 are a
  * pattern: raw mode, per record: bit 7 resets the dictionary, bits 5-6 both
@@ -264,8 +265,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	setup();
 	which = (data[0] & 3) > 2 ? 2 : data[0] & 3;
-	/* bit 3: a SIMD level, AVX2 or (odd sizes) AVX-512 where the CPU has them */
-	isa = (data[0] & 8) ? FASTX_ISA_AVX2 + (int)(size & 1) : FASTX_ISA_SCALAR;
+	/* bit 3: a SIMD level (VBMI for odd sizes) where the CPU has it */
+	isa = !(data[0] & 8) ? FASTX_ISA_SCALAR
+	      : (size & 1)   ? FASTX_ISA_VBMI
+	      : (size & 2)   ? FASTX_ISA_AVX512
+			     : FASTX_ISA_AVX2;
 	if (isa > fastx_isa_max())
 		isa = fastx_isa_max();
 	pext = (data[0] & 16) && isa > FASTX_ISA_SCALAR && __builtin_cpu_supports("bmi2");

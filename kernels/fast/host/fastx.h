@@ -37,6 +37,8 @@ enum fastx_isa {
 	FASTX_ISA_SCALAR = 0, /* portable C: SWAR stop bits, mask-and-shift gather */
 	FASTX_ISA_AVX2 = 1,   /* 2 x 32-byte movemask */
 	FASTX_ISA_AVX512 = 2, /* 1 x 64-byte mask compare (AVX-512BW) */
+	FASTX_ISA_VBMI = 3,   /* whole records in vector registers (AVX-512 VBMI2/BITALG,
+				 fastx_vec.c), the AVX2 body for the rest */
 	FASTX_ISA_COUNT
 };
 
@@ -69,6 +71,9 @@ uint32_t fastx_prog_specialised(const struct fastx_prog *xp);
 uint32_t fastx_prog_fallback(const struct fastx_prog *xp);
 /* Why template index t falls back ("" when specialised). */
 const char *fastx_prog_why(const struct fastx_prog *xp, uint32_t t);
+/* Why template index t's records never take the VBMI level's vector path
+ * ("" when they may; fastx_vlower.c). */
+const char *fastx_prog_vwhy(const struct fastx_prog *xp, uint32_t t);
 
 /* One decoder's results and counters. The dictionary lives in the
  * reference's struct fast_dec given to each call. */
@@ -91,6 +96,8 @@ struct fastx_dec {
 	/* counters */
 	uint64_t fast;             /* records decoded by the specialised path */
 	uint64_t fallback;         /* records handed to the reference */
+	uint64_t vec;              /* of fast: records decoded whole in vector registers (FASTX_ISA_VBMI) */
+	uint64_t vec_fallback;     /* records the VBMI level handed to the AVX2 body (fastx_vec.c) */
 	uint64_t step_bulk;        /* STEP messages framed by the bulk path */
 	uint64_t step_machine;     /* step_feed calls left to the reference state machine */
 	uint64_t step_joined;      /* of step_bulk: messages split across chunks, their head held

@@ -32,6 +32,13 @@ int fastx_isa_max(void)
 	/* the SIMD copies also use tzcnt (BMI1), which every AVX2 CPU has */
 	if (!__builtin_cpu_supports("bmi"))
 		return FASTX_ISA_SCALAR;
+	/* the vector path (fastx_vec.c): vpcompressb/vpexpandb (VBMI2), vpermb
+	 * and vpermt2b (VBMI), vpshufbitqmb (BITALG), pdep (BMI2), all with VL */
+	if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+	    __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bitalg") &&
+	    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
+		return FASTX_ISA_VBMI;
 	if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f"))
 		return FASTX_ISA_AVX512;
 	if (__builtin_cpu_supports("avx2"))
@@ -89,6 +96,8 @@ static void choose(void)
 		lvl = FASTX_ISA_SCALAR;
 	else if (e && !strcmp(e, "avx512") && max >= FASTX_ISA_AVX512)
 		lvl = FASTX_ISA_AVX512;
+	else if (e && !strcmp(e, "avx512vbmi") && max >= FASTX_ISA_VBMI)
+		lvl = FASTX_ISA_VBMI;
 	isa_level = lvl;
 	e = getenv("TOE_FASTX_PEXT");
 	pext_on = lvl > FASTX_ISA_SCALAR && fastx_pext_fast() && !(e && !strcmp(e, "0"));
@@ -146,6 +155,7 @@ const char *fastx_isa_name(int level)
 	case FASTX_ISA_SCALAR: return "scalar";
 	case FASTX_ISA_AVX2: return "avx2";
 	case FASTX_ISA_AVX512: return "avx512";
+	case FASTX_ISA_VBMI: return "avx512vbmi";
 	default: return "?";
 	}
 }
