@@ -19,7 +19,7 @@
  * a decoder written by hand for exactly these two templates (what a
  * per-template code generator could emit at best), checked equal to fastx
  * on every record before it is timed. BENCH_RECORDS, BENCH_REPS override the
- * size; BENCH_ONLY=name runs one variant (for callgrind: instructions per
+ * size; BENCH_ONLY=name[,name...] runs only those variants (for callgrind: instructions per
  * record = difference of two runs with different BENCH_RECORDS).
  * BENCH_DUMP_RAW=file writes the raw stream (records back to back, reset
  * every 10) to file and exits: the input of tests/bench/bench_mfast.sh.
@@ -223,6 +223,16 @@ static uint64_t run(int v)
 	}
 }
 
+/* BENCH_ONLY: one variant's name, or several separated by commas. */
+static int only_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == 0 || p[n] == ','))
+			return 1;
+	return 0;
+}
+
 static int build_input(void)
 {
 	struct sse_gen_cfg cfg;
@@ -306,7 +316,7 @@ int main(void)
 	       fastx_pext_fast() ? "fast (used)" : "absent or slow (not used)", fastx_prog_specialised(xp),
 	       fastx_prog_fallback(xp));
 	for (int v = 0; v < V_N; v++) {
-		on[v] = !only || !strcmp(only, vname[v]);
+		on[v] = !only || only_has(only, vname[v]);
 		if ((v == V_FX_RAW_AVX2 && maxisa < FASTX_ISA_AVX2) || (v == V_FX_RAW_AVX512 && maxisa < FASTX_ISA_AVX512) ||
 		    (v == V_FX_RAW_VBMI && maxisa < FASTX_ISA_VBMI))
 			on[v] = 0;

@@ -121,8 +121,12 @@ struct fastx_vtpl {
 	uint16_t m_str, m_dict, m_incr; /* ASCII slots; copy or increment; increment */
 	uint16_t m_def, m_const, m_init, m_opt; /* default; constant; has an initial value; optional */
 	uint16_t m_i32, m_u32;          /* 32-bit wire types (range of a dictionary value) */
-	uint8_t ndict;
+	uint8_t ndict, nidict, nsdict;
 	uint8_t dslot[FASTX_VSLOTS];    /* the copy/increment slots, in order */
+	uint8_t islot[FASTX_VSLOTS];    /* ... of them the integers */
+	uint8_t sslot[FASTX_VSLOTS];    /* ... and the strings */
+	uint32_t ient[FASTX_VSLOTS];    /* byte offset in fast_dec.dict of islot[i]'s entry */
+	uint32_t sent[FASTX_VSLOTS];    /* ... of sslot[i]'s */
 	uint8_t pbidx[FASTX_VSLOTS];    /* pm word bit of the slot's presence bit (62: none) */
 	uint8_t widx[FASTX_VSLOTS];     /* pm word bit that says the slot has bytes on the wire
 					   (its presence bit, 63 always, 62 never) */
@@ -131,8 +135,12 @@ struct fastx_vtpl {
 	uint64_t ilen[FASTX_VSLOTS];    /* a string's initial value's length */
 	int64_t voff[FASTX_VSLOTS];     /* byte offset in fast_dec.dict of the entry's value (i or s) */
 	int64_t hoff[FASTX_VSLOTS];     /* ... of its gen, state, len */
-	uint32_t tbit[FASTX_VSLOTS];    /* tick field bit, 0 none */
-	uint64_t strb[2];               /* bytes of the ASCII lanes, per 8-slot half */
+	uint8_t tpres[32];              /* per tick field bit (hdr.present): the slot that sets it,
+					   63 none (a bit of the slot mask that is always clear) */
+	uint8_t uns;                    /* has an unsigned integer (its overlong rule) */
+	uint8_t spr[2][64];             /* per 8-slot half, lane byte 8q + b: the byte of the slots'
+					   ends (0..15) or, for a string, starts (16..31) it counts from */
+	uint8_t dlt[2][64];             /* ... and its step from there: -b (integers), +b (strings) */
 	uint8_t tidx[TOE_RECORD_SIZE];  /* tick byte <- byte of the 128 lane bytes (vpermt2b) */
 	uint64_t tmask[2];              /* tick bytes written from lanes, per 64-byte half */
 	char why[64];                   /* why not ok */

@@ -46,6 +46,7 @@ static void lower_one(struct fastx_prog *xp, uint32_t t)
 	v->ok = 1;
 	memset(v->pbidx, 62, sizeof v->pbidx); /* slots past the template: never present */
 	memset(v->widx, 62, sizeof v->widx);
+	memset(v->tpres, 63, sizeof v->tpres);
 	if (!xt->ok) {
 		no(v, "not specialised", 0);
 		return;
@@ -108,7 +109,7 @@ static void lower_one(struct fastx_prog *xp, uint32_t t)
 			}
 			v->ilen[i] = o->ilen;
 			memcpy(&v->init[i], xp->p->pool + o->ioff, o->ilen);
-			v->strb[i / 8] |= 0xffull << (8 * (i % 8));
+
 		}
 		if (o->op == XO_INT_COPY || o->op == XO_INT_INCR || o->op == XO_STR_COPY) {
 			uint32_t k;
@@ -123,6 +124,13 @@ static void lower_one(struct fastx_prog *xp, uint32_t t)
 				}
 			keys[v->ndict] = o->dict;
 			v->dslot[v->ndict++] = (uint8_t)i;
+			if (is_int) {
+				v->ient[v->nidict] = o->doff;
+				v->islot[v->nidict++] = (uint8_t)i;
+			} else {
+				v->sent[v->nsdict] = o->doff;
+				v->sslot[v->nsdict++] = (uint8_t)i;
+			}
 			v->voff[i] = (int64_t)o->doff + (is_int ? offsetof(struct fast_dict_entry, i)
 								: offsetof(struct fast_dict_entry, s));
 			v->hoff[i] = (int64_t)o->doff + offsetof(struct fast_dict_entry, gen);
@@ -151,10 +159,18 @@ static void lower_one(struct fastx_prog *xp, uint32_t t)
 				v->tidx[tb] = (uint8_t)(8 * i + j);
 				v->tmask[tb / 64] |= 1ull << (tb % 64);
 			}
-			v->tbit[i] = o->tbit;
+			v->tpres[__builtin_ctz(o->tbit)] = (uint8_t)i;
 		}
 	}
 	v->pm_extra = (uint16_t)((1u << (13 - npb)) - 1);
+	v->uns = (v->m_int & ~v->m_sgn) != 0;
+	for (i = 0; i < FASTX_VSLOTS; i++) {
+		int str = (v->m_str >> i) & 1;
+		for (uint32_t b = 0; b < 8; b++) {
+			v->spr[i / 8][8 * (i % 8) + b] = (uint8_t)(i + (str ? 16 : 0));
+			v->dlt[i / 8][8 * (i % 8) + b] = (uint8_t)(str ? b : -b);
+		}
+	}
 }
 
 void fastx_vec_lower(struct fastx_prog *xp)
