@@ -69,11 +69,13 @@ enum {
 	V_FLOOR,
 	V_REF_STEP,
 	V_FX_STEP,
+	V_FX_STEP_VBMI,
 	V_FX_FRAME,
 	V_N
 };
 static const char *vname[V_N] = {"ref_raw_tick",     "ref_raw_decode_only", "fastx_raw_scalar", "fastx_raw_avx2",
-				 "fastx_raw_avx512", "fastx_raw_avx512vbmi", "floor_hand_sse",      "ref_step_tick",       "fastx_step_tick",  "fastx_step_frame_only"};
+				 "fastx_raw_avx512", "fastx_raw_avx512vbmi", "floor_hand_sse",      "ref_step_tick",       "fastx_step_tick",  "fastx_step_tick_avx512vbmi",
+				 "fastx_step_frame_only"};
 
 static uint64_t run_ref_raw(int map)
 {
@@ -219,6 +221,17 @@ static uint64_t run(int v)
 	case V_FLOOR: return run_floor(0);
 	case V_REF_STEP: return run_step(0);
 	case V_FX_FRAME: return run_frame();
+	case V_FX_STEP_VBMI: {
+		/* the stream path decodes at the level in use (fastx_record) */
+		int was = fastx_isa_get(), pext = fastx_pext_get();
+		uint64_t n;
+		fastx_isa_set(FASTX_ISA_VBMI);
+		fastx_pext_set(pext);
+		n = run_step(1);
+		fastx_isa_set(was);
+		fastx_pext_set(pext);
+		return n;
+	}
 	default: return run_step(1);
 	}
 }
@@ -318,7 +331,7 @@ int main(void)
 	for (int v = 0; v < V_N; v++) {
 		on[v] = !only || only_has(only, vname[v]);
 		if ((v == V_FX_RAW_AVX2 && maxisa < FASTX_ISA_AVX2) || (v == V_FX_RAW_AVX512 && maxisa < FASTX_ISA_AVX512) ||
-		    (v == V_FX_RAW_VBMI && maxisa < FASTX_ISA_VBMI))
+		    ((v == V_FX_RAW_VBMI || v == V_FX_STEP_VBMI) && maxisa < FASTX_ISA_VBMI))
 			on[v] = 0;
 	}
 	if (on[V_FLOOR] && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2"))) {
