@@ -44,6 +44,16 @@ static struct fastx_dec x;
  * pair of integer fields fastx_keys_set takes, so fastx_key (from the tick)
  * is compared with seq_key (from the value array) on every record */
 static struct seq_keys keys[3];
+/* records the VBMI level decoded in vector registers / handed to the AVX2
+ * body, over the run: printed at exit with FUZZ_VEC_STATS=1 (how much of the
+ * input reached the vector path at all) */
+static uint64_t vec_total, vec_fb_total;
+
+static void vec_stats(void)
+{
+	fprintf(stderr, "fuzz_fastx_diff: VBMI level: %llu records on the vector path, %llu to the AVX2 body\n",
+		(unsigned long long)vec_total, (unsigned long long)vec_fb_total);
+}
 
 static const struct fast_prog *prog_of(int which)
 {
@@ -56,6 +66,8 @@ static void setup(void)
 	char err[256];
 	if (xps[0])
 		return;
+	if (getenv("FUZZ_VEC_STATS"))
+		atexit(vec_stats);
 	if (fast_compile_buffer(fastx_spec_xml, sizeof fastx_spec_xml - 1, "fastx-spec", &spec_prog, &nm, err,
 				sizeof err) != 0)
 		FAIL("cannot compile fastx_tpl.h: %s", err);
@@ -183,6 +195,8 @@ static void run_raw(const struct fast_prog *p, int which, int isa, int pext, con
 		cmp_dec(p, &dr, &dx, "raw");
 		off += er == FAST_OK ? ur : (ur ? ur : 1);
 	}
+	vec_total += x.vec;
+	vec_fb_total += x.vec_fallback;
 }
 
 static void run_stream(const struct fast_prog *p, int which, int framing, int restarts, const uint8_t *pat,
@@ -244,6 +258,8 @@ static void run_stream(const struct fast_prog *p, int which, int framing, int re
 		at += c;
 	}
 	cmp_dec(p, &sr.dec, &sx.dec, "stream");
+	vec_total += x.vec;
+	vec_fb_total += x.vec_fallback;
 	if (sr.messages != sx.messages || sr.records != sx.records || sr.step.messages != sx.step.messages ||
 	    sr.step.bytes != sx.step.bytes || sr.step.skipped != sx.step.skipped || sr.step.no_data != sx.step.no_data ||
 	    step_pending(&sr.step) != step_pending(&sx.step) || sr.step.msg_start != sx.step.msg_start)

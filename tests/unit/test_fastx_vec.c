@@ -26,6 +26,7 @@
 #include "fast/fast_tick.h"
 #include "fast/host/fast_compile.h"
 #include "fast/host/fastx.h"
+#include "fastx_tpl.h"
 
 static struct fast_prog prog;
 static struct fast_names names;
@@ -209,6 +210,33 @@ static void range_cases(void)
 	fastx_prog_free(xs);
 }
 
+/* The fuzzer's template made for the vector path qualifies (else the
+ * fuzzer would not compare it); the others say why not. */
+static void spec_cases(void)
+{
+	char err[256];
+	struct fastx_prog *xs;
+	int vec = 0;
+	if (fast_compile_buffer(fastx_spec_xml, sizeof fastx_spec_xml - 1, "spec", &prog, &names, err, sizeof err) != 0) {
+		fprintf(stderr, "spec: %s\n", err);
+		test_failures++;
+		return;
+	}
+	xs = fastx_prog_new(&prog);
+	CHECK(xs != NULL);
+	if (!xs)
+		return;
+	for (uint32_t t = 0; t < prog.ntpl; t++) {
+		if (prog.tpl[t].id == 14 || prog.tpl[t].id == 13)
+			CHECK_EQ(fastx_prog_vwhy(xs, t)[0], 0);
+		else
+			CHECK(fastx_prog_vwhy(xs, t)[0] != 0);
+		vec += !fastx_prog_vwhy(xs, t)[0];
+	}
+	CHECK(vec >= 2); /* Vec and Plain */
+	fastx_prog_free(xs);
+}
+
 int main(void)
 {
 	char err[256];
@@ -230,5 +258,6 @@ int main(void)
 	sse_cases();
 	fastx_prog_free(xp);
 	range_cases();
+	spec_cases();
 	return test_done("fastx_vec");
 }
