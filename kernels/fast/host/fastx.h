@@ -10,7 +10,11 @@
  * record. Stop bits are found 64 bytes at a time with SIMD movemask (or a
  * SWAR word test in the portable scalar path) and 7-bit groups gathered with
  * BMI2 pext where that is fast, else with three mask-and-shift steps; the
- * instruction set is chosen at run time (fastx_isa_*).
+ * instruction set is chosen at run time (fastx_isa_*). On CPUs with AVX-512
+ * VBMI2 and BITALG a further level (FASTX_ISA_VBMI, fastx_vec.c) decodes a
+ * whole record at once in vector registers, one lane per field, for the
+ * templates and records that fit it (fastx_vlower.c), and hands every other
+ * record, untouched, to the AVX2 copy (counted in vec / vec_fallback).
  *
  * Identity with the reference: fastx keeps its dictionary in the reference's
  * own struct fast_dec (same entries, generation counter, error and record
@@ -42,10 +46,11 @@ enum fastx_isa {
 	FASTX_ISA_COUNT
 };
 
-/* The level picked at first use: AVX2 when the CPU has it (AVX-512 measured
- * slower, fastx_isa.c), else scalar; the environment variable
- * TOE_FASTX_ISA=scalar|avx512 asks for another (tests force each level
- * through fastx_isa_set instead). pext is used with
+/* The level picked at first use: the VBMI level when the CPU has it (its
+ * vector path measured faster than AVX2, fastx_isa.c), else AVX2 when the
+ * CPU has it (AVX-512 measured slower), else scalar; the environment
+ * variable TOE_FASTX_ISA=scalar|avx2|avx512|avx512vbmi asks for another
+ * (tests force each level through fastx_isa_set instead). pext is used with
  * AVX2/AVX-512 when the CPU has BMI2 and it is not microcoded (AMD before
  * Zen 3, family < 0x19); TOE_FASTX_PEXT=0 turns it off. */
 int fastx_isa_get(void);

@@ -81,19 +81,25 @@ int fastx_pext_fast(void)
 #endif
 }
 
-/* The automatic choice stops at AVX2: the AVX-512 copy differs only in
- * finding stop bits with one 64-byte compare instead of two 32-byte
+/* The automatic choice skips the AVX-512 copy: it differs from AVX2 only
+ * in finding stop bits with one 64-byte compare instead of two 32-byte
  * movemasks, and measured slower on the development Xeon (bench_fastx raw,
  * CPU 1: 99.6 against 89.7 ns/record; zmm use costs a frequency licence and
- * a warm-up for a saving of two instructions per window). TOE_FASTX_ISA=avx512
- * asks for it; tests run every level through fastx_isa_set. */
+ * a warm-up for a saving of two instructions per window). The VBMI level
+ * (fastx_vec.c) is another design, a whole record per pass in vector
+ * registers, and measured faster than AVX2 where the CPU has it
+ * (bench_fastx, Xeon with AVX-512 VBMI2, CPU 1: raw 57 against 68
+ * ns/record, STEP 66 against 80), so it is the default there.
+ * TOE_FASTX_ISA names a level; tests run every level through fastx_isa_set. */
 static void choose(void)
 {
 	const char *e = getenv("TOE_FASTX_ISA");
 	int max = fastx_isa_max();
-	int lvl = max > FASTX_ISA_AVX2 ? FASTX_ISA_AVX2 : max;
+	int lvl = max == FASTX_ISA_AVX512 ? FASTX_ISA_AVX2 : max;
 	if (e && !strcmp(e, "scalar"))
 		lvl = FASTX_ISA_SCALAR;
+	else if (e && !strcmp(e, "avx2") && max >= FASTX_ISA_AVX2)
+		lvl = FASTX_ISA_AVX2;
 	else if (e && !strcmp(e, "avx512") && max >= FASTX_ISA_AVX512)
 		lvl = FASTX_ISA_AVX512;
 	else if (e && !strcmp(e, "avx512vbmi") && max >= FASTX_ISA_VBMI)

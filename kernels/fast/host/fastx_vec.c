@@ -31,9 +31,6 @@
 #endif
 
 #include "fastx_int.h"
-#ifndef VEC_EXP
-#define VEC_EXP 0
-#endif
 
 /* The entry's words written together (v_rec's dictionary stores). */
 _Static_assert(offsetof(struct fast_dict_entry, i) == 0 && offsetof(struct fast_dict_entry, exp) == 8 &&
@@ -217,10 +214,6 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	if (ep == 0)
 		return -1; /* a field ends past the window or the input */
 	end = (uint32_t)_tzcnt_u64(ep) + 1;
-#if VEC_EXP == 1
-	if (tidnew) { te->gen = gen; te->state = FAST_DICT_ASSIGNED; te->i = tid; }
-	*used = end; d->records++; (void)seq; (void)i; (void)vals; (void)lens; (void)stb; return FAST_OK;
-#endif
 	es = _mm_maskz_expand_epi8(wm, _mm512_castsi512_si128(_mm512_maskz_compress_epi8(sf, iota)));
 	ss = _mm_maskz_expand_epi8(wm, _mm512_castsi512_si128(_mm512_maskz_compress_epi8((sf << 1) | (1ull << f), iota)));
 	l = _mm_maskz_add_epi8(wm, _mm_sub_epi8(es, ss), _mm_set1_epi8(1));
@@ -249,12 +242,6 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	if (bad0 | bad1)
 		return -1;
 	nul = (__mmask16)(nul0 | (nul1 << 8));
-#if VEC_EXP == 5
-	if (tidnew) { te->gen = gen; te->state = FAST_DICT_ASSIGNED; te->i = tid; }
-	_mm512_storeu_si512((void *)&vals[0], _mm512_add_epi64(a0, a1));
-	x->tick.hdr.present = (uint32_t)vals[1] + nul;
-	*used = end; d->records++; (void)seq; (void)i; (void)vals; (void)lens; (void)stb; return FAST_OK;
-#endif
 
 	/* operators: copy/increment absent -> the dictionary; default absent ->
 	 * the initial value, or NULL when optional; constants */
@@ -264,7 +251,7 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 		return -1; /* a mandatory default without a value: an error */
 	dl0 = dl1 = _mm512_setzero_si512();
 	d0 = d1 = _mm512_setzero_si512();
-	if (ad && VEC_EXP != 2) {
+	if (ad) {
 		/* the entries' words (scalar loads, which take them straight from
 		 * the previous record's stores, measured no faster) */
 		const __m512i z = _mm512_setzero_si512();
@@ -293,7 +280,7 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	}
 
 	/* commit: nothing above wrote anything */
-	if (VEC_EXP != 4) {
+	{
 		union toe_record *tk = x->dst;
 		const __m512i o0 = _mm512_maskz_permutex2var_epi8(vt->tmask[0], a0,
 								  _mm512_loadu_si512((const void *)vt->tidx), a1);
