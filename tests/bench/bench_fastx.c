@@ -14,7 +14,9 @@
  * Variants run interleaved REPS times in one process on one core: the
  * reference (fast_dec_record + fast_tick_map), the reference without the
  * tick mapping, and the fast decoder at every instruction-set level this CPU
- * has. Times are the thread's CPU time (bench_cpu_s: the machines are shared, wall time would count other processes' slices). Best and median in ns/record and MB/s of FAST input; ratios against
+ * has (raw: fastx_raw_<level>; STEP: fastx_step_tick at the default level,
+ * fastx_step_tick_<level> at a forced one). The VBMI level's vector-path
+ * share (fastx_dec.vec) is printed before the table. Times are the thread's CPU time (bench_cpu_s: the machines are shared, wall time would count other processes' slices). Best and median in ns/record and MB/s of FAST input; ratios against
  * the reference of the same run. floor_hand_sse is tests/bench/floor_sse.h,
  * a decoder written by hand for exactly these two templates (what a
  * per-template code generator could emit at best), checked equal to fastx
@@ -69,12 +71,13 @@ enum {
 	V_FLOOR,
 	V_REF_STEP,
 	V_FX_STEP,
+	V_FX_STEP_AVX2,
 	V_FX_STEP_VBMI,
 	V_FX_FRAME,
 	V_N
 };
 static const char *vname[V_N] = {"ref_raw_tick",     "ref_raw_decode_only", "fastx_raw_scalar", "fastx_raw_avx2",
-				 "fastx_raw_avx512", "fastx_raw_avx512vbmi", "floor_hand_sse",      "ref_step_tick",       "fastx_step_tick",  "fastx_step_tick_avx512vbmi",
+				 "fastx_raw_avx512", "fastx_raw_avx512vbmi", "floor_hand_sse",      "ref_step_tick",       "fastx_step_tick",  "fastx_step_tick_avx2", "fastx_step_tick_avx512vbmi",
 				 "fastx_step_frame_only"};
 
 static uint64_t run_ref_raw(int map)
@@ -182,6 +185,19 @@ static uint64_t run_step(int fast)
 	return n;
 }
 
+/* The stream path at one level (fastx_step_tick: the default one). */
+static uint64_t run_step_at(int isa)
+{
+	int was = fastx_isa_get(), pext = fastx_pext_get();
+	uint64_t n;
+	fastx_isa_set(isa);
+	fastx_pext_set(pext);
+	n = run_step(1);
+	fastx_isa_set(was);
+	fastx_pext_set(pext);
+	return n;
+}
+
 /* STEP framing alone: fastx_step_feed over the same chunks, records not
  * decoded (counted from the raw stream's message bounds, so the result
  * check still holds). */
@@ -221,17 +237,8 @@ static uint64_t run(int v)
 	case V_FLOOR: return run_floor(0);
 	case V_REF_STEP: return run_step(0);
 	case V_FX_FRAME: return run_frame();
-	case V_FX_STEP_VBMI: {
-		/* the stream path decodes at the level in use (fastx_record) */
-		int was = fastx_isa_get(), pext = fastx_pext_get();
-		uint64_t n;
-		fastx_isa_set(FASTX_ISA_VBMI);
-		fastx_pext_set(pext);
-		n = run_step(1);
-		fastx_isa_set(was);
-		fastx_pext_set(pext);
-		return n;
-	}
+	case V_FX_STEP_AVX2: return run_step_at(FASTX_ISA_AVX2);
+	case V_FX_STEP_VBMI: return run_step_at(FASTX_ISA_VBMI);
 	default: return run_step(1);
 	}
 }
@@ -325,13 +332,15 @@ int main(void)
 	printf("input: %u records in %u STEP messages (%.2f records/message, dictionary reset per message); raw FAST "
 	       "%zu bytes (%.1f B/record); STEP %zu bytes\n",
 	       RECORDS, nmsg, (double)RECORDS / nmsg, raw_len, (double)raw_len / RECORDS, step_len);
-	printf("cpu: widest level %s, pext %s; templates specialised %u, fallback %u\n", fastx_isa_name(maxisa),
+	printf("cpu: widest level %s (default %s), pext %s; templates specialised %u, fallback %u\n",
+	       fastx_isa_name(maxisa), fastx_isa_name(fastx_isa_get()),
 	       fastx_pext_fast() ? "fast (used)" : "absent or slow (not used)", fastx_prog_specialised(xp),
 	       fastx_prog_fallback(xp));
 	for (int v = 0; v < V_N; v++) {
 		on[v] = !only || only_has(only, vname[v]);
 		if ((v == V_FX_RAW_AVX2 && maxisa < FASTX_ISA_AVX2) || (v == V_FX_RAW_AVX512 && maxisa < FASTX_ISA_AVX512) ||
-		    ((v == V_FX_RAW_VBMI || v == V_FX_STEP_VBMI) && maxisa < FASTX_ISA_VBMI))
+		    ((v == V_FX_RAW_VBMI || v == V_FX_STEP_VBMI) && maxisa < FASTX_ISA_VBMI) ||
+		    (v == V_FX_STEP_AVX2 && maxisa < FASTX_ISA_AVX2))
 			on[v] = 0;
 	}
 	if (on[V_FLOOR] && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2"))) {
