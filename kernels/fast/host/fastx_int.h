@@ -105,7 +105,8 @@ struct fastx_tpl {
 _Static_assert(sizeof(struct fastx_tpl) == 16, "a shift, not a multiply, per record (fallback reasons apart)");
 
 /* A template as the VBMI level sees it (fastx_vlower.c builds it,
- * fastx_vec.c reads it): up to 16 field slots (the ops, in order), one
+ * fastx_vec.c reads it): up to 16 field slots (the ops, dictionary ones
+ * first, perm), one
  * 64-bit vector lane each, and per-slot facts as 16-bit lane masks or
  * per-lane tables, so that a record is decoded without a branch per field.
  * "pm word": the presence map's first 14 bits (bit 13 the template id's,
@@ -130,6 +131,8 @@ struct fastx_vtpl {
 	uint8_t pbidx[FASTX_VSLOTS];    /* pm word bit of the slot's presence bit (62: none) */
 	uint8_t widx[FASTX_VSLOTS];     /* pm word bit that says the slot has bytes on the wire
 					   (its presence bit, 63 always, 62 never) */
+	uint8_t widxf[FASTX_VSLOTS];    /* the same per field, in field order */
+	uint8_t perm[FASTX_VSLOTS];     /* slot -> its field (slots: dictionary fields first) */
 	uint8_t maxlen[FASTX_VSLOTS];   /* longest wire form the lanes take: 4 (32-bit), 8 */
 	int64_t init[FASTX_VSLOTS];     /* initial value (a string's bytes, zero-padded) */
 	uint64_t ilen[FASTX_VSLOTS];    /* a string's initial value's length */

@@ -42,10 +42,12 @@ static void lower_one(struct fastx_prog *xp, uint32_t t)
 	struct fastx_vtpl *v = &xp->vt[t];
 	uint32_t i, npb = 0, tused[TOE_RECORD_SIZE / 8] = {0};
 	uint16_t keys[FASTX_VSLOTS];
+	uint8_t sl[FASTX_VSLOTS]; /* field -> slot */
 	memset(v, 0, sizeof *v);
 	v->ok = 1;
 	memset(v->pbidx, 62, sizeof v->pbidx); /* slots past the template: never present */
 	memset(v->widx, 62, sizeof v->widx);
+	memset(v->widxf, 62, sizeof v->widxf);
 	memset(v->tpres, 63, sizeof v->tpres);
 	if (!xt->ok) {
 		no(v, "not specialised", 0);
@@ -57,26 +59,46 @@ static void lower_one(struct fastx_prog *xp, uint32_t t)
 	}
 	v->nslot = (uint8_t)xt->nops;
 	v->kind = xt->kind;
+	/* Slots: the dictionary's fields first, then the others, each in
+	 * field order, so that a template with at most 8 of them reads the
+	 * dictionary for one 8-slot half only (fastx_vec.c). perm maps a slot
+	 * back to its field (whose bytes come in field order). */
+	{
+		uint32_t n = 0, pass;
+		for (pass = 0; pass < 2; pass++)
+			for (i = 0; i < xt->nops; i++) {
+				const uint8_t op = xp->ops[xt->first + i].op;
+				int isd = op == XO_INT_COPY || op == XO_INT_INCR || op == XO_STR_COPY;
+				if (isd == (pass == 0)) {
+					sl[i] = (uint8_t)n;
+					v->perm[n++] = (uint8_t)i;
+				}
+			}
+		for (; n < FASTX_VSLOTS; n++)
+			v->perm[n] = FASTX_VSLOTS - 1;
+	}
 	for (i = 0; i < xt->nops; i++) {
 		const struct fastx_op *o = &xp->ops[xt->first + i];
-		const uint16_t m = (uint16_t)(1u << i);
+		const uint32_t s = sl[i];
+		const uint16_t m = (uint16_t)(1u << s);
 		int is_int = o->op <= XO_INT_DELTA;
 		if (o->pmask) {
 			if (npb >= 13) {
 				no(v, "more than 13 presence bits", i);
 				return;
 			}
-			v->pbidx[i] = (uint8_t)(12 - npb);
+			v->pbidx[s] = (uint8_t)(12 - npb);
 			npb++;
 		}
 		switch (o->op) {
-		case XO_INT_NONE: case XO_STR_NONE: v->widx[i] = 63; break;
+		case XO_INT_NONE: case XO_STR_NONE: v->widx[s] = 63; break;
 		case XO_INT_CONST: case XO_STR_CONST: v->m_const |= m; break;
-		case XO_INT_DEFAULT: case XO_STR_DEFAULT: v->widx[i] = v->pbidx[i]; v->m_def |= m; break;
+		case XO_INT_DEFAULT: case XO_STR_DEFAULT: v->widx[s] = v->pbidx[s]; v->m_def |= m; break;
 		case XO_INT_INCR: v->m_incr |= m; /* fall through */
-		case XO_INT_COPY: case XO_STR_COPY: v->widx[i] = v->pbidx[i]; v->m_dict |= m; break;
+		case XO_INT_COPY: case XO_STR_COPY: v->widx[s] = v->pbidx[s]; v->m_dict |= m; break;
 		default: no(v, "delta operator", i); return;
 		}
+		v->widxf[i] = v->widx[s];
 		if (o->opt)
 			v->m_opt |= m;
 		if (o->has_init)
@@ -94,21 +116,21 @@ static void lower_one(struct fastx_prog *xp, uint32_t t)
 				v->m_u32 |= m;
 			/* wire forms the lanes hold (4 x 7 bits fit every 32-bit type, 8 x 7 every 64-bit
 			 * one): no range check on a value read from the wire */
-			v->maxlen[i] = o->maxn;
-			v->init[i] = o->init;
+			v->maxlen[s] = o->maxn;
+			v->init[s] = o->init;
 			if (o->has_init && (o->type == XT_I32 || o->type == XT_U32) && (o->init < lo || o->init > hi)) {
 				no(v, "initial value out of the type's range", i);
 				return;
 			}
 		} else {
 			v->m_str |= m;
-			v->maxlen[i] = 8;
+			v->maxlen[s] = 8;
 			if (o->ilen > 8) {
 				no(v, "string initial value longer than 8", i);
 				return;
 			}
-			v->ilen[i] = o->ilen;
-			memcpy(&v->init[i], xp->p->pool + o->ioff, o->ilen);
+			v->ilen[s] = o->ilen;
+			memcpy(&v->init[s], xp->p->pool + o->ioff, o->ilen);
 
 		}
 		if (o->op == XO_INT_COPY || o->op == XO_INT_INCR || o->op == XO_STR_COPY) {
@@ -123,17 +145,17 @@ static void lower_one(struct fastx_prog *xp, uint32_t t)
 					return;
 				}
 			keys[v->ndict] = o->dict;
-			v->dslot[v->ndict++] = (uint8_t)i;
+			v->dslot[v->ndict++] = (uint8_t)s;
 			if (is_int) {
 				v->ient[v->nidict] = o->doff;
-				v->islot[v->nidict++] = (uint8_t)i;
+				v->islot[v->nidict++] = (uint8_t)s;
 			} else {
 				v->sent[v->nsdict] = o->doff;
-				v->sslot[v->nsdict++] = (uint8_t)i;
+				v->sslot[v->nsdict++] = (uint8_t)s;
 			}
-			v->voff[i] = (int64_t)o->doff + (is_int ? offsetof(struct fast_dict_entry, i)
+			v->voff[s] = (int64_t)o->doff + (is_int ? offsetof(struct fast_dict_entry, i)
 								: offsetof(struct fast_dict_entry, s));
-			v->hoff[i] = (int64_t)o->doff + offsetof(struct fast_dict_entry, gen);
+			v->hoff[s] = (int64_t)o->doff + offsetof(struct fast_dict_entry, gen);
 		}
 		if (o->tw != XW_NONE && o->tbit) {
 			/* class A and B writes only (fastx_int.h): the lane's low bytes as they are */
@@ -156,10 +178,10 @@ static void lower_one(struct fastx_prog *xp, uint32_t t)
 				tused[tb / 8] |= 1u << (tb % 8);
 				if (j >= 8)
 					continue; /* a security id's bytes past the lane: NUL */
-				v->tidx[tb] = (uint8_t)(8 * i + j);
+				v->tidx[tb] = (uint8_t)(8 * s + j);
 				v->tmask[tb / 64] |= 1ull << (tb % 64);
 			}
-			v->tpres[__builtin_ctz(o->tbit)] = (uint8_t)i;
+			v->tpres[__builtin_ctz(o->tbit)] = (uint8_t)s;
 		}
 	}
 	v->pm_extra = (uint16_t)((1u << (13 - npb)) - 1);
