@@ -256,9 +256,10 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	dl0 = dl1 = _mm512_setzero_si512();
 	d0 = d1 = _mm512_setzero_si512();
 	if (ad) {
-		/* the entries' words (scalar loads, which take them straight from
-		 * the previous record's stores, measured no faster); the second
-		 * half's only for a template with more than 8 dictionary fields */
+		/* the entries' words, gathered (scalar loads, which would take
+		 * them straight from the previous record's stores, measured no
+		 * faster); the second half only for a template with more than 8
+		 * dictionary fields */
 		const __m512i z = _mm512_setzero_si512();
 		const __m512i h0 = _mm512_mask_i64gather_epi64(z, (__mmask8)ad, _mm512_loadu_si512((const void *)&vt->hoff[0]), dict, 1);
 		const __m512i v0 = _mm512_mask_i64gather_epi64(z, (__mmask8)ad, _mm512_loadu_si512((const void *)&vt->voff[0]), dict, 1);
