@@ -291,13 +291,20 @@ int main(int argc, char **argv)
 		print_stats(&prog, &names, &t, errors, len, secs);
 		if (fast) {
 			printf("decoder fast isa %s pext %s templates_specialised %u templates_fallback %u "
-			       "records_fast %" PRIu64 " records_fallback %" PRIu64 "\n",
+			       "records_fast %" PRIu64 " records_fallback %" PRIu64 " records_vector %" PRIu64
+			       " records_vector_to_avx2 %" PRIu64 "\n",
 			       fastx_isa_name(fastx_isa_get()), fastx_pext_get() ? "on" : "off",
-			       fastx_prog_specialised(xp), fastx_prog_fallback(xp), xd.fast, xd.fallback);
+			       fastx_prog_specialised(xp), fastx_prog_fallback(xp), xd.fast, xd.fallback, xd.vec,
+			       xd.vec_fallback);
 			for (uint32_t k = 0; k < prog.ntpl; k++)
 				if (fastx_prog_why(xp, k)[0])
 					printf("fallback template %u %s: %s\n", prog.tpl[k].id, names.tpl[k],
 					       fastx_prog_why(xp, k));
+			if (fastx_isa_get() == FASTX_ISA_VBMI)
+				for (uint32_t k = 0; k < prog.ntpl; k++)
+					if (fastx_prog_vwhy(xp, k)[0])
+						printf("avx2 template %u %s: %s\n", prog.tpl[k].id, names.tpl[k],
+						       fastx_prog_vwhy(xp, k));
 		} else {
 			printf("decoder reference\n");
 		}

@@ -471,8 +471,10 @@ int main(int argc, char **argv)
 			bad, l4, bad == l4 ? " (all of them)" : "");
 	print_counters(p, fs);
 	if (xp)
-		fprintf(stderr, PROG ": decoder fast (%s): %" PRIu64 " records fast, %" PRIu64 " by the reference\n",
-			fastx_isa_name(fastx_isa_get()), xd.fast, xd.fallback);
+		fprintf(stderr,
+			PROG ": decoder fast (%s): %" PRIu64 " records fast (%" PRIu64 " of them in vector registers, %" PRIu64
+			     " handed to AVX2), %" PRIu64 " by the reference\n",
+			fastx_isa_name(fastx_isa_get()), xd.fast, xd.vec, xd.vec_fallback, xd.fallback);
 	fastx_prog_free(xp);
 	pcap_close(pc);
 	free(p);

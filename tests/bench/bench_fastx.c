@@ -14,12 +14,14 @@
  * Variants run interleaved REPS times in one process on one core: the
  * reference (fast_dec_record + fast_tick_map), the reference without the
  * tick mapping, and the fast decoder at every instruction-set level this CPU
- * has. Times are the thread's CPU time (bench_cpu_s: the machines are shared, wall time would count other processes' slices). Best and median in ns/record and MB/s of FAST input; ratios against
+ * has (raw: fastx_raw_<level>; STEP: fastx_step_tick at the default level,
+ * fastx_step_tick_<level> at a forced one). The VBMI level's vector-path
+ * share (fastx_dec.vec) is printed before the table. Times are the thread's CPU time (bench_cpu_s: the machines are shared, wall time would count other processes' slices). Best and median in ns/record and MB/s of FAST input; ratios against
  * the reference of the same run. floor_hand_sse is tests/bench/floor_sse.h,
  * a decoder written by hand for exactly these two templates (what a
  * per-template code generator could emit at best), checked equal to fastx
  * on every record before it is timed. BENCH_RECORDS, BENCH_REPS override the
- * size; BENCH_ONLY=name runs one variant (for callgrind: instructions per
+ * size; BENCH_ONLY=name[,name...] runs only those variants (for callgrind: instructions per
  * record = difference of two runs with different BENCH_RECORDS).
  * BENCH_DUMP_RAW=file writes the raw stream (records back to back, reset
  * every 10) to file and exits: the input of tests/bench/bench_mfast.sh.
@@ -65,14 +67,18 @@ enum {
 	V_FX_RAW_SCALAR,
 	V_FX_RAW_AVX2,
 	V_FX_RAW_AVX512,
+	V_FX_RAW_VBMI,
 	V_FLOOR,
 	V_REF_STEP,
 	V_FX_STEP,
+	V_FX_STEP_AVX2,
+	V_FX_STEP_VBMI,
 	V_FX_FRAME,
 	V_N
 };
 static const char *vname[V_N] = {"ref_raw_tick",     "ref_raw_decode_only", "fastx_raw_scalar", "fastx_raw_avx2",
-				 "fastx_raw_avx512", "floor_hand_sse",      "ref_step_tick",       "fastx_step_tick",  "fastx_step_frame_only"};
+				 "fastx_raw_avx512", "fastx_raw_avx512vbmi", "floor_hand_sse",      "ref_step_tick",       "fastx_step_tick",  "fastx_step_tick_avx2", "fastx_step_tick_avx512vbmi",
+				 "fastx_step_frame_only"};
 
 static uint64_t run_ref_raw(int map)
 {
@@ -179,6 +185,19 @@ static uint64_t run_step(int fast)
 	return n;
 }
 
+/* The stream path at one level (fastx_step_tick: the default one). */
+static uint64_t run_step_at(int isa)
+{
+	int was = fastx_isa_get(), pext = fastx_pext_get();
+	uint64_t n;
+	fastx_isa_set(isa);
+	fastx_pext_set(pext);
+	n = run_step(1);
+	fastx_isa_set(was);
+	fastx_pext_set(pext);
+	return n;
+}
+
 /* STEP framing alone: fastx_step_feed over the same chunks, records not
  * decoded (counted from the raw stream's message bounds, so the result
  * check still holds). */
@@ -214,11 +233,24 @@ static uint64_t run(int v)
 	case V_FX_RAW_SCALAR: return run_fx_raw(FASTX_ISA_SCALAR);
 	case V_FX_RAW_AVX2: return run_fx_raw(FASTX_ISA_AVX2);
 	case V_FX_RAW_AVX512: return run_fx_raw(FASTX_ISA_AVX512);
+	case V_FX_RAW_VBMI: return run_fx_raw(FASTX_ISA_VBMI);
 	case V_FLOOR: return run_floor(0);
 	case V_REF_STEP: return run_step(0);
 	case V_FX_FRAME: return run_frame();
+	case V_FX_STEP_AVX2: return run_step_at(FASTX_ISA_AVX2);
+	case V_FX_STEP_VBMI: return run_step_at(FASTX_ISA_VBMI);
 	default: return run_step(1);
 	}
+}
+
+/* BENCH_ONLY: one variant's name, or several separated by commas. */
+static int only_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, n) && (p[n] == 0 || p[n] == ','))
+			return 1;
+	return 0;
 }
 
 static int build_input(void)
@@ -300,12 +332,15 @@ int main(void)
 	printf("input: %u records in %u STEP messages (%.2f records/message, dictionary reset per message); raw FAST "
 	       "%zu bytes (%.1f B/record); STEP %zu bytes\n",
 	       RECORDS, nmsg, (double)RECORDS / nmsg, raw_len, (double)raw_len / RECORDS, step_len);
-	printf("cpu: widest level %s, pext %s; templates specialised %u, fallback %u\n", fastx_isa_name(maxisa),
+	printf("cpu: widest level %s (default %s), pext %s; templates specialised %u, fallback %u\n",
+	       fastx_isa_name(maxisa), fastx_isa_name(fastx_isa_get()),
 	       fastx_pext_fast() ? "fast (used)" : "absent or slow (not used)", fastx_prog_specialised(xp),
 	       fastx_prog_fallback(xp));
 	for (int v = 0; v < V_N; v++) {
-		on[v] = !only || !strcmp(only, vname[v]);
-		if ((v == V_FX_RAW_AVX2 && maxisa < FASTX_ISA_AVX2) || (v == V_FX_RAW_AVX512 && maxisa < FASTX_ISA_AVX512))
+		on[v] = !only || only_has(only, vname[v]);
+		if ((v == V_FX_RAW_AVX2 && maxisa < FASTX_ISA_AVX2) || (v == V_FX_RAW_AVX512 && maxisa < FASTX_ISA_AVX512) ||
+		    ((v == V_FX_RAW_VBMI || v == V_FX_STEP_VBMI) && maxisa < FASTX_ISA_VBMI) ||
+		    (v == V_FX_STEP_AVX2 && maxisa < FASTX_ISA_AVX2))
 			on[v] = 0;
 	}
 	if (on[V_FLOOR] && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2"))) {
@@ -315,6 +350,20 @@ int main(void)
 	if (on[V_FLOOR] && run_floor(1) != RECORDS) {
 		fprintf(stderr, "bench_fastx: the hand-written floor differs from fastx\n");
 		return 1;
+	}
+	if (on[V_FX_RAW_VBMI]) {
+		/* how many records the vector path takes, and why templates do not */
+		if (run(V_FX_RAW_VBMI) != RECORDS) {
+			fprintf(stderr, "bench_fastx: the avx512vbmi level failed\n");
+			return 1;
+		}
+		printf("avx512vbmi: %llu of %u records on the vector path (%.1f %%), %llu to the AVX2 body\n",
+		       (unsigned long long)xd.vec, RECORDS, 100.0 * (double)xd.vec / RECORDS,
+		       (unsigned long long)xd.vec_fallback);
+		for (uint32_t t = 0; t < prog.ntpl; t++)
+			if (fastx_prog_vwhy(xp, t)[0])
+				printf("avx512vbmi: template %u not on the vector path: %s\n", prog.tpl[t].id,
+				       fastx_prog_vwhy(xp, t));
 	}
 	for (int r = 0; r < REPS; r++) {
 		for (int v = 0; v < V_N; v++) {

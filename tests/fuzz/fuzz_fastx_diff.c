@@ -11,8 +11,9 @@
  * Input: byte 0 bits 0-1 the program (0 the SSE set, 1 the all-features
  * template of fuzz_common.h, mostly the fallback, 2-3 tests/lib/fastx_tpl.h,
  * all specialised); bit 2 STEP (else raw records); bit 3 a SIMD
- * instruction set (else scalar): AVX2, or AVX-512 when the input's size is
- * odd, each capped at what the CPU runs; bit 4 pext when the CPU has BMI2; bit 5
+ * instruction set (else scalar): the VBMI level (whole records in vector
+ * registers, fastx_vec.c) when the input's size is odd, else AVX-512 when
+ * its bit 1 is set, else AVX2, each capped at what the CPU runs; bit 4 pext when the CPU has BMI2; bit 5
  * repairs STEP BodyLength/CheckSum so mutated messages reach the decoder;
  * bit 6 datagram framing (each chunk one raw FAST message). Bytes 1..4 are a
  * pattern: raw mode, per record: bit 7 resets the dictionary, bits 5-6 both
@@ -43,6 +44,16 @@ static struct fastx_dec x;
  * pair of integer fields fastx_keys_set takes, so fastx_key (from the tick)
  * is compared with seq_key (from the value array) on every record */
 static struct seq_keys keys[3];
+/* records the VBMI level decoded in vector registers / handed to the AVX2
+ * body, over the run: printed at exit with FUZZ_VEC_STATS=1 (how much of the
+ * input reached the vector path at all) */
+static uint64_t vec_total, vec_fb_total;
+
+static void vec_stats(void)
+{
+	fprintf(stderr, "fuzz_fastx_diff: VBMI level: %llu records on the vector path, %llu to the AVX2 body\n",
+		(unsigned long long)vec_total, (unsigned long long)vec_fb_total);
+}
 
 static const struct fast_prog *prog_of(int which)
 {
@@ -55,6 +66,8 @@ static void setup(void)
 	char err[256];
 	if (xps[0])
 		return;
+	if (getenv("FUZZ_VEC_STATS"))
+		atexit(vec_stats);
 	if (fast_compile_buffer(fastx_spec_xml, sizeof fastx_spec_xml - 1, "fastx-spec", &spec_prog, &nm, err,
 				sizeof err) != 0)
 		FAIL("cannot compile fastx_tpl.h: %s", err);
@@ -182,6 +195,8 @@ static void run_raw(const struct fast_prog *p, int which, int isa, int pext, con
 		cmp_dec(p, &dr, &dx, "raw");
 		off += er == FAST_OK ? ur : (ur ? ur : 1);
 	}
+	vec_total += x.vec;
+	vec_fb_total += x.vec_fallback;
 }
 
 static void run_stream(const struct fast_prog *p, int which, int framing, int restarts, const uint8_t *pat,
@@ -243,6 +258,8 @@ static void run_stream(const struct fast_prog *p, int which, int framing, int re
 		at += c;
 	}
 	cmp_dec(p, &sr.dec, &sx.dec, "stream");
+	vec_total += x.vec;
+	vec_fb_total += x.vec_fallback;
 	if (sr.messages != sx.messages || sr.records != sx.records || sr.step.messages != sx.step.messages ||
 	    sr.step.bytes != sx.step.bytes || sr.step.skipped != sx.step.skipped || sr.step.no_data != sx.step.no_data ||
 	    step_pending(&sr.step) != step_pending(&sx.step) || sr.step.msg_start != sx.step.msg_start)
@@ -264,8 +281,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	setup();
 	which = (data[0] & 3) > 2 ? 2 : data[0] & 3;
-	/* bit 3: a SIMD level, AVX2 or (odd sizes) AVX-512 where the CPU has them */
-	isa = (data[0] & 8) ? FASTX_ISA_AVX2 + (int)(size & 1) : FASTX_ISA_SCALAR;
+	/* bit 3: a SIMD level (VBMI for odd sizes) where the CPU has it */
+	isa = !(data[0] & 8) ? FASTX_ISA_SCALAR
+	      : (size & 1)   ? FASTX_ISA_VBMI
+	      : (size & 2)   ? FASTX_ISA_AVX512
+			     : FASTX_ISA_AVX2;
 	if (isa > fastx_isa_max())
 		isa = fastx_isa_max();
 	pext = (data[0] & 16) && isa > FASTX_ISA_SCALAR && __builtin_cpu_supports("bmi2");

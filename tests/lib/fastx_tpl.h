@@ -5,7 +5,9 @@
  * operator the fast path takes, and trade/order-like templates whose tick
  * fields need rescaling (decimalPlaces other than the ABI's), share a slot
  * with another template (key=) and can overflow their tick field, so the
- * specialised path, not the fallback, meets every rule.
+ * specialised path, not the fallback, meets every rule; and one (Vec)
+ * within what the VBMI level's vector path takes (fastx_vlower.c: at most
+ * 16 fields, no delta), with every other operator, presence and type.
  */
 #ifndef FASTX_TPL_H
 #define FASTX_TPL_H
@@ -59,6 +61,24 @@ static const char fastx_spec_xml[] =
 	"  <int32 name=\"OrderIndex\" decimalPlaces=\"2\"><increment/></int32>\n"
 	"  <string name=\"SecurityID\"><constant value=\"600000\"/></string>\n"
 	"  <uInt32 name=\"OrderChannel\" presence=\"optional\"><constant value=\"4294967295\"/></uInt32>\n"
+	" </template>\n"
+	" <template name=\"Vec\" id=\"14\">\n"
+	"  <uInt32 name=\"VA\"/>\n"
+	"  <int32 name=\"VB\" presence=\"optional\"/>\n"
+	"  <int64 name=\"VC\"><copy/></int64>\n"
+	"  <uInt64 name=\"VD\" presence=\"optional\"><copy/></uInt64>\n"
+	"  <int32 name=\"VE\"><increment value=\"2147483646\"/></int32>\n"
+	"  <uInt32 name=\"VF\" presence=\"optional\"><increment/></uInt32>\n"
+	"  <uInt32 name=\"VK\"><constant value=\"9\"/></uInt32>\n"
+	"  <int32 name=\"VL\" presence=\"optional\"><constant value=\"-3\"/></int32>\n"
+	"  <int64 name=\"VM\"><default value=\"100\"/></int64>\n"
+	"  <uInt64 name=\"VN\" presence=\"optional\"><default/></uInt64>\n"
+	"  <string name=\"VO\"/>\n"
+	"  <string name=\"VQ\"><copy value=\"abc\"/></string>\n"
+	"  <string name=\"VR\" presence=\"optional\"><copy/></string>\n"
+	"  <string name=\"VS\"><default value=\"x\"/></string>\n"
+	"  <string name=\"VU\"><constant value=\"K\"/></string>\n"
+	"  <int32 name=\"VW\"><copy key=\"W\"/></int32>\n"
 	" </template>\n"
 	" <template name=\"Plain\" id=\"13\">\n"
 	"  <string name=\"SecurityID\"><copy/></string>\n"

@@ -10,7 +10,11 @@
  * record. Stop bits are found 64 bytes at a time with SIMD movemask (or a
  * SWAR word test in the portable scalar path) and 7-bit groups gathered with
  * BMI2 pext where that is fast, else with three mask-and-shift steps; the
- * instruction set is chosen at run time (fastx_isa_*).
+ * instruction set is chosen at run time (fastx_isa_*). On CPUs with AVX-512
+ * VBMI2 and BITALG a further level (FASTX_ISA_VBMI, fastx_vec.c) decodes a
+ * whole record at once in vector registers, one lane per field, for the
+ * templates and records that fit it (fastx_vlower.c), and hands every other
+ * record, untouched, to the AVX2 copy (counted in vec / vec_fallback).
  *
  * Identity with the reference: fastx keeps its dictionary in the reference's
  * own struct fast_dec (same entries, generation counter, error and record
@@ -37,13 +41,16 @@ enum fastx_isa {
 	FASTX_ISA_SCALAR = 0, /* portable C: SWAR stop bits, mask-and-shift gather */
 	FASTX_ISA_AVX2 = 1,   /* 2 x 32-byte movemask */
 	FASTX_ISA_AVX512 = 2, /* 1 x 64-byte mask compare (AVX-512BW) */
+	FASTX_ISA_VBMI = 3,   /* whole records in vector registers (AVX-512 VBMI2/BITALG,
+				 fastx_vec.c), the AVX2 body for the rest */
 	FASTX_ISA_COUNT
 };
 
-/* The level picked at first use: AVX2 when the CPU has it (AVX-512 measured
- * slower, fastx_isa.c), else scalar; the environment variable
- * TOE_FASTX_ISA=scalar|avx512 asks for another (tests force each level
- * through fastx_isa_set instead). pext is used with
+/* The level picked at first use: the VBMI level when the CPU has it (its
+ * vector path measured faster than AVX2, fastx_isa.c), else AVX2 when the
+ * CPU has it (AVX-512 measured slower), else scalar; the environment
+ * variable TOE_FASTX_ISA=scalar|avx2|avx512|avx512vbmi asks for another
+ * (tests force each level through fastx_isa_set instead). pext is used with
  * AVX2/AVX-512 when the CPU has BMI2 and it is not microcoded (AMD before
  * Zen 3, family < 0x19); TOE_FASTX_PEXT=0 turns it off. */
 int fastx_isa_get(void);
@@ -69,6 +76,9 @@ uint32_t fastx_prog_specialised(const struct fastx_prog *xp);
 uint32_t fastx_prog_fallback(const struct fastx_prog *xp);
 /* Why template index t falls back ("" when specialised). */
 const char *fastx_prog_why(const struct fastx_prog *xp, uint32_t t);
+/* Why template index t's records never take the VBMI level's vector path
+ * ("" when they may; fastx_vlower.c). */
+const char *fastx_prog_vwhy(const struct fastx_prog *xp, uint32_t t);
 
 /* One decoder's results and counters. The dictionary lives in the
  * reference's struct fast_dec given to each call. */
@@ -91,6 +101,8 @@ struct fastx_dec {
 	/* counters */
 	uint64_t fast;             /* records decoded by the specialised path */
 	uint64_t fallback;         /* records handed to the reference */
+	uint64_t vec;              /* of fast: records decoded whole in vector registers (FASTX_ISA_VBMI) */
+	uint64_t vec_fallback;     /* records the VBMI level handed to the AVX2 body (fastx_vec.c) */
 	uint64_t step_bulk;        /* STEP messages framed by the bulk path */
 	uint64_t step_machine;     /* step_feed calls left to the reference state machine */
 	uint64_t step_joined;      /* of step_bulk: messages split across chunks, their head held

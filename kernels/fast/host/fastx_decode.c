@@ -348,7 +348,7 @@ static fastx_rec_fn *const fastx_fns[8] = { /* 8: indexed by sel & 7 */
 	[FASTX_SEL_SCALAR] = fastx_rec_scalar,    [FASTX_SEL_SCALAR + 1] = fastx_rec_scalar,
 	[FASTX_SEL_AVX2] = fastx_rec_avx2,        [FASTX_SEL_AVX2_PEXT] = fastx_rec_avx2_pext,
 	[FASTX_SEL_AVX512] = fastx_rec_avx512,    [FASTX_SEL_AVX512_PEXT] = fastx_rec_avx512_pext,
-	[6] = fastx_rec_scalar,                   [7] = fastx_rec_scalar,
+	[FASTX_SEL_VBMI] = fastx_rec_vbmi,        [FASTX_SEL_VBMI_PEXT] = fastx_rec_vbmi_pext,
 };
 _Static_assert(FASTX_NSEL <= 8, "fastx_fns");
 

@@ -62,6 +62,8 @@ enum {
 	FASTX_SEL_AVX2_PEXT = FASTX_ISA_AVX2 * 2 + 1,
 	FASTX_SEL_AVX512 = FASTX_ISA_AVX512 * 2,
 	FASTX_SEL_AVX512_PEXT = FASTX_ISA_AVX512 * 2 + 1,
+	FASTX_SEL_VBMI = FASTX_ISA_VBMI * 2,           /* falls back to FASTX_SEL_AVX2 */
+	FASTX_SEL_VBMI_PEXT = FASTX_ISA_VBMI * 2 + 1,  /* falls back to FASTX_SEL_AVX2_PEXT */
 	FASTX_NSEL = FASTX_ISA_COUNT * 2
 };
 
@@ -102,6 +104,51 @@ struct fastx_tpl {
 };
 _Static_assert(sizeof(struct fastx_tpl) == 16, "a shift, not a multiply, per record (fallback reasons apart)");
 
+/* A template as the VBMI level sees it (fastx_vlower.c builds it,
+ * fastx_vec.c reads it): up to 16 field slots (the ops, dictionary ones
+ * first, perm), one
+ * 64-bit vector lane each, and per-slot facts as 16-bit lane masks or
+ * per-lane tables, so that a record is decoded without a branch per field.
+ * "pm word": the presence map's first 14 bits (bit 13 the template id's,
+ * bit 12 the first field's), with bit 63 set (an always-true bit) and bit 62
+ * clear (always false), read with vpshufbitqmb. */
+#define FASTX_VSLOTS 16
+struct fastx_vtpl {
+	uint8_t ok;                     /* the vector path may take the template's records */
+	uint8_t nslot;
+	uint16_t kind;                  /* as fastx_tpl.kind */
+	uint16_t pm_extra;              /* pm word bits past the template's map: PMAP_EXTRA */
+	uint16_t m_int, m_sgn, m_null;  /* integer slots; signed; nullable integer */
+	uint16_t m_str, m_dict, m_incr; /* ASCII slots; copy or increment; increment */
+	uint16_t m_def, m_const, m_init, m_opt; /* default; constant; has an initial value; optional */
+	uint16_t m_i32, m_u32;          /* 32-bit wire types (range of a dictionary value) */
+	uint8_t ndict, nidict, nsdict;
+	uint8_t dslot[FASTX_VSLOTS];    /* the copy/increment slots, in order */
+	uint8_t islot[FASTX_VSLOTS];    /* ... of them the integers */
+	uint8_t sslot[FASTX_VSLOTS];    /* ... and the strings */
+	uint32_t ient[FASTX_VSLOTS];    /* byte offset in fast_dec.dict of islot[i]'s entry */
+	uint32_t sent[FASTX_VSLOTS];    /* ... of sslot[i]'s */
+	uint8_t pbidx[FASTX_VSLOTS];    /* pm word bit of the slot's presence bit (62: none) */
+	uint8_t widx[FASTX_VSLOTS];     /* pm word bit that says the slot has bytes on the wire
+					   (its presence bit, 63 always, 62 never) */
+	uint8_t widxf[FASTX_VSLOTS];    /* the same per field, in field order */
+	uint8_t perm[FASTX_VSLOTS];     /* slot -> its field (slots: dictionary fields first) */
+	uint8_t maxlen[FASTX_VSLOTS];   /* longest wire form the lanes take: 4 (32-bit), 8 */
+	int64_t init[FASTX_VSLOTS];     /* initial value (a string's bytes, zero-padded) */
+	uint64_t ilen[FASTX_VSLOTS];    /* a string's initial value's length */
+	int64_t voff[FASTX_VSLOTS];     /* byte offset in fast_dec.dict of the entry's value (i or s) */
+	int64_t hoff[FASTX_VSLOTS];     /* ... of its gen, state, len */
+	uint8_t tpres[32];              /* per tick field bit (hdr.present): the slot that sets it,
+					   63 none (a bit of the slot mask that is always clear) */
+	uint8_t uns;                    /* has an unsigned integer (its overlong rule) */
+	uint8_t spr[2][64];             /* per 8-slot half, lane byte 8q + b: the byte of the slots'
+					   ends (0..15) or, for a string, starts (16..31) it counts from */
+	uint8_t dlt[2][64];             /* ... and its step from there: -b (integers), +b (strings) */
+	uint8_t tidx[TOE_RECORD_SIZE];  /* tick byte <- byte of the 128 lane bytes (vpermt2b) */
+	uint64_t tmask[2];              /* tick bytes written from lanes, per 64-byte half */
+	char why[64];                   /* why not ok */
+};
+
 #define FASTX_HASH 256 /* template id lookup: open addressing, > 2 x FAST_MAX_TEMPLATES */
 
 struct fastx_prog {
@@ -112,6 +159,7 @@ struct fastx_prog {
 	uint32_t hkey[FASTX_HASH];
 	struct fastx_op ops[FAST_MAX_INSTR + FAST_MAX_TEMPLATES]; /* + one XO_END each */
 	char why[FAST_MAX_TEMPLATES][96]; /* each template's fallback reason, "" when specialised */
+	struct fastx_vtpl vt[FAST_MAX_TEMPLATES]; /* the VBMI level's tables (fastx_vlower.c) */
 };
 
 static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
@@ -157,6 +205,15 @@ int fastx_rec_avx512(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, 
 		     uint32_t *used);
 int fastx_rec_avx512_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
 			  uint32_t *used);
+
+/* The VBMI level (fastx_vec.c); its records that do not fit the vector
+ * path go to the AVX2 copy (with or without pext). */
+int fastx_rec_vbmi(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		   uint32_t *used);
+int fastx_rec_vbmi_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+			uint32_t *used);
+/* Fill xp->vt from the lowered ops (fastx_prog_new). */
+void fastx_vec_lower(struct fastx_prog *xp);
 
 /* Each copy's label table (indexed by op code), NULL for the copies this
  * CPU cannot run; fastx_prog_new copies the entries into fastx_op.h. */

@@ -32,6 +32,13 @@ int fastx_isa_max(void)
 	/* the SIMD copies also use tzcnt (BMI1), which every AVX2 CPU has */
 	if (!__builtin_cpu_supports("bmi"))
 		return FASTX_ISA_SCALAR;
+	/* the vector path (fastx_vec.c): vpcompressb/vpexpandb (VBMI2), vpermb
+	 * and vpermt2b (VBMI), vpshufbitqmb (BITALG), pdep (BMI2), all with VL */
+	if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+	    __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512bitalg") &&
+	    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
+		return FASTX_ISA_VBMI;
 	if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f"))
 		return FASTX_ISA_AVX512;
 	if (__builtin_cpu_supports("avx2"))
@@ -74,21 +81,29 @@ int fastx_pext_fast(void)
 #endif
 }
 
-/* The automatic choice stops at AVX2: the AVX-512 copy differs only in
- * finding stop bits with one 64-byte compare instead of two 32-byte
+/* The automatic choice skips the AVX-512 copy: it differs from AVX2 only
+ * in finding stop bits with one 64-byte compare instead of two 32-byte
  * movemasks, and measured slower on the development Xeon (bench_fastx raw,
  * CPU 1: 99.6 against 89.7 ns/record; zmm use costs a frequency licence and
- * a warm-up for a saving of two instructions per window). TOE_FASTX_ISA=avx512
- * asks for it; tests run every level through fastx_isa_set. */
+ * a warm-up for a saving of two instructions per window). The VBMI level
+ * (fastx_vec.c) is another design, a whole record per pass in vector
+ * registers, and measured faster than AVX2 where the CPU has it
+ * (bench_fastx, Xeon with AVX-512 VBMI2, CPU 1: raw 57 against 68
+ * ns/record, STEP 66 against 80), so it is the default there.
+ * TOE_FASTX_ISA names a level; tests run every level through fastx_isa_set. */
 static void choose(void)
 {
 	const char *e = getenv("TOE_FASTX_ISA");
 	int max = fastx_isa_max();
-	int lvl = max > FASTX_ISA_AVX2 ? FASTX_ISA_AVX2 : max;
+	int lvl = max == FASTX_ISA_AVX512 ? FASTX_ISA_AVX2 : max;
 	if (e && !strcmp(e, "scalar"))
 		lvl = FASTX_ISA_SCALAR;
+	else if (e && !strcmp(e, "avx2") && max >= FASTX_ISA_AVX2)
+		lvl = FASTX_ISA_AVX2;
 	else if (e && !strcmp(e, "avx512") && max >= FASTX_ISA_AVX512)
 		lvl = FASTX_ISA_AVX512;
+	else if (e && !strcmp(e, "avx512vbmi") && max >= FASTX_ISA_VBMI)
+		lvl = FASTX_ISA_VBMI;
 	isa_level = lvl;
 	e = getenv("TOE_FASTX_PEXT");
 	pext_on = lvl > FASTX_ISA_SCALAR && fastx_pext_fast() && !(e && !strcmp(e, "0"));
@@ -146,6 +161,7 @@ const char *fastx_isa_name(int level)
 	case FASTX_ISA_SCALAR: return "scalar";
 	case FASTX_ISA_AVX2: return "avx2";
 	case FASTX_ISA_AVX512: return "avx512";
+	case FASTX_ISA_VBMI: return "avx512vbmi";
 	default: return "?";
 	}
 }

@@ -202,6 +202,7 @@ struct fastx_prog *fastx_prog_new(const struct fast_prog *prog)
 			}
 		}
 	}
+	fastx_vec_lower(xp);
 	/* threaded code: each op's label in every copy this CPU runs */
 	for (i = 0; i < xp->nops; i++)
 		for (k = 0; k < FASTX_NSEL; k++)

@@ -1,0 +1,386 @@
+/* fastx_vec.c - the VBMI level: a whole record decoded in vector registers (host only).
+ *
+ * The AVX2 body (fastx_body.h) walks a record field by field: per field a
+ * presence-bit branch, a stop-bit length and a gather; with presence bits
+ * that change from record to record those branches are mispredicted, and
+ * the walk is a dependency chain through the cursor. Here the fields of a
+ * record are handled side by side, one 64-bit lane per field slot
+ * (fastx_vlower.c), with no branch on any field:
+ *   - the record's (up to) 64 bytes in one register; their stop bits; the
+ *     ends and starts of the 1st, 2nd, ... field that has bytes with
+ *     vpcompressb over an index vector, moved to their slots with vpexpandb
+ *     (which slots have bytes is the presence map read with vpshufbitqmb);
+ *   - each slot's bytes gathered into its lane with vpermb (integers byte
+ *     reversed, so the last 7-bit group is the low one; strings as they
+ *     are), the 7-bit groups packed with shifts and selects;
+ *   - sign, nullability, overlong forms, operators, dictionary values
+ *     (vpgatherqq) as lane masks; the tick record written with two vpermt2b.
+ * Whatever the lanes cannot hold exactly as the reference would decode it
+ * (a field longer than its lane, an overlong form, an undefined or empty
+ * dictionary entry, a 32-bit value out of range, a record that ends past
+ * 64 bytes or past its input, an unknown template...) sends the record,
+ * untouched, to the AVX2 body, which then does everything the reference
+ * does (errors, offsets, warnings). Only records with nothing to report are
+ * committed here, so nothing but the tick record, the dictionary entries,
+ * *used and the counters is ever written.
+ */
+#include <stddef.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "fastx_int.h"
+
+/* The entry's words written together (v_rec's dictionary stores). */
+_Static_assert(offsetof(struct fast_dict_entry, i) == 0 && offsetof(struct fast_dict_entry, exp) == 8 &&
+		       offsetof(struct fast_dict_entry, gen) == 12 && offsetof(struct fast_dict_entry, state) == 16 &&
+		       offsetof(struct fast_dict_entry, len) == 17 && offsetof(struct fast_dict_entry, s) == 18 &&
+		       FAST_MAX_STR >= 8,
+	       "fast_dict_entry layout");
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#if defined(__x86_64__)
+
+#define VTGT __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx512bitalg,bmi,bmi2,popcnt")))
+#define VT VTGT __attribute__((always_inline)) static inline
+
+/* A slot mask's 8-slot half h: a byte load (little-endian), not a shift. */
+#define MH(m, h) ((__mmask8)((const uint8_t *)&(m))[h])
+
+/* Per 8-slot half h: byte 8q + b of the result is byte 8h + q of the source
+ * (a slot's byte-wide fact spread over its lane). */
+static const uint8_t v_spread[2][64] __attribute__((aligned(64))) = {
+#define S8(q) q, q, q, q, q, q, q, q
+	{S8(0), S8(1), S8(2), S8(3), S8(4), S8(5), S8(6), S8(7)},
+	{S8(8), S8(9), S8(10), S8(11), S8(12), S8(13), S8(14), S8(15)},
+#undef S8
+};
+
+/* 64 - 7n for a field of n bytes (n <= 8; 64 for an empty lane): the shift
+ * that sign-extends its 7n-bit value (vpshufb table). */
+static const uint8_t v_sext[16] __attribute__((aligned(16))) = {64, 57, 50, 43, 36, 29, 22, 15, 8, 64, 64, 64, 64, 64, 64, 64};
+
+/* The lanes of one 8-slot half: bytes gathered and turned into values.
+ * bse: the slots' end bytes (0..15) and start bytes (16..31); l their
+ * lengths, sx the sign-extension shifts. Returns the lanes; *bad gets the
+ * strings in a special form; *nul the nullable integers sent as NULL; *lq
+ * the wire lengths per lane. (Overlong integers are found in the record's
+ * bytes, v_rec.) */
+VT __m512i v_half(const struct fastx_vtpl *vt, int h, __m512i in, __m512i bse, __m128i l, __m128i sx, __mmask8 w,
+		  __mmask8 *bad, __mmask8 *nul, __m512i *lq)
+{
+	const __m512i spread = _mm512_load_si512((const void *)v_spread[h]);
+	const __m512i b8 = _mm512_set1_epi64(0x0706050403020100LL); /* byte index within a lane */
+	const __m512i one = _mm512_set1_epi64(1), z = _mm512_setzero_si512();
+	const __mmask8 mint = MH(vt->m_int, h), msgn = MH(vt->m_sgn, h);
+	const __mmask8 mstr = MH(vt->m_str, h), mnul = MH(vt->m_null, h);
+	/* integers from their last byte backwards, strings from their first
+	 * (the per-template spread and step tables, fastx_vlower.c) */
+	__m512i idx = _mm512_add_epi8(_mm512_permutexvar_epi8(_mm512_loadu_si512((const void *)vt->spr[h]), bse),
+				      _mm512_loadu_si512((const void *)vt->dlt[h]));
+	__mmask64 valid = _mm512_cmplt_epu8_mask(b8, _mm512_permutexvar_epi8(spread, _mm512_castsi128_si512(l)));
+	__m512i g = _mm512_and_si512(_mm512_maskz_permutexvar_epi8(valid, idx, in), _mm512_set1_epi8(0x7f));
+	__m512i a, c;
+	__mmask8 wi = w & mint;
+	/* 8 x 7 bits -> 56: pairs of groups, pairs of pairs, then the two 28-bit halves */
+	a = _mm512_ternarylogic_epi64(_mm512_set1_epi16(0x007f), g, _mm512_srli_epi16(g, 1), 0xca);
+	a = _mm512_madd_epi16(a, _mm512_set1_epi32(0x40000001));
+	a = _mm512_ternarylogic_epi64(_mm512_set1_epi64(0x0fffffff), a, _mm512_srli_epi64(a, 4), 0xca);
+	/* signed: extend from bit 7n - 1 */
+	c = _mm512_cvtepu8_epi64(h ? _mm_srli_si128(sx, 8) : sx);
+	a = _mm512_mask_srav_epi64(a, msgn, _mm512_sllv_epi64(a, c), c);
+	/* nullable integers: 0 is NULL, a positive value one more than sent */
+	*nul = _mm512_mask_cmpeq_epi64_mask(wi & mnul, a, z);
+	a = _mm512_mask_sub_epi64(a, _mm512_mask_cmpgt_epi64_mask(wi & mnul, a, z), a, one);
+	/* strings: a first byte 0x00 or 0x80 is a special form (NULL, empty, overlong) */
+	*bad = w & mstr & ~_mm512_test_epi64_mask(g, _mm512_set1_epi64(0x7f));
+	*lq = _mm512_cvtepu8_epi64(h ? _mm_srli_si128(l, 8) : l);
+	return _mm512_mask_mov_epi64(g, mint, a);
+}
+
+/* Dictionary values of the slots in ad (copy/increment, absent): the value
+ * of an assigned entry; *bad the slots whose entry is not assigned in this
+ * generation, or whose value the slot's type cannot take (a string longer
+ * than the lane, a wider integer under a shared key). *dl: string lengths. */
+VT __m512i v_dict(const struct fastx_vtpl *vt, int h, __m512i hv, __m512i dv, uint32_t gen, __mmask8 ad,
+		  __mmask8 *bad, __m512i *dl)
+{
+	const __m512i one = _mm512_set1_epi64(1);
+	const __mmask8 mstr = MH(vt->m_str, h), mincr = MH(vt->m_incr, h);
+	const __mmask8 m32 = MH(vt->m_i32, h), mu32 = MH(vt->m_u32, h);
+	__m512i len = _mm512_and_si512(_mm512_srli_epi64(hv, 40), _mm512_set1_epi64(0xff));
+	__mmask8 asg = _mm512_mask_cmpeq_epi64_mask(
+		ad, _mm512_and_si512(hv, _mm512_set1_epi64(0xffffffffffLL)),
+		_mm512_set1_epi64((int64_t)gen | ((int64_t)FAST_DICT_ASSIGNED << 32)));
+	__mmask8 b = ad & ~asg;
+	__m512i w;
+	/* strings: the entry's bytes past its length are not its value */
+	b |= _mm512_mask_cmpgt_epu64_mask(ad & mstr, len, _mm512_set1_epi64(8));
+	dv = _mm512_mask_andnot_epi64(dv, ad & mstr, _mm512_sllv_epi64(_mm512_set1_epi64(-1), _mm512_slli_epi64(len, 3)),
+				      dv);
+	/* increment, then the reference's range rule for a 32-bit field (its
+	 * wrap at the type's maximum is left to the AVX2 body too) */
+	dv = _mm512_mask_add_epi64(dv, ad & mincr, dv, one);
+	w = _mm512_srai_epi64(_mm512_slli_epi64(dv, 32), 32);
+	b |= _mm512_mask_cmpneq_epi64_mask(ad & m32, w, dv);
+	b |= _mm512_mask_test_epi64_mask(ad & mu32, dv, _mm512_set1_epi64((int64_t)0xffffffff00000000ULL));
+	*bad = b;
+	*dl = len;
+	return dv;
+}
+
+VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq, uint32_t *used)
+{
+	const struct fastx_prog *xp = x->xp;
+	const struct fastx_vtpl *vt;
+	const __m512i iota = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45,
+					     44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26,
+					     25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+					     5, 4, 3, 2, 1, 0);
+	struct fast_dict_entry *te = &d->dict[FAST_DICT_TEMPLATE_ID];
+	uint8_t *const dict = (uint8_t *)d->dict;
+	const uint32_t gen = d->gen;
+	__m512i in;
+	uint64_t s, w8, sf, ep;
+	uint32_t z0, pm, f, k, kk, end, tidnew = 0, i;
+	int64_t tid;
+	int t;
+	__m128i pmv, es, ss, l;
+	__mmask16 pb, wm, wf, nul, ad, da, pr;
+	__mmask8 bad0, bad1, nul0, nul1, db0 = 0, db1 = 0;
+	__m512i a0, a1, lq0, lq1, dl0, dl1, d0, d1;
+	uint64_t vals[FASTX_VSLOTS], lens[FASTX_VSLOTS];
+	uint8_t stb[FASTX_VSLOTS];
+
+	/* a masked load never touches the bytes past len (no fault, no ASan report) */
+	if (LIKELY(len >= 64))
+		in = _mm512_loadu_si512((const void *)b);
+	else
+		in = _mm512_maskz_loadu_epi8(_bzhi_u64(~0ull, len), b);
+	s = (uint64_t)_mm512_movepi8_mask(in);
+	w8 = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(in));
+	/* The record's end is where the next record starts: in a stream, the
+	 * path from one record's bytes to the next's. Guessed here from the
+	 * presence map's bits alone (each set bit a field with bytes, the
+	 * template id's included, plus the map itself), so that the template
+	 * lookup stays off that path; right for every template whose presence
+	 * bits all mean bytes and that has no field without one (SSE's), and
+	 * checked below for every template. */
+	kk = (uint32_t)_mm_popcnt_u64(w8 & ((w8 & 0x80) ? 0x7f : 0x7f7f)) + 1;
+	ep = _pdep_u64(1ull << (kk - 1), s);
+	z0 = (uint32_t)_tzcnt_u64(s);
+
+	/* presence map of one or two bytes; its first 14 bits in pm */
+	if (z0 > 1)
+		return -1;
+	pm = (uint32_t)((w8 & 0x7f) << 7) | (z0 ? (uint32_t)(w8 >> 8) & 0x7f : 0);
+	if (z0 && ((w8 >> 8) & 0xff) == 0x80)
+		return -1; /* overlong map (a warning) */
+	f = z0 + 1;
+	if (pm & 0x2000) {
+		uint32_t z1 = (uint32_t)_tzcnt_u64(s >> f);
+		uint64_t g;
+		if (z1 > 3)
+			return -1; /* the AVX2 body's exact reader (or its error) */
+		g = _pext_u64(__builtin_bswap64(w8 >> (8 * f)), 0x7f7f7f7f7f7f7f7fULL) << 8;
+		if (z1 && (g >> 57) == 0)
+			return -1; /* overlong */
+		tid = (int64_t)(g >> (57 - 7 * z1));
+		f += z1 + 1;
+		tidnew = 1;
+	} else if (te->gen == gen && te->state == FAST_DICT_ASSIGNED) {
+		tid = te->i;
+	} else {
+		return -1;
+	}
+	t = fastx_find_fast(xp, (uint32_t)tid);
+	if (t < 0 || x->tref[t] || !xp->vt[t].ok)
+		return -1;
+	vt = &xp->vt[t];
+	if (pm & vt->pm_extra)
+		return -1;
+
+	/* which slots have bytes, where each starts and ends */
+	pmv = _mm_set1_epi64x((long long)(pm | (1ull << 63)));
+	pb = _mm_bitshuffle_epi64_mask(pmv, _mm_loadu_si128((const __m128i *)vt->pbidx));
+	wm = _mm_bitshuffle_epi64_mask(pmv, _mm_loadu_si128((const __m128i *)vt->widx));
+	k = (uint32_t)__builtin_popcount(wm);
+	sf = s & (~0ull << f);
+	if (UNLIKELY(k + 1 + tidnew != kk)) /* the guess above was wrong: the template's own count */
+		ep = _pdep_u64(1ull << (k + tidnew), s);
+	if (ep == 0)
+		return -1; /* a field ends past the window or the input */
+	end = (uint32_t)_tzcnt_u64(ep) + 1;
+	/* ends and starts in field order (the bytes' order), then in slot order */
+	wf = _mm_bitshuffle_epi64_mask(pmv, _mm_loadu_si128((const __m128i *)vt->widxf));
+	es = _mm_maskz_expand_epi8(wf, _mm512_castsi512_si128(_mm512_maskz_compress_epi8(sf, iota)));
+	ss = _mm_maskz_expand_epi8(wf, _mm512_castsi512_si128(_mm512_maskz_compress_epi8((sf << 1) | (1ull << f), iota)));
+	es = _mm_permutexvar_epi8(_mm_loadu_si128((const __m128i *)vt->perm), es);
+	ss = _mm_permutexvar_epi8(_mm_loadu_si128((const __m128i *)vt->perm), ss);
+	l = _mm_maskz_add_epi8(wm, _mm_sub_epi8(es, ss), _mm_set1_epi8(1));
+	if (_mm_cmpgt_epu8_mask(l, _mm_loadu_si128((const __m128i *)vt->maxlen)))
+		return -1; /* longer than a lane (or than the type's word path) */
+
+	/* overlong integers (the reference warns), from the record's bytes: a
+	 * field that starts 0x00 with bit 6 of its next byte clear, or 0x7f
+	 * with it set (signed rule; also any string so starting, which then
+	 * takes the AVX2 body); with an unsigned integer in the template, any
+	 * field starting 0x00 */
+	{
+		const uint64_t fs = ((s << 1) | (1ull << f)) & _bzhi_u64(~0ull, end) & (~0ull << f);
+		const uint64_t z = _mm512_cmpeq_epi8_mask(in, _mm512_setzero_si512());
+		const uint64_t b6 = _mm512_test_epi8_mask(in, _mm512_set1_epi8(0x40)) >> 1;
+		const uint64_t f7 = _mm512_cmpeq_epi8_mask(in, _mm512_set1_epi8(0x7f));
+		if (fs & ((z & (vt->uns ? ~0ull : ~b6)) | (f7 & b6)))
+			return -1;
+	}
+	{
+		const __m512i bse = _mm512_inserti32x4(_mm512_castsi128_si512(es), ss, 1);
+		const __m128i sx = _mm_shuffle_epi8(_mm_load_si128((const __m128i *)v_sext), l);
+		a0 = v_half(vt, 0, in, bse, l, sx, (__mmask8)wm, &bad0, &nul0, &lq0);
+		a1 = v_half(vt, 1, in, bse, l, sx, (__mmask8)(wm >> 8), &bad1, &nul1, &lq1);
+	}
+	if (bad0 | bad1)
+		return -1;
+	nul = (__mmask16)(nul0 | (nul1 << 8));
+
+	/* operators: copy/increment absent -> the dictionary; default absent ->
+	 * the initial value, or NULL when optional; constants */
+	ad = vt->m_dict & ~pb;
+	da = vt->m_def & ~pb;
+	if (da & ~vt->m_init & ~vt->m_opt)
+		return -1; /* a mandatory default without a value: an error */
+	dl0 = dl1 = _mm512_setzero_si512();
+	d0 = d1 = _mm512_setzero_si512();
+	if (ad) {
+		/* the entries' words, gathered (scalar loads, which would take
+		 * them straight from the previous record's stores, measured no
+		 * faster); the second half only for a template with more than 8
+		 * dictionary fields */
+		const __m512i z = _mm512_setzero_si512();
+		const __m512i h0 = _mm512_mask_i64gather_epi64(z, (__mmask8)ad, _mm512_loadu_si512((const void *)&vt->hoff[0]), dict, 1);
+		const __m512i v0 = _mm512_mask_i64gather_epi64(z, (__mmask8)ad, _mm512_loadu_si512((const void *)&vt->voff[0]), dict, 1);
+		d0 = v_dict(vt, 0, h0, v0, gen, (__mmask8)ad, &db0, &dl0);
+		if (ad >> 8) {
+			const __m512i h1 = _mm512_mask_i64gather_epi64(z, (__mmask8)(ad >> 8), _mm512_loadu_si512((const void *)&vt->hoff[8]), dict, 1);
+			const __m512i v1 = _mm512_mask_i64gather_epi64(z, (__mmask8)(ad >> 8), _mm512_loadu_si512((const void *)&vt->voff[8]), dict, 1);
+			d1 = v_dict(vt, 1, h1, v1, gen, (__mmask8)(ad >> 8), &db1, &dl1);
+		}
+		if (db0 | db1)
+			return -1;
+	}
+	{
+		const __mmask16 ini = (__mmask16)((da & vt->m_init) | vt->m_const);
+		const __m512i i0 = _mm512_loadu_si512((const void *)&vt->init[0]);
+		const __m512i i1 = _mm512_loadu_si512((const void *)&vt->init[8]);
+		const __m512i il0 = _mm512_loadu_si512((const void *)&vt->ilen[0]);
+		const __m512i il1 = _mm512_loadu_si512((const void *)&vt->ilen[8]);
+		pr = (__mmask16)((wm & ~nul) | ad | (da & vt->m_init) | (vt->m_const & (~vt->m_opt | pb)));
+		a0 = _mm512_mask_mov_epi64(_mm512_mask_mov_epi64(a0, (__mmask8)ad, d0), (__mmask8)ini, i0);
+		a1 = _mm512_mask_mov_epi64(_mm512_mask_mov_epi64(a1, (__mmask8)(ad >> 8), d1), (__mmask8)(ini >> 8), i1);
+		a0 = _mm512_maskz_mov_epi64((__mmask8)pr, a0);
+		a1 = _mm512_maskz_mov_epi64((__mmask8)(pr >> 8), a1);
+		lq0 = _mm512_mask_mov_epi64(_mm512_mask_mov_epi64(lq0, (__mmask8)ad, dl0), (__mmask8)ini, il0);
+		lq1 = _mm512_mask_mov_epi64(_mm512_mask_mov_epi64(lq1, (__mmask8)(ad >> 8), dl1), (__mmask8)(ini >> 8), il1);
+	}
+
+	/* commit: nothing above wrote anything */
+	{
+		union toe_record *tk = x->dst;
+		const __m512i o0 = _mm512_maskz_permutex2var_epi8(vt->tmask[0], a0,
+								  _mm512_loadu_si512((const void *)vt->tidx), a1);
+		const __m512i o1 = _mm512_maskz_permutex2var_epi8(vt->tmask[1], a0,
+								  _mm512_loadu_si512((const void *)(vt->tidx + 64)), a1);
+		_mm512_storeu_si512((void *)tk->bytes, o0);
+		_mm512_storeu_si512((void *)(tk->bytes + 64), o1);
+		if (vt->kind != TOE_REC_NONE) {
+			tk->hdr.type = vt->kind;
+			tk->hdr.present = (uint32_t)_mm256_bitshuffle_epi64_mask(
+				_mm256_set1_epi64x(pr), _mm256_loadu_si256((const __m256i *)vt->tpres));
+			tk->hdr.msg_seq = seq;
+			x->tick_type = vt->kind;
+		} else {
+			x->tick_type = TOE_REC_NONE;
+		}
+	}
+	/* the dictionary: integers i, exp = 0 (no decimal shares the entry,
+	 * fastx_vlower.c), gen, state (a NULL leaves the entry empty, its value
+	 * unread); strings gen, state, len and the bytes. An absent copy
+	 * rewrites what it read. One loop per kind: no branch per entry. */
+	_mm512_storeu_si512((void *)&vals[0], a0);
+	_mm512_storeu_si512((void *)&vals[8], a1);
+	_mm_storeu_si128((__m128i *)stb, _mm_mask_blend_epi8(nul, _mm_set1_epi8(FAST_DICT_ASSIGNED),
+							     _mm_set1_epi8(FAST_DICT_EMPTY)));
+	{
+		const uint64_t g = (uint64_t)gen << 32;
+		for (i = 0; i < vt->nidict; i++) {
+			const uint32_t sl = vt->islot[i];
+			uint8_t *e = dict + vt->ient[i];
+			memcpy(e + offsetof(struct fast_dict_entry, i), &vals[sl], 8);
+			memcpy(e + offsetof(struct fast_dict_entry, exp), &g, 8);
+			e[offsetof(struct fast_dict_entry, state)] = stb[sl];
+		}
+	}
+	if (vt->nsdict) {
+		_mm512_storeu_si512((void *)&lens[0], lq0);
+		_mm512_storeu_si512((void *)&lens[8], lq1);
+		for (i = 0; i < vt->nsdict; i++) {
+			const uint32_t sl = vt->sslot[i];
+			uint8_t *e = dict + vt->sent[i];
+			/* gen, state, len (and two bytes of s, the next store's) */
+			uint64_t h = gen | ((uint64_t)FAST_DICT_ASSIGNED << 32) | (lens[sl] << 40);
+			memcpy(e + offsetof(struct fast_dict_entry, gen), &h, 8);
+			memcpy(e + offsetof(struct fast_dict_entry, s), &vals[sl], 8);
+		}
+	}
+	if (tidnew) {
+		te->gen = gen;
+		te->state = FAST_DICT_ASSIGNED;
+		te->i = tid;
+		te->exp = 0;
+	}
+	*used = end;
+	x->warn = 0;
+	x->tid = (uint32_t)tid;
+	x->tpl = (uint16_t)t;
+	x->used_fallback = 0;
+	d->records++;
+	x->fast++;
+	x->vec++;
+	return FAST_OK;
+}
+
+VTGT int fastx_rec_vbmi(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		   uint32_t *used)
+{
+	if (LIKELY(v_rec(x, d, b, len, seq, used) == FAST_OK))
+		return FAST_OK;
+	x->vec_fallback++;
+	return fastx_rec_avx2(x, d, b, len, seq, used);
+}
+
+VTGT int fastx_rec_vbmi_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+			uint32_t *used)
+{
+	if (LIKELY(v_rec(x, d, b, len, seq, used) == FAST_OK))
+		return FAST_OK;
+	x->vec_fallback++;
+	return fastx_rec_avx2_pext(x, d, b, len, seq, used);
+}
+
+#else
+/* other architectures: no vector path */
+int fastx_rec_vbmi(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		   uint32_t *used)
+{
+	return fastx_rec_scalar(x, d, b, len, seq, used);
+}
+int fastx_rec_vbmi_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+			uint32_t *used)
+{
+	return fastx_rec_scalar(x, d, b, len, seq, used);
+}
+#endif
