@@ -47,6 +47,7 @@
 
 #define DP_SPIN_WINDOW_NS 100000000ull      /* 100 ms per measurement */
 #define DP_SPIN_SHARED_PCT 20u              /* run-queue wait above 20 % of a window: shared */
+#define DP_SPIN_SHARED_WINS 2u              /* ... in this many windows in a row: sleep (a try after sleeping: one) */
 #define DP_SPIN_HOLD_MIN_NS 1000000000ull   /* sleep 1 s before trying to spin again */
 #define DP_SPIN_HOLD_MAX_NS 8000000000ull   /* ... doubling up to 8 s */
 #define DP_SPIN_SLICE_NS 100000ull          /* the slice asked for at normal priority (the kernel's least) */
@@ -62,6 +63,7 @@ struct dp_spin {
 	uint64_t yields;        /* spinning -> sleeping */
 	uint64_t retries;       /* sleeping -> spinning (a try) */
 	uint64_t last_wait_pct; /* run-queue wait of the last full window, % */
+	uint32_t shared_wins;   /* windows in a row above DP_SPIN_SHARED_PCT */
 	uint64_t idle_start;    /* sleeping, pinned: the idle window began (0: not yet) */
 	uint64_t idle0, total0; /* the CPU's idle and total ticks then */
 	uint64_t last_idle_pct; /* the CPU's idle time in the last idle window, % */

@@ -45,8 +45,9 @@ static void test_alone(void)
 	CHECK_EQ(s.yields, 0);
 }
 
-/* A shared CPU: the first window that waited too long turns spinning off for
- * the hold; the try after it spins one window; failed tries double the hold
+/* A shared CPU: two windows in a row that waited too long turn spinning off
+ * for the hold (one is a burst); the try after it spins one window, and one
+ * shared window ends it; failed tries double the hold
  * up to the maximum; a good window resets it. */
 static void test_shared(void)
 {
@@ -55,7 +56,11 @@ static void test_shared(void)
 	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 1);
 	/* within the window nothing is decided, however much it waited */
 	CHECK_EQ(dp_spin_update(&s, t + W / 2, wait + W / 2, 0, 0), 1);
-	/* the window ends with 40 % waited: sleep */
+	/* the window ends with 40 % waited: one such window keeps spinning (a burst), the second sleeps */
+	wait += W * 40 / 100;
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 1);
+	CHECK_EQ(s.yields, 0);
 	wait += W * 40 / 100;
 	t += W;
 	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 0);
@@ -84,9 +89,11 @@ static void test_shared(void)
 	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100, 0, 0), 1);
 	CHECK_EQ(s.hold_ns, DP_SPIN_HOLD_MIN_NS);
 	CHECK_EQ(s.sleeping, 0);
-	/* and a new bout of load sleeps for the minimum hold again */
+	/* and a new bout of load (two windows) sleeps for the minimum hold again */
 	t += W;
-	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100 + W / 2, 0, 0), 0);
+	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100 + W / 2, 0, 0), 1);
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100 + W, 0, 0), 0);
 	CHECK_EQ(s.wake_at, t + DP_SPIN_HOLD_MIN_NS);
 }
 
@@ -98,6 +105,9 @@ static void test_pinned(void)
 	const uint64_t IW = DP_SPIN_IDLE_WINDOW_NS, TPW = 20; /* ticks per idle window (10 ms ticks) */
 	uint64_t t = 1000 * MS, wait = 0, idle = 5000, total = 100000;
 	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 1);
+	wait += W / 2;
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 1); /* one shared window: spinning on */
 	wait += W / 2;
 	t += W;
 	total += 10;
