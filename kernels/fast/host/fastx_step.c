@@ -694,6 +694,56 @@ static inline __attribute__((always_inline)) int fixed_places(const struct fastx
 	return 1;
 }
 
+/* A head (lim == n) ending inside the fields before 95= (h + fx_len > lim,
+ * sb the bitmap from h): the places' test over the L = lim - h bytes there
+ * are. Equal SOH bits say each field wholly before lim ends where it did
+ * (its value not empty) and the field lim cuts holds no SOH so far; equal
+ * tag bytes up to lim are memo_cut()'s compare for the cut field's "dd="
+ * too; 34= and 35= read when whole, a cut 34= value's digits checked as
+ * memo_cut() does. W_CUT (the loop's answer field by field) with *o and
+ * msgtype as the loop leaves them; W_BAD when not so (the loop decides). */
+static inline __attribute__((always_inline)) int fixed_cut(const struct fastx_step_memo *m, const uint8_t *q,
+							   uint32_t h, uint32_t lim, const uint64_t *w, uint64_t sb,
+							   char *msgtype, struct walk *o)
+{
+	uint32_t L = lim - h, n = lim;
+	uint64_t v;
+	if (((sb ^ m->fx_bits[0]) & low_bits(L)) != 0)
+		return W_BAD;
+	if (L > 64 && ((bits64(w, h + 64, lim) ^ m->fx_bits[1]) & low_bits(L - 64)) != 0)
+		return W_BAD;
+	if (L >= 8) {
+		/* tags_scalar() with its last bytes read as the word ending at lim */
+		uint64_t bad = 0;
+		uint32_t i;
+		for (i = 0; i + 8 <= L; i += 8)
+			bad |= (ld64(q + h + i) ^ ld64(m->fx_img + i)) & ld64(m->fx_msk + i);
+		i = L - 8;
+		bad |= (ld64(q + h + i) ^ ld64(m->fx_img + i)) & ld64(m->fx_msk + i);
+		if (bad != 0)
+			return W_BAD;
+	} else if (!tags_scalar(m, q + h, L)) {
+		return W_BAD;
+	}
+	if (m->fx_v35[1] && m->fx_v35[1] < L) {
+		uint32_t j1 = h + m->fx_v35[0], e = h + m->fx_v35[1];
+		uint32_t l = e - j1 < STEP_MAX_MSGTYPE ? e - j1 : STEP_MAX_MSGTYPE;
+		if (LIKELY(j1 + STEP_MAX_MSGTYPE + 1 <= n))
+			memcpy(msgtype, q + j1, STEP_MAX_MSGTYPE + 1); /* (cut at l below) */
+		else
+			memcpy(msgtype, q + j1, l);
+		msgtype[l] = 0;
+	}
+	if (m->fx_v34[1] && m->fx_v34[0] < L) {
+		uint32_t e = m->fx_v34[1] < L ? m->fx_v34[1] : L;
+		if (!num_field(q, h + m->fx_v34[0] - 1, h + e, n, STEP_MAX_SEQ_DIG, &v))
+			return W_BAD;
+		if (m->fx_v34[1] < L)
+			o->seq = v; /* (a cut value is not taken yet) */
+	}
+	return W_CUT;
+}
+
 /* walk() of the body q[h..t) by the tag sequence m, with q[0..n) there and
  * w the SOH bitmap of q[0..lim), lim = min(n, t): W_END (the whole body,
  * n > t) or W_CUT (q ends in the 96= data, or, a head, in a field before
@@ -734,6 +784,14 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 			k = e + 1;
 			i = last;
 		}
+	} else if (!padded && m->fx_n != 0 && lim == n && h + m->fx_len > lim) {
+		/* a head cut in the fields before 95= */
+		if (fixed_cut(m, q, h, lim, w, sb, msgtype, o) == W_CUT) {
+			*fixed = 1;
+			return W_CUT;
+		}
+		o->seq = 0;
+		msgtype[0] = 0;
 	}
 	for (; i < last; i++) {
 		uint32_t tw = m->tagw[i], kind = tw >> 24;
@@ -962,7 +1020,7 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 /* The header of q[0..n): 1 with *h its first body byte and *t the trailer's
  * when it is complete and the state machine passes it (the rules of S_HUNT
  * to S_LEN); 0 otherwise. */
-static int head_ok(const uint8_t *q, uint32_t n, uint32_t *h, uint32_t *t)
+static inline __attribute__((always_inline)) int head_ok(const uint8_t *q, uint32_t n, uint32_t *h, uint32_t *t)
 {
 	uint32_t k, j, v = 0, nd;
 	if (n >= 40) {
@@ -1043,7 +1101,10 @@ static int head_clean(struct fastx_step_memo *m, const uint8_t *q, uint32_t n, i
 		m->fx_hits += fixed;
 		return 1; /* the usual cuts: inside the 96= data, or a field before it */
 	}
-	r = walk(q, h, t, lim, n, w, msgtype, &hd->o);
+	if (r != W_END) /* (W_END: the whole body, as walk() would find it: the trailer below) */
+		r = walk(q, h, t, lim, n, w, msgtype, &hd->o);
+	else
+		m->hits++;
 	if (r == W_BAD)
 		return 0;
 	if (r == W_CUT || lim == n)
