@@ -638,6 +638,19 @@ static inline int tags_scalar(const struct fastx_step_memo *m, const uint8_t *p,
 	return bad == 0;
 }
 
+/* 35='s value q[j1..e) into msgtype, cut at STEP_MAX_MSGTYPE; one fixed-size copy where the input
+ * has the bytes (n: the input's end), the exact length only at its end. */
+static inline __attribute__((always_inline)) void copy_msgtype(char *msgtype, const uint8_t *q, uint32_t j1,
+							       uint32_t e, uint32_t n)
+{
+	uint32_t l = e - j1 < STEP_MAX_MSGTYPE ? e - j1 : STEP_MAX_MSGTYPE;
+	if (LIKELY(j1 + STEP_MAX_MSGTYPE + 1 <= n))
+		memcpy(msgtype, q + j1, STEP_MAX_MSGTYPE + 1); /* (cut at l below) */
+	else
+		memcpy(msgtype, q + j1, l);
+	msgtype[l] = 0;
+}
+
 #if defined(__x86_64__)
 __attribute__((target("avx2"))) static int tags_avx2(const struct fastx_step_memo *m, const uint8_t *p, uint32_t len)
 {
@@ -677,13 +690,7 @@ static inline __attribute__((always_inline)) int fixed_places(const struct fastx
 		return 0;
 	(void)isa;
 	if (m->fx_v35[1]) {
-		uint32_t j1 = h + m->fx_v35[0], e = h + m->fx_v35[1];
-		uint32_t l = e - j1 < STEP_MAX_MSGTYPE ? e - j1 : STEP_MAX_MSGTYPE;
-		if (LIKELY(j1 + STEP_MAX_MSGTYPE + 1 <= n))
-			memcpy(msgtype, q + j1, STEP_MAX_MSGTYPE + 1); /* (cut at l below) */
-		else
-			memcpy(msgtype, q + j1, l);
-		msgtype[l] = 0;
+		copy_msgtype(msgtype, q, h + m->fx_v35[0], h + m->fx_v35[1], n);
 	}
 	if (m->fx_v34[1]) {
 		uint64_t v;
@@ -726,13 +733,7 @@ static inline __attribute__((always_inline)) int fixed_cut(const struct fastx_st
 		return W_BAD;
 	}
 	if (m->fx_v35[1] && m->fx_v35[1] < L) {
-		uint32_t j1 = h + m->fx_v35[0], e = h + m->fx_v35[1];
-		uint32_t l = e - j1 < STEP_MAX_MSGTYPE ? e - j1 : STEP_MAX_MSGTYPE;
-		if (LIKELY(j1 + STEP_MAX_MSGTYPE + 1 <= n))
-			memcpy(msgtype, q + j1, STEP_MAX_MSGTYPE + 1); /* (cut at l below) */
-		else
-			memcpy(msgtype, q + j1, l);
-		msgtype[l] = 0;
+		copy_msgtype(msgtype, q, h + m->fx_v35[0], h + m->fx_v35[1], n);
 	}
 	if (m->fx_v34[1] && m->fx_v34[0] < L) {
 		uint32_t e = m->fx_v34[1] < L ? m->fx_v34[1] : L;
@@ -822,12 +823,7 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 		if (UNLIKELY(kind != 0)) {
 			j = k + 2; /* the '=' */
 			if (kind == 35) {
-				uint32_t l = e - (j + 1) < STEP_MAX_MSGTYPE ? e - (j + 1) : STEP_MAX_MSGTYPE;
-				if (LIKELY(j + 1 + STEP_MAX_MSGTYPE + 1 <= n))
-					memcpy(msgtype, q + j + 1, STEP_MAX_MSGTYPE + 1); /* (cut at l below) */
-				else
-					memcpy(msgtype, q + j + 1, l);
-				msgtype[l] = 0;
+				copy_msgtype(msgtype, q, j + 1, e, n);
 			} else {
 				uint64_t v;
 				if (!num_field(q, j, e, n, kind == 34 ? STEP_MAX_SEQ_DIG : STEP_MAX_DLEN_DIG, &v) ||
