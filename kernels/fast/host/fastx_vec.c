@@ -331,21 +331,33 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 			x->tick_type = TOE_REC_NONE;
 		}
 	}
-	/* the dictionary: integers i, exp = 0 (no decimal shares the entry,
-	 * fastx_vlower.c), gen, state (a NULL leaves the entry empty, its value
-	 * unread); strings gen, state, len and the bytes. An absent copy
-	 * rewrites what it read. One loop per kind: no branch per entry. */
+	/* the dictionary, exactly the words the reference writes, since an
+	 * entry's other words stay readable (a field of another type under the
+	 * same key) and survive a reset: integers gen and state; i and exp = 0
+	 * when a value came on the wire (no decimal shares the entry,
+	 * fastx_vlower.c); i alone when an absent copy or increment took it from
+	 * the entry; neither for a NULL (the entry empty, its old words kept).
+	 * Strings gen, state, len and the bytes. One loop per kind, the old words
+	 * kept with masks: no branch per entry. */
 	_mm512_storeu_si512((void *)&vals[0], a0);
 	_mm512_storeu_si512((void *)&vals[8], a1);
 	_mm_storeu_si128((__m128i *)stb, _mm_mask_blend_epi8(nul, _mm_set1_epi8(FAST_DICT_ASSIGNED),
 							     _mm_set1_epi8(FAST_DICT_EMPTY)));
 	{
 		const uint64_t g = (uint64_t)gen << 32;
+		const uint32_t wv = (uint32_t)(wm & ~nul); /* lanes whose value came on the wire */
 		for (i = 0; i < vt->nidict; i++) {
 			const uint32_t sl = vt->islot[i];
 			uint8_t *e = dict + vt->ient[i];
-			memcpy(e + offsetof(struct fast_dict_entry, i), &vals[sl], 8);
-			memcpy(e + offsetof(struct fast_dict_entry, exp), &g, 8);
+			const uint64_t ki = 0 - (uint64_t)((nul >> sl) & 1);		  /* keep the old i */
+			const uint64_t ke = ((uint64_t)((wv >> sl) & 1) - 1) & 0xffffffffu; /* keep the old exp */
+			uint64_t oi, oe, ni, ne;
+			memcpy(&oi, e + offsetof(struct fast_dict_entry, i), 8);
+			memcpy(&oe, e + offsetof(struct fast_dict_entry, exp), 8);
+			ni = (vals[sl] & ~ki) | (oi & ki);
+			ne = g | (oe & ke);
+			memcpy(e + offsetof(struct fast_dict_entry, i), &ni, 8);
+			memcpy(e + offsetof(struct fast_dict_entry, exp), &ne, 8);
 			e[offsetof(struct fast_dict_entry, state)] = stb[sl];
 		}
 	}
