@@ -23,8 +23,11 @@
  * on every record before it is timed. BENCH_RECORDS, BENCH_REPS override the
  * size; BENCH_ONLY=name[,name...] runs only those variants (for callgrind: instructions per
  * record = difference of two runs with different BENCH_RECORDS).
- * BENCH_DUMP_RAW=file writes the raw stream (records back to back, reset
- * every 10) to file and exits: the input of tests/bench/bench_mfast.sh.
+ * BENCH_PER_MSG=K resets (and frames a STEP message) every K records
+ * instead of 10: K=1 shows the per-message cost of STEP framing (a feed of
+ * one record per message). BENCH_DUMP_RAW=file writes the raw stream (records
+ * back to back, reset every K) to file and exits: the input of
+ * tests/bench/bench_mfast.sh.
  * Targets (issue 11): raw decode into ticks <= 20 ns/record, STEP + decode
  * + ticks <= 30 ns/record.
  */
@@ -43,7 +46,7 @@
 
 #define REPS_DEFAULT 5
 #define CHUNK 1408
-#define PER_MSG 10
+static uint32_t PER_MSG = 10; /* BENCH_PER_MSG */
 
 static struct fast_prog prog;
 static struct fast_names names;
@@ -310,6 +313,8 @@ int main(void)
 	int on[V_N];
 	if (bench_env(&RECORDS, &REPS))
 		return 1;
+	if (getenv("BENCH_PER_MSG") && atoi(getenv("BENCH_PER_MSG")) > 0)
+		PER_MSG = (uint32_t)atoi(getenv("BENCH_PER_MSG"));
 	if (fast_compile_file("conf/templates/sse-l2-3201-5801.xml", &prog, &names, err, sizeof err) != 0) {
 		fprintf(stderr, "bench_fastx: %s\n", err);
 		return 1;
@@ -325,7 +330,7 @@ int main(void)
 			fprintf(stderr, "bench_fastx: cannot write %s\n", getenv("BENCH_DUMP_RAW"));
 			return 1;
 		}
-		printf("raw stream: %u records, %zu bytes, dictionary reset every %d records -> %s\n", RECORDS, raw_len,
+		printf("raw stream: %u records, %zu bytes, dictionary reset every %u records -> %s\n", RECORDS, raw_len,
 		       PER_MSG, getenv("BENCH_DUMP_RAW"));
 		return 0;
 	}
