@@ -25,8 +25,9 @@
  *                   opens a hole; a hole still open after wait_ns (no line
  *                   delivered it) becomes the gap, from seq_check() on its
  *                   channel or from seq_poll(). The range between a record
- *                   below the channel's start and the start is such a hole
- *                   whatever the number of lines (the join wait, below).
+ *                   below the channel's start and the lowest sequence
+ *                   delivered is such a hole whatever the number of lines
+ *                   (the join wait, below).
  *   SEQ_EV_RESTART  channel `chan` went back to 1 (a new logon, a new day):
  *                   `last` was its sequence before. Holes still open are
  *                   declared first. Not a loss: the channel starts again.
