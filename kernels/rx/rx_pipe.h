@@ -70,6 +70,10 @@
  *     the record: at once in a one-line group, after cfg.seq.wait_ns when no
  *     other line of the group filled the hole (rx_poll or a later record of
  *     the channel); a record filling a hole carries TOE_RF_LATE;
+ *   - records below a channel's first record within cfg.seq.wait_ns of it
+ *     (reordered first datagrams, or a line that started earlier; one-line
+ *     groups too) are delivered with TOE_RF_LATE and the range between is
+ *     such a hole; later ones are dropped, counted (seq_dups, before_start);
  *   - a channel going back to 1 makes a RESET entry, reason
  *     TOE_RESET_RESTART, with the channel and its sequence before;
  *   - every record entry carries hdr.group (from 1) and hdr.line.
@@ -168,7 +172,7 @@ struct rx_udp_cfg {
 struct rx_seq_cfg {
 	uint32_t ngroups;  /* groups in use, 1..RX_MAX_GROUPS */
 	uint32_t nfields;  /* key rules in fields[] */
-	uint64_t wait_ns;  /* how long a hole waits for another line (default SEQ_DEFAULT_WAIT_NS) */
+	uint64_t wait_ns;  /* how long a hole waits for another line, and the join wait (default SEQ_DEFAULT_WAIT_NS) */
 	uint8_t flow_group[MTOE_MAX_FLOWS]; /* group (0-based) of the connections of mtoe flow i */
 	uint8_t flow_line[MTOE_MAX_FLOWS];  /* their line in it */
 	uint8_t udp_group[RX_MAX_UDP];      /* group of UDP port i */
@@ -257,7 +261,7 @@ struct rx_out {
 			      template's key is not readable from the tick record */ \
 	X(seq_dups)        /* dropped: (channel, sequence) already delivered (A/B copies, repeats) */ \
 	X(seq_stale)       /* dropped: a line still on the numbering before its channel restarted */ \
-	X(seq_late)        /* delivered filling a hole (TOE_RF_LATE) */                \
+	X(seq_late)        /* delivered after higher sequences (TOE_RF_LATE) */        \
 	X(seq_gaps)        /* TOE_GAP_SEQUENCE entries */                              \
 	X(seq_missing)     /* sequence numbers they name */                            \
 	X(seq_restarts)    /* channels whose sequence went back to 1 (RESET entries, RESTART) */ \

@@ -594,14 +594,24 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 		}
 		return dup(g, ls, c);
 	}
-	/* below the channel's start: another line that started earlier, within the join wait */
-	if (g->nlines > 1 && now >= c->start_ns && now - c->start_ns < g->wait_ns) {
+	/* below the channel's start, within the join wait: another line that
+	 * started earlier, or (one line) the first datagrams reordered. The
+	 * start already went out, so this record is late: flagged and counted
+	 * like a filled hole. The range between becomes a hole on one line
+	 * too, not a gap at once as a forward jump there: records below the
+	 * start came out of order on this very line, so its neighbours are
+	 * likely still coming, and a gap declared now would make them copies
+	 * (dropped) when they come microseconds later (seq_track.h, Choices). */
+	if (now >= c->start_ns && now - c->start_ns < g->wait_ns) {
 		if (s + 1 < c->low) {
 			hole_insert(g, q, c, SEQ_MAX_HOLES, s + 1, c->low - 1, now);
 			g->st.holes++;
 		}
 		c->low = s;
-		return deliver(g, ls, c);
+		g->st.late++;
+		ls->filled++;
+		c->late++;
+		return deliver(g, ls, c) | SEQ_LATE;
 	}
 	g->st.before_start++;
 	return dup(g, ls, c);

@@ -10,8 +10,10 @@
  * each decoded record with a key (channel, sequence), seq_check() says:
  *
  *   SEQ_DELIVER  the first copy of (channel, sequence): publish it. With
- *                *late set it filled a hole: records with higher sequences
- *                of its channel went out before it (TOE_RF_LATE).
+ *                *late set records with higher sequences of its channel
+ *                went out before it (TOE_RF_LATE): it filled a hole, or
+ *                came below the channel's first record within the join
+ *                wait (below).
  *   SEQ_DUP      already delivered (or declared lost): drop it, counted.
  *   SEQ_STALE    from a line still sending the numbering that preceded a
  *                restart of its channel: drop it, counted.
@@ -22,7 +24,10 @@
  *                   soon as the sequence jumps. With several lines a jump
  *                   opens a hole; a hole still open after wait_ns (no line
  *                   delivered it) becomes the gap, from seq_check() on its
- *                   channel or from seq_poll().
+ *                   channel or from seq_poll(). The range between a record
+ *                   below the channel's start and the lowest sequence
+ *                   delivered is such a hole whatever the number of lines
+ *                   (the join wait, below).
  *   SEQ_EV_RESTART  channel `chan` went back to 1 (a new logon, a new day):
  *                   `last` was its sequence before. Holes still open are
  *                   declared first. Not a loss: the channel starts again.
@@ -34,9 +39,24 @@
  *   need a record buffer per channel and add the other line's delay to
  *   every hole.
  * - The first record of a channel is accepted as its start (a mid-stream
- *   join); lower sequences arriving within wait_ns of it (another line that
- *   started earlier) are delivered too and the range between becomes a
- *   hole; later ones are counted as before_start and dropped.
+ *   join). Lower sequences arriving within wait_ns of it (the join wait:
+ *   another line that started earlier, or the first datagrams of one line
+ *   reordered, 15 before 1..14) are delivered too, flagged late and counted
+ *   as late (the start went out before them), and the range between such a
+ *   record and the lowest sequence delivered so far becomes a hole, a gap
+ *   after wait_ns unless filled. Lower sequences after the join wait are
+ *   counted as before_start (in the line's dups) and dropped: the channel
+ *   starts where the client's records of it start, so no range it was
+ *   given is missing there.
+ * - One line applies the same join wait, not its rule of a gap at once: a
+ *   record below the start came out of order on that very line, so its
+ *   neighbours are likely still coming. Declaring [2, 14] lost on 15, 1
+ *   would drop 2..14 as copies when they come microseconds later; holding
+ *   the range as a hole delivers them all (15, then 1..14 late) at the
+ *   price of a gap there named wait_ns later, once, at a channel's start.
+ *   Dropping the lower records instead would lose data that arrived, with
+ *   no event. A forward jump on one line stays a gap at once: it is the
+ *   usual loss, and the client wants it named without delay.
  * - A restart is a 1 as a line's first record on a channel after a new
  *   session of that line (seq_line_session: a new logon, a new connection)
  *   while the channel had reached 2 or more; any other 1 is a copy or a reordered
@@ -67,7 +87,7 @@
 #define SEQ_MAX_LINES 4        /* lines in one group */
 #define SEQ_MAX_CHANNELS 64    /* channels tracked per group */
 #define SEQ_HASH_SIZE 128      /* channel lookup table (power of two, >= 2 * SEQ_MAX_CHANNELS) */
-#define SEQ_MAX_HOLES 16       /* open holes per channel (multi-line groups) */
+#define SEQ_MAX_HOLES 16       /* open holes per channel (several lines; one line: below its start) */
 #define SEQ_QUEUE 32           /* pending events (>= SEQ_MAX_HOLES + 2: one seq_check's worst case) */
 #define SEQ_MAX_FIELDS 16      /* entries of a key configuration */
 #define SEQ_DIRECT 256         /* channel numbers below this are found by direct index */
@@ -81,7 +101,7 @@
 #define SEQ_SSE_BIZ_INDEX 10196u
 
 enum seq_verdict { SEQ_DELIVER = 0, SEQ_DUP = 1, SEQ_STALE = 2 }; /* seq_check's fast path relies on 0 and 1 */
-#define SEQ_LATE 0x100 /* seq_check_slow/_full: or'ed into SEQ_DELIVER when the record filled a hole */
+#define SEQ_LATE 0x100 /* seq_check_slow/_full: or'ed into SEQ_DELIVER when higher sequences went out first */
 enum seq_ev_kind { SEQ_EV_NONE = 0, SEQ_EV_GAP = 1, SEQ_EV_RESTART = 2 };
 
 /* One key rule: in template `tid` (0: every template having both fields),
@@ -126,7 +146,8 @@ struct seq_hole {
 /* Per line of a group. */
 #define SEQ_LINE_STATS(X)                                                                 \
 	X(won)         /* keyed records the line delivered (the first copy) */            \
-	X(filled)      /* of the won, those that filled another line's hole (late) */     \
+	X(filled)      /* of the won, those delivered late (TOE_RF_LATE): filled a hole,  \
+			  or came below the channel's start in the join wait */               \
 	X(dups)        /* lost the race: another line (or an earlier copy) delivered it;  \
 			  won + dups + stale = the keyed records the line carried */          \
 	X(stale)       /* old numbering after a restart of the channel */                 \
@@ -138,8 +159,8 @@ struct seq_hole {
 #define SEQ_GROUP_STATS(X)                                                                \
 	X(stale)        /* dropped: pre-restart numbering */                              \
 	X(before_start) /* dropped (in the lines' dups): below the channel's first record, after the join wait */ \
-	X(late)         /* delivered after higher sequences (hole filled) */              \
-	X(holes)        /* holes opened (multi-line) */                                   \
+	X(late)         /* delivered after higher sequences (TOE_RF_LATE; the lines' filled) */ \
+	X(holes)        /* holes opened (several lines; one line: below a start only) */   \
 	X(gaps)         /* gap events: ranges no line delivered */                        \
 	X(missing)      /* sequence numbers in them */                                    \
 	X(hole_overflow) /* holes declared early because a channel had SEQ_MAX_HOLES open */ \
@@ -200,7 +221,7 @@ struct seq_chan {
 
 struct seq_group {
 	uint32_t id;      /* the caller's number for it, copied into its events */
-	uint32_t nlines;  /* 1: plain tracking (gaps at once); more: arbitration */
+	uint32_t nlines;  /* 1: plain tracking (gaps at once, but for the join wait); more: arbitration */
 	uint32_t nchan;
 	uint32_t pad;
 	uint64_t wait_ns;
@@ -244,7 +265,9 @@ void seq_group_init(struct seq_group *g, uint32_t id, uint32_t nlines, uint64_t 
 void seq_queue_init(struct seq_queue *q);
 
 /* Record (chan, seq) carried by `line` at time now (ns). Returns enum
- * seq_verdict; *late is set when a delivered record filled a hole. Events
+ * seq_verdict; *late is set when a delivered record came after higher
+ * sequences of its channel (it filled a hole, or came below the start in
+ * the join wait). Events
  * it causes are appended to q (the caller drains q before the next call,
  * so it has room for SEQ_MAX_HOLES + 2). seq_check is the fast path (the
  * next record of a settled line: the channel's next, or a copy in no hole,
@@ -252,7 +275,7 @@ void seq_queue_init(struct seq_queue *q);
  * else. seq_check_slow takes one more common case the short way (a settled
  * line repeating a record: a copy) and leaves the rest to seq_check_full,
  * the rules with no shortcut. Both return the verdict with SEQ_LATE or'ed
- * in for a record that filled a hole (no pointer: the caller's late flag
+ * in for a late record (no pointer: the caller's late flag
  * stays in a register). All three give the same result and leave the same
  * state for every input (tests/unit/test_seq_fast.c compares seq_check
  * with seq_check_full). */

@@ -11,6 +11,8 @@
  *     MsgSeqNum jump is a TOE_GAP_MSG_SEQ entry; after a new logon (MsgSeqNum
  *     1) a RESET RESTART for the MsgSeqNum, then one for the channel going
  *     back to 1 - neither is a gap;
+ *   - one line, a channel's first records out of order (15, 3, 1, 2): all
+ *     delivered, those below 15 with TOE_RF_LATE, 4..14 a gap after the wait;
  *   - two lines in group 2 (hdr.group 2), each missing its own messages,
  *     the second lagging: every record delivered exactly once if a line
  *     carried it, with the line that carried it first; a gap exactly for
@@ -230,6 +232,51 @@ static void test_one_line(void)
 	rx_poll(pipe_, 100 * TR_MS);
 	drain_into(&g);
 	CHECK_EQ(g.n, 15);
+}
+
+/* One line whose channel's first records come out of order (15, 3, 1, 2):
+ * what the client sees. Every record is an entry; those below the first
+ * carry TOE_RF_LATE; the range nobody sent (4..14) is a TOE_GAP_SEQUENCE
+ * entry once the wait ran out (rx_poll), not at once and not never. */
+static void test_one_line_join(void)
+{
+	static struct got g;
+	static uint8_t b[4096];
+	struct rx_cfg cfg;
+	uint64_t biz[2];
+	uint32_t i;
+	static const uint64_t want[4] = {15, 3, 1, 2};
+	setup(&cfg);
+	CHECK_EQ(rx_init_decode(pipe_, &cfg, &tr_prog, fs_, RX_NSTREAMS(&cfg)), RX_OK);
+	g.n = 0;
+	ev_open(0, 0, 1 * TR_MS, &g);
+	biz[0] = 15;
+	ev_data(0, 0, b, make_msg(b, sizeof b, 1, TOE_REC_TRADE, 1, biz, 1), 1 * TR_MS + 10 * US, &g);
+	biz[0] = 3;
+	ev_data(0, 0, b, make_msg(b, sizeof b, 2, TOE_REC_ORDER, 1, biz, 1), 1 * TR_MS + 20 * US, &g);
+	biz[0] = 1, biz[1] = 2;
+	ev_data(0, 0, b, make_msg(b, sizeof b, 3, TOE_REC_TRADE, 1, biz, 2), 1 * TR_MS + 30 * US, &g);
+	CHECK_EQ(g.n, 5); /* the SYN reset, four records, no gap yet */
+	for (i = 0; i < 4 && i + 1 < g.n; i++) {
+		CHECK_EQ(g.o[i + 1].kind, RX_OUT_RECORD);
+		CHECK_EQ(biz_of(&g.o[i + 1]), want[i]);
+		CHECK_EQ(!!(g.o[i + 1].tick.hdr.flags & TOE_RF_LATE), i > 0);
+	}
+	rx_poll(pipe_, 1 * TR_MS + 20 * US + SEQ_DEFAULT_WAIT_NS - 1);
+	drain_into(&g);
+	CHECK_EQ(g.n, 5);
+	rx_poll(pipe_, 1 * TR_MS + 20 * US + SEQ_DEFAULT_WAIT_NS);
+	drain_into(&g);
+	CHECK_EQ(g.n, 6);
+	CHECK_EQ(g.o[5].kind, RX_OUT_GAP);
+	CHECK_EQ(g.o[5].tick.gap.reason, TOE_GAP_SEQUENCE);
+	CHECK_EQ(g.o[5].tick.gap.channel, 1);
+	CHECK_EQ(g.o[5].tick.gap.first, 4);
+	CHECK_EQ(g.o[5].tick.gap.last, 14);
+	CHECK_EQ(pipe_->st.seq_late, 3);
+	CHECK_EQ(pipe_->st.seq_gaps, 1);
+	CHECK_EQ(pipe_->st.seq_missing, 11);
+	CHECK_EQ(pipe_->st.seq_dups, 0);
 }
 
 /* ---- two lines ----------------------------------------------------------- */
@@ -489,6 +536,7 @@ int main(void)
 		return test_skip("rx_seq", "run from the repository root (" TR_TEMPLATES " not found)");
 	fast_enc_init(&enc, &tr_prog);
 	test_one_line();
+	test_one_line_join();
 	test_two_lines();
 	test_gap_lines();
 	test_bad_cfg();

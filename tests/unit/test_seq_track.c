@@ -4,10 +4,15 @@
  * line carried (sets of (channel, sequence)), never from the block:
  *   - one line: jumps are gaps at once naming the range, repeats are
  *     dropped, a channel back to 1 is a restart (not a gap, not a repeat);
+ *   - a channel's first records reordered (15, 1..14; 15, 14..1; 15, 3, 1,
+ *     2), on one line and across two: within the join wait every one is
+ *     delivered, those below the first flagged late and counted, the range
+ *     none carried a gap after the wait; after it, before_start drops;
  *   - MsgSeqNum: jumps, repeats, restart after a new logon;
  *   - two lines with their own losses, copies and reorders: every record
  *     delivered exactly once when at least one line carried it, a gap
- *     exactly for each run both lines lost, naming it;
+ *     exactly for each run both lines lost, naming it, the late flag
+ *     exactly when a higher sequence of the channel went out first;
  *   - one line dying mid-stream: nothing lost, no gap;
  *   - restarts across two lines: the lagging line's old numbering is stale;
  *   - more holes than a channel holds: the oldest is declared early, counted;
@@ -83,22 +88,24 @@ static void test_one_line(void)
 	CHECK_EQ(check(&g, &q, &e, 0, 7, 2, 8, NULL), SEQ_DELIVER);
 	CHECK_EQ(check(&g, &q, &e, 0, 4, 106, 9, NULL), SEQ_DELIVER);
 	CHECK_EQ(e.n, 1);
-	/* a 1 without a new session: a copy */
-	CHECK_EQ(check(&g, &q, &e, 0, 4, 1, 10, NULL), SEQ_DUP);
+	/* a 1 without a new session, after the join wait: not a restart, and
+	 * below the channel's start (before_start, a copy). Within the wait it
+	 * would be a reordered first record (test_one_line_reordered_start). */
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 1, 2 * MS + 10, NULL), SEQ_DUP);
 	/* restart: channel 4 back to 1 after a new logon: a restart event, no gap, delivered */
 	seq_line_session(&g, 0);
-	CHECK_EQ(check(&g, &q, &e, 0, 4, 1, 10, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 1, 2 * MS + 10, NULL), SEQ_DELIVER);
 	CHECK_EQ(e.n, 2);
 	CHECK_EQ(e.ev[1].kind, SEQ_EV_RESTART);
 	CHECK_EQ(e.ev[1].chan, 4);
 	CHECK_EQ(e.ev[1].last, 106);
-	CHECK_EQ(check(&g, &q, &e, 0, 4, 2, 11, NULL), SEQ_DELIVER);
-	CHECK_EQ(check(&g, &q, &e, 0, 4, 3, 12, NULL), SEQ_DELIVER);
-	CHECK_EQ(check(&g, &q, &e, 0, 4, 2, 13, NULL), SEQ_DUP);
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 2, 2 * MS + 11, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 3, 2 * MS + 12, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 4, 2, 2 * MS + 13, NULL), SEQ_DUP);
 	CHECK_EQ(e.n, 2);
 	/* a 1 right after 1 is a repeat, not a restart */
-	CHECK_EQ(check(&g, &q, &e, 0, 9, 1, 14, NULL), SEQ_DELIVER);
-	CHECK_EQ(check(&g, &q, &e, 0, 9, 1, 15, NULL), SEQ_DUP);
+	CHECK_EQ(check(&g, &q, &e, 0, 9, 1, 2 * MS + 14, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 9, 1, 2 * MS + 15, NULL), SEQ_DUP);
 	CHECK_EQ(e.n, 2);
 	uint64_t rec, del, dups;
 	seq_group_sum(&g, &rec, &del, &dups);
@@ -108,10 +115,156 @@ static void test_one_line(void)
 	CHECK_EQ(g.st.gaps, 1);
 	CHECK_EQ(g.st.missing, 3);
 	CHECK_EQ(g.st.restarts, 1);
+	CHECK_EQ(g.st.before_start, 1);
+	CHECK_EQ(g.st.late, 0);
 	CHECK_EQ(g.line[0].jumps, 1);
 	CHECK_EQ(g.line[0].missed, 3);
 	CHECK_EQ(g.nchan, 3);
 	CHECK_EQ(g.chan[0].dups + g.chan[1].dups + g.chan[2].dups, 6);
+}
+
+/* Feed seqs[0..n) of channel 5 on line 0 of a one-line group, 1 us apart
+ * from t0; late[i] gets each record's late flag, -1 when not delivered. */
+static void feed_one_line(struct seq_group *g, struct seq_queue *q, struct evs *e, const uint64_t *seqs,
+			  uint32_t n, uint64_t t0, int *late)
+{
+	uint32_t i;
+	for (i = 0; i < n; i++) {
+		int l = 0;
+		int v = check(g, q, e, 0, 5, seqs[i], t0 + i * US, &l);
+		late[i] = v == SEQ_DELIVER ? l : -1;
+	}
+}
+
+/* One line whose first datagrams came reordered: within the join wait the
+ * records below the first one are delivered, flagged late and counted, and
+ * the range between is a hole (filled by the rest, else a gap after the
+ * wait), never a gap at once that would make the rest copies. */
+static void test_one_line_reordered_start(void)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	static struct evs e;
+	uint64_t seqs[16];
+	int late[16];
+	uint32_t i;
+	uint64_t rec, del, dups;
+
+	/* 15, 1, 2, ..., 14: all 15 delivered, 1..14 late, no gap */
+	seq_group_init(&g, 0, 1, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	seqs[0] = 15;
+	for (i = 1; i < 15; i++)
+		seqs[i] = i;
+	feed_one_line(&g, &q, &e, seqs, 15, 1 * MS, late);
+	CHECK_EQ(late[0], 0);
+	for (i = 1; i < 15; i++)
+		CHECK_EQ(late[i], 1);
+	CHECK_EQ(e.n, 0);
+	CHECK_EQ(g.chan[0].nholes, 0); /* 2..14 filled the hole 1 opened */
+	seq_poll(&g, &q, 10 * MS);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 0);
+	seq_group_sum(&g, &rec, &del, &dups);
+	CHECK_EQ(del, 15);
+	CHECK_EQ(dups, 0);
+	CHECK_EQ(g.st.late, 14);
+	CHECK_EQ(g.line[0].filled, 14);
+	CHECK_EQ(g.chan[0].late, 14);
+	CHECK_EQ(g.st.holes, 1);
+	CHECK_EQ(g.st.gaps, 0);
+	CHECK_EQ(g.st.before_start, 0);
+	/* the line goes on the usual way: 16 in order, not late; a repeat of 3 a copy */
+	CHECK_EQ(check(&g, &q, &e, 0, 5, 16, 10 * MS, &late[0]), SEQ_DELIVER);
+	CHECK_EQ(late[0], 0);
+	CHECK_EQ(check(&g, &q, &e, 0, 5, 3, 10 * MS + 1, NULL), SEQ_DUP);
+	/* and a forward jump on one line is still a gap at once */
+	CHECK_EQ(check(&g, &q, &e, 0, 5, 20, 10 * MS + 2, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 1);
+	CHECK_EQ(e.ev[0].first, 17);
+	CHECK_EQ(e.ev[0].last, 19);
+
+	/* 15, 14, ..., 1: each one below the last, no range between: all late, no hole */
+	seq_group_init(&g, 0, 1, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	for (i = 0; i < 15; i++)
+		seqs[i] = 15 - i;
+	feed_one_line(&g, &q, &e, seqs, 15, 1 * MS, late);
+	CHECK_EQ(late[0], 0);
+	for (i = 1; i < 15; i++)
+		CHECK_EQ(late[i], 1);
+	seq_poll(&g, &q, 10 * MS);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 0);
+	CHECK_EQ(g.st.late, 14);
+	CHECK_EQ(g.st.holes, 0);
+	CHECK_EQ(g.line[0].won, 15);
+
+	/* 15, 3, 1, 2: all delivered (3, 1, 2 late); 4..14 never came: one gap,
+	 * named once the wait of the hole 3 opened ran out, not before */
+	seq_group_init(&g, 0, 1, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	seqs[0] = 15;
+	seqs[1] = 3;
+	seqs[2] = 1;
+	seqs[3] = 2;
+	feed_one_line(&g, &q, &e, seqs, 4, 1 * MS, late);
+	CHECK_EQ(late[0], 0);
+	CHECK_EQ(late[1], 1);
+	CHECK_EQ(late[2], 1);
+	CHECK_EQ(late[3], 1);
+	CHECK_EQ(e.n, 0);
+	CHECK_EQ(seq_poll(&g, &q, 1 * MS + US + SEQ_DEFAULT_WAIT_NS - 1), 0);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 0);
+	seq_poll(&g, &q, 1 * MS + US + SEQ_DEFAULT_WAIT_NS);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 1);
+	CHECK_EQ(e.ev[0].kind, SEQ_EV_GAP);
+	CHECK_EQ(e.ev[0].chan, 5);
+	CHECK_EQ(e.ev[0].first, 4);
+	CHECK_EQ(e.ev[0].last, 14);
+	CHECK_EQ(g.st.gaps, 1);
+	CHECK_EQ(g.st.missing, 11);
+	CHECK_EQ(g.st.late, 3);
+	CHECK_EQ(g.line[0].won, 4);
+	/* declared lost: a 9 now is a copy, dropped, no second gap */
+	CHECK_EQ(check(&g, &q, &e, 0, 5, 9, 5 * MS, NULL), SEQ_DUP);
+	CHECK_EQ(e.n, 1);
+
+	/* the hole outlives the join wait: 10 near its end opens 11..14, and 12
+	 * after the join wait but within the hole's own wait still fills it;
+	 * a lower record after the join wait is before_start, dropped, counted */
+	seq_group_init(&g, 0, 1, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	CHECK_EQ(check(&g, &q, &e, 0, 5, 15, 1 * MS, &late[0]), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 5, 10, 1 * MS + 900 * US, &late[0]), SEQ_DELIVER);
+	CHECK_EQ(late[0], 1);
+	CHECK_EQ(check(&g, &q, &e, 0, 5, 12, 2 * MS + 500 * US, &late[0]), SEQ_DELIVER);
+	CHECK_EQ(late[0], 1);
+	CHECK_EQ(check(&g, &q, &e, 0, 5, 9, 2 * MS + 600 * US, NULL), SEQ_DUP);
+	CHECK_EQ(g.st.before_start, 1);
+	CHECK_EQ(g.line[0].dups, 1);
+	seq_poll(&g, &q, 3 * MS);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 2); /* 11, 13..14: what 10 opened and 12 did not fill */
+	CHECK_EQ(e.ev[0].first, 11);
+	CHECK_EQ(e.ev[0].last, 11);
+	CHECK_EQ(e.ev[1].first, 13);
+	CHECK_EQ(e.ev[1].last, 14);
+
+	/* no join wait (wait 0): a lower record is before_start at once, as it was */
+	seq_group_init(&g, 0, 1, 0);
+	seq_queue_init(&q);
+	e.n = 0;
+	CHECK_EQ(check(&g, &q, &e, 0, 5, 15, 1 * MS, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 5, 1, 1 * MS, NULL), SEQ_DUP);
+	CHECK_EQ(g.st.before_start, 1);
+	CHECK_EQ(e.n, 0);
 }
 
 /* More channels than the table: delivered unchecked, counted. */
@@ -337,6 +490,8 @@ static void run_two_lines(uint64_t seed, uint32_t dead_line, uint32_t dead_at, i
 	static struct seq_queue q;
 	uint32_t n = make_arrivals(seed, dead_line, dead_at, lossy), i, ch, s;
 	uint64_t now = 0, late = 0, dups_expected = 0, missing = 0, runs = 0;
+	uint64_t maxdel[NCH] = {0}; /* per channel, the highest delivered so far */
+	uint32_t wrong_late = 0;
 	seq_group_init(&g, 0, 2, SEQ_DEFAULT_WAIT_NS);
 	seq_queue_init(&q);
 	ev.n = 0;
@@ -353,6 +508,11 @@ static void run_two_lines(uint64_t seed, uint32_t dead_line, uint32_t dead_at, i
 		if (v == SEQ_DELIVER) {
 			delivered[arr[i].ch][arr[i].seq]++;
 			late += l;
+			/* the flag's promise: late exactly when a higher one went out first */
+			if (l != (arr[i].seq < maxdel[arr[i].ch]))
+				wrong_late++;
+			if (arr[i].seq > maxdel[arr[i].ch])
+				maxdel[arr[i].ch] = arr[i].seq;
 		}
 	}
 	/* the end: every hole has waited long enough */
@@ -388,6 +548,7 @@ static void run_two_lines(uint64_t seed, uint32_t dead_line, uint32_t dead_at, i
 	}
 	CHECK_EQ(wrong_once, 0);
 	CHECK_EQ(wrong_gap, 0);
+	CHECK_EQ(wrong_late, 0);
 	/* one gap per run both lines lost: no run reported in pieces */
 	CHECK_EQ(ev.n, runs);
 	CHECK_EQ(g.st.gaps, runs);
@@ -489,7 +650,8 @@ static void test_restart_two_lines(void)
 }
 
 /* A join: line 1 started earlier than line 0; within the wait its lower
- * records are delivered and the range between becomes a hole. */
+ * records are delivered, late (100 went out before them), and the range
+ * between becomes a hole. */
 static void test_join_below_start(void)
 {
 	static struct seq_group g;
@@ -499,11 +661,18 @@ static void test_join_below_start(void)
 	seq_group_init(&g, 0, 2, SEQ_DEFAULT_WAIT_NS);
 	seq_queue_init(&q);
 	e.n = 0;
-	CHECK_EQ(check(&g, &q, &e, 0, 2, 100, 10 * US, NULL), SEQ_DELIVER);
-	CHECK_EQ(check(&g, &q, &e, 1, 2, 97, 20 * US, NULL), SEQ_DELIVER);   /* below the start, in time */
+	CHECK_EQ(check(&g, &q, &e, 0, 2, 100, 10 * US, &late), SEQ_DELIVER);
+	CHECK_EQ(late, 0);
+	CHECK_EQ(check(&g, &q, &e, 1, 2, 97, 20 * US, &late), SEQ_DELIVER);  /* below the start, in time */
+	CHECK_EQ(late, 1);
 	CHECK_EQ(check(&g, &q, &e, 1, 2, 98, 21 * US, &late), SEQ_DELIVER);  /* fills 98..99 */
 	CHECK_EQ(late, 1);
-	CHECK_EQ(check(&g, &q, &e, 1, 2, 100, 22 * US, NULL), SEQ_DUP);
+	CHECK_EQ(check(&g, &q, &e, 1, 2, 100, 22 * US, &late), SEQ_DUP);
+	CHECK_EQ(g.st.late, 2);
+	CHECK_EQ(g.chan[0].late, 2);
+	CHECK_EQ(g.line[1].filled, 2);
+	CHECK_EQ(g.line[0].filled, 0);
+	CHECK_EQ(e.n, 0);
 	/* 99 never comes: a gap after the wait */
 	seq_poll(&g, &q, 22 * US + SEQ_DEFAULT_WAIT_NS);
 	drain(&q, &e);
@@ -513,6 +682,66 @@ static void test_join_below_start(void)
 	/* long after the start, lower numbers are not news */
 	CHECK_EQ(check(&g, &q, &e, 1, 2, 50, 5 * MS, NULL), SEQ_DUP);
 	CHECK_EQ(g.st.before_start, 1);
+	CHECK_EQ(g.st.late, 2);
+}
+
+/* Two lines, the join orders of test_one_line_reordered_start: line 0
+ * carries 15 first, line 1 (which started earlier) the lower ones. Every
+ * record below 15 is late; what no line carried is a gap after the wait. */
+static void run_two_line_join(const uint64_t *seqs, uint32_t n, uint64_t gap_first, uint64_t gap_last)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	static struct evs e;
+	uint32_t i;
+	uint64_t rec, del, dups, t = 1 * MS;
+	int late;
+	seq_group_init(&g, 0, 2, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	CHECK_EQ(check(&g, &q, &e, 0, 6, seqs[0], t, &late), SEQ_DELIVER);
+	CHECK_EQ(late, 0);
+	for (i = 1; i < n; i++) {
+		CHECK_EQ(check(&g, &q, &e, 1, 6, seqs[i], t + i * US, &late), SEQ_DELIVER);
+		CHECK_EQ(late, 1);
+	}
+	/* line 1 reaches 15: a copy */
+	CHECK_EQ(check(&g, &q, &e, 1, 6, seqs[0], t + n * US, &late), SEQ_DUP);
+	CHECK_EQ(e.n, 0);
+	seq_poll(&g, &q, t + 10 * MS);
+	drain(&q, &e);
+	CHECK_EQ(e.n, gap_first ? 1 : 0);
+	if (gap_first && e.n == 1) {
+		CHECK_EQ(e.ev[0].kind, SEQ_EV_GAP);
+		CHECK_EQ(e.ev[0].chan, 6);
+		CHECK_EQ(e.ev[0].first, gap_first);
+		CHECK_EQ(e.ev[0].last, gap_last);
+	}
+	seq_group_sum(&g, &rec, &del, &dups);
+	CHECK_EQ(del, n);
+	CHECK_EQ(dups, 1);
+	CHECK_EQ(g.st.late, n - 1);
+	CHECK_EQ(g.line[1].filled, n - 1);
+	CHECK_EQ(g.line[1].won, n - 1);
+	CHECK_EQ(g.st.before_start, 0);
+}
+
+static void test_two_line_join_orders(void)
+{
+	uint64_t seqs[16];
+	uint32_t i;
+	seqs[0] = 15;
+	for (i = 1; i < 15; i++)
+		seqs[i] = i;
+	run_two_line_join(seqs, 15, 0, 0); /* 15, 1..14 */
+	for (i = 0; i < 15; i++)
+		seqs[i] = 15 - i;
+	run_two_line_join(seqs, 15, 0, 0); /* 15, 14..1 */
+	seqs[0] = 15;
+	seqs[1] = 3;
+	seqs[2] = 1;
+	seqs[3] = 2;
+	run_two_line_join(seqs, 4, 4, 14); /* 15, 3, 1, 2 */
 }
 
 /* The wait: a hole is a gap only after wait_ns, and not when filled in time. */
@@ -615,6 +844,7 @@ int main(void)
 		return test_skip("seq_track", "run from the repository root (conf/templates/ not found)");
 	fclose(f);
 	test_one_line();
+	test_one_line_reordered_start();
 	test_channel_table();
 	test_msg_seq();
 	test_restart_edges();
@@ -622,6 +852,7 @@ int main(void)
 	test_line_dies();
 	test_restart_two_lines();
 	test_join_below_start();
+	test_two_line_join_orders();
 	test_wait();
 	test_hole_overflow();
 	test_keys();

@@ -78,8 +78,9 @@ enum toe_tick_field {
 #define TOE_RF_RANGE 0x0001u /* a value did not fit its field: hdr.bad_fields says which; an integer
 				 field then reads 0, a string field holds its first bytes */
 #define TOE_RF_WARN 0x0002u  /* decoded despite a reportable FAST error (an overlong encoding) */
-#define TOE_RF_LATE 0x0004u  /* filled a hole of its channel's sequence (another line was late):
-				 records with higher sequences of that channel came before it */
+#define TOE_RF_LATE 0x0004u  /* records with higher sequences of its channel came before it: it filled
+				 a hole of the channel's sequence (another line was late, or reordering),
+				 or came below the channel's first record within the arbitration wait */
 
 /* Which clock took hdr.rx_ns (always CLOCK_REALTIME ns): bits 29..31 of
  * hdr.present, above every enum toe_tick_field bit; read them with
