@@ -5,8 +5,8 @@
  *                [--window BYTES] [--conns N] [--gap-timeout MS]
  *                [--decoder auto|fast|reference] FILE.pcap
  *
- * Runs every frame of a pcap file (libpcap offline; Ethernet or Linux cooked
- * captures) through kernels/rx/rx_pipe (net_rx, the mirror TOE, the UDP
+ * Runs every frame of a pcap file (libpcap offline; Ethernet, Linux cooked
+ * SLL/SLL2 as tcpdump -i any writes, or raw IP captures: net_link.h) through kernels/rx/rx_pipe (net_rx, the mirror TOE, the UDP
  * listen table, the STEP deframer and the FAST decoder) and prints one JSON
  * line per entry on stdout:
  *   records exactly as toe-fastdump --framing step prints them, with
@@ -47,6 +47,7 @@
 #include "fast/host/fast_json.h"
 #include "rx/rx_pipe.h"
 #include "fast/host/fastx.h"
+#include "net/host/net_link.h"
 
 #define PROG "toe-pcapdump"
 
@@ -383,9 +384,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int dlt = pcap_datalink(pc);
-	if (dlt != DLT_EN10MB && dlt != DLT_LINUX_SLL) {
-		fprintf(stderr, PROG ": %s: link type %s not supported (Ethernet or Linux cooked only)\n", path,
-			pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
+	if (!net_link_supported(dlt)) {
+		fprintf(stderr, PROG ": %s: link type %d (%s) not supported; need Ethernet, Linux cooked (SLL/SLL2) or "
+			"raw IPv4\n", path, dlt, pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
 		pcap_close(pc);
 		return 1;
 	}
@@ -428,18 +429,14 @@ int main(int argc, char **argv)
 		uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* ns precision */
 		const uint8_t *frame = data;
 		uint32_t len = h->caplen;
-		if (dlt == DLT_LINUX_SLL) {
-			/* 16-byte cooked header: protocol at bytes 14..15; make it an Ethernet header */
-			if (len < 16)
-				continue;
-			if (len - 16 > NET_MAX_FRAME - 14)
-				len = NET_MAX_FRAME - 14 + 16;
-			memset(cooked, 0, 12);
-			cooked[12] = data[14];
-			cooked[13] = data[15];
-			memcpy(cooked + 14, data + 16, len - 16);
+		uint32_t skip, pre = net_link_eth_prefix(dlt, data, len, cooked, &skip);
+		if (pre) {
+			/* another link header: an Ethernet one in its place (a packet longer than the
+			 * largest frame is cut, and net_rx counts it as cut) */
+			uint32_t n = len - skip < NET_MAX_FRAME - pre ? len - skip : NET_MAX_FRAME - pre;
+			memcpy(cooked + pre, data + skip, n);
 			frame = cooked;
-			len = len - 16 + 14;
+			len = pre + n;
 		}
 		frames++;
 		rx_frame(p, frame, len, ts);

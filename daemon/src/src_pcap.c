@@ -6,8 +6,8 @@
  * the time spent opening the daemon does not make the first frames late; a
  * frame read but not yet due waits in libpcap's buffer (no further read is
  * made until it is delivered). Linux cooked (SLL, SLL2) and raw IPv4
- * captures get a synthetic Ethernet header, so the pipeline always sees
- * Ethernet.
+ * captures get a synthetic Ethernet header (kernels/net/host/net_link.c,
+ * shared with toe-pcapdump), so the pipeline always sees Ethernet.
  *
  * A file that is cut short (a copy still being written, a full disk) or
  * corrupt (a record length beyond any snap length) ends the play where it
@@ -25,12 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-#ifndef DLT_LINUX_SLL2
-#define DLT_LINUX_SLL2 276
-#endif
-#ifndef DLT_IPV4
-#define DLT_IPV4 228
-#endif
+#include "net/host/net_link.h"
 
 #define PCAP_ARENA_MIN (256u * 1024u)  /* >= 2 * (SRC_MAX_FRAME + 14) */
 
@@ -74,14 +69,7 @@ static int pcap_open_file(struct src_pcap *s, char *err, size_t errlen)
 	if (!s->p)
 		return src_err(err, errlen, "pcap %s: %s", s->path, ebuf[0] ? ebuf : "cannot open");
 	s->dlt = pcap_datalink(s->p);
-	switch (s->dlt) {
-	case DLT_EN10MB:
-	case DLT_LINUX_SLL:
-	case DLT_LINUX_SLL2:
-	case DLT_RAW:
-	case DLT_IPV4:
-		return 0;
-	default: {
+	if (!net_link_supported(s->dlt)) {
 		const char *name = pcap_datalink_val_to_name(s->dlt);
 		src_err(err, errlen,
 			"pcap %s: link type %d (%s) not supported; need Ethernet, Linux cooked (SLL/SLL2) or raw IPv4",
@@ -90,57 +78,13 @@ static int pcap_open_file(struct src_pcap *s, char *err, size_t errlen)
 		s->p = NULL;
 		return -1;
 	}
-	}
+	return 0;
 }
 
 static uint64_t hdr_ts(const struct pcap_pkthdr *h)
 {
 	/* opened with nanosecond precision: tv_usec holds nanoseconds */
 	return (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* Ethernet header to put before the captured bytes and how many captured
- * bytes it replaces; returns the header length (0: the capture is Ethernet). */
-static uint32_t eth_prefix(int dlt, const uint8_t *d, uint32_t caplen, uint8_t *hdr, uint32_t *skip)
-{
-	uint16_t type = 0;
-	const uint8_t *addr = NULL;
-	uint32_t halen = 0;
-	*skip = 0;
-	switch (dlt) {
-	case DLT_EN10MB:
-		return 0;
-	case DLT_LINUX_SLL: /* pkttype(2) hatype(2) halen(2) addr(8) protocol(2) */
-		if (caplen < 16)
-			return 0;
-		halen = rd16(d + 4);
-		addr = d + 6;
-		type = rd16(d + 14);
-		*skip = 16;
-		break;
-	case DLT_LINUX_SLL2: /* protocol(2) reserved(2) ifindex(4) hatype(2) pkttype(1) halen(1) addr(8) */
-		if (caplen < 20)
-			return 0;
-		type = rd16(d);
-		halen = d[11];
-		addr = d + 12;
-		*skip = 20;
-		break;
-	default: /* raw IP */
-		type = (caplen > 0 && (d[0] >> 4) == 6) ? 0x86dd : 0x0800;
-		break;
-	}
-	memset(hdr, 0, 14);
-	if (addr && halen == 6)
-		memcpy(hdr + 6, addr, 6);
-	hdr[12] = (uint8_t)(type >> 8);
-	hdr[13] = (uint8_t)type;
-	return 14;
 }
 
 static int arena_reserve(struct src_pcap *s, size_t need, int may_grow)
@@ -289,7 +233,7 @@ static int pcap_rx_burst(struct src *base, struct src_frame *f, int max)
 				break;
 		}
 		caplen = s->pend_hdr.caplen;
-		pre = eth_prefix(s->dlt, s->pend_data, caplen, hdr, &skip);
+		pre = net_link_eth_prefix(s->dlt, s->pend_data, caplen, hdr, &skip);
 		wire = s->pend_hdr.len - (s->pend_hdr.len >= skip ? skip : s->pend_hdr.len) + pre;
 		take = caplen - skip + pre;
 		if (take > SRC_MAX_FRAME)

@@ -11,6 +11,8 @@
  *     --swap-every N       swap data segments 2k and 2k+1 of every N pairs (reordering; 0: none)
  *     --drop-every N       leave out every Nth data segment (loss; 0: none)
  *     --udp                one datagram per STEP message, exchange -> vendor port (no TCP)
+ *     --link L             the capture's link type: ethernet (default), sll or sll2 (Linux cooked, as
+ *                          tcpdump -i any writes), raw (bare IP packets)
  *     --csum-offload       TCP/UDP checksums left as transmit offload leaves them (pseudo-header sum
  *                          only), as a capture on the sending host or of a veth mirror shows them
  *
@@ -21,6 +23,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pcap/dlt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,15 +109,16 @@ int main(int argc, char **argv)
 		{"start-s", required_argument, 0, 's'},  {"no-syn", no_argument, 0, 'J'},
 		{"fin", no_argument, 0, 'F'},            {"swap-every", required_argument, 0, 'w'},
 		{"drop-every", required_argument, 0, 'd'}, {"udp", no_argument, 0, 'u'},
-		{"csum-offload", no_argument, 0, 'O'},   {0, 0, 0, 0},
+		{"csum-offload", no_argument, 0, 'O'},   {"link", required_argument, 0, 'L'},
+		{0, 0, 0, 0},
 	};
 	struct pb_spec s;
 	uint32_t ex_ip = 0x0a01000a, ve_ip = 0x0a010002;
 	uint16_t ex_port = 5261, ve_port = 40001;
 	unsigned long mss = 1408, interval = 100, swap_every = 0, drop_every = 0;
 	unsigned long long start = 1700000000ull;
-	int syn = 1, fin = 0, udp = 0, offload = 0, c;
-	while ((c = getopt_long(argc, argv, "e:v:m:i:s:JFw:d:uO", lopts, NULL)) != -1) {
+	int syn = 1, fin = 0, udp = 0, offload = 0, dlt = DLT_EN10MB, c;
+	while ((c = getopt_long(argc, argv, "e:v:m:i:s:JFw:d:uOL:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (parse_ep(optarg, &ex_ip, &ex_port))
@@ -133,6 +137,15 @@ int main(int argc, char **argv)
 		case 'd': drop_every = strtoul(optarg, NULL, 10); break;
 		case 'u': udp = 1; break;
 		case 'O': offload = 1; break;
+		case 'L':
+			dlt = !strcmp(optarg, "ethernet") ? DLT_EN10MB
+			      : !strcmp(optarg, "sll")   ? DLT_LINUX_SLL
+			      : !strcmp(optarg, "sll2")  ? DLT_LINUX_SLL2
+			      : !strcmp(optarg, "raw")   ? DLT_RAW
+							 : -1;
+			if (dlt < 0)
+				return fprintf(stderr, "mkpcap: --link ethernet|sll|sll2|raw\n"), 2;
+			break;
 		default: return 2;
 		}
 	}
@@ -165,7 +178,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	struct out o = {.ts = start * 1000000000ull, .step = interval * 1000ull};
-	o.w = pb_pcap_create(argv[optind + 1], 1);
+	o.w = pb_pcap_create_link(argv[optind + 1], 1, dlt);
 	if (!o.w)
 		return 1;
 	pb_init(&s);

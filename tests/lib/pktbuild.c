@@ -311,15 +311,28 @@ struct pb_pcap {
 	pcap_t *p;
 	pcap_dumper_t *d;
 	int nano;
+	int dlt;
+	uint8_t conv[262144 + 20]; /* a frame with its link header replaced */
 };
 
 struct pb_pcap *pb_pcap_create(const char *path, int nano)
 {
-	struct pb_pcap *w = calloc(1, sizeof *w);
+	return pb_pcap_create_link(path, nano, DLT_EN10MB);
+}
+
+struct pb_pcap *pb_pcap_create_link(const char *path, int nano, int dlt)
+{
+	struct pb_pcap *w;
+	if (dlt != DLT_EN10MB && dlt != DLT_LINUX_SLL && dlt != DLT_LINUX_SLL2 && dlt != DLT_RAW) {
+		fprintf(stderr, "pb_pcap_create: link type %d not written\n", dlt);
+		return NULL;
+	}
+	w = calloc(1, sizeof *w);
 	if (!w)
 		return NULL;
 	w->nano = nano;
-	w->p = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 262144,
+	w->dlt = dlt;
+	w->p = pcap_open_dead_with_tstamp_precision(dlt, 262144,
 						    nano ? PCAP_TSTAMP_PRECISION_NANO : PCAP_TSTAMP_PRECISION_MICRO);
 	if (!w->p) {
 		fprintf(stderr, "pb_pcap_create: pcap_open_dead failed\n");
@@ -342,6 +355,31 @@ int pb_pcap_write(struct pb_pcap *w, const uint8_t *frame, size_t len, uint64_t 
 	memset(&h, 0, sizeof h);
 	h.ts.tv_sec = (time_t)(ts_ns / 1000000000u);
 	h.ts.tv_usec = (suseconds_t)(w->nano ? ts_ns % 1000000000u : ts_ns % 1000000000u / 1000u);
+	if (w->dlt != DLT_EN10MB) {
+		/* the Ethernet header replaced: the source MAC and EtherType kept in a cooked
+		 * header (SLL: pkttype hatype halen addr[8] protocol; SLL2: protocol reserved
+		 * ifindex hatype pkttype halen addr[8]), or dropped (raw IP) */
+		uint8_t *c = w->conv;
+		size_t hl = w->dlt == DLT_LINUX_SLL ? 16 : w->dlt == DLT_LINUX_SLL2 ? 20 : 0;
+		if (len < 14 || len - 14 + hl > sizeof w->conv)
+			return -1;
+		memset(c, 0, hl);
+		if (w->dlt == DLT_LINUX_SLL) {
+			c[3] = 1;	       /* ARPHRD_ETHER */
+			c[5] = 6;
+			memcpy(c + 6, frame + 6, 6);
+			memcpy(c + 14, frame + 12, 2);
+		} else if (w->dlt == DLT_LINUX_SLL2) {
+			memcpy(c, frame + 12, 2);
+			c[7] = 1;	       /* ifindex */
+			c[9] = 1;	       /* ARPHRD_ETHER */
+			c[11] = 6;
+			memcpy(c + 12, frame + 6, 6);
+		}
+		memcpy(c + hl, frame + 14, len - 14);
+		frame = c;
+		len = len - 14 + hl;
+	}
 	h.caplen = (bpf_u_int32)len;
 	h.len = (bpf_u_int32)len;
 	pcap_dump((u_char *)w->d, &h, frame);

@@ -99,12 +99,18 @@ size_t pb_ipv4_fragment(const uint8_t *frame, size_t len, size_t max_payload, si
 /* Offset of the IPv4 header in a frame built from s. */
 size_t pb_l3_off(const struct pb_spec *s);
 
-/* ---- pcap files (libpcap, LINKTYPE_ETHERNET) ---- */
+/* ---- pcap files (libpcap) ---- */
 struct pb_pcap;
 
 /* Create path for writing; nano selects nanosecond timestamps (magic
  * 0xa1b23c4d) instead of microseconds. NULL on error (printed). */
 struct pb_pcap *pb_pcap_create(const char *path, int nano);
+/* The same with another link type (libpcap's DLT_ value): DLT_EN10MB (what
+ * pb_pcap_create writes), DLT_LINUX_SLL, DLT_LINUX_SLL2 or DLT_RAW;
+ * pb_pcap_write still takes Ethernet frames and writes each with its
+ * Ethernet header replaced by that link type's (as tcpdump -i any or a raw
+ * IP capture would hold it). */
+struct pb_pcap *pb_pcap_create_link(const char *path, int nano, int dlt);
 int pb_pcap_write(struct pb_pcap *w, const uint8_t *frame, size_t len, uint64_t ts_ns);
 
 /* Open for reading; pb_pcap_next returns 1 with the frame (valid until the
