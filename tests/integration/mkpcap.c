@@ -13,6 +13,8 @@
  *     --udp                one datagram per STEP message, exchange -> vendor port (no TCP)
  *     --link L             the capture's link type: ethernet (default), sll or sll2 (Linux cooked, as
  *                          tcpdump -i any writes), raw (bare IP packets)
+ *     --pcapng             write the capture as pcapng (one interface, nanosecond timestamps), as
+ *                          Wireshark and dumpcap save by default
  *     --csum-offload       TCP/UDP checksums left as transmit offload leaves them (pseudo-header sum
  *                          only), as a capture on the sending host or of a veth mirror shows them
  *
@@ -23,7 +25,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <pcap/dlt.h>
+#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +103,62 @@ static size_t next_msg(const uint8_t *d, size_t len, size_t from)
 	return len;
 }
 
+/* One pcapng block: type, total length, body padded to 4 bytes, total length again. */
+static int ng_block(FILE *f, uint32_t type, const void *body, size_t n)
+{
+	static const uint8_t pad[4];
+	uint32_t len = (uint32_t)(12 + (n + 3) / 4 * 4);
+	return fwrite(&type, 4, 1, f) == 1 && fwrite(&len, 4, 1, f) == 1 && fwrite(body, 1, n, f) == n &&
+			       fwrite(pad, 1, (4 - n % 4) % 4, f) == (4 - n % 4) % 4 && fwrite(&len, 4, 1, f) == 1
+		       ? 0
+		       : -1;
+}
+
+/* Rewrite the pcap at path as pcapng (host byte order, as writers do): a
+ * section header, one interface (its link type, if_tsresol 9: nanoseconds),
+ * an enhanced packet block per frame. 0, or 1 on error (printed). */
+static int to_pcapng(const char *path)
+{
+	char err[PCAP_ERRBUF_SIZE], tmp[4096];
+	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	FILE *f;
+	int r, bad = 0;
+	if (!p)
+		return fprintf(stderr, "mkpcap: %s: %s\n", path, err), 1;
+	snprintf(tmp, sizeof tmp, "%s.ng", path);
+	f = fopen(tmp, "wb");
+	if (!f) {
+		pcap_close(p);
+		return fprintf(stderr, "mkpcap: %s: %s\n", tmp, strerror(errno)), 1;
+	}
+	{
+		const uint32_t shb[4] = {0x1a2b3c4d, 1, 0xffffffffu, 0xffffffffu}; /* magic, 1.0, length unknown */
+		struct {
+			uint16_t link, reserved;
+			uint32_t snap;
+			uint16_t code, len;
+			uint8_t tsresol, pad[3];
+			uint16_t end_code, end_len;
+		} idb = {(uint16_t)pcap_datalink(p), 0, 262144, 9, 1, 9, {0}, 0, 0};
+		bad |= ng_block(f, 0x0a0d0d0a, shb, sizeof shb) | ng_block(f, 1, &idb, sizeof idb);
+	}
+	while (!bad && (r = pcap_next_ex(p, &h, &d)) == 1) {
+		static uint8_t epb[20 + 262144];
+		uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+		uint32_t w[5] = {0, (uint32_t)(ts >> 32), (uint32_t)ts, h->caplen, h->len};
+		memcpy(epb, w, sizeof w);
+		memcpy(epb + 20, d, h->caplen);
+		bad |= ng_block(f, 6, epb, 20 + h->caplen);
+	}
+	pcap_close(p);
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path) != 0)
+		return fprintf(stderr, "mkpcap: writing %s failed\n", tmp), 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -110,15 +168,15 @@ int main(int argc, char **argv)
 		{"fin", no_argument, 0, 'F'},            {"swap-every", required_argument, 0, 'w'},
 		{"drop-every", required_argument, 0, 'd'}, {"udp", no_argument, 0, 'u'},
 		{"csum-offload", no_argument, 0, 'O'},   {"link", required_argument, 0, 'L'},
-		{0, 0, 0, 0},
+		{"pcapng", no_argument, 0, 'N'},         {0, 0, 0, 0},
 	};
 	struct pb_spec s;
 	uint32_t ex_ip = 0x0a01000a, ve_ip = 0x0a010002;
 	uint16_t ex_port = 5261, ve_port = 40001;
 	unsigned long mss = 1408, interval = 100, swap_every = 0, drop_every = 0;
 	unsigned long long start = 1700000000ull;
-	int syn = 1, fin = 0, udp = 0, offload = 0, dlt = DLT_EN10MB, c;
-	while ((c = getopt_long(argc, argv, "e:v:m:i:s:JFw:d:uOL:", lopts, NULL)) != -1) {
+	int syn = 1, fin = 0, udp = 0, offload = 0, dlt = DLT_EN10MB, ng = 0, c;
+	while ((c = getopt_long(argc, argv, "e:v:m:i:s:JFw:d:uOL:N", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (parse_ep(optarg, &ex_ip, &ex_port))
@@ -137,6 +195,7 @@ int main(int argc, char **argv)
 		case 'd': drop_every = strtoul(optarg, NULL, 10); break;
 		case 'u': udp = 1; break;
 		case 'O': offload = 1; break;
+		case 'N': ng = 1; break;
 		case 'L':
 			dlt = !strcmp(optarg, "ethernet") ? DLT_EN10MB
 			      : !strcmp(optarg, "sll")   ? DLT_LINUX_SLL
@@ -238,6 +297,8 @@ int main(int argc, char **argv)
 	}
 	pb_pcap_close(o.w);
 	free(feed);
+	if (!bad && ng)
+		bad = to_pcapng(argv[optind + 1]);
 	if (bad) {
 		fprintf(stderr, "mkpcap: writing %s failed\n", argv[optind + 1]);
 		return 1;

@@ -9,7 +9,9 @@
 # filter keeps:
 #   1. in-order TCP: trades only | orders of channels 2 and 3 | one security;
 #      every record says the capture's time stamped it (toe_rx_clock);
-#   2. reordered segments (pairs swapped): the same ticks, nothing lost;
+#   2. reordered segments (pairs swapped), captured as tcpdump -i any on
+#      Debian 12 writes (Linux cooked SLL2) and saved as pcapng: the same
+#      ticks, nothing lost;
 #   3. the feed as UDP datagrams ([feed] protocol = udp);
 #   4. a lossy capture (every 15th segment missing): gap records reach the
 #      clients and every tick received is a truth line, in order (none from
@@ -72,7 +74,8 @@ stop_toed
 [ "$TOED_RC" -eq 0 ] || fail "toed exited $TOED_RC"
 
 # ---- 2. reordered
-"$OUT/mkpcap" --fin --swap-every 3 "$TMP/feed.step" "$TMP/feed.pcap" >/dev/null || fail "mkpcap (reorder)"
+"$OUT/mkpcap" --fin --swap-every 3 --link sll2 --pcapng "$TMP/feed.step" "$TMP/feed.pcap" >/dev/null ||
+	fail "mkpcap (reorder)"
 start_notify
 start_toed "$TMP/toed.conf"
 wait_for "$TMP/notify.log" 'READY=1' 10 || fail "no READY=1 (reorder)"
