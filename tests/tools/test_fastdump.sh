@@ -6,9 +6,6 @@
 # skipped while the rest decodes; a cut file is reported; --stats counts;
 # usage errors exit 2. Uses the ASan build of the tools.
 set -u
-BUILD=${BUILD:-build}
-BIN=$BUILD/asan/bin
-T=conf/templates/sse-l2-3201-5801.xml
 . "$(dirname "$0")/lib_check.sh"
 
 # 1. STEP feed: decoded records equal the truth, byte for byte

@@ -9,13 +9,8 @@
 # the headers byte by byte). A link type it cannot read is refused with its name, exit 1. Uses the ASan
 # build of the tool.
 set -u
-BUILD=${BUILD:-build}
-BIN=$BUILD/asan/bin
-T=conf/templates/sse-l2-3201-5801.xml
-make -s BUILD="$BUILD" "$BIN/toe-pcapdump" "$BIN/toe-fastgen" "$BUILD/itest/mkpcap" >/dev/null 2>&1 ||
-	{ echo "FAIL: cannot build the tools"; exit 1; }
 . "$(dirname "$0")/lib_check.sh"
-records() { grep -vc '"event"' "$1"; }
+built "$BIN/toe-pcapdump" "$BIN/toe-fastgen" "$BUILD/itest/mkpcap"
 
 "$BIN/toe-fastgen" --templates "$T" --records 300 --seed 9 --framing step --per-msg 3 \
 	--truth "$W/truth" -o "$W/feed.step" || { echo "FAIL: toe-fastgen"; exit 1; }
