@@ -57,8 +57,8 @@ static const char *join_errno(int e)
 {
 	switch (e) {
 	case ENOBUFS: return "the kernel refused another membership (net.ipv4.igmp_max_memberships / igmp_max_msf)";
-	case ENODEV: return "no such interface";
-	case EADDRNOTAVAIL: return "the interface cannot join it (down, no IPv4, or no multicast)";
+	case ENODEV: return "no such interface (or no IPv4 on it)";
+	case EADDRNOTAVAIL: return "the kernel cannot take this membership on the interface (EADDRNOTAVAIL)";
 	default: return strerror(e);
 	}
 }

@@ -104,6 +104,9 @@ run_type() { # TYPE
 	"$TOECTL" -s "$SOCK" stats --json >"$WORK/$1.stats.json" || fail "$1: toectl stats"
 	mj=$(jget "$WORK/$1.stats.json" "[p for p in d['ports'] if p['port'] == 0][0]['multicast_joined']")
 	[ "$mj" = "$G_ANY (feed m), $G_SSM from $EX_IP (feed s)" ] || fail "$1: toectl stats: multicast_joined = '$mj'"
+	"$TOECTL" -s "$SOCK" stats >"$WORK/$1.stats.txt" || fail "$1: toectl stats (text)"
+	grep -Eq "^ +multicast_joined +$G_ANY \(feed m\)" "$WORK/$1.stats.txt" ||
+		fail "$1: toectl stats (text) does not show the groups: $(grep -A3 'port 0' "$WORK/$1.stats.txt")"
 
 	run_feed "$1" m "$G_ANY" 6100 31
 	run_feed "$1" s "$G_SSM" 6101 32
