@@ -681,12 +681,13 @@ static void check_shm(struct ctx *x)
 {
 	struct toed_config *c = x->c;
 	struct rlimit rl;
+	uint64_t fds = toed_fds_needed(c->shm.max_clients, toed_mcast_feeds(c));
 	if (kok(x, S_SHM, 0, TOED_K_SHM_MAX_CLIENTS) && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
-	    rl.rlim_max != RLIM_INFINITY && toed_fds_needed(c->shm.max_clients) > (uint64_t)rl.rlim_max)
+	    rl.rlim_max != RLIM_INFINITY && fds > (uint64_t)rl.rlim_max)
 		key_msg(x, TOED_DIAG_ERROR, S_SHM, 0, TOED_K_SHM_MAX_CLIENTS, 0,
 			"needs about %llu file descriptors, but the limit is %llu (RLIMIT_NOFILE, hard); lower it or "
 			"raise the limit (LimitNOFILE= in the unit, ulimit -Hn)",
-			(unsigned long long)toed_fds_needed(c->shm.max_clients), (unsigned long long)rl.rlim_max);
+			(unsigned long long)fds, (unsigned long long)rl.rlim_max);
 	if (!kok(x, S_SHM, 0, TOED_K_SHM_RING_SIZE) || !kok(x, S_SHM, 0, TOED_K_SHM_HUGEPAGES))
 		return;
 	/* one ring of the default size, in whole pages as the daemon will take it */

@@ -62,14 +62,15 @@
 
 /* Descriptors toed needs with max_clients subscribers: two per subscriber (its control
  * connection and its ring's eventfd; the ring's memfds are closed once sent), one per
- * connection of toectl's room (16), and the daemon's own (io_uring, signalfd, timerfd,
- * eventfds, the source, recordings, the journal, the instance lock, the closer queue of
- * ctl/ctl_fds.h) with room to spare. Checked against the hard RLIMIT_NOFILE, to which toed
- * raises its soft limit at start. */
+ * connection of toectl's room (16), one per multicast UDP feed (the socket holding its
+ * group's membership, dp/dp_mcast.h; at most TOED_MAX_FEEDS), and the daemon's own
+ * (io_uring, signalfd, timerfd, eventfds, the source, recordings, the journal, the instance
+ * lock, the closer queue of ctl/ctl_fds.h) with room to spare. Checked against the hard
+ * RLIMIT_NOFILE, to which toed raises its soft limit at start. */
 #define TOED_FDS_FIXED 192u
-static inline uint64_t toed_fds_needed(uint32_t max_clients)
+static inline uint64_t toed_fds_needed(uint32_t max_clients, uint32_t mcast_feeds)
 {
-	return 2ull * max_clients + 16u + TOED_FDS_FIXED;
+	return 2ull * max_clients + 16u + mcast_feeds + TOED_FDS_FIXED;
 }
 
 #define TOED_PATH_MAX 512
@@ -399,6 +400,16 @@ static inline const char *toed_port_interface(const struct toed_config *c, uint3
 static inline uint32_t toed_port_queue(const struct toed_config *c, uint32_t i)
 {
 	return i == 0 && !c->port[0].queue_set ? c->source.queue : c->port[i].queue;
+}
+
+/* UDP feeds whose vendor address is a multicast group (224.0.0.0/4): each may hold a socket
+ * for its membership (dp/dp_mcast.h), counted in toed_fds_needed. */
+static inline uint32_t toed_mcast_feeds(const struct toed_config *c)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < c->nfeeds && i < TOED_MAX_FEEDS; i++)
+		n += c->feed[i].protocol == TOED_PROTO_UDP && (c->feed[i].vendor.ip & 0xf0000000u) == 0xe0000000u;
+	return n;
 }
 
 /* Names of enum values, as written in the file ("sw", "af_packet", "mirror", ...). */

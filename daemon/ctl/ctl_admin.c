@@ -460,6 +460,12 @@ static void report_stats(struct toed *t, struct out *o, const struct toed_dp_sna
 		begin(o, NULL, pt);
 		kv_u64(o, "port", pp->port);
 		kv_str(o, "describe", t->dp.port_desc[k]);
+		/* the groups toed joined for its multicast UDP feeds on this port's interface (dp_mcast);
+		 * the text shows it where there are some */
+		char mc[512];
+		dp_mcast_describe(&t->dp.mcast, pp->port, mc, sizeof mc);
+		if (o->json || mc[0])
+			kv_str(o, "multicast_joined", mc);
 #define SRC_KV(name, desc) kv_u64(o, #name, pp->src.name);
 		SRC_STATS_FIELDS(SRC_KV)
 #undef SRC_KV

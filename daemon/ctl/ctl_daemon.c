@@ -359,10 +359,10 @@ int toed_run(const struct toed_opts *opt, const struct toed_dp_seams *seams)
 	}
 	/* the configuration check held max_clients against the hard limit: take it */
 	uint64_t nofile = ctl_nofile_raise();
-	if (nofile < toed_fds_needed(t->cfg->shm.max_clients))
+	uint64_t fds = toed_fds_needed(t->cfg->shm.max_clients, toed_mcast_feeds(t->cfg));
+	if (nofile < fds)
 		fprintf(stderr, "toed: warning: descriptor limit %llu, [shm] max_clients = %u may need %llu\n",
-			(unsigned long long)nofile, t->cfg->shm.max_clients,
-			(unsigned long long)toed_fds_needed(t->cfg->shm.max_clients));
+			(unsigned long long)nofile, t->cfg->shm.max_clients, (unsigned long long)fds);
 	/* what the data plane refuses is a configuration error too: before anything starts */
 	if (toed_dp_prepare(&t->dp, t->cfg, NULL, NULL, err, sizeof err) < 0) {
 		fprintf(stderr, "%s\n", err);

@@ -404,6 +404,9 @@ int toed_dp_open(struct toed_dp *dp, const struct toed_config *cfg, const char *
 		snprintf(err, errlen, "%s: no port to receive on ([port] / [port.N])", cfg->path);
 		return -1;
 	}
+	/* the feeds' multicast groups, now that the interfaces are known to exist */
+	if (dp_mcast_open(&dp->mcast, cfg, err, errlen) < 0)
+		return -1;
 	/* each port answers through its own source (role = tcp: port 0's, conf_check) */
 	for (uint32_t k = 0; k < dp->nsrc; k++)
 		if (dp->resp[dp->src_port[k]])
@@ -1652,6 +1655,7 @@ void toed_dp_destroy(struct toed_dp *dp)
 		dp->src[k] = NULL;
 	}
 	dp->nsrc = 0;
+	dp_mcast_close(&dp->mcast); /* leaves the groups */
 	explicit_bzero(&dp->pw, sizeof dp->pw);
 	if (dp->sess)
 		explicit_bzero(dp->sess, sizeof *dp->sess); /* the passwords in its sessions' settings */

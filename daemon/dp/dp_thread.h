@@ -5,7 +5,9 @@
  *                      backend = xrt it checks the configuration against the
  *                      card's limits instead (no software pipeline);
  *   toed_dp_open()     opens the frame sources, one per configured port (as root, before privileges are
- *                      dropped; the thread only uses it afterwards); with
+ *                      dropped; the thread only uses it afterwards), then joins the
+ *                      multicast groups of UDP feeds on their ports' interfaces
+ *                      (dp_mcast, held until toed_dp_destroy); with
  *                      backend = xrt it brings the card up instead
  *                      (toe_xrt_open: xclbin, UUID, HBM ring, kernels, up to
  *                      10 s waiting for the link) and sets its clock;
@@ -60,6 +62,7 @@
 #include "rx/rx_pipe.h"
 #include "src/src.h"
 #include "dp/dp_record.h"
+#include "dp/dp_mcast.h"
 #include "dp/dp_resp.h"
 #include "dp/dp_tcp.h"
 #include "dp/dp_sess.h"
@@ -215,6 +218,7 @@ struct toed_dp {
 	struct src *src[TOED_MAX_PORTS];
 	uint32_t src_port[TOED_MAX_PORTS]; /* the port number of src[i] */
 	char port_desc[TOED_MAX_PORTS][256]; /* src_describe of each */
+	struct dp_mcast mcast;    /* multicast groups of UDP feeds joined on the ports' interfaces (dp_mcast.h) */
 	struct pub *pub;
 	struct toed_record *rec;
 	struct dp_tcp *tcp;       /* role = tcp (port 0): toed's own connections; NULL otherwise */
