@@ -12,6 +12,7 @@
  * runs from the repository root (the templates).
  */
 #include "test.h"
+#include "conf_text.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,14 +33,8 @@ static struct toed_config *g_cfg;
 static int load(const char *text)
 {
 	static char buf[8192];
-	struct toed_diag *d = malloc(sizeof *d);
 	snprintf(buf, sizeof buf, "%s[fast]\ntemplates = %s\n", text, g_tpl);
-	toed_diag_init(d);
-	int rc = toed_config_load_mem("/tmp/dp_mcast.conf", buf, strlen(buf), g_cfg, d);
-	if (rc)
-		toed_diag_print(d, stderr);
-	free(d);
-	return rc;
+	return conf_text_load("/tmp/dp_mcast.conf", buf, g_cfg);
 }
 
 #define IP4(a, b, c, d) (((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | (uint32_t)(d))

@@ -21,6 +21,7 @@
  *   - a port without mac whose interface does not exist: a clear error.
  */
 #include "test.h"
+#include "conf_text.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -59,18 +60,12 @@ struct rig {
 static int load(struct rig *r, const char *ports)
 {
 	char text[PATH_MAX + 1024];
-	struct toed_diag *d = malloc(sizeof *d);
 	snprintf(text, sizeof text,
 		 "[source]\ntype = af_xdp\ninterface = eth0\n%s"
 		 "[feed.u2]\nprotocol = udp\nvendor = *:6000\nport = 2\nframing = raw\n"
 		 "[fast]\ntemplates = %s\n",
 		 ports, g_tpl);
-	toed_diag_init(d);
-	int rc = toed_config_load_mem("/tmp/dp_resp.conf", text, strlen(text), r->cfg, d);
-	if (rc)
-		toed_diag_print(d, stderr);
-	free(d);
-	return rc;
+	return conf_text_load("/tmp/dp_resp.conf", text, r->cfg);
 }
 
 /* The thread's preparation: each answering port's responder, then the pipeline; each port its

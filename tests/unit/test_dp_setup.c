@@ -9,6 +9,7 @@
  * parsed from memory; runs from the repository root (the templates).
  */
 #include "test.h"
+#include "conf_text.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -25,14 +26,8 @@ static struct toed_config *g_cfg;
 static int load(const char *text)
 {
 	static char buf[8192];
-	struct toed_diag *d = malloc(sizeof *d);
 	snprintf(buf, sizeof buf, "%s[fast]\ntemplates = %s\n", text, g_tpl);
-	toed_diag_init(d);
-	int rc = toed_config_load_mem("/tmp/dp_setup.conf", buf, strlen(buf), g_cfg, d);
-	if (rc)
-		toed_diag_print(d, stderr);
-	free(d);
-	return rc;
+	return conf_text_load("/tmp/dp_setup.conf", buf, g_cfg);
 }
 
 static int has_feed(const struct src_cfg *sc, uint32_t ip, uint16_t port, uint8_t proto)

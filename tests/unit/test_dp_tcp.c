@@ -27,6 +27,7 @@
  *     closes and a reconnect is due.
  */
 #include "test.h"
+#include "conf_text.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -69,7 +70,7 @@ static int rig_up(struct rig *r) { return rig_up_feed(r, "exchange = 10.9.0.1:52
 static int rig_up_feed(struct rig *r, const char *feed)
 {
 	char text[PATH_MAX + 512], err[256];
-	struct toed_diag *d = malloc(sizeof *d);
+	int rc;
 	memset(r, 0, sizeof *r);
 	r->cfg = malloc(sizeof *r->cfg);
 	snprintf(text, sizeof text,
@@ -77,11 +78,7 @@ static int rig_up_feed(struct rig *r, const char *feed)
 		 "[port]\nrole = tcp\nip = 10.0.0.5\nnetmask = 24\ngateway = 10.0.0.1\nmac = 02:00:00:00:00:05\n"
 		 "[feed.sse]\n%s[tcp]\nconnections = 4\n[fast]\ntemplates = %s\n",
 		 feed, g_tpl);
-	toed_diag_init(d);
-	int rc = toed_config_load_mem("/tmp/dp_tcp.conf", text, strlen(text), r->cfg, d);
-	if (rc)
-		toed_diag_print(d, stderr);
-	free(d);
+	rc = conf_text_load("/tmp/dp_tcp.conf", text, r->cfg);
 	CHECK_EQ(rc, 0);
 	if (rc)
 		return -1;
