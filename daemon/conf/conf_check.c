@@ -594,6 +594,12 @@ static void check_feeds(struct ctx *x)
 				kline(x, S_FEED, fi, TOED_K_FEED_VENDOR)
 					? "needs a port (a udp feed is the datagrams sent to this port)"
 					: "not set (a udp feed names where the datagrams go: address:port or *:port)");
+		/* 232/8 is source-specific multicast (RFC 4607): the network forwards it only to a
+		 * join that names the sender, which toed takes from exchange (dp/dp_mcast.c) */
+		if (!tcp && kok(x, S_FEED, fi, TOED_K_FEED_VENDOR) && (f->vendor.ip >> 24) == 232 && !f->exchange.ip)
+			key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, TOED_K_FEED_VENDOR, 0,
+				"a source-specific multicast group (232/8) is forwarded only to a join that names "
+				"its sender: give exchange = the sender's address");
 		for (uint32_t j = 0; j < i; j++) {
 			struct toed_feed *g = &c->feed[j];
 			if (kok(x, S_FEED, fi, TOED_K_FEED_STREAM) && strcmp(f->stream, g->stream) == 0)

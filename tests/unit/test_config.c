@@ -479,6 +479,13 @@ static void test_values(void)
 	     "[port] interface = eth1: ignored with type = pcap");
 	unlink(pcap);
 
+	/* a source-specific multicast group (232/8) without its sender: the network forwards nothing */
+	WARN("[feed.ssm]\nprotocol = udp\nvendor = 232.1.2.3:6001\n", 0, 3,
+	     "[feed.ssm] vendor = 232.1.2.3:6001: a source-specific multicast group (232/8) is forwarded only to a "
+	     "join that names its sender: give exchange = the sender's address");
+	expect_clean(__LINE__, compose("[feed.ssm]\nprotocol = udp\nvendor = 232.1.2.3:6001\nexchange = 10.1.1.1\n", 0));
+	expect_clean(__LINE__, compose("[feed.asm]\nprotocol = udp\nvendor = 239.1.2.3:6001\n", 0));
+
 	/* BDF forms are normalised */
 	WARN("[device]\npci = 3B:00.1\n", 0, 2, "[device] pci = 3B:00.1: ignored with backend = sw");
 	CHECK(strcmp(g_cfg->device.pci, "0000:3b:00.1") == 0);
