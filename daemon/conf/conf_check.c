@@ -600,6 +600,12 @@ static void check_feeds(struct ctx *x)
 			key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, TOED_K_FEED_VENDOR, 0,
 				"a source-specific multicast group (232/8) is forwarded only to a join that names "
 				"its sender: give exchange = the sender's address");
+		/* the card's ports are not host interfaces: nothing joins for them (dp/dp_mcast.c) */
+		if (!tcp && kok(x, S_FEED, fi, TOED_K_FEED_VENDOR) && (f->vendor.ip >> 28) == 0xe &&
+		    c->device.backend == TOED_BACKEND_XRT)
+			key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, TOED_K_FEED_VENDOR, 0,
+				"a multicast group, not joined with backend = xrt (the card sends no IGMP report): "
+				"have the switch forward it to the card's port (a static membership)");
 		for (uint32_t j = 0; j < i; j++) {
 			struct toed_feed *g = &c->feed[j];
 			if (kok(x, S_FEED, fi, TOED_K_FEED_STREAM) && strcmp(f->stream, g->stream) == 0)

@@ -588,6 +588,11 @@ static void test_device_source(void)
 	WARN("[device]\nbackend = xrt\nxclbin = card.xclbin\n", 0, 4,
 	     "[source]: ignored with backend = xrt (the card's ports receive)");
 	CLEAN("[device]\nbackend = xrt\nxclbin = card.xclbin\n", NO_SRC);
+	/* a multicast UDP feed on the card: nothing joins it there */
+	WARN("[device]\nbackend = xrt\nxclbin = card.xclbin\n[feed.mc]\nprotocol = udp\nvendor = 239.1.1.1:6001\n",
+	     NO_SRC, 6,
+	     "[feed.mc] vendor = 239.1.1.1:6001: a multicast group, not joined with backend = xrt (the card sends no "
+	     "IGMP report): have the switch forward it to the card's port (a static membership)");
 	unlink(xcl);
 
 	ERR("[source]\ntype = dpdk\n", NO_SRC, 2, "[source] type = dpdk: must be one of: af_xdp, af_packet, pcap");
