@@ -601,8 +601,7 @@ static void check_feeds(struct ctx *x)
 				"a source-specific multicast group (232/8) is forwarded only to a join that names "
 				"its sender: give exchange = the sender's address");
 		/* the card's ports are not host interfaces: nothing joins for them (dp/dp_mcast.c) */
-		if (!tcp && kok(x, S_FEED, fi, TOED_K_FEED_VENDOR) && (f->vendor.ip >> 28) == 0xe &&
-		    c->device.backend == TOED_BACKEND_XRT)
+		if (toed_feed_multicast(f) && kok(x, S_FEED, fi, TOED_K_FEED_VENDOR) && c->device.backend == TOED_BACKEND_XRT)
 			key_msg(x, TOED_DIAG_WARNING, S_FEED, fi, TOED_K_FEED_VENDOR, 0,
 				"a multicast group, not joined with backend = xrt (the card sends no IGMP report): "
 				"have the switch forward it to the card's port (a static membership)");

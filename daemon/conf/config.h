@@ -402,13 +402,19 @@ static inline uint32_t toed_port_queue(const struct toed_config *c, uint32_t i)
 	return i == 0 && !c->port[0].queue_set ? c->source.queue : c->port[i].queue;
 }
 
-/* UDP feeds whose vendor address is a multicast group (224.0.0.0/4): each may hold a socket
- * for its membership (dp/dp_mcast.h), counted in toed_fds_needed. */
+/* A UDP feed whose vendor address is a multicast group (224.0.0.0/4, host byte order): toed
+ * joins it on the port's interface (dp/dp_mcast.h). */
+static inline int toed_feed_multicast(const struct toed_feed *f)
+{
+	return f->protocol == TOED_PROTO_UDP && (f->vendor.ip & 0xf0000000u) == 0xe0000000u;
+}
+
+/* Such feeds: each may hold a socket for its membership, counted in toed_fds_needed. */
 static inline uint32_t toed_mcast_feeds(const struct toed_config *c)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < c->nfeeds && i < TOED_MAX_FEEDS; i++)
-		n += c->feed[i].protocol == TOED_PROTO_UDP && (c->feed[i].vendor.ip & 0xf0000000u) == 0xe0000000u;
+		n += toed_feed_multicast(&c->feed[i]);
 	return n;
 }
 

@@ -12,11 +12,6 @@
 
 #include "base/log.h"
 
-static int is_multicast(uint32_t ip)
-{
-	return (ip & 0xf0000000u) == 0xe0000000u;
-}
-
 uint32_t dp_mcast_plan(const struct toed_config *cfg, struct dp_mcast_join out[DP_MCAST_MAX])
 {
 	uint32_t n = 0;
@@ -26,7 +21,7 @@ uint32_t dp_mcast_plan(const struct toed_config *cfg, struct dp_mcast_join out[D
 		return 0;
 	for (uint32_t i = 0; i < cfg->nfeeds && n < DP_MCAST_MAX; i++) {
 		const struct toed_feed *f = &cfg->feed[i];
-		if (f->protocol != TOED_PROTO_UDP || !is_multicast(f->vendor.ip) || f->port >= TOED_MAX_PORTS ||
+		if (!toed_feed_multicast(f) || f->port >= TOED_MAX_PORTS ||
 		    !cfg->port[f->port].enabled)
 			continue;
 		/* a feed that names its sender takes only its datagrams: ask the network for those alone */
