@@ -27,6 +27,13 @@
 #   tests/bench/bench_*.c      benchmarks
 
 BUILD   ?= build
+# every CPU unless the command line says otherwise (make -jN, or JOBS=N): a fresh `make test` compiles
+# four variants of the tree (release, ASan/UBSan, TSan, libFuzzer), most of its time on CI's 2 cores
+JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
+# (not with `clean` among the goals: `make clean test` must not build while it deletes)
+ifeq ($(filter -j%,$(MAKEFLAGS))$(filter clean,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(JOBS)
+endif
 VERSION := 0.1.0
 PREFIX  ?= /usr/local
 DESTDIR ?=
