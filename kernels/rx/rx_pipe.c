@@ -458,7 +458,8 @@ static int seq_record(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 	}
 	p->st.seq_records++;
 	p->line_sid[g][line] = (uint16_t)sid;
-	v = seq_check(&p->grp[g], &p->sq, line, chan, s, p->now, &late);
+	/* streams from max_conns on are UDP ports, whose datagrams may come reordered (stream_line) */
+	v = seq_check(&p->grp[g], &p->sq, line, chan, s, p->now, sid >= p->cfg.mtoe.max_conns, &late);
 	if (v != SEQ_DELIVER) {
 		if (v == SEQ_DUP)
 			p->st.seq_dups++;

@@ -458,10 +458,11 @@ static void settle(const struct seq_group *g, struct seq_chan *c, uint32_t L)
 }
 
 static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,
-		 uint64_t now);
+		 uint64_t now, uint32_t reorders);
 
 /* The rules in full for line L (clamped) on channel index idx. */
-static int full(struct seq_group *g, struct seq_queue *q, uint32_t L, int32_t idx, uint64_t s, uint64_t now)
+static int full(struct seq_group *g, struct seq_queue *q, uint32_t L, int32_t idx, uint64_t s, uint64_t now,
+		uint32_t reorders)
 {
 	int v;
 	if (idx < 0) {
@@ -469,7 +470,7 @@ static int full(struct seq_group *g, struct seq_queue *q, uint32_t L, int32_t id
 		g->line[L].won++;
 		return SEQ_DELIVER;
 	}
-	v = check(g, q, L, &g->chan[idx], s, now);
+	v = check(g, q, L, &g->chan[idx], s, now, reorders);
 	if ((v & 0xff) != SEQ_STALE)
 		settle(g, &g->chan[idx], L);
 	fast_summary(g, &g->chan[idx]);
@@ -477,13 +478,13 @@ static int full(struct seq_group *g, struct seq_queue *q, uint32_t L, int32_t id
 }
 
 int seq_check_full(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
-		   uint64_t now)
+		   uint64_t now, uint32_t reorders)
 {
-	return full(g, q, line < g->nlines ? line : g->nlines - 1, chan_find(g, chan), s, now);
+	return full(g, q, line < g->nlines ? line : g->nlines - 1, chan_find(g, chan), s, now, reorders);
 }
 
 int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t s,
-		   uint64_t now)
+		   uint64_t now, uint32_t reorders)
 {
 	uint32_t L = line < g->nlines ? line : g->nlines - 1;
 	int32_t idx = chan_find(g, chan);
@@ -494,11 +495,11 @@ int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint
 		 * restart, no jump, no hole to fill or expire, settled still) */
 		return dup(g, &g->line[L], &g->chan[idx]);
 	}
-	return full(g, q, L, idx, s, now);
+	return full(g, q, L, idx, s, now, reorders);
 }
 
 static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,
-		 uint64_t now)
+		 uint64_t now, uint32_t reorders)
 {
 	uint32_t bit = 1u << L, i;
 	struct seq_line_stats *ls = &g->line[L];
@@ -571,7 +572,10 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 		return deliver(g, ls, c);
 	}
 	if (s > c->next) {
-		if (g->nlines <= 1) {
+		/* one line: a gap at once, unless its transport reorders (UDP):
+		 * then the range is a hole like one between lines, a gap after
+		 * wait_ns unless the line itself fills it (seq_track.h, Choices) */
+		if (g->nlines <= 1 && !reorders) {
 			gap(g, q, c, L, c->next, s - 1);
 		} else {
 			hole_insert(g, q, c, SEQ_MAX_HOLES, c->next, s - 1, now);

@@ -20,9 +20,9 @@
  *
  * and queues events (struct seq_ev) to publish before the record:
  *
- *   SEQ_EV_GAP      channel `chan` misses [first, last]. With one line, as
- *                   soon as the sequence jumps. With several lines a jump
- *                   opens a hole; a hole still open after wait_ns (no line
+ *   SEQ_EV_GAP      channel `chan` misses [first, last]. With one line
+ *                   over TCP, as soon as the sequence jumps. With several
+ *                   lines, or one line over UDP, a jump opens a hole; a hole still open after wait_ns (no line
  *                   delivered it) becomes the gap, from seq_check() on its
  *                   channel or from seq_poll(). The range between a record
  *                   below the channel's start and the lowest sequence
@@ -55,8 +55,19 @@
  *   the range as a hole delivers them all (15, then 1..14 late) at the
  *   price of a gap there named wait_ns later, once, at a channel's start.
  *   Dropping the lower records instead would lose data that arrived, with
- *   no event. A forward jump on one line stays a gap at once: it is the
- *   usual loss, and the client wants it named without delay.
+ *   no event.
+ * - A forward jump on one line over TCP is a gap at once: a TCP stream
+ *   hands its bytes over in order, so what it skipped never comes, and the
+ *   client wants the loss named without delay. Over UDP (the caller's
+ *   `reorders`) datagrams may come out of order (1, 2, 4, 3: bonded links,
+ *   a multipath network, a NIC's several queues), so the range is a hole
+ *   as between lines: 3 fills it, delivered at once flagged late, and an
+ *   unfilled hole is the gap wait_ns later. A gap at once there would
+ *   declare 3 lost and then drop it as a copy when it came microseconds
+ *   later: data that arrived, thrown away. The price is a loss on UDP
+ *   named wait_ns later; records are never held back. It is the record's
+ *   stream that says, not the line: every ungrouped feed, TCP or UDP, is
+ *   line 0 of the default group.
  * - A restart is a 1 as a line's first record on a channel after a new
  *   session of that line (seq_line_session: a new logon, a new connection)
  *   while the channel had reached 2 or more; any other 1 is a copy or a reordered
@@ -87,7 +98,7 @@
 #define SEQ_MAX_LINES 4        /* lines in one group */
 #define SEQ_MAX_CHANNELS 64    /* channels tracked per group */
 #define SEQ_HASH_SIZE 128      /* channel lookup table (power of two, >= 2 * SEQ_MAX_CHANNELS) */
-#define SEQ_MAX_HOLES 16       /* open holes per channel (several lines; one line: below its start) */
+#define SEQ_MAX_HOLES 16       /* open holes per channel (several lines; one line: below its start, UDP jumps) */
 #define SEQ_QUEUE 32           /* pending events (>= SEQ_MAX_HOLES + 2: one seq_check's worst case) */
 #define SEQ_MAX_FIELDS 16      /* entries of a key configuration */
 #define SEQ_DIRECT 256         /* channel numbers below this are found by direct index */
@@ -160,7 +171,7 @@ struct seq_hole {
 	X(stale)        /* dropped: pre-restart numbering */                              \
 	X(before_start) /* dropped (in the lines' dups): below the channel's first record, after the join wait */ \
 	X(late)         /* delivered after higher sequences (TOE_RF_LATE; the lines' filled) */ \
-	X(holes)        /* holes opened (several lines; one line: below a start only) */   \
+	X(holes)        /* holes opened (several lines; one line: below a start, or a jump over UDP) */   \
 	X(gaps)         /* gap events: ranges no line delivered */                        \
 	X(missing)      /* sequence numbers in them */                                    \
 	X(hole_overflow) /* holes declared early because a channel had SEQ_MAX_HOLES open */ \
@@ -221,7 +232,7 @@ struct seq_chan {
 
 struct seq_group {
 	uint32_t id;      /* the caller's number for it, copied into its events */
-	uint32_t nlines;  /* 1: plain tracking (gaps at once, but for the join wait); more: arbitration */
+	uint32_t nlines;  /* 1: plain tracking (gaps at once over TCP, but for the join wait); more: arbitration */
 	uint32_t nchan;
 	uint32_t pad;
 	uint64_t wait_ns;
@@ -264,8 +275,10 @@ int seq_key(struct seq_keys *k, const struct fast_rec *r, uint32_t *chan, uint64
 void seq_group_init(struct seq_group *g, uint32_t id, uint32_t nlines, uint64_t wait_ns);
 void seq_queue_init(struct seq_queue *q);
 
-/* Record (chan, seq) carried by `line` at time now (ns). Returns enum
- * seq_verdict; *late is set when a delivered record came after higher
+/* Record (chan, seq) carried by `line` at time now (ns); reorders is 1
+ * when the stream that carried it may reorder (UDP datagrams; 0 for a
+ * TCP byte stream): on a one-line group it makes a forward jump a hole,
+ * not a gap at once. Returns enum seq_verdict; *late is set when a delivered record came after higher
  * sequences of its channel (it filled a hole, or came below the start in
  * the join wait). Events
  * it causes are appended to q (the caller drains q before the next call,
@@ -280,12 +293,12 @@ void seq_queue_init(struct seq_queue *q);
  * state for every input (tests/unit/test_seq_fast.c compares seq_check
  * with seq_check_full). */
 int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
-		   uint64_t now);
+		   uint64_t now, uint32_t reorders);
 int seq_check_full(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
-		   uint64_t now);
+		   uint64_t now, uint32_t reorders);
 
 static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan,
-			    uint64_t seq, uint64_t now, int *late)
+			    uint64_t seq, uint64_t now, uint32_t reorders, int *late)
 {
 	int v;
 	if (chan < SEQ_DIRECT && line < SEQ_MAX_LINES) {
@@ -308,7 +321,7 @@ static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t l
 			return (int)is_dup; /* SEQ_DELIVER 0, SEQ_DUP 1 */
 		}
 	}
-	v = seq_check_slow(g, q, line, chan, seq, now);
+	v = seq_check_slow(g, q, line, chan, seq, now, reorders);
 	*late = v >> 8;
 	return v & 0xff;
 }

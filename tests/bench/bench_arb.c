@@ -115,7 +115,7 @@ static inline uint64_t seq_block(uint32_t n)
 	uint64_t delivered = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		int late;
-		if (seq_check(&grp, &q, hot[i].line, hot[i].ch, hot[i].seq, hot[i].t, &late) == SEQ_DELIVER)
+		if (seq_check(&grp, &q, hot[i].line, hot[i].ch, hot[i].seq, hot[i].t, 0, &late) == SEQ_DELIVER)
 			delivered++;
 		if (seq_queue_len(&q))
 			while (seq_queue_pop(&q, &e))

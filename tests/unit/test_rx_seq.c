@@ -13,6 +13,10 @@
  *     back to 1 - neither is a gap;
  *   - one line, a channel's first records out of order (15, 3, 1, 2): all
  *     delivered, those below 15 with TOE_RF_LATE, 4..14 a gap after the wait;
+ *   - one line over UDP (datagrams through the whole pipeline), reordered
+ *     1, 2, 4, 3 and then losing one: every record that came delivered (3
+ *     late), the lost one a gap after the wait; TCP in the same group still
+ *     a gap at once;
  *   - two lines in group 2 (hdr.group 2), each missing its own messages,
  *     the second lagging: every record delivered exactly once if a line
  *     carried it, with the line that carried it first; a gap exactly for
@@ -279,6 +283,98 @@ static void test_one_line_join(void)
 	CHECK_EQ(pipe_->st.seq_dups, 0);
 }
 
+/* ---- one line over UDP ----------------------------------------------------- */
+
+/* An ungrouped UDP feed beside an ungrouped TCP connection (both line 0 of
+ * the default group), through the whole pipeline (frames, rx_init).
+ * Datagrams 1, 2, 4, 3, 5 then 7 (6 lost): every record that came is an
+ * entry (3 with TOE_RF_LATE), and 6 is a TOE_GAP_SEQUENCE entry only once
+ * the wait ran out, not at once (3 would then have been dropped as a copy).
+ * The TCP connection's jump, on another channel, is a gap at once. */
+static void test_udp_line(void)
+{
+	static struct tr_rx t;
+	static struct got g;
+	static uint8_t b[4096];
+	struct rx_cfg cfg;
+	struct pb_spec u;
+	struct rx_out o;
+	static const uint64_t order[6] = {1, 2, 4, 3, 5, 7};
+	uint64_t biz[1], ts = 1 * TR_MS;
+	uint32_t i, sid;
+	tr_cfg(&cfg);
+	cfg.flags = RX_CFG_SEQ;
+	cfg.nudp = 1;
+	cfg.udp[0].port = 5000;
+	cfg.udp[0].framing = FAST_FRAMING_STEP;
+	sid = cfg.mtoe.max_conns; /* the UDP port's stream */
+	tr_rx_init(&t, &cfg, 1 << 16);
+	pb_init(&u);
+	u.saddr = 0x0a000101u;
+	u.daddr = 0x0a000202u;
+	u.sport = 6000;
+	u.dport = 5000;
+	g.n = 0;
+	for (i = 0; i < 6; i++) {
+		int n;
+		biz[0] = order[i];
+		n = make_msg(b, sizeof b, i + 1, TOE_REC_TRADE, 1, biz, 1);
+		CHECK(n > 0);
+		ts += 10 * US;
+		rx_frame(t.p, tr_scratch, pb_udp(tr_scratch, sizeof tr_scratch, &u, b, (uint32_t)n), ts);
+		while (rx_next(t.p, &o))
+			if ((o.kind == RX_OUT_RECORD || o.kind == RX_OUT_GAP) && g.n < 512)
+				g.o[g.n++] = o;
+	}
+	CHECK_EQ(g.n, 6); /* six records, no gap yet */
+	for (i = 0; i < 6 && i < g.n; i++) {
+		CHECK_EQ(g.o[i].kind, RX_OUT_RECORD);
+		CHECK_EQ(g.o[i].stream, sid);
+		CHECK_EQ(biz_of(&g.o[i]), order[i]);
+		CHECK_EQ(!!(g.o[i].tick.hdr.flags & TOE_RF_LATE), order[i] == 3);
+	}
+	/* the hole 7 opened at ts: a gap at ts + wait, not a nanosecond before */
+	rx_poll(t.p, ts + SEQ_DEFAULT_WAIT_NS - 1);
+	while (rx_next(t.p, &o))
+		if (o.kind == RX_OUT_GAP && g.n < 512)
+			g.o[g.n++] = o;
+	CHECK_EQ(g.n, 6);
+	rx_poll(t.p, ts + SEQ_DEFAULT_WAIT_NS);
+	while (rx_next(t.p, &o))
+		if (o.kind == RX_OUT_GAP && g.n < 512)
+			g.o[g.n++] = o;
+	CHECK_EQ(g.n, 7);
+	CHECK_EQ(g.o[6].kind, RX_OUT_GAP);
+	CHECK_EQ(g.o[6].tick.gap.reason, TOE_GAP_SEQUENCE);
+	CHECK_EQ(g.o[6].tick.gap.channel, 1);
+	CHECK_EQ(g.o[6].tick.gap.first, 6);
+	CHECK_EQ(g.o[6].tick.gap.last, 6);
+	CHECK_EQ(t.p->st.seq_late, 1);
+	CHECK_EQ(t.p->st.seq_gaps, 1);
+	CHECK_EQ(t.p->st.seq_dups, 0);
+	tr_rx_free(&t);
+
+	/* the same group's TCP line (decode-only pipeline, connection 0): a jump on channel 2 is a gap at once */
+	setup(&cfg);
+	cfg.nudp = 1;
+	cfg.udp[0].port = 5000;
+	struct fast_stream *fs = calloc(RX_NSTREAMS(&cfg), sizeof *fs);
+	CHECK_EQ(rx_init_decode(pipe_, &cfg, &tr_prog, fs, RX_NSTREAMS(&cfg)), RX_OK);
+	g.n = 0;
+	ev_open(0, 0, 1 * TR_MS, &g);
+	biz[0] = 1;
+	ev_data(0, 0, b, make_msg(b, sizeof b, 1, TOE_REC_TRADE, 2, biz, 1), 1 * TR_MS + 10 * US, &g);
+	biz[0] = 4;
+	ev_data(0, 0, b, make_msg(b, sizeof b, 2, TOE_REC_TRADE, 2, biz, 1), 1 * TR_MS + 20 * US, &g);
+	CHECK_EQ(g.n, 4); /* the SYN reset, 1, the gap [2, 3] before 4, 4 */
+	CHECK_EQ(g.o[2].kind, RX_OUT_GAP);
+	CHECK_EQ(g.o[2].tick.gap.reason, TOE_GAP_SEQUENCE);
+	CHECK_EQ(g.o[2].tick.gap.first, 2);
+	CHECK_EQ(g.o[2].tick.gap.last, 3);
+	CHECK_EQ(biz_of(&g.o[3]), 4);
+	free(fs);
+}
+
 /* ---- two lines ----------------------------------------------------------- */
 
 #define NMSG 300
@@ -537,6 +633,7 @@ int main(void)
 	fast_enc_init(&enc, &tr_prog);
 	test_one_line();
 	test_one_line_join();
+	test_udp_line();
 	test_two_lines();
 	test_gap_lines();
 	test_bad_cfg();

@@ -5,7 +5,8 @@
  * seq_check_slow, which takes a settled line's repeat the short way too and
  * leaves the rest to seq_check_full. The header promises all give the same
  * result for every input; this test holds them to that:
- *   - differential: random streams with jumps, repeats, reorders, restarts,
+ *   - differential: random streams over TCP, UDP or both (seq_check's
+ *     reorders) with jumps, repeats, reorders, restarts,
  *     new sessions, sequences near 0 and UINT64_MAX, lines and channels out
  *     of range, time going back and holes running out, fed to two groups,
  *     one through seq_check and one through seq_check_full only: verdicts,
@@ -40,11 +41,11 @@ static uint32_t rnd(uint32_t n)
 }
 
 /* One record through both groups; 0 when they disagree (reported once). */
-static int both(uint32_t line, uint32_t ch, uint64_t s, uint64_t now, int *v_out)
+static int both(uint32_t line, uint32_t ch, uint64_t s, uint64_t now, uint32_t reorders, int *v_out)
 {
 	int la = -1, lb = -1;
-	int va = seq_check(&ga, &qa, line, ch, s, now, &la);
-	int vb = seq_check_full(&gb, &qb, line, ch, s, now);
+	int va = seq_check(&ga, &qa, line, ch, s, now, reorders, &la);
+	int vb = seq_check_full(&gb, &qb, line, ch, s, now, reorders);
 	struct seq_ev ea, eb;
 	int ok;
 	lb = (vb & SEQ_LATE) != 0;
@@ -64,13 +65,14 @@ static int both(uint32_t line, uint32_t ch, uint64_t s, uint64_t now, int *v_out
 			(size_t)((const uint8_t *)ga.chan - pa), sizeof ga.chan[0], pa[o], pb[o]);
 	}
 	if (!ok)
-		fprintf(stderr, "differ at line %u chan %u seq %llu now %llu: %d/%d late %d/%d\n", line, ch,
-			(unsigned long long)s, (unsigned long long)now, va, vb, la, lb);
+		fprintf(stderr, "differ at line %u chan %u seq %llu now %llu reorders %u: %d/%d late %d/%d\n", line,
+			ch, (unsigned long long)s, (unsigned long long)now, reorders, va, vb, la, lb);
 	*v_out = va;
 	return ok;
 }
 
-static void run_diff(uint64_t seed, uint32_t nlines, uint32_t steps)
+/* transport: 0 every record over TCP, 1 over UDP (may reorder), 2 each at random */
+static void run_diff(uint64_t seed, uint32_t nlines, uint32_t transport, uint32_t steps)
 {
 	/* per line and channel slot: the line's cursor in its numbering */
 	static const uint32_t chans[6] = {0, 3, 255, 256, 1000003, 7};
@@ -129,13 +131,13 @@ static void run_diff(uint64_t seed, uint32_t nlines, uint32_t steps)
 			if (s == ln->next && now < c->hole_due && s < ln->lim[s != c->next])
 				fast_seen++;
 		}
-		if (!both(L, chans[ck], s, now, &v))
+		if (!both(L, chans[ck], s, now, transport == 2 ? rnd(2) : transport, &v))
 			bad++;
 	}
 	CHECK_EQ(bad, 0);
 	if (getenv("SEQ_FAST_VERBOSE"))
-		fprintf(stderr, "seed %llu lines %u: %llu of %u on the fast path\n", (unsigned long long)seed, nlines,
-			(unsigned long long)fast_seen, steps);
+		fprintf(stderr, "seed %llu lines %u transport %u: %llu of %u on the fast path\n",
+			(unsigned long long)seed, nlines, transport, (unsigned long long)fast_seen, steps);
 	CHECK(fast_seen > steps / 8); /* the streams do reach the fast path (about a quarter of them) */
 	seq_poll(&ga, &qa, now + 10 * MS);
 	seq_poll(&gb, &qb, now + 10 * MS);
@@ -146,8 +148,8 @@ static void run_diff(uint64_t seed, uint32_t nlines, uint32_t steps)
 static void test_differential(void)
 {
 	uint64_t seed;
-	for (seed = 1; seed <= 40; seed++)
-		run_diff(seed * 7919, 1 + (uint32_t)(seed % SEQ_MAX_LINES), 6000);
+	for (seed = 1; seed <= 60; seed++)
+		run_diff(seed * 7919, 1 + (uint32_t)(seed % SEQ_MAX_LINES), (uint32_t)(seed / SEQ_MAX_LINES % 3), 6000);
 }
 
 /* ---- named edges ----------------------------------------------------------- */
@@ -155,7 +157,7 @@ static void test_differential(void)
 static int chk(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t ch, uint64_t s, uint64_t now,
 	       int *late)
 {
-	int l = -1, v = seq_check(g, q, line, ch, s, now, &l);
+	int l = -1, v = seq_check(g, q, line, ch, s, now, 0, &l);
 	if (late)
 		*late = l;
 	return v;

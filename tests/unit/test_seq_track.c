@@ -4,6 +4,8 @@
  * line carried (sets of (channel, sequence)), never from the block:
  *   - one line: jumps are gaps at once naming the range, repeats are
  *     dropped, a channel back to 1 is a restart (not a gap, not a repeat);
+ *   - one line over UDP: a jump is a hole that a reordered datagram fills
+ *     (delivered late) or that becomes the gap after the wait;
  *   - a channel's first records reordered (15, 1..14; 15, 14..1; 15, 3, 1,
  *     2), on one line and across two: within the join wait every one is
  *     delivered, those below the first flagged late and counted, the range
@@ -43,15 +45,30 @@ static void drain(struct seq_queue *q, struct evs *e)
 	}
 }
 
-static int check(struct seq_group *g, struct seq_queue *q, struct evs *e, uint32_t line, uint32_t ch,
-		 uint64_t s, uint64_t now, int *late)
+/* One record, its events into e; reorders 1: it came over UDP. */
+static int check_on(struct seq_group *g, struct seq_queue *q, struct evs *e, uint32_t line, uint32_t ch,
+		    uint64_t s, uint64_t now, uint32_t reorders, int *late)
 {
 	int l = 0;
-	int v = seq_check(g, q, line, ch, s, now, &l);
+	int v = seq_check(g, q, line, ch, s, now, reorders, &l);
 	drain(q, e);
 	if (late)
 		*late = l;
 	return v;
+}
+
+/* One record over TCP. */
+static int check(struct seq_group *g, struct seq_queue *q, struct evs *e, uint32_t line, uint32_t ch,
+		 uint64_t s, uint64_t now, int *late)
+{
+	return check_on(g, q, e, line, ch, s, now, 0, late);
+}
+
+/* One record over UDP. */
+static int check_udp(struct seq_group *g, struct seq_queue *q, struct evs *e, uint32_t line, uint32_t ch,
+		     uint64_t s, uint64_t now, int *late)
+{
+	return check_on(g, q, e, line, ch, s, now, 1, late);
 }
 
 /* ---- one line ------------------------------------------------------------ */
@@ -179,7 +196,7 @@ static void test_one_line_reordered_start(void)
 	CHECK_EQ(check(&g, &q, &e, 0, 5, 16, 10 * MS, &late[0]), SEQ_DELIVER);
 	CHECK_EQ(late[0], 0);
 	CHECK_EQ(check(&g, &q, &e, 0, 5, 3, 10 * MS + 1, NULL), SEQ_DUP);
-	/* and a forward jump on one line is still a gap at once */
+	/* and a forward jump on one line over TCP is still a gap at once (over UDP: test_one_line_udp) */
 	CHECK_EQ(check(&g, &q, &e, 0, 5, 20, 10 * MS + 2, NULL), SEQ_DELIVER);
 	CHECK_EQ(e.n, 1);
 	CHECK_EQ(e.ev[0].first, 17);
@@ -265,6 +282,84 @@ static void test_one_line_reordered_start(void)
 	CHECK_EQ(check(&g, &q, &e, 0, 5, 1, 1 * MS, NULL), SEQ_DUP);
 	CHECK_EQ(g.st.before_start, 1);
 	CHECK_EQ(e.n, 0);
+}
+
+/* One line over UDP: datagrams may come reordered, so a forward jump
+ * opens a hole, not a gap at once. The record that fills it is delivered
+ * (late), and a hole nobody fills is the gap after the wait, once. Over
+ * TCP, in the same group, a jump stays a gap at once. */
+static void test_one_line_udp(void)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	static struct evs e;
+	int late = -1;
+	uint64_t rec, del, dups;
+	const uint64_t t = 1 * MS;
+
+	seq_group_init(&g, 0, 1, SEQ_DEFAULT_WAIT_NS);
+	seq_queue_init(&q);
+	e.n = 0;
+	/* 1, 2, 4, 5, 3: every record delivered once, 3 late, no gap ever */
+	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 1, t, NULL), SEQ_DELIVER);
+	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 2, t + 1 * US, NULL), SEQ_DELIVER);
+	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 4, t + 2 * US, &late), SEQ_DELIVER);
+	CHECK_EQ(late, 0);
+	CHECK_EQ(e.n, 0); /* a hole, not a gap */
+	CHECK_EQ(g.st.holes, 1);
+	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 5, t + 3 * US, &late), SEQ_DELIVER);
+	CHECK_EQ(late, 0);
+	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 3, t + 4 * US, &late), SEQ_DELIVER);
+	CHECK_EQ(late, 1);
+	CHECK_EQ(g.chan[0].nholes, 0);
+	/* a copy of 3 now is a copy */
+	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 3, t + 5 * US, NULL), SEQ_DUP);
+	seq_poll(&g, &q, t + 10 * MS);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 0);
+	CHECK_EQ(g.st.gaps, 0);
+	CHECK_EQ(g.st.late, 1);
+	CHECK_EQ(g.line[0].filled, 1);
+
+	/* 6, 9 and nothing more: no event until the wait ran out, then one gap
+	 * [7, 8]; a 7 after that was declared lost: a copy */
+	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 6, 20 * MS, NULL), SEQ_DELIVER);
+	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 9, 20 * MS + US, NULL), SEQ_DELIVER);
+	CHECK_EQ(seq_poll(&g, &q, 20 * MS + US + SEQ_DEFAULT_WAIT_NS - 1), 0);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 0);
+	seq_poll(&g, &q, 20 * MS + US + SEQ_DEFAULT_WAIT_NS);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 1);
+	CHECK_EQ(e.ev[0].kind, SEQ_EV_GAP);
+	CHECK_EQ(e.ev[0].chan, 5);
+	CHECK_EQ(e.ev[0].first, 7);
+	CHECK_EQ(e.ev[0].last, 8);
+	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 7, 22 * MS, NULL), SEQ_DUP);
+	CHECK_EQ(e.n, 1);
+
+	/* a hole that ran out is declared by the line's next record too, before it */
+	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 12, 30 * MS, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 1);
+	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 13, 30 * MS + 2 * SEQ_DEFAULT_WAIT_NS, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 2);
+	CHECK_EQ(e.ev[1].first, 10);
+	CHECK_EQ(e.ev[1].last, 11);
+
+	/* the same group over TCP (another channel): a jump is a gap at once */
+	CHECK_EQ(check(&g, &q, &e, 0, 8, 1, 40 * MS, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 0, 8, 4, 40 * MS + US, NULL), SEQ_DELIVER);
+	CHECK_EQ(e.n, 3);
+	CHECK_EQ(e.ev[2].chan, 8);
+	CHECK_EQ(e.ev[2].first, 2);
+	CHECK_EQ(e.ev[2].last, 3);
+	CHECK_EQ(check(&g, &q, &e, 0, 8, 2, 40 * MS + 2 * US, NULL), SEQ_DUP);
+
+	seq_group_sum(&g, &rec, &del, &dups);
+	CHECK_EQ(del, 11);
+	CHECK_EQ(dups, 3);
+	CHECK_EQ(g.st.gaps, 3);
+	CHECK_EQ(g.st.missing, 6);
 }
 
 /* More channels than the table: delivered unchecked, counted. */
@@ -845,6 +940,7 @@ int main(void)
 	fclose(f);
 	test_one_line();
 	test_one_line_reordered_start();
+	test_one_line_udp();
 	test_channel_table();
 	test_msg_seq();
 	test_restart_edges();

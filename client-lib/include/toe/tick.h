@@ -79,7 +79,7 @@ enum toe_tick_field {
 				 field then reads 0, a string field holds its first bytes */
 #define TOE_RF_WARN 0x0002u  /* decoded despite a reportable FAST error (an overlong encoding) */
 #define TOE_RF_LATE 0x0004u  /* records with higher sequences of its channel came before it: it filled
-				 a hole of the channel's sequence (another line was late, or reordering),
+				 a hole of the channel's sequence (another line was late, or UDP reordering),
 				 or came below the channel's first record within the arbitration wait */
 
 /* Which clock took hdr.rx_ns (always CLOCK_REALTIME ns): bits 29..31 of
@@ -157,7 +157,8 @@ enum toe_gap_reason {
 	TOE_GAP_ACKED = 5,    /* the receiver acknowledged bytes the mirror never showed */
 	TOE_GAP_CLOSED = 6,   /* the connection ended (reset, idle) with bytes never seen */
 	TOE_GAP_SEQUENCE = 7, /* channel `channel` is missing sequence numbers [first, last] (SSE: BizIndex);
-				 with A/B arbitration: every line of the group missed them */
+				 with A/B arbitration: every line of the group missed them. At once on a
+				 TCP line; with arbitration or over UDP after the arbitration wait */
 	TOE_GAP_MSG_SEQ = 8,  /* the stream's STEP MsgSeqNum jumped: messages [first, last] never arrived on
 				 this line (with arbitration another line may still have carried their records) */
 };
