@@ -15,8 +15,7 @@
  *     delivered, those below 15 with TOE_RF_LATE, 4..14 a gap after the wait;
  *   - one line over UDP (datagrams through the whole pipeline), reordered
  *     1, 2, 4, 3 and then losing one: every record that came delivered (3
- *     late), the lost one a gap after the wait; TCP in the same group still
- *     a gap at once;
+ *     late), the lost one a gap after the wait;
  *   - two lines in group 2 (hdr.group 2), each missing its own messages,
  *     the second lagging: every record delivered exactly once if a line
  *     carried it, with the line that carried it first; a gap exactly for
@@ -136,6 +135,16 @@ static uint32_t chan_of(const struct rx_out *o)
 						 : (uint32_t)o->tick.order.order_channel;
 }
 
+/* o is a TOE_GAP_SEQUENCE entry: channel ch misses [first, last]. */
+static void seq_gap_is(const struct rx_out *o, uint32_t ch, uint64_t first, uint64_t last)
+{
+	CHECK_EQ(o->kind, RX_OUT_GAP);
+	CHECK_EQ(o->tick.gap.reason, TOE_GAP_SEQUENCE);
+	CHECK_EQ(o->tick.gap.channel, ch);
+	CHECK_EQ(o->tick.gap.first, first);
+	CHECK_EQ(o->tick.gap.last, last);
+}
+
 /* ---- one line ------------------------------------------------------------ */
 
 static void test_one_line(void)
@@ -174,11 +183,7 @@ static void test_one_line(void)
 	n = make_msg(b, sizeof b, 4, TOE_REC_TRADE, 1, biz, 2);
 	ev_data(0, 0, b, n, 5, &g);
 	CHECK_EQ(g.n, 8);
-	CHECK_EQ(g.o[5].kind, RX_OUT_GAP);
-	CHECK_EQ(g.o[5].tick.gap.reason, TOE_GAP_SEQUENCE);
-	CHECK_EQ(g.o[5].tick.gap.channel, 1);
-	CHECK_EQ(g.o[5].tick.gap.first, 5);
-	CHECK_EQ(g.o[5].tick.gap.last, 6);
+	seq_gap_is(&g.o[5], 1, 5, 6);
 	CHECK_EQ(g.o[5].tick.gap.records, 2);
 	CHECK_EQ(g.o[5].tick.hdr.group, 1);
 	CHECK_EQ(biz_of(&g.o[6]), 7);
@@ -272,11 +277,7 @@ static void test_one_line_join(void)
 	rx_poll(pipe_, 1 * TR_MS + 20 * US + SEQ_DEFAULT_WAIT_NS);
 	drain_into(&g);
 	CHECK_EQ(g.n, 6);
-	CHECK_EQ(g.o[5].kind, RX_OUT_GAP);
-	CHECK_EQ(g.o[5].tick.gap.reason, TOE_GAP_SEQUENCE);
-	CHECK_EQ(g.o[5].tick.gap.channel, 1);
-	CHECK_EQ(g.o[5].tick.gap.first, 4);
-	CHECK_EQ(g.o[5].tick.gap.last, 14);
+	seq_gap_is(&g.o[5], 1, 4, 14);
 	CHECK_EQ(pipe_->st.seq_late, 3);
 	CHECK_EQ(pipe_->st.seq_gaps, 1);
 	CHECK_EQ(pipe_->st.seq_missing, 11);
@@ -285,12 +286,21 @@ static void test_one_line_join(void)
 
 /* ---- one line over UDP ----------------------------------------------------- */
 
-/* An ungrouped UDP feed beside an ungrouped TCP connection (both line 0 of
- * the default group), through the whole pipeline (frames, rx_init).
+/* Records and gaps of a frame or a poll (rx_next) into g. */
+static void next_into(struct rx_pipe *p, struct got *g)
+{
+	struct rx_out o;
+	while (rx_next(p, &o))
+		if ((o.kind == RX_OUT_RECORD || o.kind == RX_OUT_GAP) && g->n < 512)
+			g->o[g->n++] = o;
+}
+
+/* An ungrouped UDP feed (line 0 of the default group, as every ungrouped
+ * TCP connection is too), through the whole pipeline (frames, rx_init).
  * Datagrams 1, 2, 4, 3, 5 then 7 (6 lost): every record that came is an
  * entry (3 with TOE_RF_LATE), and 6 is a TOE_GAP_SEQUENCE entry only once
  * the wait ran out, not at once (3 would then have been dropped as a copy).
- * The TCP connection's jump, on another channel, is a gap at once. */
+ * (TCP beside UDP in one group, record by record: test_seq_track.) */
 static void test_udp_line(void)
 {
 	static struct tr_rx t;
@@ -298,7 +308,6 @@ static void test_udp_line(void)
 	static uint8_t b[4096];
 	struct rx_cfg cfg;
 	struct pb_spec u;
-	struct rx_out o;
 	static const uint64_t order[6] = {1, 2, 4, 3, 5, 7};
 	uint64_t biz[1], ts = 1 * TR_MS;
 	uint32_t i, sid;
@@ -322,9 +331,7 @@ static void test_udp_line(void)
 		CHECK(n > 0);
 		ts += 10 * US;
 		rx_frame(t.p, tr_scratch, pb_udp(tr_scratch, sizeof tr_scratch, &u, b, (uint32_t)n), ts);
-		while (rx_next(t.p, &o))
-			if ((o.kind == RX_OUT_RECORD || o.kind == RX_OUT_GAP) && g.n < 512)
-				g.o[g.n++] = o;
+		next_into(t.p, &g);
 	}
 	CHECK_EQ(g.n, 6); /* six records, no gap yet */
 	for (i = 0; i < 6 && i < g.n; i++) {
@@ -335,44 +342,16 @@ static void test_udp_line(void)
 	}
 	/* the hole 7 opened at ts: a gap at ts + wait, not a nanosecond before */
 	rx_poll(t.p, ts + SEQ_DEFAULT_WAIT_NS - 1);
-	while (rx_next(t.p, &o))
-		if (o.kind == RX_OUT_GAP && g.n < 512)
-			g.o[g.n++] = o;
+	next_into(t.p, &g);
 	CHECK_EQ(g.n, 6);
 	rx_poll(t.p, ts + SEQ_DEFAULT_WAIT_NS);
-	while (rx_next(t.p, &o))
-		if (o.kind == RX_OUT_GAP && g.n < 512)
-			g.o[g.n++] = o;
+	next_into(t.p, &g);
 	CHECK_EQ(g.n, 7);
-	CHECK_EQ(g.o[6].kind, RX_OUT_GAP);
-	CHECK_EQ(g.o[6].tick.gap.reason, TOE_GAP_SEQUENCE);
-	CHECK_EQ(g.o[6].tick.gap.channel, 1);
-	CHECK_EQ(g.o[6].tick.gap.first, 6);
-	CHECK_EQ(g.o[6].tick.gap.last, 6);
+	seq_gap_is(&g.o[6], 1, 6, 6);
 	CHECK_EQ(t.p->st.seq_late, 1);
 	CHECK_EQ(t.p->st.seq_gaps, 1);
 	CHECK_EQ(t.p->st.seq_dups, 0);
 	tr_rx_free(&t);
-
-	/* the same group's TCP line (decode-only pipeline, connection 0): a jump on channel 2 is a gap at once */
-	setup(&cfg);
-	cfg.nudp = 1;
-	cfg.udp[0].port = 5000;
-	struct fast_stream *fs = calloc(RX_NSTREAMS(&cfg), sizeof *fs);
-	CHECK_EQ(rx_init_decode(pipe_, &cfg, &tr_prog, fs, RX_NSTREAMS(&cfg)), RX_OK);
-	g.n = 0;
-	ev_open(0, 0, 1 * TR_MS, &g);
-	biz[0] = 1;
-	ev_data(0, 0, b, make_msg(b, sizeof b, 1, TOE_REC_TRADE, 2, biz, 1), 1 * TR_MS + 10 * US, &g);
-	biz[0] = 4;
-	ev_data(0, 0, b, make_msg(b, sizeof b, 2, TOE_REC_TRADE, 2, biz, 1), 1 * TR_MS + 20 * US, &g);
-	CHECK_EQ(g.n, 4); /* the SYN reset, 1, the gap [2, 3] before 4, 4 */
-	CHECK_EQ(g.o[2].kind, RX_OUT_GAP);
-	CHECK_EQ(g.o[2].tick.gap.reason, TOE_GAP_SEQUENCE);
-	CHECK_EQ(g.o[2].tick.gap.first, 2);
-	CHECK_EQ(g.o[2].tick.gap.last, 3);
-	CHECK_EQ(biz_of(&g.o[3]), 4);
-	free(fs);
 }
 
 /* ---- two lines ----------------------------------------------------------- */

@@ -71,6 +71,23 @@ static int check_udp(struct seq_group *g, struct seq_queue *q, struct evs *e, ui
 	return check_on(g, q, e, line, ch, s, now, 1, late);
 }
 
+/* No event (e empty) until `due`; at it, one gap of channel ch, [first, last]. */
+static void gap_due(struct seq_group *g, struct seq_queue *q, struct evs *e, uint64_t due, uint32_t ch,
+		    uint64_t first, uint64_t last)
+{
+	CHECK_EQ(e->n, 0);
+	CHECK_EQ(seq_poll(g, q, due - 1), 0);
+	drain(q, e);
+	CHECK_EQ(e->n, 0);
+	seq_poll(g, q, due);
+	drain(q, e);
+	CHECK_EQ(e->n, 1);
+	CHECK_EQ(e->ev[0].kind, SEQ_EV_GAP);
+	CHECK_EQ(e->ev[0].chan, ch);
+	CHECK_EQ(e->ev[0].first, first);
+	CHECK_EQ(e->ev[0].last, last);
+}
+
 /* ---- one line ------------------------------------------------------------ */
 
 static void test_one_line(void)
@@ -234,16 +251,7 @@ static void test_one_line_reordered_start(void)
 	CHECK_EQ(late[2], 1);
 	CHECK_EQ(late[3], 1);
 	CHECK_EQ(e.n, 0);
-	CHECK_EQ(seq_poll(&g, &q, 1 * MS + US + SEQ_DEFAULT_WAIT_NS - 1), 0);
-	drain(&q, &e);
-	CHECK_EQ(e.n, 0);
-	seq_poll(&g, &q, 1 * MS + US + SEQ_DEFAULT_WAIT_NS);
-	drain(&q, &e);
-	CHECK_EQ(e.n, 1);
-	CHECK_EQ(e.ev[0].kind, SEQ_EV_GAP);
-	CHECK_EQ(e.ev[0].chan, 5);
-	CHECK_EQ(e.ev[0].first, 4);
-	CHECK_EQ(e.ev[0].last, 14);
+	gap_due(&g, &q, &e, 1 * MS + US + SEQ_DEFAULT_WAIT_NS, 5, 4, 14);
 	CHECK_EQ(g.st.gaps, 1);
 	CHECK_EQ(g.st.missing, 11);
 	CHECK_EQ(g.st.late, 3);
@@ -325,16 +333,7 @@ static void test_one_line_udp(void)
 	 * [7, 8]; a 7 after that was declared lost: a copy */
 	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 6, 20 * MS, NULL), SEQ_DELIVER);
 	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 9, 20 * MS + US, NULL), SEQ_DELIVER);
-	CHECK_EQ(seq_poll(&g, &q, 20 * MS + US + SEQ_DEFAULT_WAIT_NS - 1), 0);
-	drain(&q, &e);
-	CHECK_EQ(e.n, 0);
-	seq_poll(&g, &q, 20 * MS + US + SEQ_DEFAULT_WAIT_NS);
-	drain(&q, &e);
-	CHECK_EQ(e.n, 1);
-	CHECK_EQ(e.ev[0].kind, SEQ_EV_GAP);
-	CHECK_EQ(e.ev[0].chan, 5);
-	CHECK_EQ(e.ev[0].first, 7);
-	CHECK_EQ(e.ev[0].last, 8);
+	gap_due(&g, &q, &e, 20 * MS + US + SEQ_DEFAULT_WAIT_NS, 5, 7, 8);
 	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 7, 22 * MS, NULL), SEQ_DUP);
 	CHECK_EQ(e.n, 1);
 
