@@ -25,6 +25,8 @@
 #define FZF_POLL_EACH 0x20  /* rx_poll after every frame (else every 4th) */
 #define FZF_PORTS 0x40      /* two ports: the second TCP feed and the raw UDP port are port 1's, and the
 			     * frames alternate between ports 0 and 1 (rx_frame_port) */
+#define FZF_SEQ 0x80        /* RX_CFG_SEQ: the two TCP feeds lines 0 and 1 of an arbitration group, the
+			     * UDP ports one-line tracking in the default group */
 
 /* What the target follows: the TCP feed of an exchange (any vendor end), a second
  * feed on a port of any address, UDP STEP datagrams and UDP raw FAST datagrams. */

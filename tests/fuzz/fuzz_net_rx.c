@@ -13,6 +13,8 @@
  *     the frame or the mirror TOE's buffer; a RECORD's values were checked by
  *     the decoder (string offsets inside the record);
  *   - frames counted once, nothing left undrained, no event for a missing stream;
+ *   - with sequence tracking (FZF_SEQ): no (group, channel, sequence) is
+ *     delivered twice, whatever the lines, reorders, holes and timeouts;
  *   - the host checksum (net_csum_host.c, every level the CPU runs) folds each
  *     frame, whole and in two chunks split at the input's choice, to the same
  *     sum as the synthesisable word loop (and reads nothing outside it).
@@ -37,6 +39,58 @@
 static struct rx_pipe pipe_;
 static struct fast_stream fs[CONNS + 2];
 static uint8_t mbuf[MTOE_BUF_BYTES(CONNS, WINDOW)];
+
+/* (group, channel, sequence) keys delivered since the last restart: open addressing. */
+#define DKEYS 8192
+static struct dkey {
+	uint64_t seq;
+	uint32_t chan;
+	uint8_t group, used;
+} dk[DKEYS];
+static uint32_t ndk;
+
+static void delivered_clear(void)
+{
+	memset(dk, 0, sizeof dk);
+	ndk = 0;
+}
+
+/* A delivered record of a tracked channel: FAIL when its key was delivered before. */
+static void delivered_once(const struct rx_out *o)
+{
+	const union toe_record *t = &o->tick;
+	uint32_t chan, g = (uint32_t)t->hdr.group - 1u, h;
+	uint64_t seq;
+	if (t->hdr.type == TOE_REC_TRADE && (t->hdr.present >> TOE_TF_TRADE_CHANNEL & 1) &&
+	    (t->hdr.present >> TOE_TF_BIZ_INDEX & 1)) {
+		chan = (uint32_t)t->trade.trade_channel;
+		seq = (uint64_t)t->trade.biz_index;
+	} else if (t->hdr.type == TOE_REC_ORDER && (t->hdr.present >> TOE_TF_ORDER_CHANNEL & 1) &&
+		   (t->hdr.present >> TOE_TF_BIZ_INDEX & 1)) {
+		chan = (uint32_t)t->order.order_channel;
+		seq = (uint64_t)t->order.biz_index;
+	} else {
+		return;
+	}
+	/* tracked channels only (the table's, found directly), and not a numbering near its end: one
+	 * that runs past UINT64_MAX starts the channel again, which may repeat keys */
+	if (g >= RX_MAX_GROUPS || chan >= SEQ_DIRECT || pipe_.grp[g].direct[chan] >= SEQ_MAX_CHANNELS)
+		return;
+	if (seq >= 1ull << 62) {
+		delivered_clear();
+		return;
+	}
+	if (ndk >= DKEYS / 2)
+		delivered_clear(); /* a long input: keep the table sparse (a repeat across the clear is missed) */
+	for (h = (uint32_t)((seq * 0x9e3779b97f4a7c15ull ^ chan * 0x85ebca6bu ^ g) % DKEYS);; h = (h + 1) % DKEYS) {
+		if (!dk[h].used)
+			break;
+		if (dk[h].seq == seq && dk[h].chan == chan && dk[h].group == g)
+			FAIL("group %u channel %u sequence %llu delivered twice", g, chan, (unsigned long long)seq);
+	}
+	dk[h] = (struct dkey){seq, chan, (uint8_t)g, 1};
+	ndk++;
+}
 
 static void setup(uint8_t sw)
 {
@@ -69,6 +123,15 @@ static void setup(uint8_t sw)
 		cfg.net_port[0] = cfg.net;
 	}
 	cfg.flags = (sw & FZF_TAP) ? RX_CFG_TAP_DATA : 0;
+	if (sw & FZF_SEQ) {
+		cfg.flags |= RX_CFG_SEQ;
+		cfg.seq.ngroups = 2;
+		cfg.seq.flow_group[0] = 1;
+		cfg.seq.flow_line[0] = 0;
+		cfg.seq.flow_group[1] = 1;
+		cfg.seq.flow_line[1] = 1;
+	}
+	delivered_clear();
 	int e = rx_init(&pipe_, &cfg, &progs[0], fs, CONNS + 2, mbuf, sizeof mbuf);
 	if (e != RX_OK)
 		FAIL("rx_init %d", e);
@@ -112,6 +175,10 @@ static void drain(const uint8_t *frame, uint32_t len)
 			if (o.len && !in_frame && !in_buf)
 				FAIL("DATA entry of %llu bytes outside the frame and the buffer", (unsigned long long)o.len);
 		}
+		if (o.kind == RX_OUT_RESET && o.tick.reset.reason == TOE_RESET_RESTART)
+			delivered_clear(); /* a channel (or the MsgSeqNum) starts again */
+		if (o.kind == RX_OUT_RECORD && (pipe_.cfg.flags & RX_CFG_SEQ))
+			delivered_once(&o);
 		if (o.kind == RX_OUT_RECORD) {
 			const struct fast_rec *r = o.rec;
 			if (!r || r->nvals > FAST_MAX_VALUES || r->nstr > FAST_MAX_STRBUF)

@@ -7,7 +7,8 @@
  * VLAN and QinQ tags, IPv4 options, ARP and ICMP; a followed TCP connection
  * from SYN (with options) through STEP messages to FIN or RST, joined
  * mid-stream, reordered, duplicated and with a hole that times out; UDP STEP
- * and raw FAST datagrams; checksums left to offload with the source's word.
+ * and raw FAST datagrams; checksums left to offload with the source's word;
+ * sequence tracking on reordered UDP datagrams and on A/B TCP lines.
  * The STEP messages are real (tools/feed/sse_gen, the SSE template set). The
  * output is deterministic: the committed corpus is this program's output
  * (tests/tools/test_fuzz_corpus.sh checks that).
@@ -317,5 +318,48 @@ int main(int argc, char **argv)
 	n = pb_tcp(frame, sizeof frame, &s, "cut short", 9);
 	put(n - 12, NET_CSUM_UNKNOWN, 0); /* truncated: IPv4 total length beyond the frame */
 	finish("net_layers");
+
+	/* 9. sequence tracking on UDP STEP datagrams: one reordered (3 before 2), one repeated, one lost (6),
+	 * the lost one's hole running out over 2 ms */
+	begin(FZF_SEQ | FZF_TCP_CSUM | FZF_UDP_CSUM | FZF_POLL_EACH);
+	{
+		static const int order[] = {0, 1, 3, 2, 4, 4, 5, 7, 8};
+		static uint8_t msg[10][1024];
+		int len[10];
+		for (int i = 0; i < 10; i++) {
+			uint32_t nrec;
+			len[i] = sse_stream_next_msg(&ss, 2, msg[i], sizeof msg[i], NULL, NULL, &nrec);
+		}
+		for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+			int i = order[k];
+			pb_init(&s);
+			s.saddr = FZF_EX_IP;
+			s.daddr = FZF_OUR_IP;
+			s.sport = 9000;
+			s.dport = FZF_UDP_STEP_PORT;
+			put(pb_udp(frame, sizeof frame, &s, msg[i], len[i] > 0 ? (size_t)len[i] : 0), NET_CSUM_UNKNOWN,
+			    i == 7 ? 2 : 0);
+		}
+	}
+	finish("udp_step_seq");
+
+	/* 10. A/B lines: both TCP feeds (lines 0 and 1 of one group) carry the same messages, joined
+	 * mid-stream, each missing a segment the other has, interleaved */
+	begin(FZF_SEQ | FZF_TCP_CSUM | FZF_UDP_CSUM);
+	n = step_bytes(data, sizeof data, 1200);
+	for (size_t i = 0; i * 300 < n; i++) {
+		size_t off = i * 300, len = n - off < 300 ? n - off : 300;
+		for (int line = 0; line < 2; line++) {
+			if ((line == 0 && i == 1) || (line == 1 && i == 3))
+				continue;
+			tcp_spec(&s, 20000 + (uint32_t)off, 0x18);
+			if (line == 1) {
+				s.saddr = 0x0a090909;
+				s.sport = FZF_EX2_PORT;
+			}
+			put(pb_tcp(frame, sizeof frame, &s, data + off, len), NET_CSUM_UNKNOWN, 0);
+		}
+	}
+	finish("tcp_seq_ab");
 	return 0;
 }
