@@ -992,7 +992,15 @@ int rx_next(struct rx_pipe *p, struct rx_out *out)
 		p->ev_pos = 0;
 		if (p->nev == 0) {
 			p->polling = 0;
-			return 0;
+			if (!(p->cfg.flags & RX_CFG_SEQ))
+				return 0;
+			/* the timers' events may have delivered records that opened
+			 * holes (bytes held behind a hole, released by its timeout):
+			 * their wait is checked against this poll's time as well, or
+			 * the end-of-capture poll (UINT64_MAX) would leave them open,
+			 * a loss never reported */
+			p->seq_polling = 1;
+			return rx_drain(p, out);
 		}
 	}
 	return 0;

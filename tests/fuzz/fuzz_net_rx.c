@@ -15,11 +15,14 @@
  *   - frames counted once, nothing left undrained, no event for a missing stream;
  *   - with sequence tracking (FZF_SEQ): no (group, channel, sequence) is
  *     delivered twice, whatever the lines, reorders, holes and timeouts;
+ *     and at the end nothing is lost silently: every sequence between a
+ *     channel's lowest and highest delivered is delivered or named by a
+ *     TOE_GAP_SEQUENCE entry (per numbering: a restart starts afresh);
  *   - the host checksum (net_csum_host.c, every level the CPU runs) folds each
  *     frame, whole and in two chunks split at the input's choice, to the same
  *     sum as the synthesisable word loop (and reads nothing outside it).
  * FUZZ_VERBOSE=1 in the environment prints what each input reached (to check
- * what a seed does: build/fuzz/fuzz_net_rx FILE...).
+ * what a seed does: build/fuzz/fuzz_net_rx FILE...), FUZZ_TRACE=1 every entry.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,10 +52,62 @@ static struct dkey {
 } dk[DKEYS];
 static uint32_t ndk;
 
+/* Per group and channel (direct-indexed ones): which sequences of a window were delivered or
+ * reported lost, to find one that was neither (silent loss). */
+#define CWIN 4096
+static struct cover {
+	uint8_t state; /* 0 nothing yet, 1 checked, 2 not checked (a sequence left the window) */
+	uint64_t base, lo, hi;
+	uint8_t bit[CWIN / 8];
+} cov[RX_MAX_GROUPS][SEQ_DIRECT];
+
+/* Sequence s of (g, chan) was delivered (or, gap, reported lost). */
+static void cover_mark(uint32_t g, uint32_t chan, uint64_t s, int gap)
+{
+	struct cover *c = &cov[g][chan];
+	if (c->state == 0) {
+		if (gap)
+			return; /* (a gap comes after a delivery of its numbering) */
+		c->state = 1;
+		c->base = s >= CWIN / 2 ? s - CWIN / 2 : 0;
+		c->lo = c->hi = s;
+	}
+	if (c->state != 1)
+		return;
+	if (s < c->base || s - c->base >= CWIN) {
+		if (!gap)
+			c->state = 2;
+		return;
+	}
+	c->bit[(s - c->base) / 8] |= (uint8_t)(1u << (s - c->base) % 8);
+	if (!gap && s < c->lo)
+		c->lo = s;
+	if (!gap && s > c->hi)
+		c->hi = s;
+}
+
+/* At the end: every sequence in [lo, hi] of each checked channel was delivered or reported lost. */
+static void cover_check(void)
+{
+	for (uint32_t g = 0; g < RX_MAX_GROUPS; g++)
+		for (uint32_t ch = 0; ch < SEQ_DIRECT; ch++) {
+			const struct cover *c = &cov[g][ch];
+			if (c->state != 1)
+				continue;
+			for (uint64_t s = c->lo; s <= c->hi; s++)
+				if (!(c->bit[(s - c->base) / 8] >> (s - c->base) % 8 & 1))
+					FAIL("group %u channel %u: sequence %llu neither delivered nor reported lost "
+					     "(delivered %llu..%llu)",
+					     g, ch, (unsigned long long)s, (unsigned long long)c->lo,
+					     (unsigned long long)c->hi);
+		}
+}
+
 static void delivered_clear(void)
 {
 	memset(dk, 0, sizeof dk);
 	ndk = 0;
+	memset(cov, 0, sizeof cov);
 }
 
 /* A delivered record of a tracked channel: FAIL when its key was delivered before. */
@@ -80,8 +135,12 @@ static void delivered_once(const struct rx_out *o)
 		delivered_clear();
 		return;
 	}
-	if (ndk >= DKEYS / 2)
-		delivered_clear(); /* a long input: keep the table sparse (a repeat across the clear is missed) */
+	cover_mark(g, chan, seq, 0);
+	if (ndk >= DKEYS / 2) {
+		/* a long input: keep the table sparse (a repeat across the clear is missed) */
+		memset(dk, 0, sizeof dk);
+		ndk = 0;
+	}
 	for (h = (uint32_t)((seq * 0x9e3779b97f4a7c15ull ^ chan * 0x85ebca6bu ^ g) % DKEYS);; h = (h + 1) % DKEYS) {
 		if (!dk[h].used)
 			break;
@@ -161,6 +220,26 @@ static void csum_same(const uint8_t *frame, uint32_t len, uint32_t cut)
 	}
 }
 
+/* FUZZ_TRACE=1: each entry on stderr (what an input does to sequence tracking). */
+static int trace;
+
+static void trace_entry(const struct rx_out *o)
+{
+	const union toe_record *t = &o->tick;
+	fprintf(stderr, "  entry kind %u stream %u group %u line %u", o->kind, o->stream, t->hdr.group, t->hdr.line);
+	if (o->kind == RX_OUT_RECORD && t->hdr.type == TOE_REC_TRADE)
+		fprintf(stderr, " trade channel %d biz %lld", t->trade.trade_channel, (long long)t->trade.biz_index);
+	else if (o->kind == RX_OUT_RECORD && t->hdr.type == TOE_REC_ORDER)
+		fprintf(stderr, " order channel %d biz %lld", t->order.order_channel, (long long)t->order.biz_index);
+	else if (o->kind == RX_OUT_GAP)
+		fprintf(stderr, " gap reason %u channel %u %llu..%llu", t->gap.reason, t->gap.channel,
+			(unsigned long long)t->gap.first, (unsigned long long)t->gap.last);
+	else if (o->kind == RX_OUT_RESET)
+		fprintf(stderr, " reset reason %u channel %u last %llu", t->reset.reason, t->reset.channel,
+			(unsigned long long)t->reset.last);
+	fprintf(stderr, " flags %#x\n", t->hdr.flags);
+}
+
 static void drain(const uint8_t *frame, uint32_t len)
 {
 	struct rx_out o;
@@ -175,10 +254,27 @@ static void drain(const uint8_t *frame, uint32_t len)
 			if (o.len && !in_frame && !in_buf)
 				FAIL("DATA entry of %llu bytes outside the frame and the buffer", (unsigned long long)o.len);
 		}
+		if (trace)
+			trace_entry(&o);
 		if (o.kind == RX_OUT_RESET && o.tick.reset.reason == TOE_RESET_RESTART)
 			delivered_clear(); /* a channel (or the MsgSeqNum) starts again */
 		if (o.kind == RX_OUT_RECORD && (pipe_.cfg.flags & RX_CFG_SEQ))
 			delivered_once(&o);
+		if (o.kind == RX_OUT_GAP && o.tick.gap.reason == TOE_GAP_SEQUENCE && o.tick.gap.channel < SEQ_DIRECT &&
+		    o.tick.hdr.group >= 1 && o.tick.hdr.group <= RX_MAX_GROUPS) {
+			const struct toe_gap *gp = &o.tick.gap;
+			/* (only the window's part of a wide range: cover_mark ignores the rest) */
+			uint64_t first = gp->first, last = gp->last;
+			struct cover *c = &cov[gp->hdr.group - 1][gp->channel];
+			if (c->state == 1) {
+				if (first < c->base)
+					first = c->base;
+				if (last >= c->base + CWIN)
+					last = c->base + CWIN - 1;
+				for (uint64_t s = first; s <= last && last >= first; s++)
+					cover_mark(gp->hdr.group - 1u, gp->channel, s, 1);
+			}
+		}
 		if (o.kind == RX_OUT_RECORD) {
 			const struct fast_rec *r = o.rec;
 			if (!r || r->nvals > FAST_MAX_VALUES || r->nstr > FAST_MAX_STRBUF)
@@ -202,6 +298,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || size > 1 << 20)
 		return 0;
 	setup(data[0]);
+	trace = getenv("FUZZ_TRACE") != NULL;
 	while (fzf_next(data, size, &pos, &f, &len, &csum, &ms)) {
 		uint8_t *frame = malloc(len ? len : 1); /* exact size */
 		if (!frame)
@@ -227,6 +324,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	rx_poll(&pipe_, UINT64_MAX); /* every hole left becomes a gap */
 	drain(NULL, 0);
+	if (pipe_.cfg.flags & RX_CFG_SEQ)
+		cover_check();
 	if (pipe_.st.frames != frames)
 		FAIL("%llu frames counted, %llu given", (unsigned long long)pipe_.st.frames, (unsigned long long)frames);
 	if (getenv("FUZZ_VERBOSE")) {

@@ -361,5 +361,15 @@ int main(int argc, char **argv)
 		}
 	}
 	finish("tcp_seq_ab");
+
+	/* 11. line 0 of the A/B group loses a segment; the ones after it wait behind the byte hole until
+	 * the end-of-capture poll times it out: the records it releases jump, a hole that poll must report */
+	begin(FZF_SEQ | FZF_TCP_CSUM | FZF_UDP_CSUM);
+	n = step_bytes(data, sizeof data, 1200);
+	{
+		static const int order[] = {0, 2, 3};
+		segments(30000, data, n, 300, order, 3, 0, 0);
+	}
+	finish("tcp_seq_final_hole");
 	return 0;
 }

@@ -16,6 +16,8 @@
  *   - one line over UDP (datagrams through the whole pipeline), reordered
  *     1, 2, 4, 3 and then losing one: every record that came delivered (3
  *     late), the lost one a gap after the wait;
+ *   - the end-of-capture poll: records it releases from behind a byte hole
+ *     (a jump of an A/B group) have their hole reported by that poll too;
  *   - two lines in group 2 (hdr.group 2), each missing its own messages,
  *     the second lagging: every record delivered exactly once if a line
  *     carried it, with the line that carried it first; a gap exactly for
@@ -354,6 +356,64 @@ static void test_udp_line(void)
 	tr_rx_free(&t);
 }
 
+/* ---- the end-of-capture poll ------------------------------------------------ */
+
+/* Line 0 of an A/B group (a mirrored connection, joined mid-stream) loses
+ * the segment carrying BizIndex 3..4; the segments after it wait in the
+ * mirror TOE behind the byte hole until the end-of-capture poll times it
+ * out, which releases 5..6: a jump there, a hole of the group, that this
+ * very poll must also report (TOE_GAP_SEQUENCE 3..4), since no poll comes
+ * after it. */
+static void test_final_poll_hole(void)
+{
+	static struct tr_rx t;
+	static struct got g;
+	static uint8_t b[3][1024];
+	struct tr_frames l = {0};
+	struct rx_cfg cfg;
+	struct pb_spec sp;
+	uint64_t biz[2];
+	int n[3];
+	uint32_t i, seq = 5000, seqgaps = 0;
+	tr_cfg(&cfg);
+	cfg.flags = RX_CFG_SEQ;
+	cfg.mtoe.flows[1] = cfg.mtoe.flows[0];
+	cfg.mtoe.flows[1].ex_port = TR_EX_PORT + 1; /* line 1, which sends nothing here */
+	cfg.mtoe.nflows = 2;
+	cfg.seq.ngroups = 2;
+	cfg.seq.flow_group[0] = 1;
+	cfg.seq.flow_line[0] = 0;
+	cfg.seq.flow_group[1] = 1;
+	cfg.seq.flow_line[1] = 1;
+	tr_rx_init(&t, &cfg, 1 << 16);
+	tr_spec(&sp, TR_VE_PORT);
+	for (i = 0; i < 3; i++) {
+		biz[0] = 1 + 2 * i, biz[1] = 2 + 2 * i;
+		n[i] = make_msg(b[i], sizeof b[i], i + 1, TOE_REC_TRADE, 1, biz, 2);
+		CHECK(n[i] > 0);
+	}
+	/* segments 0 and 2, all at one time: nothing times out before the end */
+	tr_seg(&l, &sp, seq, TCP_ACK | TCP_PSH, b[0], (uint32_t)n[0], 1 * TR_MS);
+	tr_seg(&l, &sp, seq + (uint32_t)n[0] + (uint32_t)n[1], TCP_ACK | TCP_PSH, b[2], (uint32_t)n[2], 1 * TR_MS);
+	g.n = 0;
+	for (i = 0; i < l.n; i++) {
+		rx_frame(t.p, l.f[i].buf, l.f[i].len, l.f[i].ts);
+		next_into(t.p, &g);
+	}
+	rx_poll(t.p, UINT64_MAX);
+	next_into(t.p, &g);
+	for (i = 0; i < g.n; i++)
+		if (g.o[i].kind == RX_OUT_GAP && g.o[i].tick.gap.reason == TOE_GAP_SEQUENCE) {
+			seq_gap_is(&g.o[i], 1, 3, 4);
+			seqgaps++;
+		}
+	CHECK_EQ(seqgaps, 1);
+	CHECK_EQ(t.p->st.seq_gaps, 1);
+	CHECK_EQ(t.p->grp[1].st.holes, 1);
+	tr_frames_free(&l);
+	tr_rx_free(&t);
+}
+
 /* ---- two lines ----------------------------------------------------------- */
 
 #define NMSG 300
@@ -613,6 +673,7 @@ int main(void)
 	test_one_line();
 	test_one_line_join();
 	test_udp_line();
+	test_final_poll_hole();
 	test_two_lines();
 	test_gap_lines();
 	test_bad_cfg();
