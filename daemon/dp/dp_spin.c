@@ -78,27 +78,34 @@ int dp_spin_cpu_ticks(struct dp_spin *s, int cpu, uint64_t *idle, uint64_t *tota
 	}
 }
 
-int64_t dp_spin_read(struct dp_spin *s)
+int64_t dp_spin_read(struct dp_spin *s, uint64_t *turns)
 {
 	char buf[96];
 	uint64_t run, wait;
 	ssize_t n;
+	*turns = 0;
 	if (s->fd < 0)
 		return -1;
 	n = pread(s->fd, buf, sizeof buf - 1, 0);
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
-	/* "time on the CPU, time runnable but waiting, time slices" */
-	if (sscanf(buf, "%" SCNu64 " %" SCNu64, &run, &wait) != 2)
+	/* "time on the CPU, time runnable but waiting, time slices" (turns on the CPU) */
+	int got = sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64, &run, &wait, turns);
+	if (got < 2)
 		return -1;
+	if (got < 3)
+		*turns = 0;
 	return (int64_t)wait;
 }
 
-int dp_spin_update(struct dp_spin *s, uint64_t now, uint64_t runq_wait_ns, uint64_t cpu_idle, uint64_t cpu_total)
+int dp_spin_update(struct dp_spin *s, uint64_t now, uint64_t runq_wait_ns, uint64_t turns, uint64_t cpu_idle,
+		   uint64_t cpu_total)
 {
 	if (s->sleeping && cpu_total) {
-		/* pinned: spin again once the CPU is seen idle (nobody else wants it), never blindly */
+		/* pinned: spin again once the CPU is seen idle (nobody else wants it); while it stays busy, never
+		 * blindly without a turn count (a try would cost a window of spinner latency), with one a try
+		 * after each hold, as unpinned: its window tells a hog's slices from brief wake-ups */
 		if (!s->idle_start || cpu_total < s->total0 || cpu_idle < s->idle0) {
 			s->idle_start = now;
 			s->idle0 = cpu_idle;
@@ -111,7 +118,7 @@ int dp_spin_update(struct dp_spin *s, uint64_t now, uint64_t runq_wait_ns, uint6
 		s->idle_start = now;
 		s->idle0 = cpu_idle;
 		s->total0 = cpu_total;
-		if (now < s->wake_at || s->last_idle_pct < DP_SPIN_IDLE_PCT)
+		if (now < s->wake_at || (s->last_idle_pct < DP_SPIN_IDLE_PCT && !turns))
 			return 0;
 	} else if (s->sleeping && now < s->wake_at) {
 		return 0;
@@ -124,21 +131,29 @@ int dp_spin_update(struct dp_spin *s, uint64_t now, uint64_t runq_wait_ns, uint6
 		s->shared_wins = DP_SPIN_SHARED_WINS - 1; /* a try: one shared window ends it */
 		s->win_start = now;
 		s->win_wait = runq_wait_ns;
+		s->win_turns = turns;
 		return 1;
 	}
-	if (s->win_start == 0 || runq_wait_ns < s->win_wait) {
+	if (s->win_start == 0 || runq_wait_ns < s->win_wait || turns < s->win_turns) {
 		s->win_start = now;
 		s->win_wait = runq_wait_ns;
+		s->win_turns = turns;
 		return 1;
 	}
 	uint64_t span = now - s->win_start;
 	if (span < DP_SPIN_WINDOW_NS)
 		return 1;
 	uint64_t waited = runq_wait_ns - s->win_wait;
+	/* the turns it waited for (each turn on the CPU but the first came after a wait or a sleep; spinning,
+	 * after a wait): a known count that makes the average wait brief means wake-ups of short-lived
+	 * threads, not a hog's slices (dp_spin.h) */
+	uint64_t nturns = turns && s->win_turns ? turns - s->win_turns : 0;
 	s->last_wait_pct = waited * 100u / span;
+	s->last_turn_wait_ns = nturns ? waited / nturns : 0;
 	s->win_start = now;
 	s->win_wait = runq_wait_ns;
-	if (waited * 100u <= span * DP_SPIN_SHARED_PCT) {
+	s->win_turns = turns;
+	if (waited * 100u <= span * DP_SPIN_SHARED_PCT || (nturns && waited / nturns < DP_SPIN_BRIEF_WAIT_NS)) {
 		s->hold_ns = DP_SPIN_HOLD_MIN_NS; /* the CPU is ours: spinning pays */
 		s->shared_wins = 0;
 		return 1;
@@ -178,12 +193,13 @@ int dp_spin_should(struct dp_spin *s, uint64_t now, int cpu)
 	if (s->sleeping &&
 	    (cpu < 0 ? now < s->wake_at : s->idle_start && now - s->idle_start < DP_SPIN_IDLE_WINDOW_NS))
 		return 0;
-	int64_t w = dp_spin_read(s);
+	uint64_t turns;
+	int64_t w = dp_spin_read(s, &turns);
 	if (w < 0)
 		return 1;
 	if (cpu >= 0 && dp_spin_cpu_ticks(s, cpu, &idle, &total) < 0)
 		idle = total = 0;
-	return dp_spin_update(s, now, (uint64_t)w, idle, total);
+	return dp_spin_update(s, now, (uint64_t)w, turns, idle, total);
 }
 
 /* struct sched_attr as in linux/sched/types.h (glibc before 2.41 has no wrapper) */

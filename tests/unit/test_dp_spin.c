@@ -1,5 +1,5 @@
 /* test_dp_spin.c - busy polling that yields a shared CPU (daemon/dp/dp_spin.c): the policy from crafted
- * run-queue wait samples, the thread's own counter read for real, a CPU's ticks from a crafted /proc/stat of
+ * run-queue wait samples (a brief wait per turn on the CPU is no reason to yield), the thread's own counter read for real, a CPU's ticks from a crafted /proc/stat of
  * a large host, the short scheduler slice, a SCHED_FIFO data plane that always spins. */
 #include <errno.h>
 #include <pthread.h>
@@ -28,12 +28,12 @@ static void test_alone(void)
 {
 	struct dp_spin s = fresh();
 	uint64_t t = 1000 * MS, wait = 5 * MS;
-	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0, 0), 1);
 	for (int i = 1; i <= 50; i++) {
 		/* 1 % of each window waiting (a kworker now and then), checked ten times a window */
 		for (int k = 1; k <= 10; k++)
 			CHECK_EQ(dp_spin_update(&s, t + (uint64_t)i * W - W + (uint64_t)k * W / 10,
-						wait + (uint64_t)(i - 1) * W / 100 + (uint64_t)k * W / 1000, 0, 0), 1);
+						wait + (uint64_t)(i - 1) * W / 100 + (uint64_t)k * W / 1000, 0, 0, 0), 1);
 	}
 	CHECK_EQ(s.yields, 0);
 	CHECK_EQ(s.sleeping, 0);
@@ -41,7 +41,7 @@ static void test_alone(void)
 	/* exactly the threshold still spins */
 	t += 50 * W;
 	wait += 50 * W / 100;
-	CHECK_EQ(dp_spin_update(&s, t + W, wait + W * DP_SPIN_SHARED_PCT / 100, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, t + W, wait + W * DP_SPIN_SHARED_PCT / 100, 0, 0, 0), 1);
 	CHECK_EQ(s.yields, 0);
 }
 
@@ -53,72 +53,171 @@ static void test_shared(void)
 {
 	struct dp_spin s = fresh();
 	uint64_t t = 1000 * MS, wait = 0;
-	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0, 0), 1);
 	/* within the window nothing is decided, however much it waited */
-	CHECK_EQ(dp_spin_update(&s, t + W / 2, wait + W / 2, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, t + W / 2, wait + W / 2, 0, 0, 0), 1);
 	/* the window ends with 40 % waited: one such window keeps spinning (a burst), the second sleeps */
 	wait += W * 40 / 100;
 	t += W;
-	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0, 0), 1);
 	CHECK_EQ(s.yields, 0);
 	wait += W * 40 / 100;
 	t += W;
-	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 0);
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0, 0), 0);
 	CHECK_EQ(s.yields, 1);
 	CHECK_EQ(s.sleeping, 1);
 	CHECK_EQ(s.last_wait_pct, 40);
 	/* sleeping for the hold (1 s) */
-	CHECK_EQ(dp_spin_update(&s, t + DP_SPIN_HOLD_MIN_NS - 1, wait, 0, 0), 0);
+	CHECK_EQ(dp_spin_update(&s, t + DP_SPIN_HOLD_MIN_NS - 1, wait, 0, 0, 0), 0);
 	uint64_t hold = DP_SPIN_HOLD_MIN_NS, tries = 0;
 	for (int round = 0; round < 6; round++) {
 		t += hold;
-		CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 1); /* a try */
+		CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0, 0), 1); /* a try */
 		CHECK_EQ(s.retries, ++tries);
 		wait += W / 2;
 		t += W;
-		CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 0); /* still shared */
+		CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0, 0), 0); /* still shared */
 		hold = hold * 2 > DP_SPIN_HOLD_MAX_NS ? DP_SPIN_HOLD_MAX_NS : hold * 2;
-		CHECK_EQ(dp_spin_update(&s, t + hold - 1, wait, 0, 0), 0);
+		CHECK_EQ(dp_spin_update(&s, t + hold - 1, wait, 0, 0, 0), 0);
 	}
 	CHECK_EQ(hold, DP_SPIN_HOLD_MAX_NS);
 	CHECK_EQ(s.yields, 7);
 	/* the load went: the next try passes and the hold is back to its minimum */
 	t += hold;
-	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, 0, 0), 1);
 	t += W;
-	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100, 0, 0, 0), 1);
 	CHECK_EQ(s.hold_ns, DP_SPIN_HOLD_MIN_NS);
 	CHECK_EQ(s.sleeping, 0);
 	/* and a new bout of load (two windows) sleeps for the minimum hold again */
 	t += W;
-	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100 + W / 2, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100 + W / 2, 0, 0, 0), 1);
 	t += W;
-	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100 + W, 0, 0), 0);
+	CHECK_EQ(dp_spin_update(&s, t, wait + W / 100 + W, 0, 0, 0), 0);
 	CHECK_EQ(s.wake_at, t + DP_SPIN_HOLD_MIN_NS);
 }
 
-/* Pinned: sleeping, the CPU's idle time decides; no blind tries while it stays busy, spinning again
- * once it was idle at least half of a window (and the minimum hold is over). */
+/* The wait per turn on the CPU: 30 % of every window waited in turns of 3 us (a strategy pinned to this
+ * CPU, woken by the data plane 1,000 times a window) keeps spinning, window after window; the same 30 % in
+ * turns of 1.5 ms (a CPU hog's slices) sleeps after two windows, as without a turn count; exactly at
+ * DP_SPIN_BRIEF_WAIT_NS a turn is not brief. */
+static void test_brief_turns(void)
+{
+	struct dp_spin s = fresh();
+	uint64_t t = 1000 * MS, wait = 0, turns = 500;
+	CHECK_EQ(dp_spin_update(&s, t, wait, turns, 0, 0), 1);
+	for (int i = 0; i < 20; i++) {
+		wait += W * 30 / 100;
+		turns += W * 30 / 100 / 3000; /* 10,000 turns of 3 us */
+		t += W;
+		CHECK_EQ(dp_spin_update(&s, t, wait, turns, 0, 0), 1);
+	}
+	CHECK_EQ(s.yields, 0);
+	CHECK_EQ(s.last_wait_pct, 30);
+	CHECK_EQ(s.last_turn_wait_ns, 3000);
+	/* a hog arrives: 30 % in 1.5 ms turns */
+	wait += W * 30 / 100;
+	turns += W * 30 / 100 / 1500000;
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait, turns, 0, 0), 1);
+	wait += W * 30 / 100;
+	turns += W * 30 / 100 / 1500000;
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait, turns, 0, 0), 0);
+	CHECK_EQ(s.yields, 1);
+	CHECK_EQ(s.last_turn_wait_ns, 1500000);
+	/* the boundary: a turn of exactly DP_SPIN_BRIEF_WAIT_NS counts as a hog's */
+	s = fresh();
+	t = 1000 * MS, wait = 0, turns = 1;
+	CHECK_EQ(dp_spin_update(&s, t, wait, turns, 0, 0), 1);
+	for (int i = 0; i < 2; i++) {
+		wait += W * 25 / 100;
+		turns += W * 25 / 100 / DP_SPIN_BRIEF_WAIT_NS;
+		t += W;
+		CHECK_EQ(dp_spin_update(&s, t, wait, turns, 0, 0), i == 0);
+	}
+	CHECK_EQ(s.yields, 1);
+}
+
+/* Pinned, with a turn count: a CPU that stays busy gets a try after each hold (never before), and a try
+ * whose window waited in brief turns spins on; one that met a hog's slices sleeps for twice the hold. */
+static void test_pinned_turns(void)
+{
+	struct dp_spin s = fresh();
+	const uint64_t IW = DP_SPIN_IDLE_WINDOW_NS, TPW = 20;
+	uint64_t t = 1000 * MS, wait = 0, turns = 100, idle = 5000, total = 100000;
+	CHECK_EQ(dp_spin_update(&s, t, wait, turns, idle, total), 1);
+	for (int i = 0; i < 2; i++) { /* two windows of 50 % in 2 ms turns: a hog */
+		wait += W / 2;
+		turns += W / 2 / 2000000;
+		t += W;
+		total += 10;
+		CHECK_EQ(dp_spin_update(&s, t, wait, turns, idle, total), i == 0);
+	}
+	CHECK_EQ(s.yields, 1);
+	uint64_t wake = s.wake_at;
+	/* a busy CPU (10 % idle): asleep until the hold is over, then a try */
+	int tried = 0;
+	while (!tried) {
+		t += IW;
+		total += TPW;
+		idle += TPW / 10;
+		tried = dp_spin_update(&s, t, wait, turns, idle, total);
+		CHECK(!tried || t >= wake);
+		CHECK(t < wake + 2 * IW);
+	}
+	CHECK_EQ(s.retries, 1);
+	/* the try meets the hog again: asleep, the hold doubled */
+	wait += W / 2;
+	turns += W / 2 / 2000000;
+	t += W;
+	CHECK_EQ(dp_spin_update(&s, t, wait, turns, idle, total), 0);
+	CHECK_EQ(s.yields, 2);
+	CHECK_EQ(s.wake_at, t + 2 * DP_SPIN_HOLD_MIN_NS);
+	/* the next try finds brief turns only (the hog left, the CPU still busy with wake-ups): it spins on */
+	wake = s.wake_at;
+	tried = 0;
+	while (!tried) {
+		t += IW;
+		total += TPW;
+		idle += TPW / 10;
+		tried = dp_spin_update(&s, t, wait, turns, idle, total);
+		CHECK(!tried || t >= wake);
+		CHECK(t < wake + 2 * IW);
+	}
+	for (int i = 0; i < 5; i++) {
+		wait += W * 30 / 100;
+		turns += W * 30 / 100 / 5000; /* 5 us turns */
+		t += W;
+		CHECK_EQ(dp_spin_update(&s, t, wait, turns, idle, total), 1);
+	}
+	CHECK_EQ(s.yields, 2);
+	CHECK_EQ(s.hold_ns, DP_SPIN_HOLD_MIN_NS);
+}
+
+/* Pinned: sleeping, the CPU's idle time decides; without a turn count no blind tries while it stays busy,
+ * spinning again once it was idle at least half of a window (and the minimum hold is over). With one,
+ * test_pinned_turns. */
 static void test_pinned(void)
 {
 	struct dp_spin s = fresh();
 	const uint64_t IW = DP_SPIN_IDLE_WINDOW_NS, TPW = 20; /* ticks per idle window (10 ms ticks) */
 	uint64_t t = 1000 * MS, wait = 0, idle = 5000, total = 100000;
-	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 1);
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, idle, total), 1);
 	wait += W / 2;
 	t += W;
-	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 1); /* one shared window: spinning on */
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, idle, total), 1); /* one shared window: spinning on */
 	wait += W / 2;
 	t += W;
 	total += 10;
-	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0);
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, idle, total), 0);
 	CHECK_EQ(s.yields, 1);
 	/* 30 s of a busy CPU (10 % idle): asleep all along, not one try */
 	for (int i = 0; i < 150; i++) {
 		t += IW;
 		total += TPW;
 		idle += TPW / 10;
-		CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0);
+		CHECK_EQ(dp_spin_update(&s, t, wait, 0, idle, total), 0);
 	}
 	CHECK_EQ(s.retries, 0);
 	CHECK_EQ(s.last_idle_pct, 10);
@@ -126,33 +225,33 @@ static void test_pinned(void)
 	t += IW;
 	total += TPW;
 	idle += TPW * 9 / 10;
-	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 1);
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, idle, total), 1);
 	CHECK_EQ(s.retries, 1);
 	CHECK_EQ(s.last_idle_pct, 90);
 	/* a second yield; an idle CPU within the minimum hold does not end it early */
 	t += W;
 	wait += W / 2;
-	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0);
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, idle, total), 0);
 	CHECK_EQ(s.yields, 2);
 	t += IW;
-	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0); /* the idle window starts */
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, idle, total), 0); /* the idle window starts */
 	t += IW;
 	total += TPW;
 	idle += TPW;
-	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0); /* idle, but within the hold */
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, idle, total), 0); /* idle, but within the hold */
 	CHECK_EQ(s.last_idle_pct, 100);
 	t = s.wake_at + IW;
 	total += TPW;
 	idle += TPW;
-	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 1);
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, idle, total), 1);
 	CHECK_EQ(s.retries, 2);
 	/* inside a window nothing is decided, and a counter that went backwards starts a new one */
 	t += W;
 	wait += W / 2;
-	CHECK_EQ(dp_spin_update(&s, t, wait, idle, total), 0);
-	CHECK_EQ(dp_spin_update(&s, t + 1, wait, idle, total), 0);
-	CHECK_EQ(dp_spin_update(&s, t + IW / 2, wait, idle + 5, total + 10), 0);
-	CHECK_EQ(dp_spin_update(&s, t + IW + 1, wait, 0, 10), 0);
+	CHECK_EQ(dp_spin_update(&s, t, wait, 0, idle, total), 0);
+	CHECK_EQ(dp_spin_update(&s, t + 1, wait, 0, idle, total), 0);
+	CHECK_EQ(dp_spin_update(&s, t + IW / 2, wait, 0, idle + 5, total + 10), 0);
+	CHECK_EQ(dp_spin_update(&s, t + IW + 1, wait, 0, 0, 10), 0);
 	CHECK_EQ(s.idle_start, t + IW + 1);
 }
 
@@ -160,29 +259,32 @@ static void test_pinned(void)
 static void test_counter_reset(void)
 {
 	struct dp_spin s = fresh();
-	CHECK_EQ(dp_spin_update(&s, 10 * W, 5 * W, 0, 0), 1);
-	CHECK_EQ(dp_spin_update(&s, 11 * W, 0, 0, 0), 1);
-	CHECK_EQ(dp_spin_update(&s, 12 * W, W / 100, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, 10 * W, 5 * W, 0, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, 11 * W, 0, 0, 0, 0), 1);
+	CHECK_EQ(dp_spin_update(&s, 12 * W, W / 100, 0, 0, 0), 1);
 	CHECK_EQ(s.yields, 0);
 }
 
 /* The thread's own counter: present on kernels with schedstat, increasing; without it the loop spins as told. */
 static void test_read(void)
 {
+	uint64_t ta = 0, tb = 0;
 	struct dp_spin s;
 	dp_spin_init(&s);
 	if (s.fd < 0) {
 		printf("note: no /proc/thread-self/schedstat here: dp_spin_should spins as configured\n");
-		CHECK_EQ(dp_spin_read(&s), -1);
+		CHECK_EQ(dp_spin_read(&s, &ta), -1);
 		CHECK_EQ(dp_spin_should(&s, 1, -1), 1);
 		return;
 	}
-	int64_t a = dp_spin_read(&s);
+	int64_t a = dp_spin_read(&s, &ta);
 	CHECK(a >= 0);
 	struct timespec sl = {0, 2000000};
 	nanosleep(&sl, NULL);
-	int64_t b = dp_spin_read(&s);
+	int64_t b = dp_spin_read(&s, &tb);
 	CHECK(b >= a);
+	CHECK(ta > 0);
+	CHECK(tb > ta); /* the sleep ended in a new turn on the CPU */
 	CHECK_EQ(dp_spin_should(&s, 5 * W, 0), 1);
 	uint64_t idle = 0, total = 0;
 	CHECK_EQ(dp_spin_cpu_ticks(&s, 0, &idle, &total), s.stat_fd >= 0 ? 0 : -1);
@@ -344,6 +446,8 @@ int main(void)
 {
 	test_alone();
 	test_shared();
+	test_brief_turns();
+	test_pinned_turns();
 	test_counter_reset();
 	test_pinned();
 	test_read();
