@@ -13,6 +13,8 @@
  *     the frame or the mirror TOE's buffer; a RECORD's values were checked by
  *     the decoder (string offsets inside the record);
  *   - frames counted once, nothing left undrained, no event for a missing stream;
+ *   - with FZF_TAP, every byte of a TCP stream accounted for: from its OPEN,
+ *     each DATA entry and byte gap starts where the last one ended;
  *   - with sequence tracking (FZF_SEQ): no (group, channel, sequence) is
  *     delivered twice, whatever the lines, reorders, holes and timeouts;
  *     and at the end nothing is lost silently: every sequence between a
@@ -127,14 +129,12 @@ static void delivered_once(const struct rx_out *o)
 	} else {
 		return;
 	}
-	/* tracked channels only (the table's, found directly), and not a numbering near its end: one
-	 * that runs past UINT64_MAX starts the channel again, which may repeat keys */
+	/* tracked channels only (the table's, found directly), and keyed records only: seq_key takes a
+	 * sequence from 1 to INT64_MAX, others are delivered unchecked */
 	if (g >= RX_MAX_GROUPS || chan >= SEQ_DIRECT || pipe_.grp[g].direct[chan] >= SEQ_MAX_CHANNELS)
 		return;
-	if (seq >= 1ull << 62) {
-		delivered_clear();
+	if ((int64_t)seq <= 0)
 		return;
-	}
 	cover_mark(g, chan, seq, 0);
 	if (ndk >= DKEYS / 2) {
 		/* a long input: keep the table sparse (a repeat across the clear is missed) */
@@ -149,6 +149,37 @@ static void delivered_once(const struct rx_out *o)
 	}
 	dk[h] = (struct dkey){seq, chan, (uint8_t)g, 1};
 	ndk++;
+}
+
+/* Per TCP stream with FZF_TAP: the next byte offset its entries must account for (rx_pipe.h: the mirror
+ * TOE reports every byte as DATA or a byte gap, from 0 at the OPEN); known 0 before its first OPEN. */
+static struct {
+	uint64_t next;
+	int known;
+} acct[CONNS];
+
+/* o continues its TCP stream's bytes exactly where the last DATA or byte gap ended. */
+static void bytes_accounted(const struct rx_out *o)
+{
+	if (o->stream >= CONNS || !(pipe_.cfg.flags & RX_CFG_TAP_DATA))
+		return;
+	if (o->kind == RX_OUT_RESET &&
+	    (o->tick.reset.reason == TOE_RESET_SYN || o->tick.reset.reason == TOE_RESET_JOIN)) {
+		acct[o->stream].next = 0;
+		acct[o->stream].known = 1;
+		return;
+	}
+	int bytes = o->kind == RX_OUT_DATA ||
+		    (o->kind == RX_OUT_GAP &&
+		     (o->tick.gap.reason == TOE_GAP_TIMEOUT || o->tick.gap.reason == TOE_GAP_WINDOW ||
+		      o->tick.gap.reason == TOE_GAP_ACKED || o->tick.gap.reason == TOE_GAP_CLOSED));
+	if (!bytes || !acct[o->stream].known)
+		return;
+	if (o->offset != acct[o->stream].next)
+		FAIL("stream %u: %s at offset %llu, bytes accounted up to %llu", o->stream,
+		     o->kind == RX_OUT_DATA ? "DATA" : "a byte gap", (unsigned long long)o->offset,
+		     (unsigned long long)acct[o->stream].next);
+	acct[o->stream].next = o->offset + o->len;
 }
 
 static void setup(uint8_t sw)
@@ -191,6 +222,7 @@ static void setup(uint8_t sw)
 		cfg.seq.flow_line[1] = 1;
 	}
 	delivered_clear();
+	memset(acct, 0, sizeof acct);
 	int e = rx_init(&pipe_, &cfg, &progs[0], fs, CONNS + 2, mbuf, sizeof mbuf);
 	if (e != RX_OK)
 		FAIL("rx_init %d", e);
@@ -256,6 +288,7 @@ static void drain(const uint8_t *frame, uint32_t len)
 		}
 		if (trace)
 			trace_entry(&o);
+		bytes_accounted(&o);
 		if (o.kind == RX_OUT_RESET && o.tick.reset.reason == TOE_RESET_RESTART)
 			delivered_clear(); /* a channel (or the MsgSeqNum) starts again */
 		if (o.kind == RX_OUT_RECORD && (pipe_.cfg.flags & RX_CFG_SEQ))
