@@ -139,12 +139,30 @@ static void test_brief_turns(void)
 	CHECK_EQ(s.yields, 1);
 }
 
+/* Sleeping and pinned, idle windows of a CPU 10 % idle (20 ticks each) until the loop tries spinning:
+ * not before the hold is over, and in the first idle window after it. */
+static void busy_until_try(struct dp_spin *s, uint64_t *t, uint64_t wait, uint64_t turns, uint64_t *idle,
+			   uint64_t *total)
+{
+	const uint64_t IW = DP_SPIN_IDLE_WINDOW_NS, wake = s->wake_at;
+	int tried = 0;
+	while (!tried) {
+		*t += IW;
+		*total += 20;
+		*idle += 2;
+		tried = dp_spin_update(s, *t, wait, turns, *idle, *total);
+		CHECK(!tried || *t >= wake);
+		CHECK(*t < wake + 2 * IW);
+		if (*t >= wake + 2 * IW)
+			return;
+	}
+}
+
 /* Pinned, with a turn count: a CPU that stays busy gets a try after each hold (never before), and a try
  * whose window waited in brief turns spins on; one that met a hog's slices sleeps for twice the hold. */
 static void test_pinned_turns(void)
 {
 	struct dp_spin s = fresh();
-	const uint64_t IW = DP_SPIN_IDLE_WINDOW_NS, TPW = 20;
 	uint64_t t = 1000 * MS, wait = 0, turns = 100, idle = 5000, total = 100000;
 	CHECK_EQ(dp_spin_update(&s, t, wait, turns, idle, total), 1);
 	for (int i = 0; i < 2; i++) { /* two windows of 50 % in 2 ms turns: a hog */
@@ -155,17 +173,8 @@ static void test_pinned_turns(void)
 		CHECK_EQ(dp_spin_update(&s, t, wait, turns, idle, total), i == 0);
 	}
 	CHECK_EQ(s.yields, 1);
-	uint64_t wake = s.wake_at;
 	/* a busy CPU (10 % idle): asleep until the hold is over, then a try */
-	int tried = 0;
-	while (!tried) {
-		t += IW;
-		total += TPW;
-		idle += TPW / 10;
-		tried = dp_spin_update(&s, t, wait, turns, idle, total);
-		CHECK(!tried || t >= wake);
-		CHECK(t < wake + 2 * IW);
-	}
+	busy_until_try(&s, &t, wait, turns, &idle, &total);
 	CHECK_EQ(s.retries, 1);
 	/* the try meets the hog again: asleep, the hold doubled */
 	wait += W / 2;
@@ -175,16 +184,7 @@ static void test_pinned_turns(void)
 	CHECK_EQ(s.yields, 2);
 	CHECK_EQ(s.wake_at, t + 2 * DP_SPIN_HOLD_MIN_NS);
 	/* the next try finds brief turns only (the hog left, the CPU still busy with wake-ups): it spins on */
-	wake = s.wake_at;
-	tried = 0;
-	while (!tried) {
-		t += IW;
-		total += TPW;
-		idle += TPW / 10;
-		tried = dp_spin_update(&s, t, wait, turns, idle, total);
-		CHECK(!tried || t >= wake);
-		CHECK(t < wake + 2 * IW);
-	}
+	busy_until_try(&s, &t, wait, turns, &idle, &total);
 	for (int i = 0; i < 5; i++) {
 		wait += W * 30 / 100;
 		turns += W * 30 / 100 / 5000; /* 5 us turns */
