@@ -91,12 +91,9 @@ int64_t dp_spin_read(struct dp_spin *s, uint64_t *turns)
 		return -1;
 	buf[n] = 0;
 	/* "time on the CPU, time runnable but waiting, time slices" (turns on the CPU) */
-	int got = sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64, &run, &wait, turns);
-	if (got < 2)
+	if (sscanf(buf, "%" SCNu64 " %" SCNu64 " %" SCNu64, &run, &wait, turns) < 2)
 		return -1;
-	if (got < 3)
-		*turns = 0;
-	return (int64_t)wait;
+	return (int64_t)wait; /* (*turns stays 0 where the kernel gives two fields) */
 }
 
 int dp_spin_update(struct dp_spin *s, uint64_t now, uint64_t runq_wait_ns, uint64_t turns, uint64_t cpu_idle,
@@ -153,7 +150,7 @@ int dp_spin_update(struct dp_spin *s, uint64_t now, uint64_t runq_wait_ns, uint6
 	s->win_start = now;
 	s->win_wait = runq_wait_ns;
 	s->win_turns = turns;
-	if (waited * 100u <= span * DP_SPIN_SHARED_PCT || (nturns && waited / nturns < DP_SPIN_BRIEF_WAIT_NS)) {
+	if (waited * 100u <= span * DP_SPIN_SHARED_PCT || (nturns && s->last_turn_wait_ns < DP_SPIN_BRIEF_WAIT_NS)) {
 		s->hold_ns = DP_SPIN_HOLD_MIN_NS; /* the CPU is ours: spinning pays */
 		s->shared_wins = 0;
 		return 1;

@@ -39,8 +39,9 @@
  * which kept it from ever spinning again). Not pinned, it has no such view:
  * after the hold it tries spinning for one window. Each failed try doubles
  * the hold (up to DP_SPIN_HOLD_MAX_NS, so a host that stays loaded loses at
- * most one window in 80 to the test), a window that passes resets it. A kernel without schedstat (no
- * CONFIG_SCHED_INFO) leaves busy polling as configured, and so does a
+ * most one window in 80 to the test), a window that passes resets it. A
+ * kernel without schedstat (no CONFIG_SCHED_INFO) leaves busy polling as
+ * configured, and so does a
  * SCHED_FIFO/RR data plane ([dataplane] priority > 0): nothing of normal
  * priority takes its CPU, and its only wait is the kernel's real-time
  * throttling, not a reason to sleep.

@@ -22,7 +22,8 @@
  *
  *   SEQ_EV_GAP      channel `chan` misses [first, last]. With one line
  *                   over TCP, as soon as the sequence jumps. With several
- *                   lines, or one line over UDP, a jump opens a hole; a hole still open after wait_ns (no line
+ *                   lines, or one line over UDP, a jump opens a hole; a
+ *                   hole still open after wait_ns (no line
  *                   delivered it) becomes the gap, from seq_check() on its
  *                   channel or from seq_poll(). The range between a record
  *                   below the channel's start and the lowest sequence
@@ -278,8 +279,8 @@ void seq_queue_init(struct seq_queue *q);
 /* Record (chan, seq) carried by `line` at time now (ns); reorders is 1
  * when the stream that carried it may reorder (UDP datagrams; 0 for a
  * TCP byte stream): on a one-line group it makes a forward jump a hole,
- * not a gap at once. Returns enum seq_verdict; *late is set when a delivered record came after higher
- * sequences of its channel (it filled a hole, or came below the start in
+ * not a gap at once. Returns enum seq_verdict; *late is set when a
+ * delivered record came after higher sequences of its channel (it filled a hole, or came below the start in
  * the join wait). Events
  * it causes are appended to q (the caller drains q before the next call,
  * so it has room for SEQ_MAX_HOLES + 2). seq_check is the fast path (the

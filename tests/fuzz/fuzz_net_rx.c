@@ -63,13 +63,11 @@ static struct cover {
 	uint8_t bit[CWIN / 8];
 } cov[RX_MAX_GROUPS][SEQ_DIRECT];
 
-/* Sequence s of (g, chan) was delivered (or, gap, reported lost). */
-static void cover_mark(uint32_t g, uint32_t chan, uint64_t s, int gap)
+/* Sequence s of (g, chan) was delivered. */
+static void cover_mark(uint32_t g, uint32_t chan, uint64_t s)
 {
 	struct cover *c = &cov[g][chan];
 	if (c->state == 0) {
-		if (gap)
-			return; /* (a gap comes after a delivery of its numbering) */
 		c->state = 1;
 		c->base = s >= CWIN / 2 ? s - CWIN / 2 : 0;
 		c->lo = c->hi = s;
@@ -77,15 +75,29 @@ static void cover_mark(uint32_t g, uint32_t chan, uint64_t s, int gap)
 	if (c->state != 1)
 		return;
 	if (s < c->base || s - c->base >= CWIN) {
-		if (!gap)
-			c->state = 2;
+		c->state = 2;
 		return;
 	}
 	c->bit[(s - c->base) / 8] |= (uint8_t)(1u << (s - c->base) % 8);
-	if (!gap && s < c->lo)
+	if (s < c->lo)
 		c->lo = s;
-	if (!gap && s > c->hi)
+	if (s > c->hi)
 		c->hi = s;
+}
+
+/* Sequences [first, last] of (g, chan) were reported lost: their part inside the window. (A gap comes
+ * after a delivery of its numbering, so a channel not checked yet has nothing to mark.) */
+static void cover_gap(uint32_t g, uint32_t chan, uint64_t first, uint64_t last)
+{
+	struct cover *c = &cov[g][chan];
+	if (c->state != 1 || last < c->base || (first >= c->base && first - c->base >= CWIN))
+		return;
+	if (first < c->base)
+		first = c->base;
+	if (last - c->base >= CWIN)
+		last = c->base + CWIN - 1;
+	for (uint64_t s = first; s <= last; s++)
+		c->bit[(s - c->base) / 8] |= (uint8_t)(1u << (s - c->base) % 8);
 }
 
 /* At the end: every sequence in [lo, hi] of each checked channel was delivered or reported lost. */
@@ -135,7 +147,7 @@ static void delivered_once(const struct rx_out *o)
 		return;
 	if ((int64_t)seq <= 0)
 		return;
-	cover_mark(g, chan, seq, 0);
+	cover_mark(g, chan, seq);
 	if (ndk >= DKEYS / 2) {
 		/* a long input: keep the table sparse (a repeat across the clear is missed) */
 		memset(dk, 0, sizeof dk);
@@ -294,20 +306,8 @@ static void drain(const uint8_t *frame, uint32_t len)
 		if (o.kind == RX_OUT_RECORD && (pipe_.cfg.flags & RX_CFG_SEQ))
 			delivered_once(&o);
 		if (o.kind == RX_OUT_GAP && o.tick.gap.reason == TOE_GAP_SEQUENCE && o.tick.gap.channel < SEQ_DIRECT &&
-		    o.tick.hdr.group >= 1 && o.tick.hdr.group <= RX_MAX_GROUPS) {
-			const struct toe_gap *gp = &o.tick.gap;
-			/* (only the window's part of a wide range: cover_mark ignores the rest) */
-			uint64_t first = gp->first, last = gp->last;
-			struct cover *c = &cov[gp->hdr.group - 1][gp->channel];
-			if (c->state == 1) {
-				if (first < c->base)
-					first = c->base;
-				if (last >= c->base + CWIN)
-					last = c->base + CWIN - 1;
-				for (uint64_t s = first; s <= last && last >= first; s++)
-					cover_mark(gp->hdr.group - 1u, gp->channel, s, 1);
-			}
-		}
+		    o.tick.hdr.group >= 1 && o.tick.hdr.group <= RX_MAX_GROUPS && o.tick.gap.first <= o.tick.gap.last)
+			cover_gap(o.tick.hdr.group - 1u, o.tick.gap.channel, o.tick.gap.first, o.tick.gap.last);
 		if (o.kind == RX_OUT_RECORD) {
 			const struct fast_rec *r = o.rec;
 			if (!r || r->nvals > FAST_MAX_VALUES || r->nstr > FAST_MAX_STRBUF)
