@@ -128,6 +128,7 @@ static void init_common(struct rx_pipe *p, const struct rx_cfg *cfg, const struc
 	p->verdict = NET_RX_DROP;
 	p->now = 0;
 	p->now_poll = 0;
+	p->now_rx = 0;
 	seq_queue_init(&p->sq);
 	pending_clear(p);
 	p->pad = 0;
@@ -240,6 +241,7 @@ int rx_init(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fast_prog 
 	rc = mtoe_init(&p->mtoe, &cfg->mtoe, mtoe_buf, buf_len);
 	if (rc != MTOE_OK)
 		return rc;
+	p->mirror = 1;
 	if (cfg->nudp > RX_MAX_UDP)
 		return RX_ERR_UDP;
 	for (i = 0; i < RX_MAX_UDP; i++) {
@@ -271,6 +273,7 @@ int rx_init_decode(struct rx_pipe *p, const struct rx_cfg *cfg, const struct fas
 {
 	int rc;
 	init_common(p, cfg, prog, fs);
+	p->mirror = 0;
 	rc = init_streams(p, cfg, fs, nfs);
 	if (rc != RX_OK)
 		return rc;
@@ -459,7 +462,7 @@ static int seq_record(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 	p->st.seq_records++;
 	p->line_sid[g][line] = (uint16_t)sid;
 	/* streams from max_conns on are UDP ports, whose datagrams may come reordered (stream_line) */
-	v = seq_check(&p->grp[g], &p->sq, line, chan, s, p->now, sid >= p->cfg.mtoe.max_conns, &late);
+	v = seq_check(&p->grp[g], &p->sq, line, chan, s, p->now_rx, sid >= p->cfg.mtoe.max_conns, &late);
 	if (v != SEQ_DELIVER) {
 		if (v == SEQ_DUP)
 			p->st.seq_dups++;
@@ -994,11 +997,12 @@ int rx_next(struct rx_pipe *p, struct rx_out *out)
 			p->polling = 0;
 			if (!(p->cfg.flags & RX_CFG_SEQ))
 				return 0;
-			/* the timers' events may have delivered records that opened
-			 * holes (bytes held behind a hole, released by its timeout):
-			 * their wait is checked against this poll's time as well, or
-			 * the end-of-capture poll (UINT64_MAX) would leave them open,
-			 * a loss never reported */
+			/* the holes' wait is checked once the timers' events are
+			 * out, not before: bytes a byte hole's timeout released
+			 * may fill a hole (records that came before the poll, held
+			 * behind the byte hole), or open one, which the
+			 * end-of-capture poll (UINT64_MAX) would otherwise leave
+			 * open, a loss never reported */
 			p->seq_polling = 1;
 			return rx_drain(p, out);
 		}
@@ -1153,6 +1157,7 @@ static void begin_event(struct rx_pipe *p, uint64_t now)
 		pending_clear(p);
 	}
 	p->now = now;
+	p->now_rx = now;
 }
 
 int rx_event(struct rx_pipe *p, const struct mtoe_event *ev, uint64_t ts_ns)
@@ -1222,6 +1227,7 @@ int32_t rx_frame_port(struct rx_pipe *p, uint32_t in_port, const uint8_t *frame,
 		flush(p);
 	p->st.frames++;
 	p->now = ts_ns;
+	p->now_rx = ts_ns;
 	p->nev = 0;
 	p->ev_pos = 0;
 	if (in_port >= RX_MAX_PORTS)
@@ -1265,8 +1271,9 @@ void rx_poll(struct rx_pipe *p, uint64_t now_ns)
 	p->nev = 0;
 	p->ev_pos = 0;
 	p->polling = 1;
-	/* holes of arbitration groups whose wait ran out become gaps */
-	p->seq_polling = (p->cfg.flags & RX_CFG_SEQ) ? 1 : 0;
+	/* holes of arbitration groups whose wait ran out become gaps: after
+	 * the mirror TOE's timer events (rx_next), or now without a mirror TOE */
+	p->seq_polling = (p->cfg.flags & RX_CFG_SEQ) && !p->mirror ? 1 : 0;
 }
 
 /* ---- counter tables (host tools) --------------------------------------- */

@@ -67,9 +67,13 @@
  *   - a copy of a delivered record (the other line's, or a repeat) is
  *     dropped and counted (seq_dups), never an entry;
  *   - a jump makes a TOE_GAP_SEQUENCE entry (channel, first, last) before
- *     the record: at once in a one-line group, after cfg.seq.wait_ns when no
- *     other line of the group filled the hole (rx_poll or a later record of
- *     the channel); a record filling a hole carries TOE_RF_LATE;
+ *     the record: at once on a TCP line of a one-line group, after
+ *     cfg.seq.wait_ns when no other line of the group (or, over UDP, no
+ *     reordered datagram) filled the hole (rx_poll or a later record of the
+ *     channel); a record filling a hole carries TOE_RF_LATE. A record's
+ *     arrival is its frame's time, also when a poll's timer releases it
+ *     from behind a byte hole: a poll's holes expire after its timer events,
+ *     so records that came in time fill them;
  *   - records below a channel's first record within cfg.seq.wait_ns of it
  *     (reordered first datagrams, or a line that started earlier; one-line
  *     groups too) are delivered with TOE_RF_LATE and the range between is
@@ -322,6 +326,9 @@ struct rx_pipe {
 	/* pending work (private) */
 	uint64_t now;            /* rx_ns of the entries: frame, poll, event or datagram time */
 	uint64_t now_poll;       /* time given to mtoe_poll */
+	uint64_t now_rx;         /* time of the last frame, event or datagram: what the sequence checks
+				    take as a record's arrival (a poll's timers release records that came
+				    before it, held behind a byte hole, and they may still fill a hole) */
 	uint32_t nev, ev_pos;
 	int32_t active;          /* stream whose fast_stream holds fed input, -1 none */
 	uint8_t polling;         /* events come from mtoe_poll: refill until it returns 0 */
@@ -344,7 +351,8 @@ struct rx_pipe {
 	uint64_t udp_off[RX_MAX_UDP]; /* stream offset of each port's next datagram */
 	/* sequence tracking (RX_CFG_SEQ) */
 	uint8_t held;            /* a delivered record waits in held_out behind sq's events */
-	uint8_t seq_polling;     /* rx_poll: expired holes still to turn into gaps */
+	uint8_t seq_polling;     /* a poll's expired holes still to turn into gaps */
+	uint8_t mirror;          /* rx_init: the pipe runs its mirror TOE (rx_next fetches its timers) */
 	uint16_t line_sid[RX_MAX_GROUPS][SEQ_MAX_LINES]; /* stream that last carried each line */
 	uint16_t conn_flow[MTOE_MAX_CONNS]; /* mtoe flow of each TCP stream (from its events) */
 	struct rx_out held_out;

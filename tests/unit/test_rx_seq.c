@@ -18,6 +18,9 @@
  *     late), the lost one a gap after the wait;
  *   - the end-of-capture poll: records it releases from behind a byte hole
  *     (a jump of an A/B group) have their hole reported by that poll too;
+ *   - a poll's timer events come before its holes' expiry: records a byte
+ *     hole's timeout releases fill the group's hole instead of being
+ *     declared lost and then dropped as copies;
  *   - two lines in group 2 (hdr.group 2), each missing its own messages,
  *     the second lagging: every record delivered exactly once if a line
  *     carried it, with the line that carried it first; a gap exactly for
@@ -414,6 +417,83 @@ static void test_final_poll_hole(void)
 	tr_rx_free(&t);
 }
 
+/* ---- a poll's timer events before its holes ------------------------------- */
+
+/* Lines 0 and 1 of an A/B group, both mirrored connections joined
+ * mid-stream, carry the same messages: m1 (BizIndex 1, 2), a heartbeat,
+ * m2 (3, 4), m3 (5, 6). Line 0 loses the heartbeat's segment, so m2 and m3
+ * wait behind its byte hole; line 1 goes from the heartbeat to m3, so its 5
+ * opens the group's hole 3..4. One poll, late enough for both the byte hole's timeout and the
+ * hole's wait (at a run's pace, or the end-of-capture poll), first releases
+ * line 0's bytes: 3 and 4 come (late) and fill the hole, and no
+ * TOE_GAP_SEQUENCE is reported. Expiring the holes before the mirror TOE's
+ * timers would declare 3..4 lost and then drop them as copies. */
+static void test_poll_fills_hole(uint64_t poll_ns)
+{
+	static struct tr_rx t;
+	static struct got g;
+	static uint8_t b[4][1024];
+	struct tr_frames l = {0};
+	struct rx_cfg cfg;
+	struct pb_spec sp[2];
+	uint64_t biz[2];
+	int n[4];
+	uint32_t i, seqgaps = 0, count[7] = {0}, isn[2] = {5000, 90000}, off[4] = {0};
+	tr_cfg(&cfg);
+	cfg.flags = RX_CFG_SEQ;
+	cfg.mtoe.flows[1] = cfg.mtoe.flows[0];
+	cfg.mtoe.flows[1].ex_port = TR_EX_PORT + 1;
+	cfg.mtoe.nflows = 2;
+	cfg.seq.ngroups = 2;
+	cfg.seq.flow_group[0] = 1;
+	cfg.seq.flow_line[0] = 0;
+	cfg.seq.flow_group[1] = 1;
+	cfg.seq.flow_line[1] = 1;
+	tr_rx_init(&t, &cfg, 1 << 16);
+	tr_spec(&sp[0], TR_VE_PORT);
+	tr_spec(&sp[1], TR_VE_PORT + 1);
+	sp[1].sport = TR_EX_PORT + 1;
+	for (i = 0; i < 3; i++) { /* m1, m2, m3 in message slots 0, 2, 3 (MsgSeqNum = slot + 1) */
+		uint32_t k = i ? i + 1 : 0;
+		biz[0] = 1 + 2 * i, biz[1] = 2 + 2 * i;
+		n[k] = make_msg(b[k], sizeof b[k], k + 1, TOE_REC_TRADE, 1, biz, 2);
+	}
+	n[1] = make_hb(b[1], sizeof b[1], 2, "0");
+	for (i = 0; i < 4; i++) {
+		CHECK(n[i] > 0);
+		off[i] = i ? off[i - 1] + (uint32_t)n[i - 1] : 0;
+	}
+	/* line 0: m1, (heartbeat lost), m2, m3; line 1 never sent m2 (its bytes
+	 * are m1, heartbeat, m3: only its MsgSeqNum jumps) */
+	tr_seg(&l, &sp[0], isn[0] + off[0], TCP_ACK | TCP_PSH, b[0], (uint32_t)n[0], 1 * TR_MS);
+	tr_seg(&l, &sp[1], isn[1] + off[0], TCP_ACK | TCP_PSH, b[0], (uint32_t)n[0], 1 * TR_MS);
+	tr_seg(&l, &sp[0], isn[0] + off[2], TCP_ACK | TCP_PSH, b[2], (uint32_t)n[2], 1 * TR_MS);
+	tr_seg(&l, &sp[0], isn[0] + off[3], TCP_ACK | TCP_PSH, b[3], (uint32_t)n[3], 1 * TR_MS);
+	tr_seg(&l, &sp[1], isn[1] + off[1], TCP_ACK | TCP_PSH, b[1], (uint32_t)n[1], 1 * TR_MS);
+	tr_seg(&l, &sp[1], isn[1] + off[2], TCP_ACK | TCP_PSH, b[3], (uint32_t)n[3], 1 * TR_MS);
+	g.n = 0;
+	for (i = 0; i < l.n; i++) {
+		rx_frame(t.p, l.f[i].buf, l.f[i].len, l.f[i].ts);
+		next_into(t.p, &g);
+	}
+	CHECK_EQ(t.p->grp[1].st.holes, 1); /* 3..4, opened by line 1's 5 */
+	rx_poll(t.p, poll_ns);
+	next_into(t.p, &g);
+	for (i = 0; i < g.n; i++) {
+		if (g.o[i].kind == RX_OUT_GAP && g.o[i].tick.gap.reason == TOE_GAP_SEQUENCE)
+			seqgaps++;
+		if (g.o[i].kind == RX_OUT_RECORD && biz_of(&g.o[i]) >= 1 && biz_of(&g.o[i]) <= 6)
+			count[biz_of(&g.o[i])]++;
+	}
+	for (i = 1; i <= 6; i++)
+		CHECK_EQ(count[i], 1);
+	CHECK_EQ(seqgaps, 0);
+	CHECK_EQ(t.p->st.seq_gaps, 0);
+	CHECK_EQ(t.p->st.seq_late, 2);
+	tr_frames_free(&l);
+	tr_rx_free(&t);
+}
+
 /* ---- two lines ----------------------------------------------------------- */
 
 #define NMSG 300
@@ -674,6 +754,8 @@ int main(void)
 	test_one_line_join();
 	test_udp_line();
 	test_final_poll_hole();
+	test_poll_fills_hole(1 * TR_MS + MTOE_DEFAULT_GAP_NS + SEQ_DEFAULT_WAIT_NS);
+	test_poll_fills_hole(UINT64_MAX);
 	test_two_lines();
 	test_gap_lines();
 	test_bad_cfg();
