@@ -484,45 +484,83 @@ static int seq_record(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 	return 1;
 }
 
-/* A message of stream sid was deframed: its MsgSeqNum; 1 with an entry. */
+/* A TOE_GAP_MSG_SEQ entry of stream sid: messages [first, last] never came
+ * (msg_seq: the message that showed it, or the last one seen). */
+static void msg_gap(struct rx_pipe *p, struct rx_out *out, uint32_t sid, uint64_t first, uint64_t last,
+		    uint64_t msg_seq)
+{
+	struct rx_stream_stats *ss = &p->sst[sid];
+	uint32_t g, line;
+	out_gap(p, out, sid, 0, 0, TOE_GAP_MSG_SEQ, 0);
+	out->tick.gap.first = first;
+	out->tick.gap.last = last;
+	out->tick.hdr.msg_seq = msg_seq;
+	out->msg_seq = msg_seq;
+	p->st.msg_jumps++;
+	p->st.msg_missing += last - first + 1;
+	ss->msg_jumps++;
+	ss->msg_missing += last - first + 1;
+	stream_line(p, sid, &g, &line);
+	out->tick.hdr.group = (uint8_t)(g + 1);
+	out->tick.hdr.line = (uint8_t)line;
+}
+
+/* A message of stream sid was deframed: its MsgSeqNum; 1 with an entry.
+ * Streams from max_conns on are UDP ports: their jumps wait for reordered
+ * datagrams (msg_expire reports what none filled). */
 static int msg_check(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 {
 	const struct fast_stream *fs = &p->fs[sid];
 	struct rx_stream_stats *ss = &p->sst[sid];
-	uint64_t first = 0, last = 0;
+	struct seq_msg *m = &p->msg[sid];
+	uint64_t first = 0, last = 0, late = m->late;
 	uint32_t g, line;
-	int r = seq_msg_check(&p->msg[sid], fs->msg_seq, &first, &last);
+	int r = seq_msg_check(m, fs->msg_seq, p->now_rx, sid >= p->cfg.mtoe.max_conns, &first, &last);
+	p->st.msg_late += m->late - late;
+	ss->msg_late += m->late - late;
 	if (r == SEQ_MSG_REPEAT) {
 		p->st.msg_repeats++;
 		ss->msg_repeats++;
 		return 0;
 	}
-	if (r == SEQ_MSG_OK)
+	if (r == SEQ_MSG_OK || r == SEQ_MSG_LATE)
 		return 0;
 	if (r == SEQ_MSG_JUMP) {
-		out_gap(p, out, sid, 0, 0, TOE_GAP_MSG_SEQ, 0);
-		out->tick.gap.first = first;
-		out->tick.gap.last = last;
-		out->tick.hdr.msg_seq = fs->msg_seq;
-		out->msg_seq = fs->msg_seq;
-		p->st.msg_jumps++;
-		p->st.msg_missing += last - first + 1;
-		ss->msg_jumps++;
-		ss->msg_missing += last - first + 1;
+		msg_gap(p, out, sid, first, last, fs->msg_seq);
+		return 1;
 	}
+	/* a new logon: the line's channels may start again at 1 */
 	stream_line(p, sid, &g, &line);
-	if (r == SEQ_MSG_RESTART) {
-		/* a new logon: the line's channels may start again at 1 */
-		seq_line_session(&p->grp[g], line);
-		out_reset(p, out, sid, TOE_RESET_RESTART, TOE_CHANNEL_NONE, last);
-		out->tick.hdr.msg_seq = fs->msg_seq;
-		out->msg_seq = fs->msg_seq;
-		p->st.msg_restarts++;
-		ss->msg_restarts++;
-	}
+	seq_line_session(&p->grp[g], line);
+	out_reset(p, out, sid, TOE_RESET_RESTART, TOE_CHANNEL_NONE, last);
+	out->tick.hdr.msg_seq = fs->msg_seq;
+	out->msg_seq = fs->msg_seq;
+	p->st.msg_restarts++;
+	ss->msg_restarts++;
 	out->tick.hdr.group = (uint8_t)(g + 1);
 	out->tick.hdr.line = (uint8_t)line;
 	return 1;
+}
+
+/* A poll: the next MsgSeqNum hole of a UDP stream whose wait ran out with
+ * nothing filling it, as its TOE_GAP_MSG_SEQ entry (1), or 0. */
+static int msg_expire(struct rx_pipe *p, struct rx_out *out)
+{
+	uint32_t k, sid, g, line;
+	uint64_t first, last;
+	for (k = 0; k < RX_MAX_UDP; k++) {
+		if (k >= p->cfg.nudp)
+			break;
+		sid = p->cfg.mtoe.max_conns + k;
+		if (sid >= p->nstreams || p->msg[sid].nholes == 0)
+			continue;
+		stream_line(p, sid, &g, &line);
+		if (seq_msg_expire(&p->msg[sid], p->now_poll, p->grp[g].wait_ns, &first, &last)) {
+			msg_gap(p, out, sid, first, last, p->msg[sid].next - 1);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* Calls of fast_stream_next one stream_next may make without an entry
@@ -966,6 +1004,10 @@ int rx_drain(struct rx_pipe *p, struct rx_out *out)
 			for (g = 0; g < RX_MAX_GROUPS; g++)
 				if (seq_poll(&p->grp[g], &p->sq, p->now_poll))
 					p->seq_polling = 1;
+			if (msg_expire(p, out)) {
+				p->seq_polling = 1; /* one a call: look again */
+				return 1;
+			}
 			if (seq_entry(p, out))
 				return 1;
 		}

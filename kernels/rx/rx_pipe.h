@@ -82,7 +82,9 @@
  *     TOE_RESET_RESTART, with the channel and its sequence before;
  *   - every record entry carries hdr.group (from 1) and hdr.line.
  * Per stream, every STEP message's MsgSeqNum (heartbeats included) is
- * checked: a jump is a TOE_GAP_MSG_SEQ entry naming the missing numbers, a
+ * checked: a jump is a TOE_GAP_MSG_SEQ entry naming the missing numbers (at
+ * once on TCP; on a UDP port a hole that a reordered message fills, counted
+ * in msg_late, or the entry at the first poll after cfg.seq.wait_ns), a
  * repeat is counted, a 1 is a RESET entry (TOE_RESET_RESTART, channel
  * TOE_CHANNEL_NONE); a new connection (OPEN) starts afresh. The CLOSE of a
  * line of an arbitration group is a RESET entry, TOE_RESET_ARB_SWITCH.
@@ -272,6 +274,7 @@ struct rx_out {
 	X(msg_jumps)       /* MsgSeqNum jumps (TOE_GAP_MSG_SEQ entries) */             \
 	X(msg_missing)     /* MsgSeqNums they skip */                                  \
 	X(msg_repeats)     /* MsgSeqNum repeats or steps back (counted only) */       \
+	X(msg_late)        /* UDP: messages that filled a MsgSeqNum hole (reordered, not lost) */ \
 	X(msg_restarts)    /* MsgSeqNum back to 1 (a new logon; RESET entries, RESTART) */ \
 	X(line_downs)      /* lines of arbitration groups that closed (RESET entries, ARB_SWITCH) */
 
@@ -293,6 +296,7 @@ struct rx_out {
 	X(msg_jumps)                                                                   \
 	X(msg_missing)                                                                 \
 	X(msg_repeats)                                                                 \
+	X(msg_late)                                                                    \
 	X(msg_restarts)
 
 #define RX_STAT_FIELD(name) uint64_t name;

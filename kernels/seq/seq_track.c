@@ -675,10 +675,83 @@ void seq_msg_init(struct seq_msg *m)
 	m->missing = 0;
 	m->repeats = 0;
 	m->restarts = 0;
+	m->late = 0;
+	m->nholes = 0;
 }
 
-int seq_msg_check(struct seq_msg *m, uint64_t s, uint64_t *first, uint64_t *last)
+/* Hole i out of the list (the order, oldest first, kept). */
+static void msg_hole_remove(struct seq_msg *m, uint32_t i)
 {
+	uint32_t k;
+	for (k = 0; k < SEQ_MSG_HOLES - 1; k++)
+		if (k >= i && k + 1 < m->nholes)
+			m->hole[k] = m->hole[k + 1];
+	m->nholes--;
+}
+
+/* Hole i's range reported: counted, handed out, removed. */
+static int msg_report(struct seq_msg *m, uint32_t i, uint64_t *first, uint64_t *last)
+{
+	*first = m->hole[i].first;
+	*last = m->hole[i].last;
+	m->jumps++;
+	m->missing += *last - *first + 1;
+	msg_hole_remove(m, i);
+	return SEQ_MSG_JUMP;
+}
+
+/* s, below next, on a reordering stream: fills the hole holding it (LATE),
+ * or is a REPEAT. A split with every slot taken reports the lower part. */
+static int msg_fill(struct seq_msg *m, uint64_t s, uint64_t *first, uint64_t *last)
+{
+	uint32_t i, k;
+	for (i = 0; i < SEQ_MSG_HOLES; i++) {
+		struct seq_msg_hole *h = &m->hole[i];
+		if (i >= m->nholes)
+			break;
+		if (h->old || s < h->first || s > h->last)
+			continue;
+		m->late++;
+		if (h->first == h->last) {
+			msg_hole_remove(m, i);
+			return SEQ_MSG_LATE;
+		}
+		if (s == h->first) {
+			h->first = s + 1;
+			return SEQ_MSG_LATE;
+		}
+		if (s == h->last) {
+			h->last = s - 1;
+			return SEQ_MSG_LATE;
+		}
+		if (m->nholes == SEQ_MSG_HOLES) {
+			/* no room for the upper part: the lower one is given up */
+			*first = h->first;
+			*last = s - 1;
+			h->first = s + 1;
+			m->jumps++;
+			m->missing += *last - *first + 1;
+			return SEQ_MSG_JUMP;
+		}
+		/* the upper part right after it: same age, the order kept */
+		for (k = SEQ_MSG_HOLES - 1; k > 0; k--)
+			if (k > i + 1 && k <= m->nholes)
+				m->hole[k] = m->hole[k - 1];
+		m->hole[i + 1] = *h;
+		m->hole[i + 1].first = s + 1;
+		h->last = s - 1;
+		m->nholes++;
+		return SEQ_MSG_LATE;
+	}
+	m->repeats++;
+	return SEQ_MSG_REPEAT;
+}
+
+int seq_msg_check(struct seq_msg *m, uint64_t s, uint64_t now, uint32_t reorders, uint64_t *first,
+		  uint64_t *last)
+{
+	uint32_t i;
+	int r = SEQ_MSG_OK;
 	if (s == 0)
 		return SEQ_MSG_OK;
 	m->messages++;
@@ -687,13 +760,22 @@ int seq_msg_check(struct seq_msg *m, uint64_t s, uint64_t *first, uint64_t *last
 		return SEQ_MSG_OK;
 	}
 	if (s == 1 && m->next > 2) {
-		/* a new logon starts again at 1: not a loss, not a repeat */
+		/* a new logon starts again at 1: not a loss, not a repeat; what
+		 * the old numbering still waits for is lost */
 		*last = m->next - 1;
 		m->next = 2;
 		m->restarts++;
+		for (i = 0; i < SEQ_MSG_HOLES; i++)
+			m->hole[i].old = 1;
 		return SEQ_MSG_RESTART;
 	}
-	if (s > m->next) {
+	if (s < m->next) {
+		if (reorders)
+			return msg_fill(m, s, first, last);
+		m->repeats++;
+		return SEQ_MSG_REPEAT;
+	}
+	if (!reorders) {
 		*first = m->next;
 		*last = s - 1;
 		m->jumps++;
@@ -701,8 +783,27 @@ int seq_msg_check(struct seq_msg *m, uint64_t s, uint64_t *first, uint64_t *last
 		m->next = s + 1;
 		return SEQ_MSG_JUMP;
 	}
-	m->repeats++;
-	return SEQ_MSG_REPEAT;
+	if (m->nholes == SEQ_MSG_HOLES)
+		r = msg_report(m, 0, first, last); /* the oldest makes room */
+	m->hole[m->nholes].first = m->next;
+	m->hole[m->nholes].last = s - 1;
+	m->hole[m->nholes].since = now;
+	m->hole[m->nholes].old = 0;
+	m->hole[m->nholes].pad = 0;
+	m->nholes++;
+	m->next = s + 1;
+	return r;
+}
+
+int seq_msg_expire(struct seq_msg *m, uint64_t now, uint64_t wait_ns, uint64_t *first, uint64_t *last)
+{
+	const struct seq_msg_hole *h = &m->hole[0];
+	if (m->nholes == 0)
+		return 0;
+	if (!h->old && (now < h->since || now - h->since < wait_ns))
+		return 0;
+	msg_report(m, 0, first, last);
+	return 1;
 }
 
 /* ---- counter tables (host tools) ----------------------------------------- */

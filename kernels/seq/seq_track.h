@@ -79,7 +79,10 @@
  *   them, and wins and lost races are counted per line.
  *
  * MsgSeqNum (per connection, struct seq_msg): jumps are named ranges,
- * repeats are counted, a 1 after 2 or more is a restart (new logon).
+ * repeats are counted, a 1 after 2 or more is a restart (new logon). On a
+ * stream that may reorder (UDP), a jump is a hole that a late message may
+ * still fill, as for records; what nothing filled within the wait is the
+ * jump (seq_msg_expire).
  *
  * Keys: struct seq_keys says, per template index of the compiled program,
  * which instructions hold the channel and the sequence; seq_keys_resolve()
@@ -249,13 +252,32 @@ struct seq_group {
 };
 
 /* Per connection: STEP MsgSeqNum. */
+#define SEQ_MSG_HOLES 4 /* MsgSeqNum ranges a reordering stream waits for at once */
+
+struct seq_msg_hole {
+	uint64_t first, last; /* messages not seen yet */
+	uint64_t since;       /* when the jump over them came (ns) */
+	uint32_t old;         /* of the numbering before a restart: due at once, never filled */
+	uint32_t pad;
+};
+
 struct seq_msg {
 	uint64_t next;     /* next expected, 0 before the first message */
 	uint64_t messages; /* messages checked (with a MsgSeqNum) */
-	uint64_t jumps, missing, repeats, restarts;
+	uint64_t jumps, missing, repeats, restarts; /* jumps and missing: reported ones */
+	uint64_t late;     /* messages that filled a hole (came after higher numbers) */
+	uint32_t nholes;   /* open holes, oldest first (reordering streams) */
+	uint32_t pad;
+	struct seq_msg_hole hole[SEQ_MSG_HOLES];
 };
 
-enum seq_msg_result { SEQ_MSG_OK = 0, SEQ_MSG_JUMP = 1, SEQ_MSG_REPEAT = 2, SEQ_MSG_RESTART = 3 };
+enum seq_msg_result {
+	SEQ_MSG_OK = 0,
+	SEQ_MSG_JUMP = 1,    /* [*first, *last] never came: report it */
+	SEQ_MSG_REPEAT = 2,  /* seen before (counted only) */
+	SEQ_MSG_RESTART = 3, /* a 1: a new logon */
+	SEQ_MSG_LATE = 4,    /* filled (part of) a hole: a reordered message, nothing lost */
+};
 
 /* ---- keys ---- */
 
@@ -352,9 +374,22 @@ int seq_queue_pop(struct seq_queue *q, struct seq_ev *ev);
 
 void seq_msg_init(struct seq_msg *m);
 
-/* Message number s (0: the message had none, not checked). JUMP: [*first,
- * *last] never came; RESTART: *last is the number before the 1. */
-int seq_msg_check(struct seq_msg *m, uint64_t s, uint64_t *first, uint64_t *last);
+/* Message number s (0: the message had none, not checked), received at
+ * now. JUMP: [*first, *last] never came; RESTART: *last is the number
+ * before the 1.
+ * reorders 0 (TCP): a jump is a JUMP at once, anything below next a REPEAT.
+ * reorders 1 (UDP): a jump opens a hole (OK); a message inside a hole
+ * fills it (LATE); a JUMP comes only when a hole must make room (the
+ * oldest, with SEQ_MSG_HOLES open, or the lower part of one split while
+ * they are all taken): the rest is reported by seq_msg_expire. A restart
+ * leaves the old numbering's holes due at once and closed to fills. */
+int seq_msg_check(struct seq_msg *m, uint64_t s, uint64_t now, uint32_t reorders, uint64_t *first,
+		  uint64_t *last);
+
+/* The oldest hole, when it is of the old numbering or nothing filled it
+ * for wait_ns up to now: removed, counted as a jump, 1 with [*first,
+ * *last]; 0 when none is due. Call until 0 (now UINT64_MAX: every hole). */
+int seq_msg_expire(struct seq_msg *m, uint64_t now, uint64_t wait_ns, uint64_t *first, uint64_t *last);
 
 /* Counter tables for tools (static names, declaration order; return the table size). */
 uint32_t seq_group_stats_table(const struct seq_group_stats *s, const char **names, uint64_t *values,

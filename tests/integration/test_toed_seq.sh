@@ -10,7 +10,8 @@
 # one missing number and one duplicate, delivered 399 (text and JSON), and the
 # rx counters to match (a MsgSeqNum jump too). Then the same with the default
 # keys (sse). Then the feed as UDP datagrams with two of them swapped: the
-# reordered one is delivered late, not lost. Last, --check-config refuses an
+# reordered one is delivered late, not lost, and its MsgSeqNum is late, not a
+# jump. Last, --check-config refuses an
 # unknown field (exit 78).
 # Needs no root and python3 (SKIP without it). Takes about 4 s.
 . "$(dirname "$0")/toed_common.sh"
@@ -101,6 +102,11 @@ got=$(json_get "$TMP/stats.json" \
 	fail "udp: channels (channel, last, delivered, gaps, missing, duplicates, late) $got, want [(1, 400, 399, 1, 1, 1, 1)]"
 got=$(json_get "$TMP/stats.json" '(d["rx"]["seq_gaps"], d["rx"]["seq_missing"], d["rx"]["seq_late"])')
 [ "$got" = "(1, 1, 1)" ] || fail "udp: rx (seq_gaps, seq_missing, seq_late) $got, want (1, 1, 1)"
+# MsgSeqNum alike: 301's message before 300's is late, not a jump; 100's never came; 200's came twice
+got=$(json_get "$TMP/stats.json" \
+	'(d["rx"]["msg_jumps"], d["rx"]["msg_missing"], d["rx"]["msg_late"], d["rx"]["msg_repeats"])')
+[ "$got" = "(1, 1, 1, 1)" ] ||
+	fail "udp: rx (msg_jumps, msg_missing, msg_late, msg_repeats) $got, want (1, 1, 1, 1)"
 stop_toed
 [ "$TOED_RC" -eq 0 ] || fail "udp: toed exited $TOED_RC"
 say "udp: 301 before 300 delivered late, no loss; the one gap is BizIndex 100"

@@ -302,9 +302,11 @@ static void next_into(struct rx_pipe *p, struct got *g)
 
 /* An ungrouped UDP feed (line 0 of the default group, as every ungrouped
  * TCP connection is too), through the whole pipeline (frames, rx_init).
- * Datagrams 1, 2, 4, 3, 5 then 7 (6 lost): every record that came is an
- * entry (3 with TOE_RF_LATE), and 6 is a TOE_GAP_SEQUENCE entry only once
- * the wait ran out, not at once (3 would then have been dropped as a copy).
+ * Datagrams 1, 2, 4, 3, 5 then 7 (6 lost; BizIndex and MsgSeqNum alike):
+ * every record that came is an entry (3 with TOE_RF_LATE), and 6 is a
+ * TOE_GAP_SEQUENCE and a TOE_GAP_MSG_SEQ entry only once the wait ran out,
+ * not at once (3 would then have been dropped as a copy, and its message
+ * reported missing when it was only late).
  * (TCP beside UDP in one group, record by record: test_seq_track.) */
 static void test_udp_line(void)
 {
@@ -332,7 +334,7 @@ static void test_udp_line(void)
 	for (i = 0; i < 6; i++) {
 		int n;
 		biz[0] = order[i];
-		n = make_msg(b, sizeof b, i + 1, TOE_REC_TRADE, 1, biz, 1);
+		n = make_msg(b, sizeof b, order[i], TOE_REC_TRADE, 1, biz, 1); /* MsgSeqNum reordered too */
 		CHECK(n > 0);
 		ts += 10 * US;
 		rx_frame(t.p, tr_scratch, pb_udp(tr_scratch, sizeof tr_scratch, &u, b, (uint32_t)n), ts);
@@ -345,17 +347,35 @@ static void test_udp_line(void)
 		CHECK_EQ(biz_of(&g.o[i]), order[i]);
 		CHECK_EQ(!!(g.o[i].tick.hdr.flags & TOE_RF_LATE), order[i] == 3);
 	}
-	/* the hole 7 opened at ts: a gap at ts + wait, not a nanosecond before */
+	CHECK_EQ(t.p->st.msg_jumps, 0); /* MsgSeqNum 4 before 3: no jump reported */
+	CHECK_EQ(t.p->st.msg_late, 1);
+	CHECK_EQ(t.p->st.msg_repeats, 0);
+	/* the holes 7 opened at ts (BizIndex and MsgSeqNum 6): gaps at ts + wait, not a nanosecond before */
 	rx_poll(t.p, ts + SEQ_DEFAULT_WAIT_NS - 1);
 	next_into(t.p, &g);
 	CHECK_EQ(g.n, 6);
 	rx_poll(t.p, ts + SEQ_DEFAULT_WAIT_NS);
 	next_into(t.p, &g);
-	CHECK_EQ(g.n, 7);
-	seq_gap_is(&g.o[6], 1, 6, 6);
+	CHECK_EQ(g.n, 8);
+	for (i = 6; i < 8 && i < g.n; i++) {
+		CHECK_EQ(g.o[i].kind, RX_OUT_GAP);
+		CHECK_EQ(g.o[i].stream, sid);
+		if (g.o[i].tick.gap.reason == TOE_GAP_MSG_SEQ) {
+			CHECK_EQ(g.o[i].tick.gap.first, 6);
+			CHECK_EQ(g.o[i].tick.gap.last, 6);
+			CHECK_EQ(g.o[i].tick.hdr.msg_seq, 7); /* the last message seen */
+			CHECK_EQ(g.o[i].tick.hdr.group, 1);
+		} else {
+			seq_gap_is(&g.o[i], 1, 6, 6);
+		}
+	}
+	CHECK(g.o[6].tick.gap.reason != g.o[7].tick.gap.reason);
 	CHECK_EQ(t.p->st.seq_late, 1);
 	CHECK_EQ(t.p->st.seq_gaps, 1);
 	CHECK_EQ(t.p->st.seq_dups, 0);
+	CHECK_EQ(t.p->st.msg_jumps, 1);
+	CHECK_EQ(t.p->st.msg_missing, 1);
+	CHECK_EQ(t.p->sst[sid].msg_late, 1);
 	tr_rx_free(&t);
 }
 

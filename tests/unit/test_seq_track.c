@@ -10,7 +10,8 @@
  *     2), on one line and across two: within the join wait every one is
  *     delivered, those below the first flagged late and counted, the range
  *     none carried a gap after the wait; after it, before_start drops;
- *   - MsgSeqNum: jumps, repeats, restart after a new logon;
+ *   - MsgSeqNum: jumps, repeats, restart after a new logon; over UDP holes
+ *     that reordered messages fill or the wait reports, as for records;
  *   - two lines with their own losses, copies and reorders: every record
  *     delivered exactly once when at least one line carried it, a gap
  *     exactly for each run both lines lost, naming it, the late flag
@@ -388,24 +389,24 @@ static void test_msg_seq(void)
 	struct seq_msg m;
 	uint64_t a = 0, b = 0;
 	seq_msg_init(&m);
-	CHECK_EQ(seq_msg_check(&m, 0, &a, &b), SEQ_MSG_OK); /* no MsgSeqNum: not counted */
+	CHECK_EQ(seq_msg_check(&m, 0, 0, 0, &a, &b), SEQ_MSG_OK); /* no MsgSeqNum: not counted */
 	CHECK_EQ(m.messages, 0);
-	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_OK);
-	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_REPEAT); /* a repeated logon message, not a restart */
+	CHECK_EQ(seq_msg_check(&m, 1, 0, 0, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 1, 0, 0, &a, &b), SEQ_MSG_REPEAT); /* a repeated logon message, not a restart */
 	seq_msg_init(&m);
-	CHECK_EQ(seq_msg_check(&m, 7, &a, &b), SEQ_MSG_OK); /* first seen: a join */
-	CHECK_EQ(seq_msg_check(&m, 8, &a, &b), SEQ_MSG_OK);
-	CHECK_EQ(seq_msg_check(&m, 12, &a, &b), SEQ_MSG_JUMP);
+	CHECK_EQ(seq_msg_check(&m, 7, 0, 0, &a, &b), SEQ_MSG_OK); /* first seen: a join */
+	CHECK_EQ(seq_msg_check(&m, 8, 0, 0, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 12, 0, 0, &a, &b), SEQ_MSG_JUMP);
 	CHECK_EQ(a, 9);
 	CHECK_EQ(b, 11);
-	CHECK_EQ(seq_msg_check(&m, 12, &a, &b), SEQ_MSG_REPEAT);
-	CHECK_EQ(seq_msg_check(&m, 10, &a, &b), SEQ_MSG_REPEAT);
-	CHECK_EQ(seq_msg_check(&m, 13, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 12, 0, 0, &a, &b), SEQ_MSG_REPEAT);
+	CHECK_EQ(seq_msg_check(&m, 10, 0, 0, &a, &b), SEQ_MSG_REPEAT);
+	CHECK_EQ(seq_msg_check(&m, 13, 0, 0, &a, &b), SEQ_MSG_OK);
 	/* a new logon: back to 1 */
-	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_RESTART);
+	CHECK_EQ(seq_msg_check(&m, 1, 0, 0, &a, &b), SEQ_MSG_RESTART);
 	CHECK_EQ(b, 13);
-	CHECK_EQ(seq_msg_check(&m, 2, &a, &b), SEQ_MSG_OK);
-	CHECK_EQ(seq_msg_check(&m, 4, &a, &b), SEQ_MSG_JUMP);
+	CHECK_EQ(seq_msg_check(&m, 2, 0, 0, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 4, 0, 0, &a, &b), SEQ_MSG_JUMP);
 	CHECK_EQ(a, 3);
 	CHECK_EQ(b, 3);
 	CHECK_EQ(m.messages, 9);
@@ -413,6 +414,96 @@ static void test_msg_seq(void)
 	CHECK_EQ(m.missing, 4);
 	CHECK_EQ(m.repeats, 2);
 	CHECK_EQ(m.restarts, 1);
+}
+
+/* MsgSeqNum over UDP (reorders 1): a jump is a hole a reordered message
+ * fills (LATE, no report), or that seq_msg_expire reports once the wait ran
+ * out; splits keep both parts; a full hole list gives up its oldest (or
+ * the lower part of a split) at once; after a restart the old numbering's
+ * holes are due at once and not filled by the new numbering. */
+static void test_msg_seq_udp(void)
+{
+	struct seq_msg m;
+	uint64_t a = 0, b = 0, s;
+	const uint64_t W = SEQ_DEFAULT_WAIT_NS;
+	seq_msg_init(&m);
+	for (s = 1; s <= 2; s++)
+		CHECK_EQ(seq_msg_check(&m, s, 10, 1, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 4, 20, 1, &a, &b), SEQ_MSG_OK); /* a hole, not a jump */
+	CHECK_EQ(m.nholes, 1);
+	CHECK_EQ(seq_msg_check(&m, 3, 30, 1, &a, &b), SEQ_MSG_LATE);
+	CHECK_EQ(m.nholes, 0);
+	CHECK_EQ(seq_msg_check(&m, 3, 31, 1, &a, &b), SEQ_MSG_REPEAT); /* filled already */
+	CHECK_EQ(seq_msg_check(&m, 5, 40, 1, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_expire(&m, UINT64_MAX, W, &a, &b), 0);
+	/* 6 never comes: reported exactly at the end of the wait */
+	CHECK_EQ(seq_msg_check(&m, 7, 100, 1, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_expire(&m, 100 + W - 1, W, &a, &b), 0);
+	CHECK_EQ(seq_msg_expire(&m, 100 + W, W, &a, &b), 1);
+	CHECK_EQ(a, 6);
+	CHECK_EQ(b, 6);
+	CHECK_EQ(seq_msg_check(&m, 6, 100 + W + 1, 1, &a, &b), SEQ_MSG_REPEAT); /* too late: a repeat */
+	/* a split: 12 opens 8..11; 10 leaves 8..9 and 11; 8 leaves 9 */
+	CHECK_EQ(seq_msg_check(&m, 12, 200, 1, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 10, 201, 1, &a, &b), SEQ_MSG_LATE);
+	CHECK_EQ(m.nholes, 2);
+	CHECK_EQ(seq_msg_check(&m, 8, 202, 1, &a, &b), SEQ_MSG_LATE);
+	CHECK_EQ(seq_msg_expire(&m, UINT64_MAX, W, &a, &b), 1);
+	CHECK_EQ(a, 9);
+	CHECK_EQ(b, 9);
+	CHECK_EQ(seq_msg_expire(&m, UINT64_MAX, W, &a, &b), 1);
+	CHECK_EQ(a, 11);
+	CHECK_EQ(b, 11);
+	CHECK_EQ(seq_msg_expire(&m, UINT64_MAX, W, &a, &b), 0);
+	CHECK_EQ(m.late, 3);
+	CHECK_EQ(m.jumps, 3);
+	CHECK_EQ(m.missing, 3);
+	/* SEQ_MSG_HOLES holes (13, 15, 17, 19 missing), then one more: the oldest goes at once */
+	for (s = 14; s < 14 + 2 * SEQ_MSG_HOLES; s += 2)
+		CHECK_EQ(seq_msg_check(&m, s, 300, 1, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(m.nholes, SEQ_MSG_HOLES);
+	CHECK_EQ(seq_msg_check(&m, s, 301, 1, &a, &b), SEQ_MSG_JUMP);
+	CHECK_EQ(a, 13);
+	CHECK_EQ(b, 13);
+	CHECK_EQ(m.nholes, SEQ_MSG_HOLES);
+	/* a split with every slot taken */
+	for (s = 15; s <= 19; s += 2)
+		CHECK_EQ(seq_msg_check(&m, s, 302, 1, &a, &b), SEQ_MSG_LATE);
+	CHECK_EQ(m.nholes, 1);                                         /* 21 */
+	CHECK_EQ(seq_msg_check(&m, 24, 303, 1, &a, &b), SEQ_MSG_OK);   /* 23 */
+	CHECK_EQ(seq_msg_check(&m, 26, 303, 1, &a, &b), SEQ_MSG_OK);   /* 25 */
+	CHECK_EQ(seq_msg_check(&m, 31, 303, 1, &a, &b), SEQ_MSG_OK);   /* 27..30 */
+	CHECK_EQ(seq_msg_check(&m, 30, 304, 1, &a, &b), SEQ_MSG_LATE); /* 27..29 */
+	CHECK_EQ(seq_msg_check(&m, 33, 305, 1, &a, &b), SEQ_MSG_JUMP); /* 32 makes a 5th: 21 goes */
+	CHECK_EQ(a, 21);
+	CHECK_EQ(b, 21);
+	CHECK_EQ(seq_msg_check(&m, 28, 306, 1, &a, &b), SEQ_MSG_JUMP); /* splits 27..29, no room: 27 goes */
+	CHECK_EQ(a, 27);
+	CHECK_EQ(b, 27);
+	CHECK_EQ(m.nholes, SEQ_MSG_HOLES); /* 23, 25, 29, 32 */
+	/* a new logon: the old holes are due at once, and the new numbering does not fill them */
+	CHECK_EQ(seq_msg_check(&m, 1, 400, 1, &a, &b), SEQ_MSG_RESTART);
+	CHECK_EQ(b, 33);
+	CHECK_EQ(seq_msg_check(&m, 2, 401, 1, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 30, 402, 1, &a, &b), SEQ_MSG_JUMP); /* the new hole 3..29 evicts 23 */
+	CHECK_EQ(a, 23);
+	CHECK_EQ(b, 23);
+	CHECK_EQ(seq_msg_check(&m, 29, 404, 1, &a, &b), SEQ_MSG_LATE); /* the new hole (3..28 left), not the old 29 */
+	{
+		static const uint64_t old[3] = {25, 29, 32};
+		for (int i = 0; i < 3; i++) {
+			CHECK_EQ(seq_msg_expire(&m, 405, W, &a, &b), 1); /* not waited for */
+			CHECK_EQ(a, old[i]);
+			CHECK_EQ(b, old[i]);
+		}
+	}
+	CHECK_EQ(seq_msg_expire(&m, 405, W, &a, &b), 0); /* 3..28 is new: it waits */
+	CHECK_EQ(seq_msg_expire(&m, 402 + W, W, &a, &b), 1);
+	CHECK_EQ(a, 3);
+	CHECK_EQ(b, 28);
+	CHECK_EQ(m.late, 9); /* 28 too: it came, though its split gave up 27 */
+	CHECK_EQ(m.jumps, 11);
+	CHECK_EQ(m.nholes, 0);
 }
 
 /* Restarts beyond the first: a second logon, a restart whose numbering jumps at
@@ -471,18 +562,18 @@ static void test_restart_edges(void)
 	/* MsgSeqNum: two logons, the second with an immediate jump; 1 right after 1 is a repeat */
 	seq_msg_init(&m);
 	for (uint64_t s = 1; s <= 5; s++)
-		CHECK_EQ(seq_msg_check(&m, s, &a, &b), SEQ_MSG_OK);
-	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_RESTART);
+		CHECK_EQ(seq_msg_check(&m, s, 0, 0, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 1, 0, 0, &a, &b), SEQ_MSG_RESTART);
 	CHECK_EQ(b, 5);
-	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_REPEAT);
-	CHECK_EQ(seq_msg_check(&m, 2, &a, &b), SEQ_MSG_OK);
-	CHECK_EQ(seq_msg_check(&m, 3, &a, &b), SEQ_MSG_OK);
-	CHECK_EQ(seq_msg_check(&m, 1, &a, &b), SEQ_MSG_RESTART);
+	CHECK_EQ(seq_msg_check(&m, 1, 0, 0, &a, &b), SEQ_MSG_REPEAT);
+	CHECK_EQ(seq_msg_check(&m, 2, 0, 0, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 3, 0, 0, &a, &b), SEQ_MSG_OK);
+	CHECK_EQ(seq_msg_check(&m, 1, 0, 0, &a, &b), SEQ_MSG_RESTART);
 	CHECK_EQ(b, 3);
-	CHECK_EQ(seq_msg_check(&m, 6, &a, &b), SEQ_MSG_JUMP);
+	CHECK_EQ(seq_msg_check(&m, 6, 0, 0, &a, &b), SEQ_MSG_JUMP);
 	CHECK_EQ(a, 2);
 	CHECK_EQ(b, 5);
-	CHECK_EQ(seq_msg_check(&m, 6, &a, &b), SEQ_MSG_REPEAT);
+	CHECK_EQ(seq_msg_check(&m, 6, 0, 0, &a, &b), SEQ_MSG_REPEAT);
 	CHECK_EQ(m.restarts, 2);
 	CHECK_EQ(m.jumps, 1);
 	CHECK_EQ(m.missing, 4);
@@ -942,6 +1033,7 @@ int main(void)
 	test_one_line_udp();
 	test_channel_table();
 	test_msg_seq();
+	test_msg_seq_udp();
 	test_restart_edges();
 	test_two_lines();
 	test_line_dies();

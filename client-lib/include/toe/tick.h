@@ -159,9 +159,9 @@ enum toe_gap_reason {
 	TOE_GAP_SEQUENCE = 7, /* channel `channel` is missing sequence numbers [first, last] (SSE: BizIndex);
 				 with A/B arbitration: every line of the group missed them. At once on a
 				 TCP line; with arbitration or over UDP after the arbitration wait */
-	TOE_GAP_MSG_SEQ = 8,  /* the stream's STEP MsgSeqNum jumped: messages [first, last] had not arrived
-				 on this line when a later one did (the line's health, at once; another
-				 line, or over UDP a reordered datagram, may still bring their records) */
+	TOE_GAP_MSG_SEQ = 8,  /* the stream's STEP MsgSeqNum jumped: messages [first, last] did not arrive
+				 on this line (the line's health: another line may have brought their
+				 records). At once on TCP; over UDP after the arbitration wait */
 };
 
 /* TOE_GAP_SEQUENCE / TOE_GAP_MSG_SEQ leave offset and length 0; the byte
