@@ -381,6 +381,23 @@ static void test_udp_line(void)
 
 /* ---- the end-of-capture poll ------------------------------------------------ */
 
+/* A whole pipeline (frames) whose mirror flows 0 and 1 (exchange ports
+ * TR_EX_PORT and TR_EX_PORT + 1) are lines 0 and 1 of A/B group 1. */
+static void ab_pipe(struct tr_rx *t, struct rx_cfg *cfg)
+{
+	tr_cfg(cfg);
+	cfg->flags = RX_CFG_SEQ;
+	cfg->mtoe.flows[1] = cfg->mtoe.flows[0];
+	cfg->mtoe.flows[1].ex_port = TR_EX_PORT + 1;
+	cfg->mtoe.nflows = 2;
+	cfg->seq.ngroups = 2;
+	cfg->seq.flow_group[0] = 1;
+	cfg->seq.flow_line[0] = 0;
+	cfg->seq.flow_group[1] = 1;
+	cfg->seq.flow_line[1] = 1;
+	tr_rx_init(t, cfg, 1 << 16);
+}
+
 /* Line 0 of an A/B group (a mirrored connection, joined mid-stream) loses
  * the segment carrying BizIndex 3..4; the segments after it wait in the
  * mirror TOE behind the byte hole until the end-of-capture poll times it
@@ -398,17 +415,7 @@ static void test_final_poll_hole(void)
 	uint64_t biz[2];
 	int n[3];
 	uint32_t i, seq = 5000, seqgaps = 0;
-	tr_cfg(&cfg);
-	cfg.flags = RX_CFG_SEQ;
-	cfg.mtoe.flows[1] = cfg.mtoe.flows[0];
-	cfg.mtoe.flows[1].ex_port = TR_EX_PORT + 1; /* line 1, which sends nothing here */
-	cfg.mtoe.nflows = 2;
-	cfg.seq.ngroups = 2;
-	cfg.seq.flow_group[0] = 1;
-	cfg.seq.flow_line[0] = 0;
-	cfg.seq.flow_group[1] = 1;
-	cfg.seq.flow_line[1] = 1;
-	tr_rx_init(&t, &cfg, 1 << 16);
+	ab_pipe(&t, &cfg); /* line 1 sends nothing here */
 	tr_spec(&sp, TR_VE_PORT);
 	for (i = 0; i < 3; i++) {
 		biz[0] = 1 + 2 * i, biz[1] = 2 + 2 * i;
@@ -459,17 +466,7 @@ static void test_poll_fills_hole(uint64_t poll_ns)
 	uint64_t biz[2];
 	int n[4];
 	uint32_t i, seqgaps = 0, count[7] = {0}, isn[2] = {5000, 90000}, off[4] = {0};
-	tr_cfg(&cfg);
-	cfg.flags = RX_CFG_SEQ;
-	cfg.mtoe.flows[1] = cfg.mtoe.flows[0];
-	cfg.mtoe.flows[1].ex_port = TR_EX_PORT + 1;
-	cfg.mtoe.nflows = 2;
-	cfg.seq.ngroups = 2;
-	cfg.seq.flow_group[0] = 1;
-	cfg.seq.flow_line[0] = 0;
-	cfg.seq.flow_group[1] = 1;
-	cfg.seq.flow_line[1] = 1;
-	tr_rx_init(&t, &cfg, 1 << 16);
+	ab_pipe(&t, &cfg);
 	tr_spec(&sp[0], TR_VE_PORT);
 	tr_spec(&sp[1], TR_VE_PORT + 1);
 	sp[1].sport = TR_EX_PORT + 1;
