@@ -331,6 +331,9 @@ static void run_stream(const struct fast_prog *p, int which, int framing, int re
 				break;
 			if (which == 3 && (a == FS_RECORD || a == FS_ERROR))
 				*(a == FS_RECORD ? &g_dec_ok : &g_dec_err) += 1;
+			if (which == 3 && a == FS_ERROR && gen_verbose > 1)
+				fprintf(stderr, "fuzz_fastx_diff: stream error %d at %llu\n", sr.err,
+					(unsigned long long)sr.err_offset);
 			if (a == FS_RECORD) {
 				union toe_record t;
 				int tr = fast_tick_map(p, &sr.rec, sr.msg_seq, &t);
@@ -1099,6 +1102,13 @@ static void run_gen(const uint8_t *data, size_t size, int isa, int pext)
 		if (k < ncuts) {
 			gen_cuts[k] = n - at;
 			ncuts = gen_cuts[k] ? k + 1 : k;
+		}
+	}
+	if (getenv("FUZZ_GEN_DUMP")) {
+		FILE *f = fopen(getenv("FUZZ_GEN_DUMP"), "wb");
+		if (f) {
+			fwrite(gen_out, 1, n, f);
+			fclose(f);
 		}
 	}
 	if (framing == FAST_FRAMING_STEP && (data[0] & 32))
