@@ -242,13 +242,15 @@ static int fit(uint32_t type, int64_t v, int64_t *out)
 	return FAST_OK;
 }
 
+/* v may be a wider field's value under a shared key (fit then refuses the
+ * result): adding in uint64 keeps INT64_MAX + 1 defined */
 static int64_t incr(uint32_t type, int64_t v)
 {
 	switch (type) {
 	case IT_I32:
-		return v == 2147483647LL ? -2147483648LL : v + 1;
+		return v == 2147483647LL ? -2147483648LL : (int64_t)((uint64_t)v + 1);
 	case IT_U32:
-		return v == 4294967295LL ? 0 : v + 1;
+		return v == 4294967295LL ? 0 : (int64_t)((uint64_t)v + 1);
 	default:
 		return (int64_t)((uint64_t)v + 1); /* wraps at 2^64 */
 	}

@@ -214,7 +214,8 @@ static void test_shared_wider(void)
 		"<template name='L' id='1'><int64 name='v'><copy key='k'/></int64></template>\n"
 		"<template name='M' id='2'><int32 name='v'><copy key='k'/></int32></template>\n"
 		"<template name='N' id='3'><int32 name='v'><increment key='k'/></int32></template>\n"
-		"<template name='P' id='4'><uInt32 name='v'><copy key='k'/></uInt32></template>\n"));
+		"<template name='P' id='4'><uInt32 name='v'><copy key='k'/></uInt32></template>\n"
+		"<template name='Q' id='5'><uInt32 name='v'><increment key='k'/></uInt32></template>\n"));
 	if (!t)
 		return;
 	/* L sets k = 2^36 (the 7-bit groups 02 00 00 00 00 00, the last with its stop bit) */
@@ -231,6 +232,13 @@ static void test_shared_wider(void)
 	DEC_OK(t, "C0 83");
 	V_I(t, 0, -4);
 	DEC_ERR(t, "C0 84", FAST_E_RANGE);
+	/* L sets k = INT64_MAX: a 32-bit increment of it is out of range too, computed without a signed
+	 * overflow (the increment added 1 in int64 first: undefined behaviour; fuzz_fastx_diff's generated
+	 * programs found it in the encoder, the reference and the fast path) */
+	DEC_OK(t, "E0 81 | 00 7F 7F 7F 7F 7F 7F 7F 7F FF");
+	V_I(t, 0, INT64_MAX);
+	DEC_ERR(t, "C0 83", FAST_E_RANGE);
+	DEC_ERR(t, "C0 85", FAST_E_RANGE);
 	fv_free(t);
 }
 

@@ -255,13 +255,16 @@ static int sval_eq(enum vtype t, const struct sval *a, const struct sval *b)
 	return a->i == b->i;
 }
 
-/* The previous value plus one, wrapping at the type's maximum. */
+/* The previous value plus one, wrapping at the type's maximum. The entry
+ * may hold a wider field's value under a shared key (INT64_MAX): adding in
+ * uint64 keeps that defined, and the result then matches no value of the
+ * field, so it is sent. */
 static int64_t incr(enum vtype t, int64_t i)
 {
 	switch (t) {
-	case T_I32: return i == INT32_MAX ? INT32_MIN : i + 1;
-	case T_U32: return i == (int64_t)UINT32_MAX ? 0 : i + 1;
-	case T_EXP: return i + 1;
+	case T_I32: return i == INT32_MAX ? INT32_MIN : (int64_t)((uint64_t)i + 1u);
+	case T_U32: return i == (int64_t)UINT32_MAX ? 0 : (int64_t)((uint64_t)i + 1u);
+	case T_EXP: return (int64_t)((uint64_t)i + 1u);
 	default: return (int64_t)((uint64_t)i + 1u); /* int64 and uInt64 bit patterns */
 	}
 }

@@ -115,8 +115,9 @@ __attribute__((noinline)) static int x_rescale(int64_t v, int32_t src_dec, int32
 static inline int64_t x_incr(uint32_t type, int64_t v)
 {
 	switch (type) {
-	case XT_I32: return v == 2147483647LL ? -2147483648LL : v + 1;
-	case XT_U32: return v == 4294967295LL ? 0 : v + 1;
+	/* v may be a wider field's value under a shared key: no signed overflow at INT64_MAX (the reference's incr) */
+	case XT_I32: return v == 2147483647LL ? -2147483648LL : (int64_t)((uint64_t)v + 1);
+	case XT_U32: return v == 4294967295LL ? 0 : (int64_t)((uint64_t)v + 1);
 	default: return (int64_t)((uint64_t)v + 1);
 	}
 }
