@@ -207,6 +207,7 @@ static void chan_init(struct seq_chan *c, uint32_t id)
 	for (i = 0; i < SEQ_MAX_LINES; i++) {
 		c->line_epoch[i] = 0;
 		c->line_sess[i] = 0;
+		c->line_first[i] = 0;
 		c->lane[i].next = 0;
 		c->lane[i].lim[0] = 0;
 		c->lane[i].lim[1] = 0;
@@ -498,6 +499,15 @@ int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint
 	return full(g, q, L, idx, s, now, reorders);
 }
 
+/* Line L delivers s, below its own next ln: no line carried s before, so
+ * neither did L. Between L's first record and ln, L's jump over s counted
+ * it missed; it came after all (reordered), so it is not. */
+static void carried_late(struct seq_chan *c, struct seq_line_stats *ls, uint32_t L, uint64_t s, uint64_t ln)
+{
+	if (s > c->line_first[L] && s < ln && ls->missed)
+		ls->missed--;
+}
+
 static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,
 		 uint64_t now, uint32_t reorders)
 {
@@ -539,6 +549,8 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 	}
 	if (s >= ln || restart)
 		c->lane[L].next = s + 1;
+	if (ln == 0 || restart)
+		c->line_first[L] = s;
 
 	if (restart) {
 		/* a new numbering: what is still open of the old one is lost */
@@ -593,6 +605,7 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 				g->st.late++;
 				ls->filled++;
 				c->late++;
+				carried_late(c, ls, L, s, ln);
 				return deliver(g, ls, c) | SEQ_LATE;
 			}
 		}
@@ -615,6 +628,7 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 		g->st.late++;
 		ls->filled++;
 		c->late++;
+		carried_late(c, ls, L, s, ln);
 		return deliver(g, ls, c) | SEQ_LATE;
 	}
 	g->st.before_start++;

@@ -167,7 +167,8 @@ struct seq_hole {
 			  won + dups + stale = the keyed records the line carried */          \
 	X(stale)       /* old numbering after a restart of the channel */                 \
 	X(jumps)       /* times the line's own sequence jumped (it lost records) */       \
-	X(missed)      /* sequence numbers the line never carried (covered or not) */
+	X(missed)      /* sequence numbers the line never carried (covered or not); one it \
+			  skipped and then carried first of all lines (reordered) is not */
 
 /* Per group (all channels); records delivered and copies dropped are the
  * sums of the lines' won and dups (seq_group_sum). */
@@ -229,6 +230,8 @@ struct seq_chan {
 	/* cold */
 	uint8_t line_epoch[SEQ_MAX_LINES];
 	uint8_t line_sess[SEQ_MAX_LINES];  /* the line's session when it last carried the channel */
+	uint64_t line_first[SEQ_MAX_LINES]; /* the line's first record on the channel (since a restart):
+					       its missed counts from there */
 	uint64_t start_ns;    /* when the first record (or the restart) came */
 	uint64_t gaps, missing, late, restarts;
 	struct seq_hole hole[SEQ_MAX_HOLES]; /* oldest first */

@@ -329,6 +329,8 @@ static void test_one_line_udp(void)
 	CHECK_EQ(g.st.gaps, 0);
 	CHECK_EQ(g.st.late, 1);
 	CHECK_EQ(g.line[0].filled, 1);
+	CHECK_EQ(g.line[0].jumps, 1);  /* 2 -> 4 */
+	CHECK_EQ(g.line[0].missed, 0); /* but 3 came: the line missed nothing */
 
 	/* 6, 9 and nothing more: no event until the wait ran out, then one gap
 	 * [7, 8]; a 7 after that was declared lost: a copy */
@@ -337,6 +339,7 @@ static void test_one_line_udp(void)
 	gap_due(&g, &q, &e, 20 * MS + US + SEQ_DEFAULT_WAIT_NS, 5, 7, 8);
 	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 7, 22 * MS, NULL), SEQ_DUP);
 	CHECK_EQ(e.n, 1);
+	CHECK_EQ(g.line[0].missed, 2); /* 7 and 8 (7 came only after they were reported lost) */
 
 	/* a hole that ran out is declared by the line's next record too, before it */
 	CHECK_EQ(check_udp(&g, &q, &e, 0, 5, 12, 30 * MS, NULL), SEQ_DELIVER);
