@@ -396,6 +396,39 @@ static void stream_line(const struct rx_pipe *p, uint32_t sid, uint32_t *g, uint
 	*line = li < SEQ_MAX_LINES ? li : 0;
 }
 
+/* Mirrored connection ci's reassembly holds bytes behind a missing segment,
+ * or no longer: its line's bit in its arbitration group's held_lines. While
+ * a line holds, the group's holes it has not passed wait twice the byte
+ * hole's timeout more: the records they lack may be among those bytes
+ * (seq_track.h, Choices). Two connections of one line at once (a
+ * reconnect) may leave the bit stale until the next poll's held_all. */
+static void held_conn(struct rx_pipe *p, int32_t ci)
+{
+	uint32_t g, line, bit;
+	if (ci < 0 || (uint32_t)ci >= p->cfg.mtoe.max_conns || (uint32_t)ci >= MTOE_MAX_CONNS)
+		return;
+	stream_line(p, (uint32_t)ci, &g, &line);
+	if (p->grp[g].nlines < 2)
+		return;
+	bit = 1u << line;
+	if (p->mtoe.conn[ci].nranges != 0)
+		p->grp[g].held_lines |= (uint8_t)bit;
+	else
+		p->grp[g].held_lines &= (uint8_t)~bit;
+	p->grp[g].held_ns = p->mtoe.cfg.gap_timeout_ns > UINT64_MAX / 2 ? UINT64_MAX : 2 * p->mtoe.cfg.gap_timeout_ns;
+}
+
+/* Every group's held_lines from the connections (after the timers). */
+static void held_all(struct rx_pipe *p)
+{
+	uint32_t g, ci;
+	for (g = 0; g < RX_MAX_GROUPS; g++)
+		p->grp[g].held_lines = 0;
+	for (ci = 0; ci < MTOE_MAX_CONNS; ci++)
+		if (ci < p->cfg.mtoe.max_conns && p->mtoe.conn[ci].nranges != 0)
+			held_conn(p, (int32_t)ci);
+}
+
 /* A RESET entry of sequence tracking. */
 static void out_reset(struct rx_pipe *p, struct rx_out *out, uint32_t sid, uint32_t reason, uint32_t chan,
 		      uint64_t last)
@@ -1039,6 +1072,7 @@ int rx_next(struct rx_pipe *p, struct rx_out *out)
 			p->polling = 0;
 			if (!(p->cfg.flags & RX_CFG_SEQ))
 				return 0;
+			held_all(p); /* the timers may have closed byte holes */
 			/* the holes' wait is checked once the timers' events are
 			 * out, not before: bytes a byte hole's timeout released
 			 * may fill a hole (records that came before the poll, held
@@ -1282,6 +1316,8 @@ int32_t rx_frame_port(struct rx_pipe *p, uint32_t in_port, const uint8_t *frame,
 	case NET_RX_TCP:
 		p->st.tcp++;
 		p->nev = mtoe_segment(&p->mtoe, &p->pkt, p->ev, MTOE_SEG_EVENTS);
+		if (p->cfg.flags & RX_CFG_SEQ)
+			held_conn(p, p->mtoe.seg_conn);
 		break;
 	case NET_RX_UDP:
 		p->st.udp++;

@@ -73,7 +73,10 @@
  *     channel); a record filling a hole carries TOE_RF_LATE. A record's
  *     arrival is its frame's time, also when a poll's timer releases it
  *     from behind a byte hole: a poll's holes expire after its timer events,
- *     so records that came in time fill them;
+ *     so records that came in time fill them; while a mirrored line of the
+ *     group holds bytes behind a byte hole and has not passed a hole, that
+ *     hole waits twice the mirror TOE's gap timeout more (held_conn:
+ *     seq_group.held_lines, updated at each segment and after the timers);
  *   - records below a channel's first record within cfg.seq.wait_ns of it
  *     (reordered first datagrams, or a line that started earlier; one-line
  *     groups too) are delivered with TOE_RF_LATE and the range between is

@@ -233,6 +233,8 @@ void seq_group_init(struct seq_group *g, uint32_t id, uint32_t nlines, uint64_t 
 	g->nchan = 0;
 	g->pad = 0;
 	g->wait_ns = wait_ns;
+	g->held_ns = 0;
+	g->held_lines = 0;
 	for (i = 0; i < SEQ_DIRECT; i++)
 		g->direct[i] = SEQ_MAX_CHANNELS;
 #define SEQ_ZERO(name) g->st.name = 0;
@@ -376,13 +378,29 @@ static void hole_insert(struct seq_group *g, struct seq_queue *q, struct seq_cha
 }
 
 /* Holes of c whose wait ran out: gaps, oldest first, while q has room. 1 when some had to wait. */
+/* How long hole h waits: wait_ns, and held_ns more while a line holding
+ * bytes behind a missing segment has not passed its first sequence (that
+ * line may carry it; seq_track.h, Choices). A later hole opened no
+ * earlier and waits no less (its first is higher), so expire() may stop at
+ * the first one still waiting. */
+static uint64_t hole_wait(const struct seq_group *g, const struct seq_chan *c, const struct seq_hole *h)
+{
+	uint32_t l;
+	if (g->held_lines == 0 || g->held_ns == 0)
+		return g->wait_ns;
+	for (l = 0; l < SEQ_MAX_LINES; l++)
+		if (l < g->nlines && ((g->held_lines >> l) & 1u) && c->lane[l].next <= h->first)
+			return g->wait_ns > UINT64_MAX - g->held_ns ? UINT64_MAX : g->wait_ns + g->held_ns;
+	return g->wait_ns;
+}
+
 static int expire(struct seq_group *g, struct seq_queue *q, struct seq_chan *c, uint64_t now)
 {
 	uint32_t i;
 	for (i = 0; i < SEQ_MAX_HOLES; i++) {
 		if (c->nholes == 0)
 			return 0;
-		if (now < c->hole[0].since || now - c->hole[0].since < g->wait_ns)
+		if (now < c->hole[0].since || now - c->hole[0].since < hole_wait(g, c, &c->hole[0]))
 			return 0;
 		if (q->head - q->tail >= SEQ_QUEUE) {
 			g->st.queue_full++;

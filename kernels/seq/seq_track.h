@@ -74,6 +74,17 @@
  *   while the channel had reached 2 or more; any other 1 is a copy or a reordered
  *   record. It gives the channel a new epoch. A line that has not restarted yet still sends the old
  *   numbering: its records are stale, not new, until it sends 1 itself.
+ * - A line that holds bytes behind a missing TCP segment (the caller's
+ *   `held_lines`: a mirrored line whose reassembly waits for a retransmission)
+ *   may hold the very records a hole lacks, released when the segment
+ *   comes or its byte hole times out. While such a line has not passed a
+ *   hole's first sequence, the hole waits `held_ns` more (the caller's,
+ *   bounded: twice the byte-hole timeout); a line already past it, or
+ *   none holding, leaves the plain wait_ns. Declaring the hole lost at
+ *   wait_ns would drop those records as copies when they come: data that
+ *   arrived, thrown away, and a loss reported that did not happen. The
+ *   price is a gap named later when both lines lost the same records at
+ *   once; records are never held back.
  * - Per line and channel, the line's own next sequence is kept, so each
  *   line's losses are counted (missed) whether or not another line covered
  *   them, and wins and lost races are counted per line.
@@ -243,6 +254,10 @@ struct seq_group {
 	uint32_t nchan;
 	uint32_t pad;
 	uint64_t wait_ns;
+	/* the caller's, at any time: lines holding bytes behind a missing
+	 * segment (bit per line), and how much longer a hole waits for them */
+	uint64_t held_ns;
+	uint8_t held_lines;
 	uint8_t direct[SEQ_DIRECT];  /* channel index of channel numbers below SEQ_DIRECT, SEQ_MAX_CHANNELS none */
 	uint8_t sess[SEQ_MAX_LINES]; /* session generation of each line */
 	struct seq_group_stats st;

@@ -145,6 +145,7 @@ int mtoe_init(struct mtoe *m, const struct mtoe_cfg *cfg, uint8_t *buf, uint64_t
 	m->buf_out = 0;
 	m->seg_conflict = 0;
 	m->buf_lo = 0;
+	m->seg_conn = -1;
 	m->st = z;
 	for (i = 0; i < MTOE_HASH_SIZE; i++)
 		m->hash[i] = 0;
@@ -998,6 +999,7 @@ static void begin(struct mtoe *m, struct mtoe_event *ev, uint32_t cap, uint64_t 
 	m->buf_out = 0;
 	m->buf_lo = 0;
 	m->seg_conflict = 0;
+	m->seg_conn = -1;
 }
 
 static void reverse_seg(struct mtoe *m, uint32_t ci, const struct net_pkt *pkt)
@@ -1100,11 +1102,13 @@ uint32_t mtoe_segment(struct mtoe *m, const struct net_pkt *pkt, struct mtoe_eve
 	}
 	ci = mtoe_lookup_port(m, pkt->in_port, pkt->saddr, pkt->sport, pkt->daddr, pkt->dport);
 	if (ci >= 0) {
+		m->seg_conn = ci;
 		known_seg(m, (uint32_t)ci, pkt);
 		return m->nev;
 	}
 	ci = mtoe_lookup_port(m, pkt->in_port, pkt->daddr, pkt->dport, pkt->saddr, pkt->sport);
 	if (ci >= 0) {
+		m->seg_conn = ci;
 		reverse_seg(m, (uint32_t)ci, pkt);
 		return m->nev;
 	}
@@ -1125,6 +1129,7 @@ uint32_t mtoe_segment(struct mtoe *m, const struct net_pkt *pkt, struct mtoe_eve
 		m->st.no_slot++;
 		return 0;
 	}
+	m->seg_conn = ci;
 	if (fl & TCP_SYN) {
 		open_conn(m, (uint32_t)ci, (uint32_t)f, pkt->seq + 1, 1, pkt->seq);
 		m->conn[ci].st.segments++;

@@ -332,6 +332,8 @@ struct mtoe {
 	uint8_t buf_out;       /* buffer bytes were handed out in this call */
 	uint8_t seg_conflict;
 	uint64_t buf_lo;       /* lowest stream offset handed out from the buffer in this call */
+	int32_t seg_conn;      /* the connection the last mtoe_segment concerned, -1 none (rx_pipe: its
+				* reassembly may now hold bytes behind a hole, or no longer) */
 	struct mtoe_stats st;
 	uint16_t hash[MTOE_HASH_SIZE]; /* connection slot + 1, 0 empty */
 	struct mtoe_conn conn[MTOE_MAX_CONNS];

@@ -454,8 +454,11 @@ static void test_final_poll_hole(void)
  * hole's wait (at a run's pace, or the end-of-capture poll), first releases
  * line 0's bytes: 3 and 4 come (late) and fill the hole, and no
  * TOE_GAP_SEQUENCE is reported. Expiring the holes before the mirror TOE's
- * timers would declare 3..4 lost and then drop them as copies. */
-static void test_poll_fills_hole(uint64_t poll_ns)
+ * timers would declare 3..4 lost and then drop them as copies. With
+ * early_ns, a poll first comes after the hole's wait but before the byte
+ * hole's timeout: line 0 still holds bytes and has not passed 3, so the
+ * hole waits for it (seq_track.h, Choices) instead of being declared lost. */
+static void test_poll_fills_hole(uint64_t early_ns, uint64_t poll_ns)
 {
 	static struct tr_rx t;
 	static struct got g;
@@ -494,6 +497,16 @@ static void test_poll_fills_hole(uint64_t poll_ns)
 		next_into(t.p, &g);
 	}
 	CHECK_EQ(t.p->grp[1].st.holes, 1); /* 3..4, opened by line 1's 5 */
+	CHECK_EQ(t.p->grp[1].held_lines, 1u << 0); /* line 0's m2 and m3 wait behind the heartbeat's segment */
+	if (early_ns) {
+		rx_poll(t.p, early_ns);
+		next_into(t.p, &g);
+		for (i = 0; i < g.n; i++)
+			CHECK(!(g.o[i].kind == RX_OUT_GAP && g.o[i].tick.gap.reason == TOE_GAP_SEQUENCE));
+		CHECK_EQ(t.p->st.seq_gaps, 0);
+		CHECK_EQ(t.p->grp[1].chan[0].nholes, 1);
+		CHECK_EQ(t.p->grp[1].held_lines, 1u << 0);
+	}
 	rx_poll(t.p, poll_ns);
 	next_into(t.p, &g);
 	for (i = 0; i < g.n; i++) {
@@ -507,6 +520,7 @@ static void test_poll_fills_hole(uint64_t poll_ns)
 	CHECK_EQ(seqgaps, 0);
 	CHECK_EQ(t.p->st.seq_gaps, 0);
 	CHECK_EQ(t.p->st.seq_late, 2);
+	CHECK_EQ(t.p->grp[1].held_lines, 0); /* the byte hole timed out: nothing held */
 	tr_frames_free(&l);
 	tr_rx_free(&t);
 }
@@ -771,8 +785,10 @@ int main(void)
 	test_one_line_join();
 	test_udp_line();
 	test_final_poll_hole();
-	test_poll_fills_hole(1 * TR_MS + MTOE_DEFAULT_GAP_NS + SEQ_DEFAULT_WAIT_NS);
-	test_poll_fills_hole(UINT64_MAX);
+	test_poll_fills_hole(0, 1 * TR_MS + MTOE_DEFAULT_GAP_NS + SEQ_DEFAULT_WAIT_NS);
+	test_poll_fills_hole(0, UINT64_MAX);
+	test_poll_fills_hole(1 * TR_MS + SEQ_DEFAULT_WAIT_NS + 1000, 1 * TR_MS + MTOE_DEFAULT_GAP_NS + SEQ_DEFAULT_WAIT_NS);
+	test_poll_fills_hole(1 * TR_MS + SEQ_DEFAULT_WAIT_NS + 1000, UINT64_MAX);
 	test_two_lines();
 	test_gap_lines();
 	test_bad_cfg();

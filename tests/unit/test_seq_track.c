@@ -962,6 +962,68 @@ static void test_wait(void)
 	CHECK_EQ(check(&g, &q, &e, 1, 1, 4, 1 * MS + w + 1, NULL), SEQ_DUP);
 }
 
+/* A line holding bytes behind a missing segment (the caller's held mask)
+ * and not yet past a hole makes the hole wait held_ns more; a line past
+ * it, or no line holding, leaves wait_ns; the bound holds while the line
+ * still holds; by a record, as by a poll. */
+static void test_held_line(void)
+{
+	static struct seq_group g;
+	static struct seq_queue q;
+	static struct evs e;
+	uint64_t w = 1 * MS, hn = 100 * MS;
+	seq_group_init(&g, 0, 2, w);
+	seq_queue_init(&q);
+	e.n = 0;
+	g.held_ns = hn;
+	CHECK_EQ(check(&g, &q, &e, 0, 1, 1, 0, NULL), SEQ_DELIVER);
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 1, 1, NULL), SEQ_DUP);
+	/* line 1 holds (its 2 may be behind its missing segment); line 0 jumps to 4: hole 2..3 */
+	g.held_lines = 1u << 1;
+	CHECK_EQ(check(&g, &q, &e, 0, 1, 4, 1 * MS, NULL), SEQ_DELIVER);
+	CHECK_EQ(g.chan[0].nholes, 1);
+	CHECK_EQ(seq_poll(&g, &q, 1 * MS + w), 0); /* the plain wait is over: still open */
+	CHECK_EQ(check(&g, &q, &e, 0, 1, 5, 1 * MS + w + 1, NULL), SEQ_DELIVER);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 0);
+	/* line 1's bytes come: 2 fills the hole, late */
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 2, 20 * MS, NULL), SEQ_DELIVER);
+	CHECK_EQ(g.chan[0].nholes, 1); /* 3 */
+	/* line 1 is past 2 but not 3 and still holds: 3 still waits, until the bound */
+	gap_due(&g, &q, &e, 1 * MS + w + hn, 1, 3, 3);
+	CHECK_EQ(g.st.holes, 1);
+
+	/* a holding line already past the hole does not make it wait */
+	e.n = 0;
+	g.held_lines = 1u << 1;
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 3, 200 * MS, NULL), SEQ_DUP); /* too late: declared */
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 4, 200 * MS, NULL), SEQ_DUP);
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 5, 200 * MS, NULL), SEQ_DUP);
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 8, 200 * MS, NULL), SEQ_DELIVER); /* hole 6..7, line 1 at 9 */
+	CHECK_EQ(g.chan[0].nholes, 1);
+	gap_due(&g, &q, &e, 200 * MS + w, 1, 6, 7); /* line 0 is not held: the plain wait */
+
+	/* the mask cleared (the byte hole closed without it): the plain wait again */
+	e.n = 0;
+	g.held_lines = 1u << 0;
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 11, 300 * MS, NULL), SEQ_DELIVER); /* hole 9..10; line 0 at 6 */
+	CHECK_EQ(seq_poll(&g, &q, 300 * MS + w), 0);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 0);
+	g.held_lines = 0;
+	seq_poll(&g, &q, 300 * MS + w);
+	drain(&q, &e);
+	CHECK_EQ(e.n, 1);
+	CHECK_EQ(e.ev[0].first, 9);
+	CHECK_EQ(e.ev[0].last, 10);
+	/* held_ns 0 (no byte timeout): never longer */
+	e.n = 0;
+	g.held_lines = 1u << 0;
+	g.held_ns = 0;
+	CHECK_EQ(check(&g, &q, &e, 1, 1, 13, 400 * MS, NULL), SEQ_DELIVER); /* hole 12 */
+	gap_due(&g, &q, &e, 400 * MS + w, 1, 12, 12);
+}
+
 /* More holes than a channel keeps: the oldest becomes a gap early, counted. */
 static void test_hole_overflow(void)
 {
@@ -1044,6 +1106,7 @@ int main(void)
 	test_join_below_start();
 	test_two_line_join_orders();
 	test_wait();
+	test_held_line();
 	test_hole_overflow();
 	test_keys();
 	return test_done("seq_track");
