@@ -50,7 +50,8 @@ struct fast_dict_entry {
 	uint8_t state;  /* FAST_DICT_ASSIGNED or FAST_DICT_EMPTY when gen matches */
 	uint8_t len;
 	uint8_t s[FAST_MAX_STR];
-	uint8_t pad[6];
+	uint8_t u64;    /* FAST_F_MIXED slots: i is a uInt64's bit pattern (else an int64 value) */
+	uint8_t pad[5];
 };
 
 struct fast_dec {

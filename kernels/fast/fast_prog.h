@@ -61,6 +61,9 @@ enum fast_op {
 #define FAST_F_PMAP 0x04     /* GROUP/SEQ: each element carries its own pmap */
 #define FAST_F_UNICODE 0x08  /* BYTES that are a unicode string */
 #define FAST_F_SCALED 0x10   /* integer with decimalPlaces: `scale` holds it */
+#define FAST_F_MIXED 0x20    /* integer whose dictionary entry a uInt64 and a signed or 32-bit field share:
+			      * the entry says which wrote it (fast_dict_entry.u64), so a value reads back
+			      * as itself or not at all (FAST_E_RANGE), never as its bit pattern */
 
 #define FAST_NO_INIT 0xffff
 

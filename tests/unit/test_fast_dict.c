@@ -242,6 +242,66 @@ static void test_shared_wider(void)
 	fv_free(t);
 }
 
+/* A uInt64 sharing a key with signed or 32-bit integer fields (FAST_F_MIXED): a uInt64's value from
+ * 2^63 up is not a negative number to the others, nor a negative value a large one to a uInt64; each
+ * reads back as itself or is out of range (D4), whichever field wrote it and whatever operator reads
+ * it. Such templates take the reference (counted fallbacks); the others stay on the fast path. */
+static void test_shared_u64(void)
+{
+	uint32_t i;
+	struct fv *t = fv_new(FV_XML(
+		"<template name='A' id='1'><uInt64 name='v'><copy key='k'/></uInt64></template>\n"
+		"<template name='B' id='2'><int32 name='v'><copy key='k'/></int32></template>\n"
+		"<template name='C' id='3'><int64 name='v'><copy key='k'/></int64></template>\n"
+		"<template name='D' id='4'><uInt64 name='v'><increment key='k'/></uInt64></template>\n"
+		"<template name='E' id='5'><int64 name='v'><delta key='k'/></int64></template>\n"
+		"<template name='F' id='6'><uInt64 name='v'><delta key='k'/></uInt64></template>\n"
+		"<template name='G' id='7'><int64 name='w'><copy key='j'/></int64></template>\n"
+		"<template name='H' id='8'><int32 name='w'><copy key='j'/></int32></template>\n"));
+	if (!t)
+		return;
+	for (i = 0; i < 8; i++) {
+		int mixed = i < 6;
+		CHECK_EQ((t->prog.instr[t->prog.tpl[i].first].flags & FAST_F_MIXED) != 0, mixed);
+		CHECK_EQ(fastx_prog_why(t->xp, i)[0] != 0, mixed);
+	}
+	/* A sets k = 2^64 - 1: the others' copy and delta refuse it, D's increment wraps as a uInt64's */
+	DEC_OK(t, "E0 81 | 01 7F 7F 7F 7F 7F 7F 7F 7F FF");
+	V_I(t, 0, -1); /* (the bit pattern of 2^64 - 1) */
+	DEC_ERR(t, "C0 82", FAST_E_RANGE); /* B: not -1 */
+	DEC_ERR(t, "C0 83", FAST_E_RANGE); /* C */
+	DEC_ERR(t, "C0 85 | 80", FAST_E_RANGE); /* E: 2^64 - 1 + 0 */
+	DEC_OK(t, "C0 81");
+	V_I(t, 0, -1);
+	/* A sets k = 2^63: F subtracts 1 (a uInt64 reading a uInt64's), then C reads 2^63 - 1 */
+	DEC_OK(t, "E0 81 | 01 00 00 00 00 00 00 00 00 80");
+	V_I(t, 0, INT64_MIN);
+	DEC_ERR(t, "C0 83", FAST_E_RANGE);
+	DEC_OK(t, "C0 86 | FF");
+	V_I(t, 0, INT64_MAX);
+	DEC_OK(t, "C0 83");
+	V_I(t, 0, INT64_MAX);
+	/* C sets k = -5: B takes it; a uInt64 refuses it by copy, increment and delta */
+	DEC_OK(t, "E0 83 | FB");
+	V_I(t, 0, -5);
+	DEC_OK(t, "C0 82");
+	V_I(t, 0, -5);
+	DEC_ERR(t, "C0 81", FAST_E_RANGE);
+	DEC_ERR(t, "C0 84", FAST_E_RANGE);
+	DEC_ERR(t, "C0 86 | 80", FAST_E_RANGE);
+	/* C sets k = 7: a uInt64 takes it, D increments it to 8, and B and C read the uInt64's 8 */
+	DEC_OK(t, "E0 83 | 87");
+	DEC_OK(t, "C0 81");
+	V_I(t, 0, 7);
+	DEC_OK(t, "C0 84");
+	V_I(t, 0, 8);
+	DEC_OK(t, "C0 82");
+	V_I(t, 0, 8);
+	DEC_OK(t, "C0 83");
+	V_I(t, 0, 8);
+	fv_free(t);
+}
+
 int main(void)
 {
 	test_template_id();
@@ -250,5 +310,6 @@ int main(void)
 	test_states();
 	test_counters();
 	test_shared_wider();
+	test_shared_u64();
 	return test_done("fast_dict");
 }

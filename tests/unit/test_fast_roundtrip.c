@@ -174,6 +174,13 @@ static void expect(const struct fast_rec *r, const char *hex, int line)
 }
 #define EXPECT(r, hex) expect((r), (hex), __LINE__)
 
+#define FV_MIXED_XML                                                                                    \
+	"<?xml version=\"1.0\"?>\n<templates xmlns=\"http://www.fixprotocol.org/ns/fast/td/1.1\">\n"           \
+	"<template name='A' id='1'><uInt64 name='v'><copy key='k'/></uInt64></template>\n"                  \
+	"<template name='B' id='2'><int32 name='v'><copy key='k'/></int32></template>\n"                    \
+	"<template name='E' id='3'><int64 name='v'><delta key='k'/></int64></template>\n"                   \
+	"</templates>\n"
+
 /* ---- (1) hand-derived encodings --------------------------------------- */
 
 static const char hand_xml[] =
@@ -1135,9 +1142,37 @@ out:
 	free(fs);
 }
 
+/* A key a uInt64 shares with an int32 and an int64 (FAST_F_MIXED): the uInt64's 2^64 - 1 is not a copy
+ * of the int32's -1 (a decoder refuses that copy: out of range), so -1 is sent; and no delta can start
+ * from it for the int64 (out of range, as the decoder says). */
+static void test_shared_u64(void)
+{
+	uint8_t out[64];
+	if (compile(FV_MIXED_XML))
+		return;
+	fast_enc_init(&enc, &prog);
+	fast_dec_init(&dec, &prog);
+	rb_start(&rec, 1);
+	vi(&rec, "v", 1, -1); /* 2^64 - 1 */
+	EXPECT(&rec, "E0 81 | 01 7F 7F 7F 7F 7F 7F 7F 7F FF");
+	rb_start(&rec, 2);
+	vi(&rec, "v", 1, -1);
+	EXPECT(&rec, "E0 82 | FF"); /* sent, not "C0 82" */
+	rb_start(&rec, 3);
+	vi(&rec, "v", 1, 4);
+	EXPECT(&rec, "C0 83 | 85"); /* a delta of 5 from the int32's -1 */
+	rb_start(&rec, 1);
+	vi(&rec, "v", 1, INT64_MIN); /* 2^63 */
+	EXPECT(&rec, "E0 81 | 01 00 00 00 00 00 00 00 00 80");
+	rb_start(&rec, 3);
+	vi(&rec, "v", 1, 0);
+	CHECK(fast_enc_record(&enc, &rec, out, sizeof out) < 0); /* no delta from 2^63 for an int64 */
+}
+
 int main(void)
 {
 	test_hand();
+	test_shared_u64();
 	test_properties();
 	sse_roundtrip("conf/templates/sse-l2-3201-5801.xml", 1);
 	sse_roundtrip("conf/templates/sse-ngts-2.02-3201.xml", 0);

@@ -508,6 +508,36 @@ static int get_slot(struct cc *c, xmlNodePtr n, const struct lex *lx, const char
 	return p->ndict++;
 }
 
+static int is_int_kind(uint32_t kind)
+{
+	return kind == FAST_K_I32 || kind == FAST_K_U32 || kind == FAST_K_I64 || kind == FAST_K_U64 ||
+	       kind == FAST_K_DEC_EXP || kind == FAST_K_DEC_MANT || kind == FAST_K_SEQ;
+}
+
+/* Integer fields may share a dictionary entry whatever their widths (the
+ * value is what is shared; one that does not fit the reader is FAST_E_RANGE).
+ * An entry's int64 holds every type's value exactly but a uInt64's from 2^63
+ * up, kept as its bit pattern: where a uInt64 shares an entry with a field of
+ * another integer type, the users are marked FAST_F_MIXED and the decoder
+ * keeps which type wrote it. Elsewhere the reader's own type says. */
+static void mark_mixed(struct fast_prog *p)
+{
+	uint8_t seen[FAST_MAX_DICT]; /* bit 0: a uInt64 uses the slot, bit 1: another integer */
+	uint32_t i;
+	memset(seen, 0, sizeof seen);
+	for (i = 0; i < p->ninstr; i++) {
+		const struct fast_instr *in = &p->instr[i];
+		if (in->dict == DICT_NONE || in->dict >= FAST_MAX_DICT || !is_int_kind(in->kind))
+			continue;
+		seen[in->dict] |= in->kind == FAST_K_U64 ? 1u : 2u;
+	}
+	for (i = 0; i < p->ninstr; i++) {
+		struct fast_instr *in = &p->instr[i];
+		if (in->dict != DICT_NONE && in->dict < FAST_MAX_DICT && is_int_kind(in->kind) && seen[in->dict] == 3u)
+			in->flags |= FAST_F_MIXED;
+	}
+}
+
 static int needs_bit(int op, int optional)
 {
 	switch (op) {
@@ -1077,6 +1107,7 @@ static int compile_doc(struct cc *c, xmlDocPtr doc)
 	for (i = 0; i < p->ntpl; i++)
 		if (compile_template(c, c->tdef[i], i))
 			return -1;
+	mark_mixed(p);
 	p->magic = FAST_PROG_MAGIC;
 	p->version = FAST_PROG_VERSION;
 	return 0;

@@ -6,8 +6,9 @@
  * fastx_int.h. What the specialised decoder does not handle marks the whole
  * template for the reference (fastx_tpl.ok = 0, with the reason in fastx_prog.why[]):
  * sequences, groups, decimals, byte vectors and unicode strings, string
- * delta/tail, more than 63 presence bits or more values than the reference
- * accepts. The reasons are reported by fastx_prog_why() (toe-fastdump
+ * delta/tail, a dictionary entry a uInt64 shares with another integer type
+ * (FAST_F_MIXED), more than 63 presence bits or more values than the
+ * reference accepts. The reasons are reported by fastx_prog_why() (toe-fastdump
  * --stats), so a template file that misses the fast path says so.
  */
 #include <stddef.h>
@@ -89,6 +90,8 @@ static int lower_tpl(struct fastx_prog *xp, uint32_t t)
 			return fail(xp, t, "sequence or group", pc);
 		if (!is_int && in->kind != FAST_K_ASCII)
 			return fail(xp, t, "decimal, byte vector or unicode field", pc);
+		if (in->flags & FAST_F_MIXED) /* the reference keeps which type wrote the entry */
+			return fail(xp, t, "entry shared by a uInt64 and another integer type", pc);
 		o->opt = (in->flags & FAST_F_OPTIONAL) ? 1 : 0;
 		o->has_init = (in->flags & FAST_F_HAS_INIT) ? 1 : 0;
 		o->dict = in->dict & (FAST_MAX_DICT - 1);
