@@ -222,6 +222,8 @@ static void chan_init(struct seq_chan *c, uint32_t id)
 		c->hole[i].first = 0;
 		c->hole[i].last = 0;
 		c->hole[i].since = 0;
+		c->hole[i].held = 0;
+		c->hole[i].pad = 0;
 	}
 }
 
@@ -374,10 +376,11 @@ static void hole_insert(struct seq_group *g, struct seq_queue *q, struct seq_cha
 	c->hole[at].first = first;
 	c->hole[at].last = last;
 	c->hole[at].since = since;
+	c->hole[at].held = 0;
+	c->hole[at].pad = 0;
 	c->nholes++;
 }
 
-/* Holes of c whose wait ran out: gaps, oldest first, while q has room. 1 when some had to wait. */
 /* How long hole h waits: wait_ns, and held_ns more while a line holding
  * bytes behind a missing segment has not passed its first sequence (that
  * line may carry it; seq_track.h, Choices). A later hole opened no
@@ -394,14 +397,21 @@ static uint64_t hole_wait(const struct seq_group *g, const struct seq_chan *c, c
 	return g->wait_ns;
 }
 
+/* Holes of c whose wait ran out: gaps, oldest first, while q has room. 1 when some had to wait. */
 static int expire(struct seq_group *g, struct seq_queue *q, struct seq_chan *c, uint64_t now)
 {
 	uint32_t i;
 	for (i = 0; i < SEQ_MAX_HOLES; i++) {
+		struct seq_hole *h = &c->hole[0];
 		if (c->nholes == 0)
 			return 0;
-		if (now < c->hole[0].since || now - c->hole[0].since < hole_wait(g, c, &c->hole[0]))
+		if (now < h->since || now - h->since < g->wait_ns)
 			return 0;
+		if (now - h->since < hole_wait(g, c, h)) {
+			g->st.held_waits += !h->held;
+			h->held = 1;
+			return 0;
+		}
 		if (q->head - q->tail >= SEQ_QUEUE) {
 			g->st.queue_full++;
 			return 1;
@@ -424,8 +434,12 @@ static void fill(struct seq_group *g, struct seq_queue *q, struct seq_chan *c, u
 		h->last--;
 	} else {
 		uint64_t upper_last = h->last, since = h->since;
+		uint32_t held = h->held, k;
 		h->last = s - 1;
 		hole_insert(g, q, c, i + 1, s + 1, upper_last, since);
+		for (k = 0; k < SEQ_MAX_HOLES; k++) /* the upper part is the same hole: counted once */
+			if (k < c->nholes && c->hole[k].first == s + 1)
+				c->hole[k].held = held;
 	}
 }
 

@@ -167,6 +167,8 @@ struct seq_queue {
 struct seq_hole {
 	uint64_t first, last; /* missing [first, last] */
 	uint64_t since;       /* when it opened (ns) */
+	uint32_t held;        /* kept open past wait_ns for a holding line (counted in held_waits) */
+	uint32_t pad;
 };
 
 /* Per line of a group. */
@@ -191,6 +193,7 @@ struct seq_hole {
 	X(gaps)         /* gap events: ranges no line delivered */                        \
 	X(missing)      /* sequence numbers in them */                                    \
 	X(hole_overflow) /* holes declared early because a channel had SEQ_MAX_HOLES open */ \
+	X(held_waits)   /* holes kept open past wait_ns for a line holding bytes (held_lines), once each */ \
 	X(restarts)                                                                       \
 	X(untracked)    /* records of channels beyond SEQ_MAX_CHANNELS: delivered unchecked */ \
 	X(queue_full)   /* timeouts postponed because the event queue was full (retried) */

@@ -521,6 +521,7 @@ static void test_poll_fills_hole(uint64_t early_ns, uint64_t poll_ns)
 	CHECK_EQ(t.p->st.seq_gaps, 0);
 	CHECK_EQ(t.p->st.seq_late, 2);
 	CHECK_EQ(t.p->grp[1].held_lines, 0); /* the byte hole timed out: nothing held */
+	CHECK_EQ(t.p->grp[1].st.held_waits, early_ns ? 1 : 0); /* (one poll: the timers first, no wait) */
 	tr_frames_free(&l);
 	tr_rx_free(&t);
 }

@@ -987,11 +987,13 @@ static void test_held_line(void)
 	drain(&q, &e);
 	CHECK_EQ(e.n, 0);
 	/* line 1's bytes come: 2 fills the hole, late */
+	CHECK_EQ(g.st.held_waits, 1); /* once, though looked at twice */
 	CHECK_EQ(check(&g, &q, &e, 1, 1, 2, 20 * MS, NULL), SEQ_DELIVER);
 	CHECK_EQ(g.chan[0].nholes, 1); /* 3 */
 	/* line 1 is past 2 but not 3 and still holds: 3 still waits, until the bound */
 	gap_due(&g, &q, &e, 1 * MS + w + hn, 1, 3, 3);
 	CHECK_EQ(g.st.holes, 1);
+	CHECK_EQ(g.st.held_waits, 1);
 
 	/* a holding line already past the hole does not make it wait */
 	e.n = 0;
