@@ -124,6 +124,21 @@ static void delivered_clear(void)
 	memset(cov, 0, sizeof cov);
 }
 
+/* A RESTART entry: a channel starts its numbering again, so its coverage starts afresh (and the
+ * repeat check forgets every key: the table has no per-channel removal). A MsgSeqNum restart
+ * (TOE_CHANNEL_NONE) changes no channel's numbering: the records' checks go on across it (clearing
+ * them there made a record delivered before it look lost when a lower one came after). */
+static void restart_clear(const struct rx_out *o)
+{
+	uint32_t g = (uint32_t)o->tick.hdr.group - 1u, chan = o->tick.reset.channel;
+	if (chan == TOE_CHANNEL_NONE)
+		return;
+	memset(dk, 0, sizeof dk);
+	ndk = 0;
+	if (g < RX_MAX_GROUPS && chan < SEQ_DIRECT)
+		memset(&cov[g][chan], 0, sizeof cov[g][chan]);
+}
+
 /* A delivered record of a tracked channel: FAIL when its key was delivered before. */
 static void delivered_once(const struct rx_out *o)
 {
@@ -302,7 +317,7 @@ static void drain(const uint8_t *frame, uint32_t len)
 			trace_entry(&o);
 		bytes_accounted(&o);
 		if (o.kind == RX_OUT_RESET && o.tick.reset.reason == TOE_RESET_RESTART)
-			delivered_clear(); /* a channel (or the MsgSeqNum) starts again */
+			restart_clear(&o);
 		if (o.kind == RX_OUT_RECORD && (pipe_.cfg.flags & RX_CFG_SEQ))
 			delivered_once(&o);
 		if (o.kind == RX_OUT_GAP && o.tick.gap.reason == TOE_GAP_SEQUENCE && o.tick.gap.channel < SEQ_DIRECT &&
