@@ -10,8 +10,9 @@
 #   1. verify_checksums = auto (the default): toed trusts the kernel's
 #      per-frame status, the client receives exactly the truth, and
 #      net tcp.csum_not_ready counts the segments let through unchecked;
-#   2. verify_checksums = yes: every segment fails, nothing is delivered, and
-#      the log says why once, naming checksum offload and the key to set.
+#   2. verify_checksums = yes: the segments fail (the odd one whose checksum
+#      the stack filled itself passes, and only its ticks come), and the log
+#      says why once, naming checksum offload and the key to set.
 # Needs root, ip, tc, ethtool, python3. Takes about 15 s.
 . "$(dirname "$0")/toed_common.sh"
 . "$(dirname "$0")/lib_netns.sh"
@@ -83,7 +84,17 @@ say "auto: $all ticks equal to the truth; $nr segments marked not ready by AF_PA
 CLIENT_TIMEOUT=6 # nothing comes: the client gives up after this long
 run yes 9102 yes
 got=$(wc -l <"$TMP/ticks.yes")
-[ "$got" -eq 0 ] || fail "yes: $got ticks delivered although every checksum is unfilled"
+if [ "$got" -ne 0 ]; then
+	# the stack fills a segment's checksum itself now and then (seen once under a loaded make test):
+	# such a segment passes, and its ticks are right; nothing else may come through
+	ok_bytes=$(json_num "$TMP/stats.yes" tcp.in_octets)
+	[ "${ok_bytes:-0}" -gt 0 ] || fail "yes: $got ticks delivered although no segment passed its checksum"
+	[ "$got" -lt "$all" ] || fail "yes: all $got ticks delivered although checksums are left to offload"
+	sort "$TMP/truth.jsonl" >"$TMP/truth.sorted"
+	sort "$TMP/ticks.yes" | comm -23 - "$TMP/truth.sorted" | grep -q . &&
+		fail "yes: a delivered tick is not in the truth"
+	say "yes: $got ticks from $ok_bytes payload bytes whose checksums the stack had filled (they passed)"
+fi
 bad=$(json_num "$TMP/stats.yes" tcp.drop_tcp_csum)
 [ "${bad:-0}" -ge 64 ] || fail "yes: tcp.drop_tcp_csum is ${bad:-0}"
 n=$(grep -c "failed checksum verification" "$TMP/toed.log")
