@@ -160,6 +160,13 @@ static void init_common(struct rx_pipe *p, const struct rx_cfg *cfg, const struc
 		seq_msg_init(&p->msg[i]);
 }
 
+/* How much longer an arbitration hole waits for a line holding bytes behind
+ * a byte hole (held_conn): twice the byte hole's timeout, none without one. */
+static uint64_t held_wait_ns(uint64_t gap_timeout_ns)
+{
+	return gap_timeout_ns > UINT64_MAX / 2 ? UINT64_MAX : 2 * gap_timeout_ns;
+}
+
 /* RX_CFG_SEQ: check cfg->seq, resolve the keys, size each group by its
  * highest line, and let every stream report its messages. */
 static int init_seq(struct rx_pipe *p, const struct rx_cfg *cfg)
@@ -192,8 +199,10 @@ static int init_seq(struct rx_pipe *p, const struct rx_cfg *cfg)
 			nl[g] = l + 1;
 	}
 	seq_keys_resolve(&p->keys, p->prog, sc->fields, sc->nfields);
-	for (i = 0; i < RX_MAX_GROUPS; i++)
+	for (i = 0; i < RX_MAX_GROUPS; i++) {
 		seq_group_init(&p->grp[i], i, nl[i], sc->wait_ns);
+		p->grp[i].held_ns = held_wait_ns(cfg->mtoe.gap_timeout_ns);
+	}
 	for (i = 0; i < RX_MAX_STREAMS; i++) {
 		if (i >= p->nstreams)
 			break;
@@ -415,15 +424,17 @@ static void held_conn(struct rx_pipe *p, int32_t ci)
 		p->grp[g].held_lines |= (uint8_t)bit;
 	else
 		p->grp[g].held_lines &= (uint8_t)~bit;
-	p->grp[g].held_ns = p->mtoe.cfg.gap_timeout_ns > UINT64_MAX / 2 ? UINT64_MAX : 2 * p->mtoe.cfg.gap_timeout_ns;
 }
 
-/* Every group's held_lines from the connections (after the timers). */
+/* Every group's held_lines from the connections, and its held_ns from the
+ * configuration (after the timers). */
 static void held_all(struct rx_pipe *p)
 {
 	uint32_t g, ci;
-	for (g = 0; g < RX_MAX_GROUPS; g++)
+	for (g = 0; g < RX_MAX_GROUPS; g++) {
 		p->grp[g].held_lines = 0;
+		p->grp[g].held_ns = held_wait_ns(p->mtoe.cfg.gap_timeout_ns); /* (live on reload) */
+	}
 	for (ci = 0; ci < MTOE_MAX_CONNS; ci++)
 		if (ci < p->cfg.mtoe.max_conns && p->mtoe.conn[ci].nranges != 0)
 			held_conn(p, (int32_t)ci);

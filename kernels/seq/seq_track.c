@@ -354,7 +354,7 @@ static void hole_remove(struct seq_chan *c, uint32_t at)
 /* Open hole [first, last] at position `at` (holes stay oldest first). A
  * full table declares its oldest hole first. */
 static void hole_insert(struct seq_group *g, struct seq_queue *q, struct seq_chan *c, uint32_t at,
-			uint64_t first, uint64_t last, uint64_t since)
+			uint64_t first, uint64_t last, uint64_t since, uint32_t held)
 {
 	uint32_t i;
 	if (c->nholes >= SEQ_MAX_HOLES) {
@@ -376,7 +376,7 @@ static void hole_insert(struct seq_group *g, struct seq_queue *q, struct seq_cha
 	c->hole[at].first = first;
 	c->hole[at].last = last;
 	c->hole[at].since = since;
-	c->hole[at].held = 0;
+	c->hole[at].held = held;
 	c->hole[at].pad = 0;
 	c->nholes++;
 }
@@ -434,12 +434,9 @@ static void fill(struct seq_group *g, struct seq_queue *q, struct seq_chan *c, u
 		h->last--;
 	} else {
 		uint64_t upper_last = h->last, since = h->since;
-		uint32_t held = h->held, k;
+		uint32_t held = h->held; /* the upper part is the same hole: counted once */
 		h->last = s - 1;
-		hole_insert(g, q, c, i + 1, s + 1, upper_last, since);
-		for (k = 0; k < SEQ_MAX_HOLES; k++) /* the upper part is the same hole: counted once */
-			if (k < c->nholes && c->hole[k].first == s + 1)
-				c->hole[k].held = held;
+		hole_insert(g, q, c, i + 1, s + 1, upper_last, since, held);
 	}
 }
 
@@ -622,7 +619,7 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 		if (g->nlines <= 1 && !reorders) {
 			gap(g, q, c, L, c->next, s - 1);
 		} else {
-			hole_insert(g, q, c, SEQ_MAX_HOLES, c->next, s - 1, now);
+			hole_insert(g, q, c, SEQ_MAX_HOLES, c->next, s - 1, now, 0);
 			g->st.holes++;
 		}
 		c->next = s + 1;
@@ -653,7 +650,7 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 	 * (dropped) when they come microseconds later (seq_track.h, Choices). */
 	if (now >= c->start_ns && now - c->start_ns < g->wait_ns) {
 		if (s + 1 < c->low) {
-			hole_insert(g, q, c, SEQ_MAX_HOLES, s + 1, c->low - 1, now);
+			hole_insert(g, q, c, SEQ_MAX_HOLES, s + 1, c->low - 1, now, 0);
 			g->st.holes++;
 		}
 		c->low = s;
