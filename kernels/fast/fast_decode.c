@@ -256,26 +256,6 @@ static int64_t incr(uint32_t type, int64_t v)
 	}
 }
 
-/* Whether entry e's value is outside an integer field of type `type` by its
- * sign alone: a uInt64's from 2^63 up (kept as its bit pattern) read by
- * another integer type, or a negative one read by a uInt64. Only entries
- * that a uInt64 and another integer type share (FAST_F_MIXED) can hold
- * either; a value of another width that does not fit is fit()'s. */
-static inline int sign_clash(const struct fast_instr *in, const struct fast_dict_entry *e, uint32_t type)
-{
-	if (!(in->flags & FAST_F_MIXED) || e->i >= 0)
-		return 0;
-	return (type == IT_U64) != (e->u64 != 0);
-}
-
-/* Which type wrote a FAST_F_MIXED entry (left alone elsewhere: the CPU
- * decoder shares the dictionary and writes no such byte). */
-static inline void dict_mark(const struct fast_instr *in, struct fast_dict_entry *e, uint32_t type)
-{
-	if (in->flags & FAST_F_MIXED)
-		e->u64 = type == IT_U64;
-}
-
 /* Decode an integer field (also a decimal's exponent or mantissa, and a
  * sequence length) with its operator. */
 static inline __attribute__((always_inline)) int dec_int(struct ctx *x, const struct fast_instr *in, int64_t *val, uint32_t *present)
@@ -312,7 +292,7 @@ static inline __attribute__((always_inline)) int dec_int(struct ctx *x, const st
 				return err;
 			if (*present) {
 				dict_set_int(x, e, *val, 0);
-				dict_mark(in, e, type);
+				fast_dict_mark(in->flags, e, type == IT_U64);
 			} else {
 				dict_set_empty(x, e);
 			}
@@ -322,21 +302,21 @@ static inline __attribute__((always_inline)) int dec_int(struct ctx *x, const st
 		if (st == FAST_DICT_ASSIGNED) {
 			/* the entry may hold another integer field's value (fields of any widths may share a
 			 * key): D4, out of this field's range */
-			if (sign_clash(in, e, type))
+			if (fast_dict_sign_clash(in->flags, e, type == IT_U64))
 				return FAST_E_RANGE;
 			err = fit(type, in->op == FAST_OP_INCR ? incr(type, e->i) : e->i, val);
 			if (err)
 				return err;
 			*present = 1;
 			e->i = *val;
-			dict_mark(in, e, type);
+			fast_dict_mark(in->flags, e, type == IT_U64);
 			return FAST_OK;
 		}
 		if (st == FAST_DICT_UNDEF && (in->flags & FAST_F_HAS_INIT)) {
 			*val = in->kind == FAST_K_DEC_EXP ? init_of(x, in)->exp : init_of(x, in)->i;
 			*present = 1;
 			dict_set_int(x, e, *val, 0);
-			dict_mark(in, e, type);
+			fast_dict_mark(in->flags, e, type == IT_U64);
 			return FAST_OK;
 		}
 		*present = 0;
@@ -354,7 +334,7 @@ static inline __attribute__((always_inline)) int dec_int(struct ctx *x, const st
 		if (err || !*present)
 			return err;
 		st = dict_state(x, e);
-		if (st == FAST_DICT_ASSIGNED && sign_clash(in, e, type))
+		if (st == FAST_DICT_ASSIGNED && fast_dict_sign_clash(in->flags, e, type == IT_U64))
 			return FAST_E_RANGE;
 		if (st == FAST_DICT_ASSIGNED)
 			base = e->i;
@@ -378,7 +358,7 @@ static inline __attribute__((always_inline)) int dec_int(struct ctx *x, const st
 				return err;
 		}
 		dict_set_int(x, e, *val, 0);
-		dict_mark(in, e, type);
+		fast_dict_mark(in->flags, e, type == IT_U64);
 		return FAST_OK;
 	}
 	default:

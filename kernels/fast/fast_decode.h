@@ -54,6 +54,27 @@ struct fast_dict_entry {
 	uint8_t pad[5];
 };
 
+/* Entries a uInt64 shares with another integer type (FAST_F_MIXED in the
+ * field's flags): whether e's value is outside the reader by its sign alone
+ * -- a uInt64's from 2^63 up (kept as its bit pattern) read by another
+ * integer type, or a negative one read by a uInt64 (D4: FAST_E_RANGE) --
+ * and, on a write, which of the two wrote it. The decoder and the encoder
+ * (host/fast_encode.c) apply the same rule. Elsewhere the reader's own type
+ * says, and nothing is kept (the CPU decoder shares the dictionary and
+ * writes no such byte). */
+static inline int fast_dict_sign_clash(uint32_t flags, const struct fast_dict_entry *e, uint32_t reader_u64)
+{
+	if (!(flags & FAST_F_MIXED) || e->i >= 0)
+		return 0;
+	return (reader_u64 != 0) != (e->u64 != 0);
+}
+
+static inline void fast_dict_mark(uint32_t flags, struct fast_dict_entry *e, uint32_t writer_u64)
+{
+	if (flags & FAST_F_MIXED)
+		e->u64 = writer_u64 != 0;
+}
+
 struct fast_dec {
 	const struct fast_prog *prog;
 	uint32_t gen;

@@ -174,13 +174,6 @@ static void expect(const struct fast_rec *r, const char *hex, int line)
 }
 #define EXPECT(r, hex) expect((r), (hex), __LINE__)
 
-#define FV_MIXED_XML                                                                                    \
-	"<?xml version=\"1.0\"?>\n<templates xmlns=\"http://www.fixprotocol.org/ns/fast/td/1.1\">\n"           \
-	"<template name='A' id='1'><uInt64 name='v'><copy key='k'/></uInt64></template>\n"                  \
-	"<template name='B' id='2'><int32 name='v'><copy key='k'/></int32></template>\n"                    \
-	"<template name='E' id='3'><int64 name='v'><delta key='k'/></int64></template>\n"                   \
-	"</templates>\n"
-
 /* ---- (1) hand-derived encodings --------------------------------------- */
 
 static const char hand_xml[] =
@@ -1145,10 +1138,17 @@ out:
 /* A key a uInt64 shares with an int32 and an int64 (FAST_F_MIXED): the uInt64's 2^64 - 1 is not a copy
  * of the int32's -1 (a decoder refuses that copy: out of range), so -1 is sent; and no delta can start
  * from it for the int64 (out of range, as the decoder says). */
+static const char mixed_xml[] =
+	"<templates xmlns=\"http://www.fixprotocol.org/ns/fast/td/1.1\">"
+	"<template name=\"A\" id=\"1\"><uInt64 name=\"v\"><copy key=\"k\"/></uInt64></template>"
+	"<template name=\"B\" id=\"2\"><int32 name=\"v\"><copy key=\"k\"/></int32></template>"
+	"<template name=\"E\" id=\"3\"><int64 name=\"v\"><delta key=\"k\"/></int64></template>"
+	"</templates>";
+
 static void test_shared_u64(void)
 {
 	uint8_t out[64];
-	if (compile(FV_MIXED_XML))
+	if (compile(mixed_xml))
 		return;
 	fast_enc_init(&enc, &prog);
 	fast_dec_init(&dec, &prog);

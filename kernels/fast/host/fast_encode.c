@@ -320,23 +320,6 @@ static void dict_assign(struct fast_enc *e, uint16_t slot, const struct sval *v)
 		memmove(d->s, v->s, v->len); /* v->s may point into d->s */
 }
 
-/* As the decoder (fast_decode.c sign_clash, dict_mark): in a slot a uInt64
- * shares with another integer kind (FAST_F_MIXED) the entry says whether a
- * uInt64 wrote it; a value from 2^63 up read by another kind, or a negative
- * one read by a uInt64, is out of range, so it is never a copy's,
- * increment's or delta's base. */
-static int dict_clash(const struct fast_enc *e, uint16_t slot, const struct fast_instr *ins, enum vtype t)
-{
-	const struct fast_dict_entry *d = &e->dict[slot];
-	return (ins->flags & FAST_F_MIXED) && d->i < 0 && (t == T_U64) != (d->u64 != 0);
-}
-
-static void dict_mark(struct fast_enc *e, uint16_t slot, const struct fast_instr *ins, enum vtype t)
-{
-	if (ins->flags & FAST_F_MIXED)
-		e->dict[slot].u64 = t == T_U64;
-}
-
 static void dict_empty(struct fast_enc *e, uint16_t slot)
 {
 	struct fast_dict_entry *d = &e->dict[slot];
@@ -612,7 +595,8 @@ static void put_field(struct ctx *c, struct pmap *pm, const struct fast_instr *i
 			dict_value(e, slot, &prev);
 			if (ins->op == FAST_OP_INCR)
 				prev.i = incr(t, prev.i);
-			clear_ok = v->present && sval_eq(t, v, &prev) && !dict_clash(e, slot, ins, t);
+			clear_ok = v->present && sval_eq(t, v, &prev) &&
+				   !fast_dict_sign_clash(ins->flags, &e->dict[slot], t == T_U64);
 		} else if (st == FAST_DICT_UNDEF) {
 			/* the initial value (entry assigned), or, without one, absent
 			 * for an optional field (entry becomes empty) */
@@ -627,7 +611,7 @@ static void put_field(struct ctx *c, struct pmap *pm, const struct fast_instr *i
 			pmap_add(pm, 0);
 			if (v->present) {
 				dict_assign(e, slot, v);
-				dict_mark(e, slot, ins, t);
+				fast_dict_mark(ins->flags, &e->dict[slot], t == T_U64);
 			} else {
 				dict_empty(e, slot);
 			}
@@ -652,7 +636,7 @@ static void put_field(struct ctx *c, struct pmap *pm, const struct fast_instr *i
 			put_value(c, t, optional, v);
 		}
 		dict_assign(e, slot, v);
-		dict_mark(e, slot, ins, t);
+		fast_dict_mark(ins->flags, &e->dict[slot], t == T_U64);
 		return;
 	}
 
@@ -661,7 +645,8 @@ static void put_field(struct ctx *c, struct pmap *pm, const struct fast_instr *i
 		 * 0 / "" ; an empty entry has no base (D6). */
 		struct sval base = { .present = 1 };
 		int st = dict_state(e, slot);
-		if (st == FAST_DICT_ASSIGNED && v->present && dict_clash(e, slot, ins, t)) {
+		if (st == FAST_DICT_ASSIGNED && v->present &&
+		    fast_dict_sign_clash(ins->flags, &e->dict[slot], t == T_U64)) {
 			fail(c, FAST_E_RANGE); /* no base a decoder would take */
 			return;
 		}
@@ -676,7 +661,7 @@ static void put_field(struct ctx *c, struct pmap *pm, const struct fast_instr *i
 		put_delta(c, t, optional, &base, v);
 		if (v->present) {
 			dict_assign(e, slot, v);
-			dict_mark(e, slot, ins, t);
+			fast_dict_mark(ins->flags, &e->dict[slot], t == T_U64);
 		}
 		return;
 	}
