@@ -35,18 +35,20 @@
 #           well under the mirror TOE's 20 ms allowance for an ACK seen before
 #           the data it acknowledges) and loss decided by each message's
 #           MsgSeqNum (A 7%, B 5% of messages 10..900, and 1.5% on both), so the test computes
-#           which messages each line lost, and which both lost, with the same
-#           hash in Python (a message that shares a segment with the one
-#           before it, after a retransmission or a coalesced send, escapes the
-#           hash: at most a quarter may; the link's losses and reordering make
-#           Linux retransmit, and a retransmission often carries several
-#           messages). Checks: every record of the feed
-#           reaches the "ab" client exactly once or lies in exactly one
+#           which messages each line may lose with the same hash in Python
+#           (a message that shares a segment with the one before it, after a
+#           retransmission or a coalesced send, escapes the hash; the link's
+#           losses and reordering make Linux retransmit, and a retransmission
+#           often carries several messages), and which ones really started a
+#           dropped segment from the program's map lossy_dropped
+#           (bpf_map_sum, read before the filters go). Checks: every record of
+#           the feed reaches the "ab" client exactly once or lies in exactly one
 #           TOE_GAP_SEQUENCE range, never both; a record is in a sequence gap
 #           exactly when both lines lost its message (the lines' own
 #           TOE_GAP_MSG_SEQ records say what each lost, and include the
-#           messages the hash dropped); the messages both lines lost per the
-#           hash are there (the scenario really loses on both) and are gaps
+#           messages its leg dropped, but for one in 20 that a spurious
+#           retransmission may carry again); the messages both legs dropped
+#           are there (the scenario really loses on both) and are gaps
 #           naming the right channel and BizIndex range; a record one line
 #           lost was delivered by the other; every record says group 2 and a
 #           line; the "a" client only sees line 0; toectl stats --json shows
@@ -77,6 +79,7 @@ FEEDSIM=$BUILD/bin/toe-feedsim
 SOCKRX=$BUILD/bin/toe-sockrx
 TICK=$BUILD/itest/tick_client
 TOECTL=$BUILD/bin/toectl
+MAPSUM=$BUILD/itest/bpf_map_sum
 MODES=${TOE_AB_MODES:-conn port}
 PA=5261
 PB=5262
@@ -95,7 +98,7 @@ script_needs_root
 script_needs_tools ip tc ethtool clang gcc timeout
 script_needs_python
 script_needs_bpf_headers
-script_build "$TOED" "$FEEDSIM" "$SOCKRX" "$TICK" "$TOECTL"
+script_build "$TOED" "$FEEDSIM" "$SOCKRX" "$TICK" "$TOECTL" "$MAPSUM"
 
 script_workdir toe-ab
 chmod 755 "$WORK"
@@ -238,6 +241,9 @@ sys.exit(0 if (s.get($p_ab), s.get($p_a)) == ('ab', 'a') else 1)" "$WORK/$name.c
 	sent0=$(slow_sent)
 	impair on
 	feeds "$1" "$name"
+	# the messages that started a segment the mirror legs dropped, read while the filters are attached
+	"$MAPSUM" lossy_dropped >"$WORK/$name.dropped" 2>"$WORK/$name.dropped.err" ||
+		fail "$name: bpf_map_sum: $(cat "$WORK/$name.dropped.err")"
 	impair off
 	sent1=$(slow_sent)
 	# every slow class this layout's lines go through delayed segments (line B: ex1, wm0 in the port layout)
@@ -286,7 +292,12 @@ for ln in open(w + ".ab"):
     elif f[0] == "X":
         groups.add(int(f[2]))
 hashdrop = [{m for m in range(first, min(last, nmsg) + 1) if h(m, L) < drop[L] or h(m, 2) < drop_both} for L in (0, 1)]
-both = hashdrop[0] & hashdrop[1]
+# what the mirror legs really dropped: the messages that started a dropped segment (bpf_map_sum of lossy_dropped)
+dropped = [set(), set()]
+for ln in open(w + ".dropped"):
+    key = int(ln.split()[0])
+    dropped[key // (last + 1)].add(key % (last + 1))
+both = dropped[0] & dropped[1]
 def check(cond, what):
     if not cond:
         bad.append(what)
@@ -295,17 +306,19 @@ check(not wrong_once, "%d records not exactly once delivered-or-gapped, e.g. %s"
 wrong_gap = [k for k in recs if (k in ingap) != (msg_of[k] in lost[0] and msg_of[k] in lost[1])]
 check(not wrong_gap, "%d records gapped other than when both lines lost them, e.g. %s" % (len(wrong_gap), wrong_gap[:5]))
 for L in (0, 1):
-    # the hash decides by the message a segment starts with: one that shared its segment with the message
-    # before it (a retransmission after a link loss or a reordering, a coalesced send) escapes, a few at most
-    miss = hashdrop[L] - lost[L]
-    check(len(miss) * 4 <= len(hashdrop[L]), "line %d: messages dropped on its mirror leg but not reported lost: %s" %
+    check(dropped[L] <= hashdrop[L], "line %d: the mirror leg dropped messages outside the hash: %s" %
+          (L, sorted(dropped[L] - hashdrop[L])[:10]))
+    # a message that started a dropped segment is lost to that line, unless a spurious retransmission that
+    # starts with an earlier message carries it again (the sender missed the vendor's ACK in time): one in 20
+    miss = dropped[L] - lost[L]
+    check(len(miss) * 20 <= len(dropped[L]), "line %d: messages dropped on its mirror leg but not reported lost: %s" %
           (L, sorted(miss)[:10]))
 wrong_line = [k for k in delivered if (msg_of.get(k) in lost[0] and dline[k] != 1) or
               (msg_of.get(k) in lost[1] and dline[k] != 0)]
 check(not wrong_line, "%d records delivered by a line that lost them, e.g. %s" % (len(wrong_line), wrong_line[:5]))
 check(not [k for k in delivered if k not in msg_of], "records outside the feed")
 check(not [k for k in ingap if k not in msg_of], "sequence gaps name numbers outside the feed")
-check(len(both) > 0, "the hash made no message lost on both lines")
+check(len(both) > 0, "the mirror legs dropped no message on both lines")
 both &= lost[0] & lost[1]
 both_recs = [k for k in recs if msg_of[k] in both]
 check(both_recs and all(k in ingap for k in both_recs), "a message both lines lost is not a sequence gap")
@@ -349,9 +362,10 @@ check(ooo[0] > 0 and ooo[1] > 0, "toed saw no segment out of order on line %s" %
 for b in bad:
     print(label + ":", b)
 print(label + ": %d records, %d delivered (line 0: %d, line 1: %d), %d in sequence gaps; messages lost: line A %d "
-      "(%d by the hash), line B %d (%d), both %d (%d); segments out of order at toed: A %d, B %d" %
-      (len(recs), len(delivered), n_a0, len(delivered) - n_a0, len(ingap), len(lost[0]), len(hashdrop[0]),
-       len(lost[1]), len(hashdrop[1]), len(lost[0] & lost[1]), len(both), ooo[0], ooo[1]))
+      "(dropped %d, %d by the hash), line B %d (%d, %d), both %d (%d); segments out of order at toed: A %d, B %d" %
+      (len(recs), len(delivered), n_a0, len(delivered) - n_a0, len(ingap), len(lost[0]), len(dropped[0]),
+       len(hashdrop[0]), len(lost[1]), len(dropped[1]), len(hashdrop[1]), len(lost[0] & lost[1]), len(both),
+       ooo[0], ooo[1]))
 sys.exit(1 if bad else 0)
 EOF
 	e2e_stop_toed
