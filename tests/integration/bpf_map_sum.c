@@ -8,7 +8,7 @@
  * Each tc attachment of one object has its own instance of the map, so the
  * sum covers every device the test attached the program to. Used by
  * test_toed_ab.sh to learn which messages lossy_tc.bpf.c really dropped
- * (map lossy_dropped) while its filters are still attached. Needs root.
+ * (its map of dropped messages) while its filters are still attached. Needs root.
  * Exits 1 when no such map is loaded.
  */
 #include <bpf/bpf.h>

@@ -41,9 +41,10 @@
  * shared draw makes enough messages lost on both lines (about 1.5% of them)
  * that a few escaping the drop, by sharing a segment with the message before,
  * still leave some the two lines lost together. Each drop by MsgSeqNum adds
- * one to the array map lossy_dropped at key line * (LOSS_LAST + 1) + m, so
- * the test reads (tests/integration/bpf_map_sum.c) which messages really
- * started a dropped segment.
+ * one to the array map DROP_MAP (-DDROP_MAP=name, default lossy_dropped) at
+ * key line * (LOSS_LAST + 1) + m, so the test reads
+ * (tests/integration/bpf_map_sum.c) which messages really started a dropped
+ * segment.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -100,12 +101,15 @@
 #endif
 
 #ifdef BY_MSGSEQ
+#ifndef DROP_MAP
+#define DROP_MAP lossy_dropped
+#endif
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 2 * (LOSS_LAST + 1));
 	__type(key, __u32);
 	__type(value, __u32);
-} lossy_dropped SEC(".maps");
+} DROP_MAP SEC(".maps");
 #endif
 
 /* The deterministic draw of message m on line 0 (A), 1 (B) or 2 (both), 0..999. */
@@ -200,7 +204,7 @@ int lossy(struct __sk_buff *skb)
 #ifdef BY_MSGSEQ
 		__u32 m = step_msgseq(skb, (__u32)sizeof(*eth) + ihl + doff);
 		if (m >= LOSS_FIRST && m <= LOSS_LAST && (line_hash(m, line) < drop || line_hash(m, 2) < DROP_BOTH)) {
-			__u32 key = line * (LOSS_LAST + 1) + m, *n = bpf_map_lookup_elem(&lossy_dropped, &key);
+			__u32 key = line * (LOSS_LAST + 1) + m, *n = bpf_map_lookup_elem(&DROP_MAP, &key);
 			if (n)
 				__sync_fetch_and_add(n, 1);
 			return TC_ACT_SHOT;

@@ -40,7 +40,7 @@
 #           retransmission or a coalesced send, escapes the hash; the link's
 #           losses and reordering make Linux retransmit, and a retransmission
 #           often carries several messages), and which ones really started a
-#           dropped segment from the program's map lossy_dropped
+#           dropped segment from the program's map of dropped messages
 #           (bpf_map_sum, read before the filters go). Checks: every record of
 #           the feed reaches the "ab" client exactly once or lies in exactly one
 #           TOE_GAP_SEQUENCE range, never both; a record is in a sequence gap
@@ -117,8 +117,12 @@ bpf() { # OUT DEFINES...
 	clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" -DLINE_A_PORT=$PA -DLINE_B_PORT=$PB "$@" \
 		-c "$here/lossy_tc.bpf.c" -o "$_o" || fail "clang -target bpf $*"
 }
-bpf "$WORK/mirror.o" -DBY_MSGSEQ -DLOSS_FIRST=$LOSS_FIRST -DLOSS_LAST=$LOSS_LAST -DDROP_A=$DROP_A -DDROP_B=$DROP_B -DDROP_BOTH=$DROP_BOTH \
-	-DDUP_A=30 -DDUP_B=20 -DREORDER_A=30 -DREORDER_B=20
+# the mirror legs' program, built per lossy run: its map of dropped messages gets a name of this run's
+# own (maps of an earlier run may still be on their way out of the kernel)
+bpf_mirror() { # MAPNAME
+	bpf "$WORK/mirror.o" -DBY_MSGSEQ -DDROP_MAP="$1" -DLOSS_FIRST=$LOSS_FIRST -DLOSS_LAST=$LOSS_LAST -DDROP_A=$DROP_A \
+		-DDROP_B=$DROP_B -DDROP_BOTH=$DROP_BOTH -DDUP_A=30 -DDUP_B=20 -DREORDER_A=30 -DREORDER_B=20
+}
 bpf "$WORK/link.o" -DDROP_A=20 -DDUP_A=20 -DDROP_B=10 -DDUP_B=30 -DREORDER_A=20 -DREORDER_B=30
 # the link devices (exchange egress) and the mirror legs (toward toed) of both layouts
 LINKS="ex0 ex1"
@@ -239,10 +243,12 @@ run_lossy() { # MODE
 sys.exit(0 if (s.get($p_ab), s.get($p_a)) == ('ab', 'a') else 1)" "$WORK/$name.clients.json" ||
 		fail "toectl clients does not show the streams ab and a: $(cat "$WORK/$name.clients.json")"
 	sent0=$(slow_sent)
+	map=ld$$$1 # at most 15 characters
+	bpf_mirror "$map"
 	impair on
 	feeds "$1" "$name"
 	# the messages that started a segment the mirror legs dropped, read while the filters are attached
-	"$MAPSUM" lossy_dropped >"$WORK/$name.dropped" 2>"$WORK/$name.dropped.err" ||
+	"$MAPSUM" "$map" >"$WORK/$name.dropped" 2>"$WORK/$name.dropped.err" ||
 		fail "$name: bpf_map_sum: $(cat "$WORK/$name.dropped.err")"
 	impair off
 	sent1=$(slow_sent)
@@ -292,7 +298,7 @@ for ln in open(w + ".ab"):
     elif f[0] == "X":
         groups.add(int(f[2]))
 hashdrop = [{m for m in range(first, min(last, nmsg) + 1) if h(m, L) < drop[L] or h(m, 2) < drop_both} for L in (0, 1)]
-# what the mirror legs really dropped: the messages that started a dropped segment (bpf_map_sum of lossy_dropped)
+# what the mirror legs really dropped: the messages that started a dropped segment (bpf_map_sum of its map)
 dropped = [set(), set()]
 for ln in open(w + ".dropped"):
     key = int(ln.split()[0])
