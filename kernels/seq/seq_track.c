@@ -209,6 +209,7 @@ static void chan_init(struct seq_chan *c, uint32_t id)
 		c->line_sess[i] = 0;
 		c->line_first[i] = 0;
 		c->lane[i].next = 0;
+		c->lane[i].carried = 0;
 		c->lane[i].lim[0] = 0;
 		c->lane[i].lim[1] = 0;
 	}
@@ -440,6 +441,42 @@ static void fill(struct seq_group *g, struct seq_queue *q, struct seq_chan *c, u
 	}
 }
 
+/* Line L carries s, below its own next ln (no restart). Between L's first
+ * record and ln, L's jump over s counted it missed; if L had not carried s
+ * before, it came after all (reordered) and is not missed. Within
+ * SEQ_LANE_WINDOW of ln the lane's bits tell a record L skipped from one it
+ * repeats; further down only a record no line carried before (first, which
+ * the caller knows once it has looked at the holes) is known to be new to L. */
+static void carried_below(struct seq_chan *c, struct seq_line_stats *ls, uint32_t L, uint64_t s, uint64_t ln,
+			  int first)
+{
+	struct seq_lane *lane = &c->lane[L];
+	if (s <= c->line_first[L] || s >= ln)
+		return;
+	if (ln - s <= SEQ_LANE_WINDOW) {
+		uint64_t bit = 1ull << (ln - 1 - s);
+		if (lane->carried & bit)
+			return; /* a repeat */
+		lane->carried |= bit;
+	} else if (!first) {
+		return;
+	}
+	if (ls->missed)
+		ls->missed--;
+}
+
+/* The lane of line L carries s at or above its own next ln (0: nothing yet,
+ * or reset: a new start). */
+static void carried_up(struct seq_lane *lane, uint64_t s, uint64_t ln, int restart)
+{
+	uint64_t d = s + 1 - ln;
+	if (ln == 0 || restart || d >= SEQ_LANE_WINDOW)
+		lane->carried = 1;
+	else
+		lane->carried = lane->carried << d | 1;
+	lane->next = s + 1;
+}
+
 static int deliver(struct seq_group *g, struct seq_line_stats *ls, struct seq_chan *c)
 {
 	(void)g;
@@ -523,18 +560,11 @@ int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint
 		/* a settled line repeating a record it carried (or a reordered
 		 * one): a copy and nothing else (check() would find the same: no
 		 * restart, no jump, no hole to fill or expire, settled still) */
-		return dup(g, &g->line[L], &g->chan[idx]);
+		struct seq_chan *c = &g->chan[idx];
+		carried_below(c, &g->line[L], L, s, c->lane[L].next, 0);
+		return dup(g, &g->line[L], c);
 	}
 	return full(g, q, L, idx, s, now, reorders);
-}
-
-/* Line L delivers s, below its own next ln: no line carried s before, so
- * neither did L. Between L's first record and ln, L's jump over s counted
- * it missed; it came after all (reordered), so it is not. */
-static void carried_late(struct seq_chan *c, struct seq_line_stats *ls, uint32_t L, uint64_t s, uint64_t ln)
-{
-	if (s > c->line_first[L] && s < ln && ls->missed)
-		ls->missed--;
 }
 
 static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct seq_chan *c, uint64_t s,
@@ -577,7 +607,7 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 		ls->missed += s - ln;
 	}
 	if (s >= ln || restart)
-		c->lane[L].next = s + 1;
+		carried_up(&c->lane[L], s, ln, restart);
 	if (ln == 0 || restart)
 		c->line_first[L] = s;
 
@@ -634,10 +664,11 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 				g->st.late++;
 				ls->filled++;
 				c->late++;
-				carried_late(c, ls, L, s, ln);
+				carried_below(c, ls, L, s, ln, 1);
 				return deliver(g, ls, c) | SEQ_LATE;
 			}
 		}
+		carried_below(c, ls, L, s, ln, 0);
 		return dup(g, ls, c);
 	}
 	/* below the channel's start, within the join wait: another line that
@@ -657,10 +688,11 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 		g->st.late++;
 		ls->filled++;
 		c->late++;
-		carried_late(c, ls, L, s, ln);
+		carried_below(c, ls, L, s, ln, 1);
 		return deliver(g, ls, c) | SEQ_LATE;
 	}
 	g->st.before_start++;
+	carried_below(c, ls, L, s, ln, 0);
 	return dup(g, ls, c);
 }
 

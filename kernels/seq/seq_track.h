@@ -87,7 +87,12 @@
  *   once; records are never held back.
  * - Per line and channel, the line's own next sequence is kept, so each
  *   line's losses are counted (missed) whether or not another line covered
- *   them, and wins and lost races are counted per line.
+ *   them, and wins and lost races are counted per line. With it go the
+ *   line's last SEQ_LANE_WINDOW numbers (a bit each), so that a record the
+ *   line jumped over and carries late (UDP reordering), even as a copy of
+ *   one another line delivered, comes off its missed count, while a repeat
+ *   of one it carried does not. Further down only a record no line carried
+ *   before is known to be new to the line.
  *
  * MsgSeqNum (per connection, struct seq_msg): jumps are named ranges,
  * repeats are counted, a 1 after 2 or more is a restart (new logon). On a
@@ -181,7 +186,8 @@ struct seq_hole {
 	X(stale)       /* old numbering after a restart of the channel */                 \
 	X(jumps)       /* times the line's own sequence jumped (it lost records) */       \
 	X(missed)      /* sequence numbers the line never carried (covered or not); one it \
-			  skipped and then carried first of all lines (reordered) is not */
+			  skipped and then carried (reordered), within SEQ_LANE_WINDOW of \
+			  its highest or first of all lines, is not */
 
 /* Per group (all channels); records delivered and copies dropped are the
  * sums of the lines' won and dups (seq_group_sum). */
@@ -223,7 +229,12 @@ struct seq_group_stats { SEQ_GROUP_STATS(SEQ_STAT_FIELD) };
 struct seq_lane {
 	uint64_t next;        /* the line's own next expected */
 	uint64_t lim[2];
+	uint64_t carried;     /* bit i: the line carried next - 1 - i (its last 64 numbers; SEQ_LANE_WINDOW) */
 };
+
+/* How far below its own next a line's records are remembered (seq_lane.carried): a record of the
+ * line that far below, which it had jumped over, comes off its missed count. */
+#define SEQ_LANE_WINDOW 64
 
 struct seq_chan {
 	/* hot: what the fast path of seq_check reads */
@@ -358,6 +369,7 @@ static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t l
 		uint32_t is_dup = seq != c->next;
 		if ((uint32_t)(seq == ln->next) & (uint32_t)(now < c->hole_due) & (uint32_t)(seq < ln->lim[is_dup])) {
 			ln->next = seq + 1;
+			ln->carried = ln->carried << 1 | 1;
 			c->next += 1 - is_dup;
 			c->count[is_dup]++;
 			g->line[line].v[is_dup * SEQ_LS_DUPS]++; /* won or dups */
