@@ -209,7 +209,6 @@ static void chan_init(struct seq_chan *c, uint32_t id)
 		c->line_sess[i] = 0;
 		c->line_first[i] = 0;
 		c->lane[i].next = 0;
-		c->lane[i].carried = 0;
 		c->lane[i].lim[0] = 0;
 		c->lane[i].lim[1] = 0;
 	}
@@ -230,7 +229,7 @@ static void chan_init(struct seq_chan *c, uint32_t id)
 
 void seq_group_init(struct seq_group *g, uint32_t id, uint32_t nlines, uint64_t wait_ns)
 {
-	uint32_t i;
+	uint32_t i, L;
 	g->id = id;
 	g->nlines = nlines == 0 ? 1 : nlines > SEQ_MAX_LINES ? SEQ_MAX_LINES : nlines;
 	g->nchan = 0;
@@ -251,8 +250,11 @@ void seq_group_init(struct seq_group *g, uint32_t id, uint32_t nlines, uint64_t 
 	}
 	for (i = 0; i < SEQ_HASH_SIZE; i++)
 		g->hash[i] = 0;
-	for (i = 0; i < SEQ_MAX_CHANNELS + 1; i++)
+	for (i = 0; i < SEQ_MAX_CHANNELS + 1; i++) {
 		chan_init(&g->chan[i], 0);
+		for (L = 0; L < SEQ_MAX_LINES; L++)
+			g->win[i][L] = (struct seq_window){0, 0};
+	}
 }
 
 /* Index of channel id, added when new; -1 when the table is full. */
@@ -441,40 +443,55 @@ static void fill(struct seq_group *g, struct seq_queue *q, struct seq_chan *c, u
 	}
 }
 
+/* Line L's window brought up to its own next ln (> 0): the numbers from
+ * w->at to ln were carried on the fast path, one by one. */
+static void carried_align(struct seq_window *w, uint64_t ln)
+{
+	uint64_t d = ln - w->at;
+	if (d == 0)
+		return;
+	w->bits = d >= SEQ_LANE_WINDOW ? ~0ull : w->bits << d | ((1ull << d) - 1);
+	w->at = ln;
+}
+
 /* Line L carries s, below its own next ln (no restart). Between L's first
  * record and ln, L's jump over s counted it missed; if L had not carried s
  * before, it came after all (reordered) and is not missed. Within
- * SEQ_LANE_WINDOW of ln the lane's bits tell a record L skipped from one it
+ * SEQ_LANE_WINDOW of ln the window tells a record L skipped from one it
  * repeats; further down only a record no line carried before (first, which
  * the caller knows once it has looked at the holes) is known to be new to L. */
-static void carried_below(struct seq_chan *c, struct seq_line_stats *ls, uint32_t L, uint64_t s, uint64_t ln,
-			  int first)
+static void carried_below(struct seq_group *g, struct seq_chan *c, uint32_t L, uint64_t s, uint64_t ln, int first)
 {
-	struct seq_lane *lane = &c->lane[L];
+	struct seq_window *w = &g->win[c - g->chan][L];
 	if (s <= c->line_first[L] || s >= ln)
 		return;
 	if (ln - s <= SEQ_LANE_WINDOW) {
 		uint64_t bit = 1ull << (ln - 1 - s);
-		if (lane->carried & bit)
+		carried_align(w, ln);
+		if (w->bits & bit)
 			return; /* a repeat */
-		lane->carried |= bit;
+		w->bits |= bit;
 	} else if (!first) {
 		return;
 	}
-	if (ls->missed)
-		ls->missed--;
+	if (g->line[L].missed)
+		g->line[L].missed--;
 }
 
-/* The lane of line L carries s at or above its own next ln (0: nothing yet,
- * or reset: a new start). */
-static void carried_up(struct seq_lane *lane, uint64_t s, uint64_t ln, int restart)
+/* Line L carries s at or above its own next ln (0: nothing yet, or reset:
+ * a new start); its next becomes s + 1. */
+static void carried_up(struct seq_group *g, struct seq_chan *c, uint32_t L, uint64_t s, uint64_t ln, int restart)
 {
+	struct seq_window *w = &g->win[c - g->chan][L];
 	uint64_t d = s + 1 - ln;
-	if (ln == 0 || restart || d >= SEQ_LANE_WINDOW)
-		lane->carried = 1;
-	else
-		lane->carried = lane->carried << d | 1;
-	lane->next = s + 1;
+	if (ln == 0 || restart || d >= SEQ_LANE_WINDOW) {
+		w->bits = 1;
+	} else {
+		carried_align(w, ln);
+		w->bits = w->bits << d | 1;
+	}
+	w->at = s + 1;
+	c->lane[L].next = s + 1;
 }
 
 static int deliver(struct seq_group *g, struct seq_line_stats *ls, struct seq_chan *c)
@@ -561,7 +578,7 @@ int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint
 		 * one): a copy and nothing else (check() would find the same: no
 		 * restart, no jump, no hole to fill or expire, settled still) */
 		struct seq_chan *c = &g->chan[idx];
-		carried_below(c, &g->line[L], L, s, c->lane[L].next, 0);
+		carried_below(g, c, L, s, c->lane[L].next, 0);
 		return dup(g, &g->line[L], c);
 	}
 	return full(g, q, L, idx, s, now, reorders);
@@ -607,7 +624,7 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 		ls->missed += s - ln;
 	}
 	if (s >= ln || restart)
-		carried_up(&c->lane[L], s, ln, restart);
+		carried_up(g, c, L, s, ln, restart);
 	if (ln == 0 || restart)
 		c->line_first[L] = s;
 
@@ -664,11 +681,11 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 				g->st.late++;
 				ls->filled++;
 				c->late++;
-				carried_below(c, ls, L, s, ln, 1);
+				carried_below(g, c, L, s, ln, 1);
 				return deliver(g, ls, c) | SEQ_LATE;
 			}
 		}
-		carried_below(c, ls, L, s, ln, 0);
+		carried_below(g, c, L, s, ln, 0);
 		return dup(g, ls, c);
 	}
 	/* below the channel's start, within the join wait: another line that
@@ -688,11 +705,11 @@ static int check(struct seq_group *g, struct seq_queue *q, uint32_t L, struct se
 		g->st.late++;
 		ls->filled++;
 		c->late++;
-		carried_below(c, ls, L, s, ln, 1);
+		carried_below(g, c, L, s, ln, 1);
 		return deliver(g, ls, c) | SEQ_LATE;
 	}
 	g->st.before_start++;
-	carried_below(c, ls, L, s, ln, 0);
+	carried_below(g, c, L, s, ln, 0);
 	return dup(g, ls, c);
 }
 
@@ -708,6 +725,20 @@ void seq_line_session(struct seq_group *g, uint32_t line)
 			break;
 		g->chan[ci].line_ok &= (uint8_t)~(1u << line);
 		fast_summary(g, &g->chan[ci]);
+	}
+}
+
+void seq_group_align(struct seq_group *g)
+{
+	uint32_t ci, L;
+	for (ci = 0; ci < SEQ_MAX_CHANNELS; ci++) {
+		if (ci >= g->nchan)
+			break;
+		for (L = 0; L < SEQ_MAX_LINES; L++) {
+			uint64_t ln = g->chan[ci].lane[L].next;
+			if (ln != 0 && ln >= g->win[ci][L].at)
+				carried_align(&g->win[ci][L], ln);
+		}
 	}
 }
 

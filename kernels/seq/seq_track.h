@@ -229,12 +229,20 @@ struct seq_group_stats { SEQ_GROUP_STATS(SEQ_STAT_FIELD) };
 struct seq_lane {
 	uint64_t next;        /* the line's own next expected */
 	uint64_t lim[2];
-	uint64_t carried;     /* bit i: the line carried next - 1 - i (its last 64 numbers; SEQ_LANE_WINDOW) */
 };
 
-/* How far below its own next a line's records are remembered (seq_lane.carried): a record of the
+/* How far below its own next a line's records are remembered (seq_window): a record of the
  * line that far below, which it had jumped over, comes off its missed count. */
 #define SEQ_LANE_WINDOW 64
+
+/* A line's last numbers on a channel: bit i says it carried at - 1 - i. The
+ * fast path moves lane.next up one carried record at a time and leaves this
+ * alone (no cost there): every number from at to lane.next was carried,
+ * which the slow path adds when it looks (seq_group_align). */
+struct seq_window {
+	uint64_t bits;
+	uint64_t at;
+};
 
 struct seq_chan {
 	/* hot: what the fast path of seq_check reads */
@@ -281,6 +289,8 @@ struct seq_group {
 	 * (line_ok 0): direct[] of an unknown channel points there, so the
 	 * fast path needs no "known?" test */
 	struct seq_chan chan[SEQ_MAX_CHANNELS + 1];
+	/* each channel's lines' windows: kept out of seq_chan, whose size the fast path's indexing pays for */
+	struct seq_window win[SEQ_MAX_CHANNELS + 1][SEQ_MAX_LINES];
 };
 
 /* Per connection: STEP MsgSeqNum. */
@@ -345,8 +355,9 @@ void seq_queue_init(struct seq_queue *q);
  * the rules with no shortcut. Both return the verdict with SEQ_LATE or'ed
  * in for a late record (no pointer: the caller's late flag
  * stays in a register). All three give the same result and leave the same
- * state for every input (tests/unit/test_seq_fast.c compares seq_check
- * with seq_check_full). */
+ * state for every input, once the lines' windows are aligned
+ * (seq_group_align; tests/unit/test_seq_fast.c compares seq_check with
+ * seq_check_full). */
 int seq_check_slow(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
 		   uint64_t now, uint32_t reorders);
 int seq_check_full(struct seq_group *g, struct seq_queue *q, uint32_t line, uint32_t chan, uint64_t seq,
@@ -369,7 +380,6 @@ static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t l
 		uint32_t is_dup = seq != c->next;
 		if ((uint32_t)(seq == ln->next) & (uint32_t)(now < c->hole_due) & (uint32_t)(seq < ln->lim[is_dup])) {
 			ln->next = seq + 1;
-			ln->carried = ln->carried << 1 | 1;
 			c->next += 1 - is_dup;
 			c->count[is_dup]++;
 			g->line[line].v[is_dup * SEQ_LS_DUPS]++; /* won or dups */
@@ -381,6 +391,11 @@ static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t l
 	*late = v >> 8;
 	return v & 0xff;
 }
+
+/* Brings every line's window of carried numbers (seq_chan.carried) up to its
+ * next, as the slow path does before it looks: after it, seq_check and
+ * seq_check_full leave byte for byte the same state (tests). */
+void seq_group_align(struct seq_group *g);
 
 /* Totals over the lines: keyed records checked, delivered, copies dropped. */
 void seq_group_sum(const struct seq_group *g, uint64_t *records, uint64_t *delivered, uint64_t *dups);
