@@ -392,7 +392,7 @@ static inline int seq_check(struct seq_group *g, struct seq_queue *q, uint32_t l
 	return v & 0xff;
 }
 
-/* Brings every line's window of carried numbers (seq_chan.carried) up to its
+/* Brings every line's window of carried numbers (seq_window) up to its
  * next, as the slow path does before it looks: after it, seq_check and
  * seq_check_full leave byte for byte the same state (tests). */
 void seq_group_align(struct seq_group *g);
