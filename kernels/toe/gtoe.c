@@ -344,10 +344,7 @@ uint32_t gtoe_readable(const struct gtoe *g, int32_t ci)
 {
 	if (ci < 0 || (uint32_t)ci >= g->cfg.max_conns || g->conn[ci].state == GTOE_FREE)
 		return 0;
-	/* the peer's FIN takes a sequence number but is no byte */
-	return g->conn[ci].rcv_nxt - g->conn[ci].rd_seq -
-	       ((g->conn[ci].flags & GTOE_F_FIN_RCVD) && seq_gt(g->conn[ci].rcv_nxt, g->conn[ci].peer_fin) &&
-			seq_ge(g->conn[ci].peer_fin, g->conn[ci].rd_seq) ? 1u : 0u);
+	return gtoe_rcv_held(&g->conn[ci]);
 }
 
 uint32_t gtoe_peek(const struct gtoe *g, int32_t ci, const uint8_t **data)

@@ -49,7 +49,8 @@
  *    out-of-order data stored in place with a sorted range list (at most
  *    cfg.max_ranges holes; a segment that would need more is dropped and
  *    counted). The advertised window is the real free space: its right edge
- *    is (first unread byte + buffer size), so it never shrinks; receiver
+ *    is (first unread byte + buffer size), so it never shrinks (a FIN right
+ *    at that edge is taken: it uses a sequence number, not room); receiver
  *    silly-window avoidance (RFC 9293 3.8.6.2.2): a window update is sent
  *    when the space grows by min(buf/2, MSS) after a small window was
  *    advertised. ACKs (RFC 5681 4.2, RFC 1122 4.2.3.2): at once for every

@@ -34,11 +34,22 @@ static inline uint8_t *gtoe_sbuf(struct gtoe *g, uint32_t ci)
 	return gtoe_rbuf(g, ci) + g->cfg.rcv_buf;
 }
 
+/* Bytes received in order and not consumed yet. The peer's FIN, once
+ * reached and not yet passed by rd_seq, takes a sequence number but is no
+ * byte and takes no room: after data that filled the buffer to the window's
+ * edge, rcv_nxt - rd_seq is rcv_win + 1. */
+static inline uint32_t gtoe_rcv_held(const struct gtoe_conn *c)
+{
+	return c->rcv_nxt - c->rd_seq -
+	       ((c->flags & GTOE_F_FIN_RCVD) && seq_gt(c->rcv_nxt, c->peer_fin) && seq_ge(c->peer_fin, c->rd_seq) ? 1u
+														   : 0u);
+}
+
 /* Free receive space = advertised window (right edge rd_seq + rcv_win; rcv_win <= rcv_buf). */
 static inline uint32_t gtoe_rcv_space(const struct gtoe *g, const struct gtoe_conn *c)
 {
 	(void)g;
-	return c->rcv_win - (c->rcv_nxt - c->rd_seq);
+	return c->rcv_win - gtoe_rcv_held(c);
 }
 
 /* Sequence space the connection still has in flight (SYN/FIN count). */

@@ -149,8 +149,15 @@ const char *gh_invariants(const struct gtoe *g)
 			return "state out of range";
 		if (c->nranges > g->cfg.max_ranges)
 			return "too many ranges";
-		if (c->rcv_nxt - c->rd_seq > g->cfg.rcv_buf)
+		/* (the peer's FIN takes a sequence number after the data, but no room) */
+		if (c->rcv_nxt - c->rd_seq > g->cfg.rcv_buf + ((c->flags & GTOE_F_FIN_RCVD) ? 1u : 0u) ||
+		    gtoe_readable(g, (int32_t)i) > c->rcv_win)
 			return "unread data beyond the receive buffer";
+		{
+			struct gtoe_info in;
+			if (gtoe_info(g, (int32_t)i, &in) != GTOE_OK || in.rcv_wnd > c->rcv_win)
+				return "free receive space beyond the window";
+		}
 		for (k = 0; k < c->nranges; k++) {
 			const struct gtoe_range *r = &c->range[k];
 			if (!lt(c->rcv_nxt, r->start) || !lt(r->start, r->end))

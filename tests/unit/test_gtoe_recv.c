@@ -6,7 +6,8 @@
  * blocks in RFC 2018 order, the hole filled (immediate ACK, ranges merged),
  * duplicates, a window that shrinks with unread data down to zero, bytes
  * beyond the window trimmed, the window update after the application reads,
- * zero-copy peek/consume across the buffer wrap, PAWS.
+ * zero-copy peek/consume across the buffer wrap, PAWS, a FIN right at the
+ * window's edge (it takes a sequence number, no room: window 0, not wrapped).
  */
 #include "test.h"
 #include "gtoe_harness.h"
@@ -263,6 +264,47 @@ static void test_window(void)
 	gh_free(&h);
 }
 
+/* The peer fills the window to its edge and closes in the same segment:
+ * the FIN takes a sequence number but no room, so the ACK of it says
+ * window 0 (not a window wrapped past the buffer), toectl's free space is 0
+ * and the data still reads whole, then end of stream. */
+static void test_fin_at_window_edge(void)
+{
+	struct gtoe_seg o = opts(100);
+	struct gtoe_info in;
+	int32_t c;
+	uint32_t ack, n;
+	const uint8_t *p;
+	CHECK_EQ(gh_init(&h, NULL), 0);
+	c = gh_connect(&h, 0, 1000, &o);
+	ack = h.g->conn[c].snd_nxt;
+	gtoe_set_quickack(h.g, c, 1);
+	for (n = 0; n + 1396 < 32768; n += 1396) {
+		pdata(1 * MS, n, 1396, ack);
+		CHECK_EQ(gh_out(&h, 1 * MS), 1);
+	}
+	o = opts(101);
+	o.has_mss = o.sack_ok = 0;
+	gh_peer(&h, 2 * MS, TCP_ACK | TCP_FIN, 1001 + n, ack, 65535, data + n, 32768 - n, &o);
+	CHECK_EQ(h.g->conn[c].state, GTOE_CLOSE_WAIT);
+	CHECK_EQ(gh_out(&h, 2 * MS), 1);
+	CHECK_EQ(h.out[0].s.ack, 1001 + 32768 + 1);
+	CHECK_EQ(h.out[0].s.win, 0);
+	CHECK_EQ(gtoe_info(h.g, c, &in), GTOE_OK);
+	CHECK_EQ(in.rcv_wnd, 0);
+	CHECK_EQ(in.readable, 32768);
+	for (n = 0; (ack = gtoe_peek(h.g, c, &p)) > 0; n += ack) {
+		CHECK_MEM(p, data + n, ack);
+		gtoe_consume(h.g, c, ack);
+	}
+	CHECK_EQ(n, 32768);
+	CHECK_EQ(gtoe_readable(h.g, c), 0);
+	CHECK_EQ(gtoe_info(h.g, c, &in), GTOE_OK);
+	CHECK_EQ(in.rcv_wnd, 32768);
+	CHECK(gh_invariants(h.g) == NULL);
+	gh_free(&h);
+}
+
 static void test_paws(void)
 {
 	struct gtoe_seg o = opts(5000);
@@ -292,6 +334,7 @@ int main(void)
 	test_small_segments();
 	test_sack_and_holes();
 	test_window();
+	test_fin_at_window_edge();
 	test_paws();
 	return test_done("gtoe_recv");
 }
