@@ -15,6 +15,7 @@
 
 #define NS11 "http://www.fixprotocol.org/ns/fast/td/1.1"
 #define NS10 "http://www.fixprotocol.org/ns/template-definition"
+#define NS12 "http://www.fixprotocol.org/ns/fast/td/1.2"
 #define NODICT 0xffff
 
 /* One template "T" id 1 around `body`; the body starts on line 3. */
@@ -784,7 +785,19 @@ static void test_errors(void)
 	CHECK_ERR("<templates xmlns=\"" NS11 "\">\n</templates>\n", 1, "no templates");
 	CHECK_ERR("<templates xmlns=\"" NS11 "\">\n<template name=\"A\"/>\n</templates>\n", 1, "no templates");
 	CHECK_ERR("<templates xmlns=\"urn:other\">\n<template name=\"A\" id=\"1\"/>\n</templates>\n", 1,
-		  "root element must be");
+		  "root element <templates> is in namespace \"urn:other\"; FAST template files use " NS11);
+	/* FAST 1.2's namespace: its 1.1 elements compile as in 1.1, the types 1.2 added are refused by name */
+	COMPILES("<templates xmlns=\"" NS12 "\">\n<template name=\"A\" id=\"5\">\n<uInt32 name=\"x\"><copy/></uInt32>\n"
+		 "</template>\n</templates>\n");
+	CHECK_EQ(P.ntpl, 1);
+	CHECK_EQ(P.tpl[0].id, 5);
+	CHECK_EQ(P.instr[P.tpl[0].first].op, FAST_OP_COPY);
+	CHECK_ERR("<templates xmlns=\"" NS12 "\">\n<define name=\"E\"/>\n<template name=\"A\" id=\"1\"/>\n</templates>\n",
+		  2, "<define> in <templates>: a FAST 1.2 element, not supported");
+	CHECK_ERR("<templates xmlns=\"" NS12 "\">\n<template name=\"A\" id=\"1\">\n<uInt32 name=\"x\"/>\n"
+		  "<timestamp name=\"t\" unit=\"nanosecond\"/>\n</template>\n</templates>\n",
+		  4, "<timestamp> in <template>: a FAST 1.2 element");
+	CHECK_ERR(T1("<boolean name=\"b\"/>\n"), 3, "<boolean> in <template>: a FAST 1.2 element");
 	CHECK_ERR("<foo/>\n", 1, "root element must be");
 	CHECK_ERR("<templates xmlns=\"" NS11 "\">\n<template name=\"A\" id=\"1\"/>\n<int32 name=\"x\"/>\n</templates>\n", 3,
 		  "unexpected element <int32> in <templates>");

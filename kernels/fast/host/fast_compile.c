@@ -25,6 +25,10 @@
 
 #define NS_FAST11 "http://www.fixprotocol.org/ns/fast/td/1.1"
 #define NS_FAST10 "http://www.fixprotocol.org/ns/template-definition"
+/* FAST 1.2 keeps 1.1's elements and encoding and adds types of its own: a
+ * 1.2 file that keeps to the 1.1 elements compiles; the added types are
+ * refused by name (fast12_only). */
+#define NS_FAST12 "http://www.fixprotocol.org/ns/fast/td/1.2"
 
 #define DICT_NONE 0xffff
 #define KEY_MAX (FAST_NAME_MAX + 16) /* a key plus "/exponent" etc. */
@@ -110,7 +114,9 @@ static void copy_str(char *dst, size_t cap, const char *src)
 	dst[l] = 0;
 }
 
-/* An element of the FAST namespaces (1.1, the older one) or of no namespace. */
+/* An element of the FAST namespaces (1.1, the older one, 1.2) or of no
+ * namespace. Elements of other namespaces inside a template (annotations)
+ * are skipped, as FAST 1.1 allows. */
 static int is_fast(xmlNodePtr n)
 {
 	const char *h;
@@ -120,7 +126,32 @@ static int is_fast(xmlNodePtr n)
 	if (!n->ns || !n->ns->href || !n->ns->href[0])
 		return 1;
 	h = (const char *)n->ns->href;
-	return !strcmp(h, NS_FAST11) || !strcmp(h, NS_FAST10);
+	return !strcmp(h, NS_FAST11) || !strcmp(h, NS_FAST10) || !strcmp(h, NS_FAST12);
+}
+
+/* Elements FAST 1.2 added (types, enumerations, definitions): not decoded
+ * here; named in the error so that the user knows why. */
+static int fast12_only(const char *el)
+{
+	static const char *const names[] = {"define", "boolean", "enum", "set", "bitGroup", "timestamp",
+					    "time", "date", NULL};
+	const char *const *a;
+
+	for (a = names; *a; a++)
+		if (!strcmp(el, *a))
+			return 1;
+	return 0;
+}
+
+/* The error for an element that has no place where it stands. */
+static int unexpected(struct cc *c, xmlNodePtr k, const char *where)
+{
+	const char *el = (const char *)k->name;
+
+	if (fast12_only(el))
+		return fail(c, k, "<%s> in <%s>: a FAST 1.2 element, not supported (FAST 1.1 types, operators, "
+				  "sequences, groups and templateRef only)", el, where);
+	return fail(c, k, "unexpected element <%s> in <%s>", el, where);
 }
 
 static int is_el(xmlNodePtr n, const char *name)
@@ -380,8 +411,7 @@ static int find_op(struct cc *c, xmlNodePtr n, struct opinfo *o, const char *con
 			for (a = allowed; a && *a; a++)
 				ok |= !strcmp((const char *)k->name, *a);
 			if (!ok)
-				return fail(c, k, "unexpected element <%s> in <%s>", (const char *)k->name,
-					    (const char *)n->name);
+				return unexpected(c, k, (const char *)n->name);
 			continue;
 		}
 		if (o->node)
@@ -925,7 +955,7 @@ static int compile_body(struct cc *c, xmlNodePtr parent, const struct lex *lx, i
 		else if (!strcmp(el, "typeRef") || (in_seq && !strcmp(el, "length")))
 			r = 0;
 		else
-			r = fail(c, k, "unexpected element <%s> in <%s>", el, (const char *)parent->name);
+			r = unexpected(c, k, (const char *)parent->name);
 		if (r || c->failed)
 			return -1;
 	}
@@ -1052,9 +1082,12 @@ static int compile_doc(struct cc *c, xmlDocPtr doc)
 			if (!is_fast(k))
 				continue;
 			if (!is_el(k, "template"))
-				return fail(c, k, "unexpected element <%s> in <templates>", (const char *)k->name);
+				return unexpected(c, k, "templates");
 			n++;
 		}
+	} else if (!is_fast(root)) {
+		return fail(c, root, "root element <%s> is in namespace \"%s\"; FAST template files use %s (or %s)",
+			    (const char *)root->name, (const char *)root->ns->href, NS_FAST11, NS_FAST10);
 	} else {
 		return fail(c, root, "root element must be <templates> or <template>, not <%s>",
 			    (const char *)root->name);
