@@ -280,13 +280,13 @@ $(FUZZ_LIB): $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(CORE_SRC) $(FEED_SRC) $(FUZZ_
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/fuzz/fuzz_config: FUZZ_DSRC = $(wildcard daemon/conf/*.c)
-$(BUILD)/fuzz/fuzz_ctl: FUZZ_DSRC = daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c
+$(BUILD)/fuzz/fuzz_ctl: FUZZ_DSRC = daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c daemon/base/mem_touch.c
 $(BUILD)/fuzz/%: $(BUILD)/fuzzobj/tests/fuzz/%.o $(FUZZ_LIB) | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(FUZZCC) -fsanitize=fuzzer,address,undefined $< $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(FUZZ_DSRC)) \
 		$(FUZZ_LIB) $(LIBS) -o $@
 $(BUILD)/fuzz/fuzz_config: $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(wildcard daemon/conf/*.c))
-$(BUILD)/fuzz/fuzz_ctl: $(patsubst %.c,$(BUILD)/fuzzobj/%.o,daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c)
+$(BUILD)/fuzz/fuzz_ctl: $(patsubst %.c,$(BUILD)/fuzzobj/%.o,daemon/ctl/ctl_proto.c daemon/dp/dp_pub.c daemon/dp/dp_shm.c daemon/base/mem_touch.c)
 
 # seed-corpus generators (tests/tools/test_fuzz_corpus.sh checks the committed corpora against them)
 $(BUILD)/fuzz-gen/%: $(BUILD)/obj/tests/fuzz/%.o $(REL_TLIB) $(REL_LIBS)

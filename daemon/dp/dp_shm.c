@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/mem_touch.h"
 #include "toe/shm.h"
 
 #ifndef MFD_HUGE_2MB
@@ -53,6 +54,7 @@ static int try_create(struct shm_region *r, const char *name, size_t size, unsig
 		close(fd);
 		return e;
 	}
+	mem_touch_write(p, len); /* and from user space too (base/mem_touch.h) */
 	r->base = p;
 	r->size = len;
 	r->fd = fd;

@@ -21,6 +21,8 @@
  */
 #include "src/src_impl.h"
 
+#include "base/mem_touch.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_ether.h>
@@ -368,6 +370,9 @@ int src_afpacket_open(struct src **out, const struct src_cfg *cfg, char *err, si
 		s->ring = NULL;
 		return afp_fail(s, err, errlen, "%s: %s: %s", "mmap of the ring");
 	}
+	/* each page touched from user space now, before the socket is bound and the kernel writes
+	 * to it, not on the ring's first lap (base/mem_touch.h) */
+	mem_touch_write(s->ring, s->ring_len);
 
 	memset(&sll, 0, sizeof sll);
 	sll.sll_family = AF_PACKET;
