@@ -201,6 +201,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "xsk_floor: out of memory\n");
 		return 1;
 	}
+	/* written once from user space, as toed does with its UMEM (daemon/base/mem_touch.h): the floor
+	 * must not pay a first-touch cost per page that the daemon does not */
+	memset(area, 0, area_len);
 	struct xsk_umem *umem;
 	struct xsk_ring_prod fq;
 	struct xsk_ring_cons cq, rx;
