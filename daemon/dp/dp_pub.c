@@ -10,6 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/mem_touch.h"
+
 #define PUB_DEFAULT_MAX_CLIENTS 256u
 #define PUB_DEFAULT_HEARTBEAT_NS 100000000ull
 
@@ -221,6 +223,9 @@ struct pub *pub_create(const struct pub_config *cfg, int *err)
 		if (!p->hist || !p->hist_src)
 			goto fail;
 		p->hist_mask = p->cfg.history - 1;
+		/* touched now, not on the first lap of the history (base/mem_touch.h) */
+		mem_touch_write(p->hist, p->cfg.history * sizeof(p->hist[0]));
+		mem_touch_write(p->hist_src, p->cfg.history * sizeof(p->hist_src[0]));
 	}
 	p->epoch = shm_new_epoch();
 	p->next_id = 1;

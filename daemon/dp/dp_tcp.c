@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/mem_touch.h"
 #include "dp/dp_setup.h"
 #include "net/net_rx.h"
 #include "net/net_udp.h"
@@ -82,6 +83,9 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 			 cfg->path, gc.max_conns, gc.rcv_buf, gc.mss, r);
 		return -1;
 	}
+	/* its buffers touched now, not at their first use on the hot path (base/mem_touch.h) */
+	mem_touch_write(t->gbuf, GTOE_BUF_BYTES(&gc));
+	mem_touch_write(t->g, sizeof *t->g);
 	/* a restarted toed does not reuse the last run's local ports */
 	t->g->ephemeral = (uint16_t)(gc.isn_key >> 7);
 	for (uint32_t i = 0; i < t->nfeeds; i++) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/mem_touch.h"
 #include "fast/host/fastx.h"
 #include "dp/dp_setup.h"
 #include "dp/dp_spin.h"
@@ -315,6 +316,12 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 		return -1;
 	}
 	fastx_dec_init(dp->fastx, dp->fastx_prog, &dp->fs[0].rec);
+	/* the pipeline's state and reassembly buffers are large and mostly untouched by their
+	 * initialisation: touched now, not at their first use on the hot path (base/mem_touch.h) */
+	mem_touch_write(dp->pipe, sizeof *dp->pipe);
+	mem_touch_write(dp->fs, nfs * sizeof *dp->fs);
+	mem_touch_write(dp->mbuf, dp->mbuf_len);
+	mem_touch_write(dp->fastx, sizeof *dp->fastx);
 	return 0;
 }
 
