@@ -195,6 +195,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "toe-fastdump: %s\n", err);
 		return 1;
 	}
+	if (names.nnotes)
+		fprintf(stderr, "toe-fastdump: note: %s\n", names.note);
 	int fast = o.decoder == FASTX_FAST || (o.decoder == FASTX_AUTO && o.stats);
 	if (fast && !o.stats) {
 		fprintf(stderr, "toe-fastdump: --decoder fast decodes into tick records only; printing every field "

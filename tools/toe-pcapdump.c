@@ -377,6 +377,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err);
 		return 1;
 	}
+	if (names.nnotes)
+		fprintf(stderr, PROG ": note: %s\n", names.note);
 	char perr[PCAP_ERRBUF_SIZE];
 	pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
 	if (!pc) {

@@ -236,6 +236,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "toe-sockrx: %s\n", err);
 		goto done;
 	}
+	if (names->nnotes)
+		fprintf(stderr, "toe-sockrx: note: %s\n", names->note);
 	if (out_path) {
 		out = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
 		if (!out) {

@@ -746,6 +746,8 @@ static void compile_templates(struct ctx *x)
 		return;
 	}
 	c->fast.have_prog = 1;
+	if (nm->nnotes)
+		key_msg(x, TOED_DIAG_WARNING, S_FAST, 0, TOED_K_FAST_TEMPLATES, 0, "%s", nm->note);
 	/* the SSE default is not held against other exchanges' templates: those are just untracked */
 	if (kok(x, S_FAST, 0, TOED_K_FAST_SEQUENCE_FIELDS) &&
 	    conf_seqfields_resolve(c, nm, kline(x, S_FAST, 0, TOED_K_FAST_SEQUENCE_FIELDS) != 0, err, sizeof err) < 0)

@@ -54,6 +54,18 @@ static int comp(const char *xml)
 		CHECK_EQ(P.magic, 0);                                        \
 	} while (0)
 
+/* Compiles with n fields noted as not mapped, the note containing `what`
+ * (the caller checks which instructions map). */
+#define NOT_MAPPED(xml, n, what)                                             \
+	do {                                                                 \
+		COMPILES(xml);                                               \
+		CHECK_EQ(N.nnotes, (n));                                     \
+		if (!strstr(N.note, (what)))                                 \
+			fprintf(stderr, "%s:%d: note was \"%s\", expected \"...%s...\"\n", __FILE__, \
+				__LINE__, N.note, (what));                   \
+		CHECK(strstr(N.note, (what)) != NULL);                       \
+	} while (0)
+
 #define CHECK_INSTR(i, k, o, fl, tk, d, in, sc, dp, fd, nm)                  \
 	do {                                                                 \
 		const struct fast_instr *x_ = &P.instr[i];                   \
@@ -722,11 +734,35 @@ static void test_ticks(void)
 
 	CHECK_ERR(T1("<int32 name=\"TradePrice\"/>\n<int32 name=\"OrderPrice\"/>\n"), 4, "both trade fields");
 	CHECK_ERR(T1("<int32 name=\"OrderTime\"/>\n<int32 name=\"TradeTime\"/>\n"), 4, "both trade fields");
-	CHECK_ERR(T1("<int32 name=\"x\"/>\n<int32 name=\"SecurityID\"/>\n"), 4, "ascii string");
-	CHECK_ERR(T1("<int32 name=\"x\"/>\n<string name=\"OrderBSFlag\" charset=\"unicode\"/>\n"), 4, "ascii string");
-	CHECK_ERR(T1("<int32 name=\"x\"/>\n<string name=\"TradePrice\"/>\n"), 4, "integer or a decimal");
-	CHECK_ERR(T1("<int32 name=\"x\"/>\n<byteVector name=\"BizIndex\"/>\n"), 4, "integer or a decimal");
-	CHECK_ERR(T1("<int32 name=\"x\"/>\n<sequence name=\"TradeQty\"/>\n"), 4, "integer or a decimal");
+	/* a tick field's name on a type that field cannot take (another exchange's numeric SecurityID):
+	 * the file compiles, the field decodes but is not mapped, and the first such field is noted */
+	NOT_MAPPED(T1("<int32 name=\"x\"/>\n<int32 name=\"SecurityID\"/>\n"), 1,
+		   "t.xml:4: SecurityID in template T is not an ascii string: decoded, not mapped to the tick record");
+	CHECK_EQ(P.instr[1].tick, 0);
+	CHECK_EQ(P.tpl[0].kind, TOE_REC_NONE);
+	NOT_MAPPED(T1("<int32 name=\"x\"/>\n<string name=\"OrderBSFlag\" charset=\"unicode\"/>\n"), 1,
+		   "t.xml:4: OrderBSFlag in template T is not an ascii string");
+	CHECK_EQ(P.instr[1].tick, 0);
+	NOT_MAPPED(T1("<int32 name=\"x\"/>\n<string name=\"TradePrice\"/>\n"), 1,
+		   "t.xml:4: TradePrice in template T is not an integer or a decimal");
+	CHECK_EQ(P.instr[1].tick, 0);
+	CHECK_EQ(P.tpl[0].kind, TOE_REC_NONE);
+	NOT_MAPPED(T1("<int32 name=\"x\"/>\n<byteVector name=\"BizIndex\"/>\n"), 1, "t.xml:4: BizIndex");
+	CHECK_EQ(P.instr[1].tick, 0);
+	NOT_MAPPED(T1("<int32 name=\"x\"/>\n<sequence name=\"TradeQty\"/>\n"), 1, "t.xml:4: TradeQty");
+	CHECK_EQ(P.instr[1].tick, 0);
+	/* the rest of the template still maps; two such fields: counted, the first one named */
+	NOT_MAPPED(T1("<uInt32 name=\"SecurityID\"/>\n<int64 name=\"TradePrice\"/>\n<string name=\"TradeQty\"/>\n"), 2,
+		   "t.xml:3: SecurityID in template T is not an ascii string: decoded, not mapped to the tick record "
+		   "(2 such fields in all)");
+	CHECK_EQ(P.tpl[0].kind, TOE_REC_TRADE);
+	CHECK_EQ(P.instr[0].tick, 0);
+	CHECK_EQ(P.instr[1].tick, TOE_TF_TRADE_PRICE);
+	CHECK_EQ(P.instr[2].tick, 0);
+	/* a file that maps everything it names has no note */
+	COMPILES(T1("<string name=\"SecurityID\"/>\n<int64 name=\"TradePrice\"/>\n"));
+	CHECK_EQ(N.nnotes, 0);
+	CHECK_EQ(N.note[0], 0);
 	CHECK_ERR(T1("<int32 name=\"TradeIndex\"/>\n<int32 name=\"TradeIndex\"/>\n"), 4, "twice");
 }
 

@@ -1019,12 +1019,16 @@ static int map_ticks(struct cc *c, int k, const char *tname)
 		tf = tick_of(fname, &str, &rec);
 		if (tf == TOE_TF_NONE)
 			continue;
-		if (str && in->kind != FAST_K_ASCII)
-			return fail_at(c, c->line[i], "%s maps to a tick field and must be an ascii string", fname);
-		if (!str && !(in->kind == FAST_K_I32 || in->kind == FAST_K_U32 || in->kind == FAST_K_I64 ||
-			      in->kind == FAST_K_U64 || in->kind == FAST_K_DECIMAL || in->kind == FAST_K_DEC_EXP))
-			return fail_at(c, c->line[i], "%s maps to a tick field and must be an integer or a decimal",
-				       fname);
+		if (str ? in->kind != FAST_K_ASCII
+			: !(in->kind == FAST_K_I32 || in->kind == FAST_K_U32 || in->kind == FAST_K_I64 ||
+			    in->kind == FAST_K_U64 || in->kind == FAST_K_DECIMAL || in->kind == FAST_K_DEC_EXP)) {
+			/* the name is SSE's, the type is not: another exchange's field of that name */
+			if (c->nm->nnotes++ == 0)
+				snprintf(c->nm->note, sizeof c->nm->note,
+					 "%s:%ld: %s in template %s is not an %s: decoded, not mapped to the tick record",
+					 c->file, c->line[i], fname, tname, str ? "ascii string" : "integer or a decimal");
+			continue;
+		}
 		if (seen & (1u << tf))
 			return fail_at(c, c->line[i], "template %s maps tick field %s twice", tname, fname);
 		seen |= 1u << tf;
@@ -1208,9 +1212,15 @@ int fast_compile_buffer(const char *xml, size_t len, const char *name, struct fa
 	}
 	xmlFreeDoc(doc);
 	xmlFreeParserCtxt(ctxt);
+	if (rc == 0 && c->nm->nnotes > 1) {
+		size_t l = strlen(c->nm->note);
+		snprintf(c->nm->note + l, sizeof c->nm->note - l, " (%u such fields in all)", c->nm->nnotes);
+	}
 out:
 	if (rc) {
 		memset(prog, 0, sizeof *prog);
+		if (names)
+			memset(names, 0, sizeof *names);
 		rc = -1;
 	}
 	free(c->defs);

@@ -5,7 +5,9 @@
  * with libxml2, and produces the flat struct fast_prog that the decoder (and
  * the card's template memory) executes. Unknown attributes are ignored;
  * decimalPlaces is kept as the scale of a scaled integer. Field names are
- * mapped to tick fields (toe/tick.h) and templates to record types.
+ * mapped to tick fields (toe/tick.h) and templates to record types; a field
+ * whose name is a tick field's but whose type is not is left unmapped and
+ * noted (fast_names.note), not refused: the file is another exchange's.
  */
 #ifndef FAST_COMPILE_H
 #define FAST_COMPILE_H
@@ -15,10 +17,19 @@
 
 #define FAST_NAME_MAX 64
 
-/* Names the program itself does not carry (for printing). */
+#define FAST_NOTE_MAX 320
+
+/* Names the program itself does not carry (for printing), and what the
+ * compiler has to say about a file it accepted. */
 struct fast_names {
 	char tpl[FAST_MAX_TEMPLATES][FAST_NAME_MAX];    /* template names */
 	char field[FAST_MAX_INSTR][FAST_NAME_MAX];      /* field name per instruction ("" for END) */
+	/* Fields named like a tick field but of a type that field cannot take
+	 * (another exchange's numeric SecurityID, say) are decoded but not
+	 * mapped: how many, and a message to print, "file:line: ..." of the
+	 * first (with the count of the others when there are more). */
+	uint32_t nnotes;
+	char note[FAST_NOTE_MAX];
 };
 
 /* Compile `path`. Returns 0, or -1 with a message "file:line: reason" in err. */
