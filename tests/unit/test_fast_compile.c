@@ -732,8 +732,25 @@ static void test_ticks(void)
 	CHECK_EQ(P.instr[2].tick, TOE_TF_TRADE_QTY);
 	CHECK_EQ(P.instr[3].tick, TOE_TF_TRADE_INDEX);
 
-	CHECK_ERR(T1("<int32 name=\"TradePrice\"/>\n<int32 name=\"OrderPrice\"/>\n"), 4, "both trade fields");
-	CHECK_ERR(T1("<int32 name=\"OrderTime\"/>\n<int32 name=\"TradeTime\"/>\n"), 4, "both trade fields");
+	/* trade and order fields in one template: not SSE's, decoded but the template maps nothing */
+	NOT_MAPPED(T1("<int32 name=\"TradePrice\"/>\n<int32 name=\"OrderPrice\"/>\n<string name=\"SecurityID\"/>\n"), 1,
+		   "t.xml:4: template T has both trade fields (TradePrice) and order fields (OrderPrice): decoded, "
+		   "not mapped to tick records");
+	CHECK_EQ(P.tpl[0].kind, TOE_REC_NONE);
+	CHECK_EQ(P.instr[0].tick, 0);
+	CHECK_EQ(P.instr[1].tick, 0);
+	CHECK_EQ(P.instr[2].tick, 0);
+	NOT_MAPPED(T1("<int32 name=\"OrderTime\"/>\n<int32 name=\"TradeTime\"/>\n"), 1,
+		   "t.xml:4: template T has both trade fields (TradeTime) and order fields (OrderTime)");
+	CHECK_EQ(P.tpl[0].kind, TOE_REC_NONE);
+	/* only that template: the next one still maps */
+	NOT_MAPPED("<templates xmlns=\"" NS11 "\">\n<template name=\"A\" id=\"1\">\n<int32 name=\"TradeQty\"/>\n"
+		   "<int32 name=\"Balance\"/>\n</template>\n<template name=\"B\" id=\"2\">\n<int32 name=\"TradeQty\"/>\n"
+		   "</template>\n</templates>\n",
+		   1, "t.xml:4: template A has both");
+	CHECK_EQ(P.tpl[0].kind, TOE_REC_NONE);
+	CHECK_EQ(P.tpl[1].kind, TOE_REC_TRADE);
+	CHECK_EQ(P.instr[P.tpl[1].first].tick, TOE_TF_TRADE_QTY);
 	/* a tick field's name on a type that field cannot take (another exchange's numeric SecurityID):
 	 * the file compiles, the field decodes but is not mapped, and the first such field is noted */
 	NOT_MAPPED(T1("<int32 name=\"x\"/>\n<int32 name=\"SecurityID\"/>\n"), 1,
@@ -754,7 +771,7 @@ static void test_ticks(void)
 	/* the rest of the template still maps; two such fields: counted, the first one named */
 	NOT_MAPPED(T1("<uInt32 name=\"SecurityID\"/>\n<int64 name=\"TradePrice\"/>\n<string name=\"TradeQty\"/>\n"), 2,
 		   "t.xml:3: SecurityID in template T is not an ascii string: decoded, not mapped to the tick record "
-		   "(2 such fields in all)");
+		   "(2 such notes in all)");
 	CHECK_EQ(P.tpl[0].kind, TOE_REC_TRADE);
 	CHECK_EQ(P.instr[0].tick, 0);
 	CHECK_EQ(P.instr[1].tick, TOE_TF_TRADE_PRICE);

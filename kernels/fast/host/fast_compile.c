@@ -104,6 +104,22 @@ __attribute__((format(printf, 3, 4))) static int fail_at(struct cc *c, long line
 
 #define fail(c, n, ...) fail_at((c), (n) ? xmlGetLineNo(n) : 0L, __VA_ARGS__)
 
+/* A note about a file that compiles (fast_names.note): the first one's text, and a count. */
+__attribute__((format(printf, 3, 4))) static void note(struct cc *c, long line, const char *fmt, ...)
+{
+	va_list ap;
+	int l;
+
+	if (c->nm->nnotes++)
+		return;
+	l = snprintf(c->nm->note, sizeof c->nm->note, "%s:%ld: ", c->file, line);
+	if (l < 0 || (size_t)l >= sizeof c->nm->note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->nm->note + l, sizeof c->nm->note - (size_t)l, fmt, ap);
+	va_end(ap);
+}
+
 static void copy_str(char *dst, size_t cap, const char *src)
 {
 	size_t l = strlen(src);
@@ -1023,10 +1039,8 @@ static int map_ticks(struct cc *c, int k, const char *tname)
 			: !(in->kind == FAST_K_I32 || in->kind == FAST_K_U32 || in->kind == FAST_K_I64 ||
 			    in->kind == FAST_K_U64 || in->kind == FAST_K_DECIMAL || in->kind == FAST_K_DEC_EXP)) {
 			/* the name is SSE's, the type is not: another exchange's field of that name */
-			if (c->nm->nnotes++ == 0)
-				snprintf(c->nm->note, sizeof c->nm->note,
-					 "%s:%ld: %s in template %s is not an %s: decoded, not mapped to the tick record",
-					 c->file, c->line[i], fname, tname, str ? "ascii string" : "integer or a decimal");
+			note(c, c->line[i], "%s in template %s is not an %s: decoded, not mapped to the tick record", fname,
+			     tname, str ? "ascii string" : "integer or a decimal");
 			continue;
 		}
 		if (seen & (1u << tf))
@@ -1038,10 +1052,15 @@ static int map_ticks(struct cc *c, int k, const char *tname)
 		if (rec == TOE_REC_ORDER && order < 0)
 			order = i;
 	}
-	if (trade >= 0 && order >= 0)
-		return fail_at(c, c->line[trade > order ? trade : order],
-			       "template %s has both trade fields (%s) and order fields (%s)", tname,
-			       c->nm->field[trade], c->nm->field[order]);
+	if (trade >= 0 && order >= 0) {
+		/* not SSE's trade or order: another exchange's template whose names happen to match */
+		note(c, c->line[trade > order ? trade : order],
+		     "template %s has both trade fields (%s) and order fields (%s): decoded, not mapped to tick records",
+		     tname, c->nm->field[trade], c->nm->field[order]);
+		for (i = t->first; i < t->end; i++)
+			p->instr[i].tick = TOE_TF_NONE;
+		trade = order = -1;
+	}
 	t->kind = trade >= 0 ? TOE_REC_TRADE : order >= 0 ? TOE_REC_ORDER : TOE_REC_NONE;
 	return 0;
 }
@@ -1214,7 +1233,7 @@ int fast_compile_buffer(const char *xml, size_t len, const char *name, struct fa
 	xmlFreeParserCtxt(ctxt);
 	if (rc == 0 && c->nm->nnotes > 1) {
 		size_t l = strlen(c->nm->note);
-		snprintf(c->nm->note + l, sizeof c->nm->note - l, " (%u such fields in all)", c->nm->nnotes);
+		snprintf(c->nm->note + l, sizeof c->nm->note - l, " (%u such notes in all)", c->nm->nnotes);
 	}
 out:
 	if (rc) {

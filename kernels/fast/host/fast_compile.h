@@ -25,9 +25,10 @@ struct fast_names {
 	char tpl[FAST_MAX_TEMPLATES][FAST_NAME_MAX];    /* template names */
 	char field[FAST_MAX_INSTR][FAST_NAME_MAX];      /* field name per instruction ("" for END) */
 	/* Fields named like a tick field but of a type that field cannot take
-	 * (another exchange's numeric SecurityID, say) are decoded but not
-	 * mapped: how many, and a message to print, "file:line: ..." of the
-	 * first (with the count of the others when there are more). */
+	 * (another exchange's numeric SecurityID, say), and templates with both
+	 * trade and order fields, are decoded but not mapped: how many, and a
+	 * message to print, "file:line: ..." of the first (with the count when
+	 * there are more). */
 	uint32_t nnotes;
 	char note[FAST_NOTE_MAX];
 };
