@@ -239,12 +239,14 @@ static void check_port_source(struct ctx *x, int i)
 	sec_label(x, S_PORT, i, label, sizeof label);
 	p->queue_set = kline(x, S_PORT, i, TOED_K_PORT_QUEUE) != 0;
 	if (c->device.backend != TOED_BACKEND_SW) {
-		static const int sw_keys[] = { TOED_K_PORT_INTERFACE, TOED_K_PORT_QUEUE };
-		for (size_t k = 0; k < 2; k++)
-			if (kline(x, S_PORT, i, sw_keys[k]))
-				key_msg(x, TOED_DIAG_ERROR, S_PORT, i, sw_keys[k], 0,
-					"the card receives on its own network ports (backend = xrt): only the software "
-					"backend captures from an interface");
+		static const char why[] = "the card receives on its own network ports (backend = xrt): only the "
+					  "software backend captures from an interface";
+		/* "interface =" with no name is the default (none), as the configuration written back
+		 * says it; only a name is refused */
+		if (kline(x, S_PORT, i, TOED_K_PORT_INTERFACE) && p->interface[0])
+			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_INTERFACE, 0, "%s", why);
+		if (kline(x, S_PORT, i, TOED_K_PORT_QUEUE))
+			key_msg(x, TOED_DIAG_ERROR, S_PORT, i, TOED_K_PORT_QUEUE, 0, "%s", why);
 		return;
 	}
 	if (!kok(x, S_SOURCE, 0, TOED_K_SOURCE_TYPE) || !kok(x, S_PORT, i, TOED_K_PORT_INTERFACE))

@@ -878,6 +878,16 @@ static void test_ports(void)
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\ninterface = eth0\n", NO_SRC, 5,
 	    "[port.0] interface = eth0: the card receives on its own network ports (backend = xrt): only the "
 	    "software backend captures from an interface");
+	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\nqueue = 1\n", NO_SRC, 5,
+	    "[port.0] queue = 1: the card receives on its own network ports (backend = xrt): only the "
+	    "software backend captures from an interface");
+	/* "interface =" with no name is the default (none), as the configuration written back says it
+	 * (found by fuzz_config: a card's configuration written back did not load) */
+	snprintf(text, sizeof text,
+		 "[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.0]\ninterface = \n[feed.c]\n"
+		 "exchange = 10.9.0.1:5261\n[fast]\ntemplates = %s\n",
+		 g_tpl);
+	expect_clean(__LINE__, text);
 	/* a feed on a port that is not configured (on the card, port 0 is not implicit once any [port] exists) */
 	ERR("[device]\nbackend = xrt\nxclbin = card.xclbin\n[port.1]\n", NO_SRC, 7,
 	    "[feed.base] port = 0 (default): no [port] or [port.0] section");
