@@ -5,13 +5,6 @@
 
 #define TOUCH_STRIDE 4096u
 
-void mem_touch_read(const void *p, size_t len)
-{
-	const volatile uint8_t *b = p;
-	for (size_t i = 0; i < len; i += TOUCH_STRIDE)
-		(void)b[i];
-}
-
 void mem_touch_write(void *p, size_t len)
 {
 	volatile uint8_t *b = p;

@@ -11,15 +11,13 @@
  * the first use of every UMEM page and ring page: half of the frames of the
  * first lap of a 256 MB UMEM, every 32nd record of the first lap of a ring.
  * Once touched from user space, later writes by the kernel do not bring it
- * back.
+ * back. (libtoeclient and toe-fastdump, which do not link the daemon's
+ * library, read their mappings' pages with a loop of their own.)
  */
 #ifndef TOED_MEM_TOUCH_H
 #define TOED_MEM_TOUCH_H
 
 #include <stddef.h>
-
-/* Read one byte of every 4 KB page of [p, p + len). */
-void mem_touch_read(const void *p, size_t len);
 
 /* Write one byte of every 4 KB page of [p, p + len) with the value it
  * holds; only for memory nobody else writes yet (a mapping just made). */
