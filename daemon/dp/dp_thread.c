@@ -321,7 +321,6 @@ int toed_dp_prepare(struct toed_dp *dp, const struct toed_config *cfg, struct pu
 	mem_touch_write(dp->pipe, sizeof *dp->pipe);
 	mem_touch_write(dp->fs, nfs * sizeof *dp->fs);
 	mem_touch_write(dp->mbuf, dp->mbuf_len);
-	mem_touch_write(dp->fastx, sizeof *dp->fastx);
 	return 0;
 }
 
