@@ -480,25 +480,26 @@ static int seq_entry(struct rx_pipe *p, struct rx_out *out)
 	return 1;
 }
 
-/* A decoded record through its group: 0 when it is dropped (a copy). When
- * it brought events (a gap before it), the first is returned in *out and
- * the record waits in held_out. */
-static int seq_record(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
+/* A decoded record of stream sid through its group (its tick record in
+ * *tick, its value array rec, or 0 when the CPU decoder made it without
+ * one): 0 when it is dropped (a copy), else 1 with the tick's group, line
+ * and late flag set. Events it brought (a gap before it) are queued in
+ * p->sq: they go out before it (seq_record, rx_ticks). */
+static int seq_verdict(struct rx_pipe *p, uint32_t sid, const struct fast_rec *rec, union toe_record *tick)
 {
 	uint32_t g, line, chan = 0;
 	uint64_t s = 0;
 	int late = 0, v;
 	stream_line(p, sid, &g, &line);
-	out->tick.hdr.group = (uint8_t)(g + 1);
-	out->tick.hdr.line = (uint8_t)line;
+	tick->hdr.group = (uint8_t)(g + 1);
+	tick->hdr.line = (uint8_t)line;
 #ifdef TOE_CPU_DECODER
 	/* a fast-path record has no value array: its key is in its tick (fx_ok) */
-	if (out->rec && p->fastx && p->fx_keyed == p->fastx && out->rec->tpl < FAST_MAX_TEMPLATES &&
-	    p->fastx->kref[out->rec->tpl])
+	if (rec && p->fastx && p->fx_keyed == p->fastx && rec->tpl < FAST_MAX_TEMPLATES && p->fastx->kref[rec->tpl])
 		p->st.seq_key_fallback++; /* the fast decoder's fallback, for this key */
-	if (!out->rec ? !fastx_key(p->fastx, &chan, &s) : !seq_key(&p->keys, out->rec, &chan, &s)) {
+	if (!rec ? !fastx_key(p->fastx, &chan, &s) : !seq_key(&p->keys, rec, &chan, &s)) {
 #else
-	if (!seq_key(&p->keys, out->rec, &chan, &s)) {
+	if (!seq_key(&p->keys, rec, &chan, &s)) {
 #endif
 		p->st.seq_unkeyed++;
 		return 1;
@@ -517,9 +518,18 @@ static int seq_record(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
 	}
 	p->sst[sid].seq_won++;
 	if (late) {
-		out->tick.hdr.flags |= TOE_RF_LATE;
+		tick->hdr.flags |= TOE_RF_LATE;
 		p->st.seq_late++;
 	}
+	return 1;
+}
+
+/* seq_verdict for a record entry: 0 when it is dropped. When it brought
+ * events, the first is returned in *out and the record waits in held_out. */
+static int seq_record(struct rx_pipe *p, uint32_t sid, struct rx_out *out)
+{
+	if (!seq_verdict(p, sid, out->rec, &out->tick))
+		return 0;
 	if (seq_queue_len(&p->sq)) {
 		p->held_out = *out;
 		p->held = 1;
@@ -1138,9 +1148,9 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 	const struct mtoe_event *e;
 	struct fast_stream *fs;
 	uint32_t n = 0, it, sid;
-	int fx, pend = -1;
-	if ((p->cfg.flags & (RX_CFG_SEQ | RX_CFG_NO_TICK | RX_CFG_TAP_DATA)) || p->cut_pending || p->junk_pending ||
-	    p->tap_pending || p->held || p->seq_polling || p->sess_pend)
+	int fx, seq, pend = -1;
+	if ((p->cfg.flags & (RX_CFG_NO_TICK | RX_CFG_TAP_DATA)) || p->cut_pending || p->junk_pending ||
+	    p->tap_pending || p->held || p->seq_polling || p->sess_pend || seq_queue_len(&p->sq) != 0)
 		return 0;
 	if (p->active < 0) {
 		/* rx_drain's next step: the next event; take it here when it only feeds */
@@ -1159,11 +1169,12 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 		return 0; /* a session stream (the card): rx_drain's path, which tells unmapped messages */
 	fs = &p->fs[sid];
 	fx = use_fx(p);
+	seq = (p->cfg.flags & RX_CFG_SEQ) != 0;
 #ifdef TOE_CPU_DECODER
 	/* the CPU decoder writes each record straight into the caller's slot
 	 * (record_tick then copies nothing; dst pointed back below): its run
 	 * of plain records first, then what ended it below */
-	if (fx)
+	if (fx && !seq)
 		n = fx_ticks(p, sid, fs, recs, cap, &pend);
 #endif
 	for (it = 0; it < RX_STREAM_ITERS; it++) {
@@ -1182,11 +1193,28 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 		}
 		if (ev == FS_RECORD) {
 			int t = record_tick(p, sid, fs, fx, &recs[n]);
-			if (t > 0) {
+			if (seq) {
+				/* sequence tracking, as stream_event's record (its value
+				 * array: none when the CPU decoder made its tick) */
+				const struct fast_rec *rec = &fs->rec;
+#ifdef TOE_CPU_DECODER
+				if (fx && !p->fastx->used_fallback)
+					rec = 0;
+#endif
+				if (!seq_verdict(p, sid, rec, &recs[n])) {
+					/* dropped (a copy): the events it brought go out next (rx_drain) */
+					if (seq_queue_len(&p->sq) != 0)
+						break;
+					continue;
+				}
+			}
+			if (t > 0 && (!seq || seq_queue_len(&p->sq) == 0)) {
 				n++;
 				continue;
 			}
-			/* unmapped: rx_next's entry, after the records before it */
+			/* unmapped, or sequence events came before it: rx_next's
+			 * entry, after the records before it (rx_drain returns the
+			 * events first, then the held entry) */
 			out_head(&p->held_out, RX_OUT_RECORD, sid);
 			p->held_out.tick = recs[n];
 			record_fields(p, fs, fx, t, &p->held_out);

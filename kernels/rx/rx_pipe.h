@@ -404,8 +404,13 @@ int rx_next(struct rx_pipe *p, struct rx_out *out);
  * mapped RECORD entries of one stream, decoded straight into recs[0..n)
  * (n <= cap; the same bytes as rx_next's out.tick, the same counters); *sid
  * is their stream. Returns 0 when the next entry is anything else (a gap, a
- * reset, an unmapped record, DATA, a sequence event) or the call cannot
- * batch (RX_CFG_SEQ, RX_CFG_NO_TICK, RX_CFG_TAP_DATA): rx_next returns it.
+ * reset, an unmapped record, DATA, a sequence event, a record dropped as a
+ * copy that brought a sequence event) or the call cannot batch
+ * (RX_CFG_NO_TICK, RX_CFG_TAP_DATA): rx_next returns it. With RX_CFG_SEQ
+ * each record goes through its group as rx_next's would (group, line and
+ * TOE_RF_LATE set; copies dropped), one decoder call a record instead of
+ * the CPU decoder's runs (the sequence key is read from the decoder's
+ * state right after each record).
  * Mixed freely with rx_next, every entry comes once and in rx_next's order:
  *
  *   for (;;) {

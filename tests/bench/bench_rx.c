@@ -28,6 +28,9 @@
  *                 pipeline as DATA events (rx_event, as dp_tcp_pump does),
  *                 then STEP + FAST + tick mapping; no vendor ACK frames in
  *                 its capture (toed makes its own);
+ *   fastx_seq_check  fastx_in_order with sequence tracking on ([fast]
+ *                 sequence_check = yes: each record's channel and BizIndex
+ *                 checked, rx_ticks one record a decoder call);
  *   fastx_rx_next  fastx_in_order drained with rx_next alone, one entry at a
  *                 time, each copied into the batch (toed before rx_ticks);
  *   fastx_publish, gtoe_fastx_publish  with the batches published as toed
@@ -408,13 +411,15 @@ int main(void)
 	       "reordered copy: %u segments swapped with the next (%.2f%%)\n",
 	       RECORDS, len, nseg, MSS, cin.n, swapped, 100.0 * swapped / nseg);
 
-	struct rx_cfg cfg, nocsum;
+	struct rx_cfg cfg, nocsum, seqc;
 	rx_cfg_default(&cfg);
 	cfg.mtoe.flows[0].ex_addr = s.saddr;
 	cfg.mtoe.flows[0].ex_port = 9000;
 	cfg.mtoe.nflows = 1;
 	nocsum = cfg;
 	nocsum.net.flags &= ~NET_CFG_TCP_CSUM;
+	seqc = cfg;
+	seqc.flags |= RX_CFG_SEQ;
 	uint32_t nfs = RX_NSTREAMS(&cfg);
 	struct fast_stream *fs = calloc(nfs, sizeof *fs);
 	uint64_t mlen = MTOE_BUF_BYTES(cfg.mtoe.max_conns, cfg.mtoe.window);
@@ -443,6 +448,7 @@ int main(void)
 		{"fastx_reorder_1pct", &cre, &cfg, 0, 1, 0, 0, 0, 0, {0}},
 		{"fastx_rx_next", &cin, &cfg, 0, 1, 0, 1, 0, 0, {0}},
 		{"fastx_publish", &cin, &cfg, 0, 1, 0, 0, 1, 0, {0}},
+		{"fastx_seq_check", &cin, &seqc, 0, 1, 0, 0, 0, 0, {0}},
 		{"fastx_decode_only", &cin, &cfg, 0, 1, 0, 0, 0, 1, {0}},
 		{"gtoe_in_order", &cg, &cfg, 0, 0, 1, 0, 0, 0, {0}},
 		{"gtoe_fastx_in_order", &cg, &cfg, 0, 1, 1, 0, 0, 0, {0}},
