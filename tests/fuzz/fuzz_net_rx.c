@@ -20,6 +20,8 @@
  *     and at the end nothing is lost silently: every sequence between a
  *     channel's lowest and highest delivered is delivered or named by a
  *     TOE_GAP_SEQUENCE entry (per numbering: a restart starts afresh);
+ *   - inputs of odd length are drained with rx_ticks too (as toed's data
+ *     plane drains), under the same checks, its records all mapped ones;
  *   - the host checksum (net_csum_host.c, every level the CPU runs) folds each
  *     frame, whole and in two chunks split at the input's choice, to the same
  *     sum as the synthesisable word loop (and reads nothing outside it).
@@ -299,40 +301,72 @@ static void trace_entry(const struct rx_out *o)
 	fprintf(stderr, " flags %#x\n", t->hdr.flags);
 }
 
+/* One entry's checks; batched: a record from rx_ticks (a tick record, no value array). */
+static void check_entry(struct rx_out *o, const uint8_t *frame, uint32_t len, int batched)
+{
+	if (o->kind < RX_OUT_RECORD || o->kind > RX_OUT_DATA)
+		FAIL("entry kind %u", o->kind);
+	if (o->stream >= pipe_.nstreams)
+		FAIL("entry for stream %u of %u", o->stream, pipe_.nstreams);
+	if (o->kind == RX_OUT_DATA) {
+		int in_frame = frame && o->data >= frame && o->data + o->len <= frame + len;
+		int in_buf = o->data >= mbuf && o->data + o->len <= mbuf + sizeof mbuf;
+		if (o->len && !in_frame && !in_buf)
+			FAIL("DATA entry of %llu bytes outside the frame and the buffer", (unsigned long long)o->len);
+	}
+	if (trace)
+		trace_entry(o);
+	bytes_accounted(o);
+	if (o->kind == RX_OUT_RESET && o->tick.reset.reason == TOE_RESET_RESTART)
+		restart_clear(o);
+	if (o->kind == RX_OUT_RECORD && (pipe_.cfg.flags & RX_CFG_SEQ))
+		delivered_once(o);
+	if (o->kind == RX_OUT_GAP && o->tick.gap.reason == TOE_GAP_SEQUENCE && o->tick.gap.channel < SEQ_DIRECT &&
+	    o->tick.hdr.group >= 1 && o->tick.hdr.group <= RX_MAX_GROUPS && o->tick.gap.first <= o->tick.gap.last)
+		cover_gap(o->tick.hdr.group - 1u, o->tick.gap.channel, o->tick.gap.first, o->tick.gap.last);
+	if (o->kind == RX_OUT_RECORD && !batched) {
+		const struct fast_rec *r = o->rec;
+		if (!r || r->nvals > FAST_MAX_VALUES || r->nstr > FAST_MAX_STRBUF)
+			FAIL("record with %u values", r ? r->nvals : 0);
+		for (uint32_t i = 0; i < r->nvals; i++)
+			if (r->v[i].present && (uint32_t)r->v[i].soff + r->v[i].slen > r->nstr &&
+			    (progs[0].instr[r->v[i].instr].kind == FAST_K_ASCII ||
+			     progs[0].instr[r->v[i].instr].kind == FAST_K_BYTES))
+				FAIL("string value outside the record");
+	}
+	if (o->kind == RX_OUT_RECORD && batched && o->tick.hdr.type != TOE_REC_TRADE && o->tick.hdr.type != TOE_REC_ORDER)
+		FAIL("rx_ticks gave a record of type %u", o->tick.hdr.type);
+}
+
+/* Inputs of odd length are drained as toed's data plane drains: rx_ticks
+ * (batches of 1..8 records) and rx_next for what it does not batch. */
+static int use_ticks;
+static uint32_t ticks_cap;
+
 static void drain(const uint8_t *frame, uint32_t len)
 {
 	struct rx_out o;
-	while (rx_next(&pipe_, &o)) {
-		if (o.kind < RX_OUT_RECORD || o.kind > RX_OUT_DATA)
-			FAIL("entry kind %u", o.kind);
-		if (o.stream >= pipe_.nstreams)
-			FAIL("entry for stream %u of %u", o.stream, pipe_.nstreams);
-		if (o.kind == RX_OUT_DATA) {
-			int in_frame = frame && o.data >= frame && o.data + o.len <= frame + len;
-			int in_buf = o.data >= mbuf && o.data + o.len <= mbuf + sizeof mbuf;
-			if (o.len && !in_frame && !in_buf)
-				FAIL("DATA entry of %llu bytes outside the frame and the buffer", (unsigned long long)o.len);
+	for (;;) {
+		if (use_ticks) {
+			union toe_record recs[8];
+			uint32_t sid = 0, n, k;
+			ticks_cap = ticks_cap % 8 + 1;
+			n = rx_ticks(&pipe_, recs, ticks_cap, &sid);
+			if (n > ticks_cap)
+				FAIL("rx_ticks gave %u records for %u slots", n, ticks_cap);
+			for (k = 0; k < n; k++) {
+				memset(&o, 0, sizeof o);
+				o.kind = RX_OUT_RECORD;
+				o.stream = sid;
+				o.tick = recs[k];
+				check_entry(&o, frame, len, 1);
+			}
+			if (n)
+				continue;
 		}
-		if (trace)
-			trace_entry(&o);
-		bytes_accounted(&o);
-		if (o.kind == RX_OUT_RESET && o.tick.reset.reason == TOE_RESET_RESTART)
-			restart_clear(&o);
-		if (o.kind == RX_OUT_RECORD && (pipe_.cfg.flags & RX_CFG_SEQ))
-			delivered_once(&o);
-		if (o.kind == RX_OUT_GAP && o.tick.gap.reason == TOE_GAP_SEQUENCE && o.tick.gap.channel < SEQ_DIRECT &&
-		    o.tick.hdr.group >= 1 && o.tick.hdr.group <= RX_MAX_GROUPS && o.tick.gap.first <= o.tick.gap.last)
-			cover_gap(o.tick.hdr.group - 1u, o.tick.gap.channel, o.tick.gap.first, o.tick.gap.last);
-		if (o.kind == RX_OUT_RECORD) {
-			const struct fast_rec *r = o.rec;
-			if (!r || r->nvals > FAST_MAX_VALUES || r->nstr > FAST_MAX_STRBUF)
-				FAIL("record with %u values", r ? r->nvals : 0);
-			for (uint32_t i = 0; i < r->nvals; i++)
-				if (r->v[i].present && (uint32_t)r->v[i].soff + r->v[i].slen > r->nstr &&
-				    (progs[0].instr[r->v[i].instr].kind == FAST_K_ASCII ||
-				     progs[0].instr[r->v[i].instr].kind == FAST_K_BYTES))
-					FAIL("string value outside the record");
-		}
+		if (!rx_next(&pipe_, &o))
+			break;
+		check_entry(&o, frame, len, 0);
 	}
 }
 
@@ -347,6 +381,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	setup(data[0]);
 	trace = getenv("FUZZ_TRACE") != NULL;
+	use_ticks = size & 1;
+	ticks_cap = 0;
 	while (fzf_next(data, size, &pos, &f, &len, &csum, &ms)) {
 		uint8_t *frame = malloc(len ? len : 1); /* exact size */
 		if (!frame)
