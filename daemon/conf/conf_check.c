@@ -7,6 +7,7 @@
  */
 #include "conf/conf_impl.h"
 #include "step/step_sess.h"
+#include "seq/seq_track.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -718,6 +719,41 @@ static void check_shm(struct ctx *x)
 			c->shm.ring_size, (unsigned long long)(ring >> 10));
 }
 
+
+/* sequence_check = yes: the templates that publish ticks without a key (a channel and a
+ * sequence field by [fast] sequence_fields, resolved as the pipeline resolves them,
+ * seq_keys_resolve) are not checked: said here, since at run time they are only counted
+ * (seq_unkeyed), and the SSE default holds nothing against other exchanges' files. */
+static void check_seq_keys(struct ctx *x)
+{
+	const struct fast_prog *p = &x->c->fast.prog;
+	struct seq_field_cfg f[SEQ_MAX_FIELDS];
+	struct seq_keys k;
+	uint32_t nf = toed_seq_rules(x->c, f, SEQ_MAX_FIELDS), mapped = 0, unkeyed = 0, first = 0;
+	seq_keys_resolve(&k, p, f, nf);
+	for (uint32_t t = 0; t < p->ntpl && t < FAST_MAX_TEMPLATES; t++) {
+		if (p->tpl[t].kind == TOE_REC_NONE)
+			continue;
+		mapped++;
+		if (k.chan[t] != SEQ_NO_INSTR && k.seq[t] != SEQ_NO_INSTR)
+			continue;
+		if (unkeyed++ == 0)
+			first = p->tpl[t].id;
+	}
+	if (unkeyed == 0)
+		return;
+	if (unkeyed == mapped)
+		key_msg(x, TOED_DIAG_WARNING, S_FAST, 0, TOED_K_FAST_SEQUENCE_CHECK, 0,
+			"no template that publishes ticks has a channel and a sequence field by [fast] "
+			"sequence_fields: no record will be checked, no gap reported (name them: "
+			"TEMPLATE:CHANNEL:SEQUENCE)");
+	else
+		key_msg(x, TOED_DIAG_WARNING, S_FAST, 0, TOED_K_FAST_SEQUENCE_CHECK, 0,
+			"template %u%s publishes ticks without a channel and a sequence field by [fast] "
+			"sequence_fields: its records are not checked, their gaps not reported",
+			first, unkeyed > 1 ? " (and others)" : "");
+}
+
 static void compile_templates(struct ctx *x)
 {
 	struct toed_config *c = x->c;
@@ -762,6 +798,8 @@ static void compile_templates(struct ctx *x)
 	if (!mapped)
 		key_msg(x, TOED_DIAG_WARNING, S_FAST, 0, TOED_K_FAST_TEMPLATES, 0,
 			"no template maps to a tick record (trades 3201, orders 5801): nothing will be published");
+	else if (c->fast.sequence_check && kok(x, S_FAST, 0, TOED_K_FAST_SEQUENCE_FIELDS))
+		check_seq_keys(x);
 }
 
 /* Pages of 2 MB a ring of `records` takes. */

@@ -268,3 +268,18 @@ int conf_seqfields_resolve(struct toed_config *c, const struct fast_names *nm, i
 	}
 	return 0;
 }
+
+uint32_t toed_seq_rules(const struct toed_config *c, struct seq_field_cfg *out, uint32_t max)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < c->fast.nseq_fields && n < max; i++) {
+		const struct toed_seq_field *r = &c->fast.seq_fields[i];
+		if (r->chan_fid == 0 || r->seq_fid == 0)
+			continue;
+		out[n].tid = r->tid;
+		out[n].chan_fid = r->chan_fid;
+		out[n].seq_fid = r->seq_fid;
+		n++;
+	}
+	return n;
+}

@@ -363,6 +363,12 @@ void toed_diff_print(const struct toed_diff *d, FILE *f);
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
+/* [fast] sequence_fields' rules resolved to field ids (the templates loaded), as sequence
+ * tracking takes them (rx_cfg.seq.fields): at most max; returns how many. A rule left
+ * unresolved (only possible without templates) keys nothing and is left out. */
+struct seq_field_cfg;
+uint32_t toed_seq_rules(const struct toed_config *c, struct seq_field_cfg *out, uint32_t max);
+
 /* STEP session (conf_session.c). A feed has a session when sender_comp_id is set. */
 struct step_sess_cfg;
 int toed_feed_has_session(const struct toed_feed *f);

@@ -158,16 +158,7 @@ int dp_setup_rx(const struct toed_config *c, struct rx_cfg *rc, uint16_t flow_fe
 		rc->seq.wait_ns = (uint64_t)c->fast.arbitration_wait_us * 1000ull;
 		/* [fast] sequence_fields, resolved to field ids at load (a rule left
 		 * unresolved, only possible without templates, keys nothing) */
-		rc->seq.nfields = 0;
-		for (uint32_t i = 0; i < c->fast.nseq_fields && i < SEQ_MAX_FIELDS; i++) {
-			const struct toed_seq_field *r = &c->fast.seq_fields[i];
-			if (r->chan_fid == 0 || r->seq_fid == 0)
-				continue;
-			rc->seq.fields[rc->seq.nfields].tid = r->tid;
-			rc->seq.fields[rc->seq.nfields].chan_fid = r->chan_fid;
-			rc->seq.fields[rc->seq.nfields].seq_fid = r->seq_fid;
-			rc->seq.nfields++;
-		}
+		rc->seq.nfields = toed_seq_rules(c, rc->seq.fields, SEQ_MAX_FIELDS);
 		rc->seq.ngroups = 1;
 		for (uint32_t i = 0; i < c->nfeeds; i++) {
 			uint8_t g, l;
