@@ -719,7 +719,6 @@ static void check_shm(struct ctx *x)
 			c->shm.ring_size, (unsigned long long)(ring >> 10));
 }
 
-
 /* sequence_check = yes: the templates that publish ticks without a key (a channel and a
  * sequence field by [fast] sequence_fields, resolved as the pipeline resolves them,
  * seq_keys_resolve) are not checked: said here, since at run time they are only counted

@@ -702,19 +702,26 @@ static inline int record_tick(struct rx_pipe *p, uint32_t sid, struct fast_strea
 	return t;
 }
 
+/* The value array of the record just decoded: none (0) when the CPU decoder
+ * made its tick without one. */
+static const struct fast_rec *record_values(const struct rx_pipe *p, const struct fast_stream *fs, int fx)
+{
+#ifdef TOE_CPU_DECODER
+	if (fx && !p->fastx->used_fallback)
+		return 0;
+#else
+	(void)p;
+	(void)fx;
+#endif
+	return &fs->rec;
+}
+
 /* The fields of a RECORD entry besides its head and tick record. */
 static void record_fields(struct rx_pipe *p, const struct fast_stream *fs, int fx, int t, struct rx_out *out)
 {
 	out->msg_seq = fs->msg_seq;
 	out->offset = fs->data_offset;
-	out->rec = &fs->rec;
-#ifdef TOE_CPU_DECODER
-	if (fx && !p->fastx->used_fallback)
-		out->rec = 0; /* its tick was copied: no value array */
-#else
-	(void)p;
-	(void)fx;
-#endif
+	out->rec = record_values(p, fs, fx);
 	out->tick_type = t;
 }
 
@@ -1193,20 +1200,15 @@ uint32_t rx_ticks(struct rx_pipe *p, union toe_record *recs, uint32_t cap, uint3
 		}
 		if (ev == FS_RECORD) {
 			int t = record_tick(p, sid, fs, fx, &recs[n]);
-			if (seq) {
-				/* sequence tracking, as stream_event's record (its value
-				 * array: none when the CPU decoder made its tick) */
-				const struct fast_rec *rec = &fs->rec;
-#ifdef TOE_CPU_DECODER
-				if (fx && !p->fastx->used_fallback)
-					rec = 0;
-#endif
-				if (!seq_verdict(p, sid, rec, &recs[n])) {
-					/* dropped (a copy): the events it brought go out next (rx_drain) */
-					if (seq_queue_len(&p->sq) != 0)
-						break;
-					continue;
-				}
+			/* sequence tracking, as stream_event's record */
+			if (seq && !seq_verdict(p, sid, record_values(p, fs, fx), &recs[n])) {
+				/* dropped (a copy): the events it brought go out next
+				 * (rx_drain), before anything else is decoded, as in
+				 * rx_next's path: the queue never holds more than one
+				 * record's events */
+				if (seq_queue_len(&p->sq) != 0)
+					break;
+				continue;
 			}
 			if (t > 0 && (!seq || seq_queue_len(&p->sq) == 0)) {
 				n++;

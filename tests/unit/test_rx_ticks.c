@@ -336,7 +336,7 @@ int main(void)
 		CHECK(batched > NREC / 2);
 		CHECK(last.seq_dups > NREC / 2);
 		CHECK(last.seq_records > NREC);
-		/* B 1.5 ms behind: A's holes expire (gaps, some shown by B's copies), B's late records */
+		/* B 1.5 ms behind: A's holes expire before B's copies come (gaps, some shown at a copy of B's) */
 		nf = capture_ab(feed, len, f, 8192, 30, 1);
 		n = run(f, nf, &prog, fast, RX_CFG_SEQ | AB_LINES, &batched);
 		CHECK(batched > NREC / 2);
