@@ -181,6 +181,17 @@ static void sse_cases(void)
 	CHECK_EQ(one("43 e0 19 81 80 00 52 8f 0c 1a c1 00 64 1d 4b c1", 0, VEC, __LINE__), FAST_OK);
 	/* an unknown template id */
 	CHECK(one("c0 9f", 0, FALLBACK, __LINE__) != FAST_OK);
+
+	/* words left in the entries (a key another template set used as a
+	 * decimal, before a reload): an absent copy or increment keeps the old
+	 * exp, a NULL keeps both i and exp, a value sent sets exp to 0 */
+	reset();
+	CHECK_EQ(one(FIRST, 0, VEC, __LINE__), FAST_OK);
+	for (uint32_t k = 0; k < prog.ndict && k < FAST_MAX_DICT; k++)
+		dr.dict[k].exp = dx.dict[k].exp = (int32_t)(0x5a5a00 + k);
+	CHECK_EQ(one("41 e0 19 81 00 52 8f 0c 1a c1 00 64 1d 4b c1", 0, VEC, __LINE__), FAST_OK);
+	CHECK_EQ(one("43 e0 19 81 80 00 52 8f 0c 1a c1 00 64 1d 4b c1", 0, VEC, __LINE__), FAST_OK);
+	CHECK_EQ(one("43 e0 19 81 04 37 50 a1 00 52 8f 0c 1a c1 00 64 1d 4b c1", 0, VEC, __LINE__), FAST_OK);
 }
 
 /* A 32-bit copy of a wider value under a shared key: RANGE. */

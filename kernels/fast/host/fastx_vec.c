@@ -337,27 +337,26 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	 * when a value came on the wire (no decimal shares the entry,
 	 * fastx_vlower.c); i alone when an absent copy or increment took it from
 	 * the entry; neither for a NULL (the entry empty, its old words kept).
-	 * Strings gen, state, len and the bytes. One loop per kind, the old words
-	 * kept with masks: no branch per entry. */
+	 * Strings gen, state, len and the bytes. One loop per kind, no branch
+	 * per entry: a word the entry keeps is stored to a junk entry instead
+	 * (the address chosen, not the value: no load of the old words). */
 	_mm512_storeu_si512((void *)&vals[0], a0);
 	_mm512_storeu_si512((void *)&vals[8], a1);
 	_mm_storeu_si128((__m128i *)stb, _mm_mask_blend_epi8(nul, _mm_set1_epi8(FAST_DICT_ASSIGNED),
 							     _mm_set1_epi8(FAST_DICT_EMPTY)));
 	{
-		const uint64_t g = (uint64_t)gen << 32;
+		struct fast_dict_entry junk;
+		uint8_t *const jk = (uint8_t *)&junk;
 		const uint32_t wv = (uint32_t)(wm & ~nul); /* lanes whose value came on the wire */
 		for (i = 0; i < vt->nidict; i++) {
 			const uint32_t sl = vt->islot[i];
-			uint8_t *e = dict + vt->ient[i];
-			const uint64_t ki = 0 - (uint64_t)((nul >> sl) & 1);		  /* keep the old i */
-			const uint64_t ke = ((uint64_t)((wv >> sl) & 1) - 1) & 0xffffffffu; /* keep the old exp */
-			uint64_t oi, oe, ni, ne;
-			memcpy(&oi, e + offsetof(struct fast_dict_entry, i), 8);
-			memcpy(&oe, e + offsetof(struct fast_dict_entry, exp), 8);
-			ni = (vals[sl] & ~ki) | (oi & ki);
-			ne = g | (oe & ke);
-			memcpy(e + offsetof(struct fast_dict_entry, i), &ni, 8);
-			memcpy(e + offsetof(struct fast_dict_entry, exp), &ne, 8);
+			uint8_t *const e = dict + vt->ient[i];
+			uint8_t *const ei = (nul >> sl) & 1 ? jk : e; /* a NULL keeps the old i */
+			uint8_t *const ee = (wv >> sl) & 1 ? e : jk;  /* exp = 0 only for a value sent */
+			const uint32_t zero = 0;
+			memcpy(ei + offsetof(struct fast_dict_entry, i), &vals[sl], 8);
+			memcpy(ee + offsetof(struct fast_dict_entry, exp), &zero, 4);
+			memcpy(e + offsetof(struct fast_dict_entry, gen), &gen, 4);
 			e[offsetof(struct fast_dict_entry, state)] = stb[sl];
 		}
 	}
