@@ -722,18 +722,18 @@ static void check_shm(struct ctx *x)
 /* sequence_check = yes: the templates that publish ticks without a key (a channel and a
  * sequence field by [fast] sequence_fields, resolved as the pipeline resolves them,
  * seq_keys_resolve) are not checked: said here, since at run time they are only counted
- * (seq_unkeyed), and the SSE default holds nothing against other exchanges' files. */
-static void check_seq_keys(struct ctx *x)
+ * (seq_unkeyed), and the SSE default holds nothing against other exchanges' files.
+ * mapped: how many templates publish ticks (compile_templates counted them). */
+static void check_seq_keys(struct ctx *x, uint32_t mapped)
 {
 	const struct fast_prog *p = &x->c->fast.prog;
 	struct seq_field_cfg f[SEQ_MAX_FIELDS];
 	struct seq_keys k;
-	uint32_t nf = toed_seq_rules(x->c, f, SEQ_MAX_FIELDS), mapped = 0, unkeyed = 0, first = 0;
+	uint32_t nf = toed_seq_rules(x->c, f, SEQ_MAX_FIELDS), unkeyed = 0, first = 0;
 	seq_keys_resolve(&k, p, f, nf);
 	for (uint32_t t = 0; t < p->ntpl && t < FAST_MAX_TEMPLATES; t++) {
 		if (p->tpl[t].kind == TOE_REC_NONE)
 			continue;
-		mapped++;
 		if (k.chan[t] != SEQ_NO_INSTR && k.seq[t] != SEQ_NO_INSTR)
 			continue;
 		if (unkeyed++ == 0)
@@ -790,15 +790,15 @@ static void compile_templates(struct ctx *x)
 	    conf_seqfields_resolve(c, nm, kline(x, S_FAST, 0, TOED_K_FAST_SEQUENCE_FIELDS) != 0, err, sizeof err) < 0)
 		key_msg(x, TOED_DIAG_ERROR, S_FAST, 0, TOED_K_FAST_SEQUENCE_FIELDS, 0, "%s", err);
 	free(nm);
-	int mapped = 0;
+	uint32_t mapped = 0;
 	for (uint32_t i = 0; i < c->fast.prog.ntpl; i++)
 		if (c->fast.prog.tpl[i].kind != TOE_REC_NONE)
-			mapped = 1;
+			mapped++;
 	if (!mapped)
 		key_msg(x, TOED_DIAG_WARNING, S_FAST, 0, TOED_K_FAST_TEMPLATES, 0,
 			"no template maps to a tick record (trades 3201, orders 5801): nothing will be published");
 	else if (c->fast.sequence_check && kok(x, S_FAST, 0, TOED_K_FAST_SEQUENCE_FIELDS))
-		check_seq_keys(x);
+		check_seq_keys(x, mapped);
 }
 
 /* Pages of 2 MB a ring of `records` takes. */
