@@ -51,7 +51,13 @@ INCLUDES := -Iclient-lib/include -Ikernels -Idaemon -Itools -Itests/lib
 # the card build and test_hw_csim.sh never define it.
 DEFS      = -D_GNU_SOURCE -DTOE_CPU_DECODER -DTOE_HOST_FAST -DTOED_DATADIR=\"$(PREFIX)/share/toed\" -DTOED_LIBDIR=\"$(PREFIX)/lib/toed\"
 DEPFLAGS  = -MMD -MP
-RELFLAGS := -O2 -g
+# Release builds optimise across files at link time (-flto): the receive path runs through the rx
+# pipeline, the stream glue, the STEP framer and the record decoder, each its own file, and inlining
+# across them measured 5-8 % more throughput (bench_rx, CPU 1: fastx_in_order 7.7-7.9 -> 8.1-8.3 Gb/s,
+# alternated runs). Not for the client library: libtoeclient.a is installed, and an archive of GCC's
+# LTO objects links only with this very compiler.
+LTO      := -flto=auto
+RELFLAGS  = -O2 -g $(LTO)
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 PKGS     := libxml-2.0 libpcap inih libxdp libbpf liburing libsystemd
@@ -156,6 +162,8 @@ $(REL_CLIB): $(patsubst %.c,$(BUILD)/obj/%.o,$(CLIB_SRC))
 $(SAN_CLIB): $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(CLIB_SRC))
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/obj/client-lib/%.o $(BUILD)/pic/%.o: LTO :=
 
 # the shared library is built from position-independent objects
 $(BUILD)/pic/%.o: %.c | $(DEPS_OK)

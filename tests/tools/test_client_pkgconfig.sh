@@ -41,6 +41,21 @@ check "a tiny client compiles and links with pkg-config --cflags --libs toeclien
 [ -s "$W/cc.err" ] && cat "$W/cc.err"
 "$W/tiny" >"$W/run.out" 2>&1
 check "it runs from the build tree and toe_connect says -ENOENT ($(cat "$W/run.out"))" [ $? -eq 0 ]
+
+# make install puts libtoeclient.a beside the shared library: its objects must be plain machine code (the
+# project's own programs are built with GCC's link-time optimisation, whose bytecode objects link only with
+# the very compiler that wrote them), so a strategy built with another compiler links it statically too
+built "$BUILD/lib/libtoeclient.a"
+check "libtoeclient.a holds no LTO bytecode" sh -c "! objdump -h '$BUILD/lib/libtoeclient.a' | grep -q 'gnu[.]lto'"
+if command -v clang >/dev/null 2>&1; then
+	clang -std=c11 -Wall -Werror -Iclient-lib/include "$W/tiny.c" "$BUILD/lib/libtoeclient.a" -lpthread \
+		-o "$W/tiny-static" 2>"$W/clang.err"
+	check "clang links a client against libtoeclient.a" [ $? -eq 0 ]
+	[ -s "$W/clang.err" ] && cat "$W/clang.err"
+	check "the statically linked client runs (toe_connect says -ENOENT)" sh -c "'$W/tiny-static' >/dev/null"
+else
+	echo "ok   (clang is not installed: the archive was checked with objdump alone)"
+fi
 if command -v ldd >/dev/null 2>&1; then
 	check "it uses the build tree's libtoeclient.so.1" sh -c "ldd '$W/tiny' | grep -q '$(cd "$BUILD" && pwd)/lib/libtoeclient.so.1'"
 fi
