@@ -146,6 +146,7 @@ struct fastx_dec {
 		uint64_t fx_bits[2];
 		uint8_t fx_img[128] __attribute__((aligned(32))); /* their "dd=" bytes in place, 0 elsewhere */
 		uint8_t fx_msk[128] __attribute__((aligned(32))); /* 0xff where fx_img holds a tag byte */
+		uint64_t fx_tags[2]; /* the same as a bit per byte (the AVX-512 compare's mask) */
 		uint8_t fx_v34[2];  /* 34='s value: first byte and end from the body's start (0: none) */
 		uint8_t fx_v35[2];  /* 35='s */
 		uint64_t fx_hits;   /* messages (or heads) whose fields before 95= were read so */
