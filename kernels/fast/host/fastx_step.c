@@ -15,10 +15,11 @@
  * tag sequence is kept (x->smemo) and, while the next one's tags are checked
  * equal to it field by field (ends found in the SOH bitmap, so values may
  * change length), only the fields with rules of their own are read. Where
- * the fields before 95= also keep their places, AVX-512 checks them in one
- * compare and reads 95= and 96= with word operations, and the message needs
- * no SOH bitmap at all, only its byte sum (fixed_avx512: bench_fastx framing
- * alone, 2 records a message, 15.1 -> 13.3 ns a record).
+ * the fields before 95= also keep their places, AVX2 or AVX-512 checks them
+ * by compares of their bytes, 95= and 96= are read with word operations, and
+ * the message needs
+ * no SOH bitmap at all, only its byte sum (fixed_fast: bench_fastx framing
+ * alone at the AVX-512 level, 2 records a message, 15.1 -> 13.3 ns a record).
  *
  * A message split across chunks keeps that path too: its head, when the
  * state machine would take it without an event ("clean", checked by the
@@ -876,34 +877,67 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 }
 
 #if defined(__x86_64__)
-/* memo_walk()'s usual case, a whole body (bulk) whose fields before 95= are
- * at their recorded places and are followed by 95= and 96= alone, read
- * without the SOH bitmap, with AVX-512BW: one compare of those bytes finds
- * the SOH where the recorded message had them and only there, one the tag
- * bytes equal (together fixed_places()' test); 95= ends at the first byte
- * after its digits, which must be its SOH; 96= as memo_walk() reads it.
- * 1 with *o and msgtype as memo_walk() leaves them for W_END; 0 when not so
- * (the caller takes the bitmap path, which decides). */
-__attribute__((target("avx512bw,bmi,bmi2"))) static int fixed_avx512(const struct fastx_step_memo *m,
-								     const uint8_t *q, uint32_t h, uint32_t t,
-								     uint32_t n, char *msgtype, struct walk *o)
+/* fixed_fast()'s test of the fields before 95= at q[0..len) (len <= 128,
+ * q[0..round_up(len, 32)) readable for AVX2): 1 when their SOH bytes are
+ * where the recorded message had them and only there, and their tag bytes
+ * equal -- fixed_places()' test, without the SOH bitmap. */
+__attribute__((target("avx512bw,bmi2"))) static int places_avx512(const struct fastx_step_memo *m,
+								    const uint8_t *q, uint32_t len)
 {
-	const uint32_t len = m->fx_len, k = h + len, last = m->nf - 1;
 	const __m512i soh = _mm512_set1_epi8(SOH);
-	uint64_t v, d, nd_m;
-	uint32_t nd, e, j;
-	__m512i a;
-	if (m->fx_n == 0 || m->fx_n + 1 != last || k + 4 > t)
-		return 0;
-	a = _mm512_maskz_loadu_epi8(_bzhi_u64(~0ull, len), (const void *)(q + h));
+	__m512i a = _mm512_maskz_loadu_epi8(_bzhi_u64(~0ull, len), (const void *)q);
 	if (_mm512_cmpeq_epi8_mask(a, soh) != m->fx_bits[0] ||
 	    _mm512_mask_cmpneq_epi8_mask(m->fx_tags[0], a, _mm512_loadu_si512((const void *)m->fx_img)) != 0)
 		return 0;
-	if (len > 64) {
-		a = _mm512_maskz_loadu_epi8(_bzhi_u64(~0ull, len - 64), (const void *)(q + h + 64));
-		if (_mm512_cmpeq_epi8_mask(a, soh) != m->fx_bits[1] ||
-		    _mm512_mask_cmpneq_epi8_mask(m->fx_tags[1], a, _mm512_loadu_si512((const void *)(m->fx_img + 64))) != 0)
+	if (len <= 64)
+		return 1;
+	a = _mm512_maskz_loadu_epi8(_bzhi_u64(~0ull, len - 64), (const void *)(q + 64));
+	return _mm512_cmpeq_epi8_mask(a, soh) == m->fx_bits[1] &&
+	       _mm512_mask_cmpneq_epi8_mask(m->fx_tags[1], a, _mm512_loadu_si512((const void *)(m->fx_img + 64))) == 0;
+}
+
+__attribute__((target("avx2"))) static int places_avx2(const struct fastx_step_memo *m, const uint8_t *q,
+						       uint32_t len)
+{
+	const __m256i soh = _mm256_set1_epi8(SOH);
+	uint64_t sb[2] = {0, 0};
+	uint32_t i;
+	for (i = 0; i < len; i += 32)
+		sb[i >> 6] |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
+				      _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(q + i)), soh))
+			      << (i & 63);
+	return (sb[0] & low_bits(len)) == m->fx_bits[0] &&
+	       (len <= 64 || (sb[1] & low_bits(len - 64)) == m->fx_bits[1]) && tags_avx2(m, q, len);
+}
+#endif
+
+/* memo_walk()'s usual case for a whole body (bulk), with AVX2 or AVX-512:
+ * the fields before 95= at their recorded places (places_avx2/_avx512),
+ * followed by 95= and 96= alone, read without the SOH bitmap: 95= ends at
+ * the first byte after its digits, which must be its SOH; 96= as
+ * memo_walk() reads it. 1 with *o and msgtype as memo_walk() leaves them
+ * for W_END, 0 when not so (the caller takes the bitmap path, which
+ * decides). n (>= t + 7) bytes are readable at q. */
+static int fixed_fast(const struct fastx_step_memo *m, const uint8_t *q, uint32_t h, uint32_t t, uint32_t n,
+		      char *msgtype, struct walk *o, int isa)
+{
+	const uint32_t len = m->fx_len, k = h + len, last = m->nf - 1;
+	uint64_t v, d, nd_m;
+	uint32_t nd, e, j;
+	if (m->fx_n == 0 || m->fx_n + 1 != last || k + 4 > t)
+		return 0;
+#if defined(__x86_64__)
+	if (isa >= FASTX_ISA_AVX512) {
+		if (!places_avx512(m, q + h, len))
 			return 0;
+	} else if (isa >= FASTX_ISA_AVX2 && h + ((len + 31) & ~31u) <= n) {
+		if (!places_avx2(m, q + h, len))
+			return 0;
+	} else
+#endif
+	{
+		(void)isa;
+		return 0;
 	}
 	o->seq = 0;
 	o->dl = 0;
@@ -917,12 +951,12 @@ __attribute__((target("avx512bw,bmi,bmi2"))) static int fixed_avx512(const struc
 			return 0;
 		o->seq = v;
 	}
-	/* 95= (k + 11 <= t + 7 <= n: its eight bytes after "95=" are readable) */
+	/* 95= (k + 11 <= t + 7 <= n: the eight bytes after "95=" are readable) */
 	if (((ld32(q + k) ^ m->tagw[m->fx_n]) & 0xffffffu) != 0)
 		return 0;
 	d = ld64(q + k + 3);
 	nd_m = nondigits(d);
-	nd = nd_m ? (uint32_t)_tzcnt_u64(nd_m) >> 3 : 8;
+	nd = nd_m ? (uint32_t)__builtin_ctzll(nd_m) >> 3 : 8;
 	e = k + 3 + nd;
 	if (nd == 0 || nd > STEP_MAX_DLEN_DIG || q[e] != SOH || !take_num(o, 95, digits8(d, nd), t, e))
 		return 0;
@@ -940,7 +974,6 @@ __attribute__((target("avx512bw,bmi,bmi2"))) static int fixed_avx512(const struc
 	o->have96 = 1;
 	return 1;
 }
-#endif
 
 /* ---- whole messages ---- */
 
@@ -1054,18 +1087,16 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 	/* (35= goes straight into msg.msgtype, as step_fast() does: msg is only
 	 * meaningful after STEP_MSG, and the state machine rewrites it) */
 	s->msg.msgtype[0] = 0;
-#if defined(__x86_64__)
-	if (isa >= FASTX_ISA_AVX512 && fixed_avx512(&x->smemo, q, h, t, avail, s->msg.msgtype, &o)) {
+	if (fixed_fast(&x->smemo, q, h, t, avail, s->msg.msgtype, &o, isa)) {
 		/* the usual message: no bitmap wanted, only the byte sum (the
 		 * counters as the bitmap path leaves them) */
 		x->smemo.hits++;
-		if (ckd != ck_digits[sum_avx512(q, t) & 0xffu])
+		if (ckd != ck_digits[sum_bytes(isa, q, t) & 0xffu])
 			return 0;
 		x->smemo.fx_hits++;
 		goto take;
 	}
 	s->msg.msgtype[0] = 0;
-#endif
 	sum = scan(isa, q, t, avail, w);
 	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o, 1, &fixed, isa) == W_END) {
 		x->smemo.hits++;
@@ -1082,9 +1113,7 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 		x->smemo.fx_hits++;
 	else
 		memo_fix(&x->smemo, q, h, t, w); /* a new layout, or other lengths before 95= */
-#if defined(__x86_64__)
 take:
-#endif
 	s->msg.seq = o.seq;
 	s->msg.len = t + 7;
 	if (!o.have96) {
