@@ -16,10 +16,10 @@
  * equal to it field by field (ends found in the SOH bitmap, so values may
  * change length), only the fields with rules of their own are read. Where
  * the fields before 95= also keep their places, AVX2 or AVX-512 checks them
- * by compares of their bytes, 95= and 96= are read with word operations, and
- * the message needs
- * no SOH bitmap at all, only its byte sum (fixed_fast: bench_fastx framing
- * alone at the AVX-512 level, 2 records a message, 15.1 -> 13.3 ns a record).
+ * by compares of their bytes, 95= and 96= are read with word operations,
+ * and the message needs no SOH bitmap at all, only its byte sum (fixed_fast:
+ * bench_fastx framing alone at the AVX-512 level, 2 records a message, 15.1
+ * -> 13.3 ns a record).
  *
  * A message split across chunks keeps that path too: its head, when the
  * state machine would take it without an event ("clean", checked by the
