@@ -54,7 +54,7 @@ if command -v clang >/dev/null 2>&1; then
 	[ -s "$W/clang.err" ] && cat "$W/clang.err"
 	check "the statically linked client runs (toe_connect says -ENOENT)" sh -c "'$W/tiny-static' >/dev/null"
 else
-	echo "ok   (clang is not installed: the archive was checked with objdump alone)"
+	echo "note: clang is not installed: the archive was checked with objdump alone"
 fi
 if command -v ldd >/dev/null 2>&1; then
 	check "it uses the build tree's libtoeclient.so.1" sh -c "ldd '$W/tiny' | grep -q '$(cd "$BUILD" && pwd)/lib/libtoeclient.so.1'"
