@@ -770,6 +770,42 @@ static inline __attribute__((always_inline)) int fixed_cut(const struct fastx_st
 	return W_CUT;
 }
 
+/* memo_walk()'s and fixed_fast()'s *o before the first field. */
+static inline __attribute__((always_inline)) void walk_clear(struct walk *o)
+{
+	o->seq = 0;
+	o->dl = 0;
+	o->have95 = 0;
+	o->have96 = 0;
+	o->cut_e = 0;
+}
+
+/* The 96= field at q[k..), last in the tag sequence m, after 95= gave o->dl:
+ * its data, its SOH, and the body q[..t) ends there (q[0..n) is what there
+ * is, lim = min(n, t)). W_END with o->data, W_CUT when q ends inside the
+ * data (o->cut_e: where its SOH will be), else W_BAD. */
+static inline __attribute__((always_inline)) int memo_last96(const struct fastx_step_memo *m, const uint8_t *q,
+							     uint32_t k, uint32_t t, uint32_t lim, uint32_t n,
+							     struct walk *o)
+{
+	uint32_t j, e;
+	if (k + 4 > n || ((ld32(q + k) ^ m->tagw[m->nf - 1]) & 0xffffffu) != 0 || k + 2 >= lim)
+		return W_BAD;
+	j = k + 2;
+	if (o->dl + 2 > t - j)
+		return W_BAD;
+	e = j + 1 + o->dl;
+	if (e >= n) {
+		o->cut_e = e;
+		return W_CUT;
+	}
+	if (q[e] != SOH || e + 1 != t)
+		return W_BAD;
+	o->data = q + j + 1;
+	o->have96 = 1;
+	return W_END;
+}
+
 /* walk() of the body q[h..t) by the tag sequence m, with q[0..n) there and
  * w the SOH bitmap of q[0..lim), lim = min(n, t): W_END (the whole body,
  * n > t) or W_CUT (q ends in the 96= data, or, a head, in a field before
@@ -785,11 +821,7 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 	uint64_t sb; /* the SOH bits from base not yet consumed: each field's end is the next one */
 	if (m->nf == 0)
 		return W_BAD;
-	o->seq = 0;
-	o->dl = 0;
-	o->have95 = 0;
-	o->have96 = 0;
-	o->cut_e = 0;
+	walk_clear(o);
 	sb = bits64(w, h, lim);
 	*fixed = 0;
 	if (m->fx_n != 0 && h + m->fx_len <= lim && fixed_places(m, q, h, lim, n, w, sb, msgtype, o, isa)) {
@@ -858,22 +890,7 @@ static inline __attribute__((always_inline)) int memo_walk(const struct fastx_st
 		}
 		k = e + 1;
 	}
-	/* the 96= field, last: its data, its SOH, and the body ends there */
-	if (k + 4 > n || ((ld32(q + k) ^ m->tagw[last]) & 0xffffffu) != 0 || k + 2 >= lim)
-		return W_BAD;
-	j = k + 2;
-	if (o->dl + 2 > t - j)
-		return W_BAD;
-	e = j + 1 + o->dl;
-	if (e >= n) {
-		o->cut_e = e;
-		return W_CUT;
-	}
-	if (q[e] != SOH || e + 1 != t)
-		return W_BAD;
-	o->data = q + j + 1;
-	o->have96 = 1;
-	return W_END;
+	return memo_last96(m, q, k, t, lim, n, o);
 }
 
 #if defined(__x86_64__)
@@ -923,7 +940,7 @@ static int fixed_fast(const struct fastx_step_memo *m, const uint8_t *q, uint32_
 {
 	const uint32_t len = m->fx_len, k = h + len, last = m->nf - 1;
 	uint64_t v, d, nd_m;
-	uint32_t nd, e, j;
+	uint32_t nd, e;
 	if (m->fx_n == 0 || m->fx_n + 1 != last || k + 4 > t)
 		return 0;
 #if defined(__x86_64__)
@@ -939,11 +956,7 @@ static int fixed_fast(const struct fastx_step_memo *m, const uint8_t *q, uint32_
 		(void)isa;
 		return 0;
 	}
-	o->seq = 0;
-	o->dl = 0;
-	o->have95 = 0;
-	o->have96 = 0;
-	o->cut_e = 0;
+	walk_clear(o);
 	if (m->fx_v35[1])
 		copy_msgtype(msgtype, q, h + m->fx_v35[0], h + m->fx_v35[1], n);
 	if (m->fx_v34[1]) {
@@ -960,19 +973,8 @@ static int fixed_fast(const struct fastx_step_memo *m, const uint8_t *q, uint32_
 	e = k + 3 + nd;
 	if (nd == 0 || nd > STEP_MAX_DLEN_DIG || q[e] != SOH || !take_num(o, 95, digits8(d, nd), t, e))
 		return 0;
-	/* 96=, last: its data, its SOH, and the body ends there */
-	e++;
-	if (e + 4 > n || ((ld32(q + e) ^ m->tagw[last]) & 0xffffffu) != 0 || e + 2 >= t)
-		return 0;
-	j = e + 2;
-	if (o->dl + 2 > t - j)
-		return 0;
-	e = j + 1 + o->dl;
-	if (q[e] != SOH || e + 1 != t)
-		return 0;
-	o->data = q + j + 1;
-	o->have96 = 1;
-	return 1;
+	/* 96=, last (n >= t + 7: never cut) */
+	return memo_last96(m, q, e + 1, t, t, n, o) == W_END;
 }
 
 /* ---- whole messages ---- */
