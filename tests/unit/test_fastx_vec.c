@@ -227,6 +227,65 @@ static void range_cases(void)
 	fastx_prog_free(xs);
 }
 
+/* Templates with more than 8 integer (W1) or string (W2) dictionary
+ * entries: the entries' stores go 8 a block, and the second block's must
+ * be written as the first's (I8 sent and NULL, I9 NULL and sent; S8). */
+static const char wide_xml[] =
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	"<templates xmlns=\"http://www.fixprotocol.org/ns/fast/td/1.1\">\n"
+	"<template name=\"W1\" id=\"20\">"
+	"<int32 name=\"I0\"><copy/></int32><int32 name=\"I1\"><copy/></int32><int32 name=\"I2\"><copy/></int32>"
+	"<int32 name=\"I3\"><copy/></int32><int32 name=\"I4\"><copy/></int32><int32 name=\"I5\"><copy/></int32>"
+	"<int32 name=\"I6\"><copy/></int32><int32 name=\"I7\"><increment/></int32>"
+	"<int32 name=\"I8\" presence=\"optional\"><copy/></int32><int32 name=\"I9\" presence=\"optional\"><copy/></int32>"
+	"<string name=\"S0\"><copy/></string><string name=\"S1\"><copy/></string><string name=\"S2\"><copy/></string>"
+	"</template>\n"
+	"<template name=\"W2\" id=\"21\">"
+	"<string name=\"S0\"><copy/></string><string name=\"S1\"><copy/></string><string name=\"S2\"><copy/></string>"
+	"<string name=\"S3\"><copy/></string><string name=\"S4\"><copy/></string><string name=\"S5\"><copy/></string>"
+	"<string name=\"S6\"><copy/></string><string name=\"S7\"><copy/></string><string name=\"S8\"><copy/></string>"
+	"<int32 name=\"J0\"><copy/></int32><int32 name=\"J1\"><copy/></int32><int32 name=\"J2\"><copy/></int32>"
+	"<int32 name=\"J3\"><copy/></int32>"
+	"</template>\n"
+	"</templates>\n";
+
+static void wide_cases(void)
+{
+	char err[256];
+	struct fastx_prog *xs;
+	if (fast_compile_buffer(wide_xml, sizeof wide_xml - 1, "wide", &prog, &names, err, sizeof err) != 0) {
+		fprintf(stderr, "wide: %s\n", err);
+		test_failures++;
+		return;
+	}
+	xs = fastx_prog_new(&prog);
+	CHECK(xs != NULL);
+	if (!xs)
+		return;
+	CHECK_EQ(fastx_prog_vwhy(xs, 0)[0], 0);
+	CHECK_EQ(fastx_prog_vwhy(xs, 1)[0], 0);
+	fast_dec_init(&dr, &prog);
+	fast_dec_init(&dx, &prog);
+	fastx_dec_init(&x, xs, &scratch);
+	/* W1, all sent: I8 = 4, I9 NULL */
+	CHECK_EQ(one("7f ff 94 81 82 83 84 85 86 87 88 85 80 c1 42 c3 c4", 0, VEC, __LINE__), FAST_OK);
+	/* template id and most fields copied; I7 = 15, I9 = 2, S1 = "Z" sent */
+	CHECK_EQ(one("00 aa 8f 83 da", 0, VEC, __LINE__), FAST_OK);
+	CHECK_EQ(one("80", 0, VEC, __LINE__), FAST_OK); /* all copied, I7 incremented */
+	/* I8 NULL, I9 = 4 */
+	CHECK_EQ(one("7f ff 94 81 82 83 84 85 86 87 88 80 85 c1 42 c3 c4", 0, VEC, __LINE__), FAST_OK);
+	/* W2, all sent; then S6..S8 and the integers; then all copied */
+	CHECK_EQ(one("7f ff 95 c1 c2 c3 c4 c5 c6 c7 c8 c9 81 82 83 84", 0, VEC, __LINE__), FAST_OK);
+	CHECK_EQ(one("00 ff f8 f9 7a fa 91 92 93 94", 0, VEC, __LINE__), FAST_OK);
+	CHECK_EQ(one("80", 0, VEC, __LINE__), FAST_OK);
+	/* back to W1: its entries as W1 and W2 left them; I8 is empty (a
+	 * copy of it is the AVX2 body's), so sent: 2 */
+	CHECK_EQ(one("c0 94", 0, FALLBACK, __LINE__), FAST_OK);
+	CHECK_EQ(one("40 90 94 83", 0, VEC, __LINE__), FAST_OK);
+	CHECK_EQ(one("80", 0, VEC, __LINE__), FAST_OK);
+	fastx_prog_free(xs);
+}
+
 /* The fuzzer's template made for the vector path qualifies (else the
  * fuzzer would not compare it); the others say why not. */
 static void spec_cases(void)
@@ -275,6 +334,7 @@ int main(void)
 	sse_cases();
 	fastx_prog_free(xp);
 	range_cases();
+	wide_cases();
 	spec_cases();
 	return test_done("fastx_vec");
 }

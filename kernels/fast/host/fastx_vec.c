@@ -150,6 +150,98 @@ VT __m512i v_dict(const struct fastx_vtpl *vt, int h, __m512i hv, __m512i dv, ui
 	return dv;
 }
 
+/* One entry's i, exp and gen (bytes 0..15) from a 128-bit lane: i's two
+ * dwords where km's bits 0-1 say, exp's (0) where bit 2 does, gen's always;
+ * then the state byte. A store with a clear mask bit writes nothing. */
+#define V_INT_ENTRY(j, w)                                                                                   \
+	do {                                                                                                \
+		uint8_t *const e_ = dict + vt->ient[o + (j)];                                               \
+		_mm_mask_storeu_epi32(e_, (__mmask8)((km >> 4 * (j)) & 0xf), _mm512_extracti32x4_epi32(w, (j) >> 1)); \
+		e_[offsetof(struct fast_dict_entry, state)] = (uint8_t)(FAST_DICT_ASSIGNED + ((ne >> (j)) & 1)); \
+	} while (0)
+
+/* The integer entries a committed record writes (see v_rec), 8 a block:
+ * each entry's slot value moved to its place in entry order (vpermt2q), then
+ * interleaved with the (exp, gen) word, so that an entry is one masked
+ * 16-byte store and its state byte, with no branch on its lane's facts. */
+VT void v_dict_ints(const struct fastx_vtpl *vt, uint8_t *dict, __m512i a0, __m512i a1, uint32_t gen,
+		    __mmask16 nul, __mmask16 wv)
+{
+	const __m512i g = _mm512_set1_epi64((int64_t)((uint64_t)gen << 32)); /* exp 0, gen */
+	const uint32_t n = vt->nidict;
+	uint32_t o;
+	_Static_assert(FAST_DICT_EMPTY == FAST_DICT_ASSIGNED + 1, "state = ASSIGNED + NULL bit");
+	for (o = 0; o < n; o += 8) {
+		const __m128i ib = _mm_loadl_epi64((const __m128i *)(vt->islot + o));
+		const __m512i p = _mm512_permutex2var_epi64(a0, _mm512_cvtepu8_epi64(ib), a1);
+		const __m512i w0 = _mm512_unpacklo_epi64(p, g), w1 = _mm512_unpackhi_epi64(p, g);
+		/* per entry, in entry order: NULL (keeps i, exp), a value sent (exp = 0) */
+		const uint32_t ne = (uint32_t)_mm_bitshuffle_epi64_mask(_mm_set1_epi64x(nul), ib);
+		const uint32_t we = (uint32_t)_mm_bitshuffle_epi64_mask(_mm_set1_epi64x(wv), ib);
+		/* four dword bits an entry: i (2), exp, gen */
+		const uint64_t km = _pdep_u64(~ne & 0xff, 0x11111111u) * 3 | _pdep_u64(we & 0xff, 0x11111111u) << 2 |
+				    0x88888888u;
+		const uint32_t m = n - o;
+		V_INT_ENTRY(0, w0);
+		if (m > 1)
+			V_INT_ENTRY(1, w1);
+		if (m > 2)
+			V_INT_ENTRY(2, w0);
+		if (m > 3)
+			V_INT_ENTRY(3, w1);
+		if (m > 4)
+			V_INT_ENTRY(4, w0);
+		if (m > 5)
+			V_INT_ENTRY(5, w1);
+		if (m > 6)
+			V_INT_ENTRY(6, w0);
+		if (m > 7)
+			V_INT_ENTRY(7, w1);
+	}
+}
+#undef V_INT_ENTRY
+
+/* One string entry's bytes 12..25: gen, state, len and 8 bytes of s. */
+#define V_STR_ENTRY(j, w)                                                                                   \
+	_mm_mask_storeu_epi8(dict + vt->sent[o + (j)] + offsetof(struct fast_dict_entry, gen), 0x3fff,            \
+			     _mm512_extracti32x4_epi32(w, (j) >> 1))
+
+/* The string entries (always assigned: the vector path takes no NULL
+ * string), 8 a block, each one masked 14-byte store. */
+VT void v_dict_strs(const struct fastx_vtpl *vt, uint8_t *dict, __m512i a0, __m512i a1, __m512i lq0, __m512i lq1,
+		    uint32_t gen)
+{
+	const uint32_t n = vt->nsdict;
+	uint32_t o;
+	for (o = 0; o < n; o += 8) {
+		const __m512i ix = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(vt->sslot + o)));
+		const __m512i sv = _mm512_permutex2var_epi64(a0, ix, a1);
+		const __m512i ln = _mm512_permutex2var_epi64(lq0, ix, lq1);
+		/* gen, state, len (6 bytes), then the string's 8 */
+		const __m512i h = _mm512_or_si512(
+			_mm512_set1_epi64((int64_t)gen | ((int64_t)FAST_DICT_ASSIGNED << 32)), _mm512_slli_epi64(ln, 40));
+		const __m512i q0 = _mm512_or_si512(h, _mm512_slli_epi64(sv, 48)), q1 = _mm512_srli_epi64(sv, 16);
+		const __m512i w0 = _mm512_unpacklo_epi64(q0, q1), w1 = _mm512_unpackhi_epi64(q0, q1);
+		const uint32_t m = n - o;
+		V_STR_ENTRY(0, w0);
+		if (m > 1)
+			V_STR_ENTRY(1, w1);
+		if (m > 2)
+			V_STR_ENTRY(2, w0);
+		if (m > 3)
+			V_STR_ENTRY(3, w1);
+		if (m > 4)
+			V_STR_ENTRY(4, w0);
+		if (m > 5)
+			V_STR_ENTRY(5, w1);
+		if (m > 6)
+			V_STR_ENTRY(6, w0);
+		if (m > 7)
+			V_STR_ENTRY(7, w1);
+	}
+}
+#undef V_STR_ENTRY
+
 VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq, uint32_t *used)
 {
 	const struct fastx_prog *xp = x->xp;
@@ -163,15 +255,13 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	const uint32_t gen = d->gen;
 	__m512i in;
 	uint64_t s, w8, sf, ep;
-	uint32_t z0, pm, f, k, kk, end, tidnew = 0, i;
+	uint32_t z0, pm, f, k, kk, end, tidnew = 0;
 	int64_t tid;
 	int t;
 	__m128i pmv, es, ss, l;
 	__mmask16 pb, wm, wf, nul, ad, da, pr;
 	__mmask8 bad0, bad1, nul0, nul1, db0 = 0, db1 = 0;
 	__m512i a0, a1, lq0, lq1, dl0, dl1, d0, d1;
-	uint64_t vals[FASTX_VSLOTS], lens[FASTX_VSLOTS];
-	uint8_t stb[FASTX_VSLOTS];
 
 	/* a masked load never touches the bytes past len (no fault, no ASan report) */
 	/* w8 read with a scalar load, not moved out of the vector: ~6 cycles
@@ -337,41 +427,10 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	 * when a value came on the wire (no decimal shares the entry,
 	 * fastx_vlower.c); i alone when an absent copy or increment took it from
 	 * the entry; neither for a NULL (the entry empty, its old words kept).
-	 * Strings gen, state, len and the bytes. One loop per kind, no branch
-	 * per entry: a word the entry keeps is stored to a junk entry instead
-	 * (the address chosen, not the value: no load of the old words). */
-	_mm512_storeu_si512((void *)&vals[0], a0);
-	_mm512_storeu_si512((void *)&vals[8], a1);
-	_mm_storeu_si128((__m128i *)stb, _mm_mask_blend_epi8(nul, _mm_set1_epi8(FAST_DICT_ASSIGNED),
-							     _mm_set1_epi8(FAST_DICT_EMPTY)));
-	{
-		struct fast_dict_entry junk;
-		uint8_t *const jk = (uint8_t *)&junk;
-		const uint32_t wv = (uint32_t)(wm & ~nul); /* lanes whose value came on the wire */
-		for (i = 0; i < vt->nidict; i++) {
-			const uint32_t sl = vt->islot[i];
-			uint8_t *const e = dict + vt->ient[i];
-			uint8_t *const ei = (nul >> sl) & 1 ? jk : e; /* a NULL keeps the old i */
-			uint8_t *const ee = (wv >> sl) & 1 ? e : jk;  /* exp = 0 only for a value sent */
-			const uint32_t zero = 0;
-			memcpy(ei + offsetof(struct fast_dict_entry, i), &vals[sl], 8);
-			memcpy(ee + offsetof(struct fast_dict_entry, exp), &zero, 4);
-			memcpy(e + offsetof(struct fast_dict_entry, gen), &gen, 4);
-			e[offsetof(struct fast_dict_entry, state)] = stb[sl];
-		}
-	}
-	if (vt->nsdict) {
-		_mm512_storeu_si512((void *)&lens[0], lq0);
-		_mm512_storeu_si512((void *)&lens[8], lq1);
-		for (i = 0; i < vt->nsdict; i++) {
-			const uint32_t sl = vt->sslot[i];
-			uint8_t *e = dict + vt->sent[i];
-			/* gen, state, len (and two bytes of s, the next store's) */
-			uint64_t h = gen | ((uint64_t)FAST_DICT_ASSIGNED << 32) | (lens[sl] << 40);
-			memcpy(e + offsetof(struct fast_dict_entry, gen), &h, 8);
-			memcpy(e + offsetof(struct fast_dict_entry, s), &vals[sl], 8);
-		}
-	}
+	 * Strings gen, state, len and the bytes. */
+	v_dict_ints(vt, dict, a0, a1, gen, nul, (uint16_t)(wm & ~nul));
+	if (vt->nsdict)
+		v_dict_strs(vt, dict, a0, a1, lq0, lq1, gen);
 	if (tidnew) {
 		te->gen = gen;
 		te->state = FAST_DICT_ASSIGNED;
