@@ -194,6 +194,30 @@ static void sse_cases(void)
 	CHECK_EQ(one("43 e0 19 81 04 37 50 a1 00 52 8f 0c 1a c1 00 64 1d 4b c1", 0, VEC, __LINE__), FAST_OK);
 }
 
+/* Both decoders on fresh dictionaries of a two-template program made from
+ * xml, whose templates must both take the vector path; NULL when it does
+ * not compile. */
+static struct fastx_prog *two_vec(const char *xml, size_t len, const char *name)
+{
+	char err[256];
+	struct fastx_prog *xs;
+	if (fast_compile_buffer(xml, len, name, &prog, &names, err, sizeof err) != 0) {
+		fprintf(stderr, "%s: %s\n", name, err);
+		test_failures++;
+		return NULL;
+	}
+	xs = fastx_prog_new(&prog);
+	CHECK(xs != NULL);
+	if (!xs)
+		return NULL;
+	CHECK_EQ(fastx_prog_vwhy(xs, 0)[0], 0);
+	CHECK_EQ(fastx_prog_vwhy(xs, 1)[0], 0);
+	fast_dec_init(&dr, &prog);
+	fast_dec_init(&dx, &prog);
+	fastx_dec_init(&x, xs, &scratch);
+	return xs;
+}
+
 /* A 32-bit copy of a wider value under a shared key: RANGE. */
 static const char shared_xml[] =
 	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -204,22 +228,9 @@ static const char shared_xml[] =
 
 static void range_cases(void)
 {
-	char err[256];
-	struct fastx_prog *xs;
-	if (fast_compile_buffer(shared_xml, sizeof shared_xml - 1, "shared", &prog, &names, err, sizeof err) != 0) {
-		fprintf(stderr, "shared: %s\n", err);
-		test_failures++;
-		return;
-	}
-	xs = fastx_prog_new(&prog);
-	CHECK(xs != NULL);
+	struct fastx_prog *xs = two_vec(shared_xml, sizeof shared_xml - 1, "shared");
 	if (!xs)
 		return;
-	CHECK_EQ(fastx_prog_vwhy(xs, 0)[0], 0);
-	CHECK_EQ(fastx_prog_vwhy(xs, 1)[0], 0);
-	fast_dec_init(&dr, &prog);
-	fast_dec_init(&dx, &prog);
-	fastx_dec_init(&x, xs, &scratch);
 	CHECK_EQ(one("e0 81 20 00 00 00 00 80", 0, VEC, __LINE__), FAST_OK); /* A: K = 2^40 */
 	CHECK(one("c0 82", 0, FALLBACK, __LINE__) == FAST_E_RANGE);    /* B copies it */
 	CHECK_EQ(one("e0 81 05 80", 0, VEC, __LINE__), FAST_OK);             /* A: K = 640 */
@@ -251,22 +262,9 @@ static const char wide_xml[] =
 
 static void wide_cases(void)
 {
-	char err[256];
-	struct fastx_prog *xs;
-	if (fast_compile_buffer(wide_xml, sizeof wide_xml - 1, "wide", &prog, &names, err, sizeof err) != 0) {
-		fprintf(stderr, "wide: %s\n", err);
-		test_failures++;
-		return;
-	}
-	xs = fastx_prog_new(&prog);
-	CHECK(xs != NULL);
+	struct fastx_prog *xs = two_vec(wide_xml, sizeof wide_xml - 1, "wide");
 	if (!xs)
 		return;
-	CHECK_EQ(fastx_prog_vwhy(xs, 0)[0], 0);
-	CHECK_EQ(fastx_prog_vwhy(xs, 1)[0], 0);
-	fast_dec_init(&dr, &prog);
-	fast_dec_init(&dx, &prog);
-	fastx_dec_init(&x, xs, &scratch);
 	/* W1, all sent: I8 = 4, I9 NULL */
 	CHECK_EQ(one("7f ff 94 81 82 83 84 85 86 87 88 85 80 c1 42 c3 c4", 0, VEC, __LINE__), FAST_OK);
 	/* template id and most fields copied; I7 = 15, I9 = 2, S1 = "Z" sent */

@@ -150,6 +150,27 @@ VT __m512i v_dict(const struct fastx_vtpl *vt, int h, __m512i hv, __m512i dv, ui
 	return dv;
 }
 
+/* The m (1..8) entries of a block, each by E(j, its lane pair): entries
+ * 0, 2, 4, 6 are the 128-bit lanes of w0, 1, 3, 5, 7 those of w1. */
+#define V_BLOCK(E)                    \
+	do {                          \
+		E(0, w0);             \
+		if (m > 1)            \
+			E(1, w1);     \
+		if (m > 2)            \
+			E(2, w0);     \
+		if (m > 3)            \
+			E(3, w1);     \
+		if (m > 4)            \
+			E(4, w0);     \
+		if (m > 5)            \
+			E(5, w1);     \
+		if (m > 6)            \
+			E(6, w0);     \
+		if (m > 7)            \
+			E(7, w1);     \
+	} while (0)
+
 /* One entry's i, exp and gen (bytes 0..15) from a 128-bit lane: i's two
  * dwords where km's bits 0-1 say, exp's (0) where bit 2 does, gen's always;
  * then the state byte. A store with a clear mask bit writes nothing. */
@@ -182,21 +203,7 @@ VT void v_dict_ints(const struct fastx_vtpl *vt, uint8_t *dict, __m512i a0, __m5
 		const uint64_t km = _pdep_u64(~ne & 0xff, 0x11111111u) * 3 | _pdep_u64(we & 0xff, 0x11111111u) << 2 |
 				    0x88888888u;
 		const uint32_t m = n - o;
-		V_INT_ENTRY(0, w0);
-		if (m > 1)
-			V_INT_ENTRY(1, w1);
-		if (m > 2)
-			V_INT_ENTRY(2, w0);
-		if (m > 3)
-			V_INT_ENTRY(3, w1);
-		if (m > 4)
-			V_INT_ENTRY(4, w0);
-		if (m > 5)
-			V_INT_ENTRY(5, w1);
-		if (m > 6)
-			V_INT_ENTRY(6, w0);
-		if (m > 7)
-			V_INT_ENTRY(7, w1);
+		V_BLOCK(V_INT_ENTRY);
 	}
 }
 #undef V_INT_ENTRY
@@ -223,24 +230,11 @@ VT void v_dict_strs(const struct fastx_vtpl *vt, uint8_t *dict, __m512i a0, __m5
 		const __m512i q0 = _mm512_or_si512(h, _mm512_slli_epi64(sv, 48)), q1 = _mm512_srli_epi64(sv, 16);
 		const __m512i w0 = _mm512_unpacklo_epi64(q0, q1), w1 = _mm512_unpackhi_epi64(q0, q1);
 		const uint32_t m = n - o;
-		V_STR_ENTRY(0, w0);
-		if (m > 1)
-			V_STR_ENTRY(1, w1);
-		if (m > 2)
-			V_STR_ENTRY(2, w0);
-		if (m > 3)
-			V_STR_ENTRY(3, w1);
-		if (m > 4)
-			V_STR_ENTRY(4, w0);
-		if (m > 5)
-			V_STR_ENTRY(5, w1);
-		if (m > 6)
-			V_STR_ENTRY(6, w0);
-		if (m > 7)
-			V_STR_ENTRY(7, w1);
+		V_BLOCK(V_STR_ENTRY);
 	}
 }
 #undef V_STR_ENTRY
+#undef V_BLOCK
 
 VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq, uint32_t *used)
 {
