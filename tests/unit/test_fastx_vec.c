@@ -10,7 +10,9 @@
  * overlong integer, an undefined dictionary entry (a mandatory one: an
  * error; an optional one: a record), a field that ends past the 64-byte
  * window or past the input, a 32-bit copy of a wider value under a shared
- * key (RANGE). SKIP on a CPU without the level.
+ * key (RANGE). Templates with more than 8 integer or 8 string dictionary
+ * entries check the dictionary stores' second block of 8 (wide_cases).
+ * SKIP on a CPU without the level.
  *
  * Records of conf/templates/sse-l2-3201-5801.xml, hand-encoded (wire facts
  * in test_fast_sse.c): 3201 = 19 81; presence map bits after the template

@@ -423,8 +423,7 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	 * the entry; neither for a NULL (the entry empty, its old words kept).
 	 * Strings gen, state, len and the bytes. */
 	v_dict_ints(vt, dict, a0, a1, gen, nul, (uint16_t)(wm & ~nul));
-	if (vt->nsdict)
-		v_dict_strs(vt, dict, a0, a1, lq0, lq1, gen);
+	v_dict_strs(vt, dict, a0, a1, lq0, lq1, gen);
 	if (tidnew) {
 		te->gen = gen;
 		te->state = FAST_DICT_ASSIGNED;
