@@ -1,11 +1,14 @@
 /* toe-fastdump - decode a FAST stream (raw or STEP-framed) and print JSON records.
  *
- *   toe-fastdump --templates FILE.xml [--framing raw|step] [--reset-every N] [--stats]
+ *   toe-fastdump --templates FILE.xml [--framing auto|raw|step] [--reset-every N] [--stats]
  *                [--decoder auto|fast|reference] [FILE|-]
  *
  * One JSON object per record on stdout; errors on stderr with their byte
  * offset; exit status 1 when any error (reportable ones included) occurred,
- * 2 on a usage error. --stats prints counts, the decoder used, the time to
+ * 2 on a usage error. Framing auto (the default) is STEP when the input starts
+ * with "8=STEP." (every STEP message does; a raw FAST stream starting so would
+ * need a 7-byte presence map of those bytes), raw otherwise: a user who
+ * forgets --framing on a STEP file gets records, not a presence-map error. --stats prints counts, the decoder used, the time to
  * read the input (into memory, every page touched: touch_pages) and the
  * decode-only time and rate instead.
  *
@@ -32,7 +35,7 @@
 struct opts {
 	const char *templates;
 	const char *input;
-	int step;
+	int step; /* 1 STEP, 0 raw, -1 auto: decided from the input's first bytes */
 	uint64_t reset_every;
 	int stats;
 	int decoder; /* enum fastx_choice */
@@ -40,10 +43,11 @@ struct opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: toe-fastdump --templates FILE.xml [--framing raw|step] [--reset-every N] [--stats] "
+	fprintf(f, "usage: toe-fastdump --templates FILE.xml [--framing auto|raw|step] [--reset-every N] [--stats] "
 		   "[FILE|-]\n"
 		   "  --templates FILE  FAST template file (XML) read at start-up\n"
-		   "  --framing raw     one continuous FAST stream (default)\n"
+		   "  --framing auto    step when the input starts with 8=STEP., else raw (default)\n"
+		   "  --framing raw     one continuous FAST stream\n"
 		   "  --framing step    SSE STEP messages; dictionary reset per message\n"
 		   "  --reset-every N   raw framing: reset the dictionary every N records\n"
 		   "  --stats           print counts, decoder and decode-only rate instead of records\n"
@@ -143,7 +147,7 @@ int main(int argc, char **argv)
 		{"reset-every", required_argument, 0, 'r'}, {"stats", no_argument, 0, 's'},
 		{"decoder", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
-	struct opts o = {.input = "-"};
+	struct opts o = {.input = "-", .step = -1};
 	int c;
 	while ((c = getopt_long(argc, argv, "t:f:r:d:sh", lopts, NULL)) != -1) {
 		switch (c) {
@@ -153,8 +157,10 @@ int main(int argc, char **argv)
 				o.step = 1;
 			else if (strcmp(optarg, "raw") == 0)
 				o.step = 0;
+			else if (strcmp(optarg, "auto") == 0)
+				o.step = -1;
 			else {
-				fprintf(stderr, "toe-fastdump: --framing must be raw or step, not '%s'\n", optarg);
+				fprintf(stderr, "toe-fastdump: --framing must be auto, raw or step, not '%s'\n", optarg);
 				return 2;
 			}
 			break;
@@ -220,6 +226,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "toe-fastdump: %s: %s\n", o.input, strerror(errno ? errno : EIO));
 		return 1;
 	}
+	int detected = o.step < 0;
+	if (detected)
+		o.step = len >= 7 && memcmp(buf, "8=STEP.", 7) == 0;
 	static char obuf[1 << 16];
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 
@@ -305,6 +314,7 @@ int main(int argc, char **argv)
 	}
 	double secs = now_s() - t0;
 	if (o.stats) {
+		printf("framing %s%s\n", o.step ? "step" : "raw", detected ? " (detected)" : "");
 		print_stats(&prog, &names, &t, errors, len, secs);
 		if (fast) {
 			printf("decoder fast isa %s pext %s templates_specialised %u templates_fallback %u "

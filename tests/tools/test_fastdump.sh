@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_fastdump.sh - toe-fastdump and toe-fastgen as a user runs them.
 #
-# STEP and raw feeds decode exactly to the generator's truth; --reset-every
+# STEP and raw feeds decode exactly to the generator's truth, with --framing
+# given and without it (auto: a STEP file is recognised); --reset-every
 # resets the dictionary; a damaged message is reported with its offset and
 # skipped while the rest decodes; a cut file is reported; --stats counts;
 # usage errors exit 2. Uses the ASan build of the tools.
@@ -16,11 +17,18 @@ check "step decode exits 0" [ $? -eq 0 ]
 check "step decode equals truth" cmp -s "$W/step.out" "$W/step.truth"
 check "step records carry msg_seq" grep -q '"msg_seq":1,' "$W/step.out"
 check "3000 records" [ "$(wc -l <"$W/step.out")" -eq 3000 ]
+"$BIN/toe-fastdump" --templates "$T" "$W/feed.step" >"$W/auto.out" 2>"$W/auto.err"
+check "step file without --framing exits 0" [ $? -eq 0 ]
+check "step file without --framing equals truth" cmp -s "$W/auto.out" "$W/step.truth"
 
 # 2. raw feed (one stream, no reset) equals truth; also from standard input
 "$BIN/toe-fastgen" --templates "$T" --records 2000 --seed 8 --framing raw --truth "$W/raw.truth" -o "$W/feed.raw"
 "$BIN/toe-fastdump" --templates "$T" --framing raw - <"$W/feed.raw" >"$W/raw.out"
 check "raw decode from stdin equals truth" cmp -s "$W/raw.out" "$W/raw.truth"
+"$BIN/toe-fastdump" --templates "$T" - <"$W/feed.raw" >"$W/raw.out"
+check "raw stdin without --framing equals truth" cmp -s "$W/raw.out" "$W/raw.truth"
+"$BIN/toe-fastdump" --templates "$T" --stats "$W/feed.raw" >"$W/rawst.out"
+check "stats say the framing detected (raw)" grep -qx "framing raw (detected)" "$W/rawst.out"
 
 # 3. --reset-every: a record that relies on the dictionary (pmap 0x80: template
 #    id and every field from the previous record) decodes after a full record,
@@ -61,6 +69,10 @@ check "cut file reported" grep -q "input ends inside a STEP message" "$W/cut.err
 # 6. --stats
 "$BIN/toe-fastdump" --templates "$T" --framing step --stats "$W/feed.step" >"$W/stats.out"
 check "stats count the records" grep -q "^records 3000$" "$W/stats.out"
+check "stats say the framing given" grep -qx "framing step" "$W/stats.out"
+"$BIN/toe-fastdump" --templates "$T" --stats "$W/feed.step" >"$W/stats2.out"
+check "stats say the framing detected (step)" grep -qx "framing step (detected)" "$W/stats2.out"
+check "detected framing counts the same" grep -q "^records 3000$" "$W/stats2.out"
 n3201=$(grep -c '"template":3201' "$W/step.truth")
 check "stats per template" grep -q "^template 3201 Transaction $n3201$" "$W/stats.out"
 check "stats give a rate" grep -q "^rate .* ns/record$" "$W/stats.out"
