@@ -15,7 +15,7 @@
 #   daemon/<room>/*.c          daemon modules -> libtoed.a (base, conf, src, card, dp, ctl);
 #                              daemon/main/<name>.c are the daemon's programs (toed, toectl)
 #   tools/<name>.c             one command-line tool each
-#   tools/feed/*.c             the feed tools' host code (generator, pacing, sockets) -> libtoefeed.a
+#   tools/feed/*.c             the tools' shared host code (generator, pacing, sockets, feed detection) -> libtoefeed.a
 #   tests/lib/*.c              test helpers and test doubles (the fake card) -> libtoetest.a
 #   tests/unit/test_*.c        one test program each (ASan+UBSan)
 #   tests/*/test_*.sh          test scripts, run by tests/run.sh

@@ -31,6 +31,9 @@
  * offload (not filled in), and verifying them would drop every segment.
  * When verification is on and segments fail it, a warning on stderr says how
  * many and what to do. (The IPv4 header checksum is always verified.)
+ * Given none of --feed, --flow and --udp, it follows what a first pass over
+ * the capture finds carrying STEP data messages (feed_detect.h) and names it
+ * on stderr; a capture with none exits 2 saying so.
  * Exit status: 0 done (gaps and decode errors included), 1 a file could not
  * be read, 2 usage.
  */
@@ -48,6 +51,7 @@
 #include "rx/rx_pipe.h"
 #include "fast/host/fastx.h"
 #include "net/host/net_link.h"
+#include "feed/feed_detect.h"
 
 #define PROG "toe-pcapdump"
 
@@ -69,7 +73,8 @@ static void usage(FILE *f)
 		"  --gap-timeout MS   a hole unfilled this long (capture time) is a gap (default %llu; 0: never)\n"
 		"  --decoder D        reference or auto (records with every field, default) or fast (the CPU\n"
 		"                     decoder: records printed as their tick records)\n"
-		"At least one --feed, --flow or --udp is needed.\n",
+		"With none of --feed, --flow and --udp, every TCP sender and UDP port whose packets\n"
+		"carry STEP messages with FAST data (8=STEP. ... 96=) is followed, and named on stderr.\n",
 		MTOE_DEFAULT_WINDOW, MTOE_MAX_CONNS, MTOE_DEFAULT_CONNS,
 		(unsigned long long)(MTOE_DEFAULT_GAP_NS / 1000000ull));
 }
@@ -235,6 +240,45 @@ static void print_entry(const struct rx_pipe *p, const struct fast_prog *prog, c
 	(void)p;
 }
 
+/* Nothing to follow was given: follow what carries STEP data messages (feed_detect.h), said on
+ * stderr. Returns 0, or the exit status: 1 the capture cannot be read, 2 nothing found. */
+static int follow_detected(struct rx_cfg *cfg, const char *path)
+{
+	static struct feed_found f[MTOE_MAX_FLOWS + RX_MAX_UDP];
+	char err[512];
+	int n = feed_detect_pcap(path, f, MTOE_MAX_FLOWS + RX_MAX_UDP, err, sizeof err);
+	if (n < 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (f[i].udp && cfg->nudp < RX_MAX_UDP) {
+			cfg->udp[cfg->nudp].port = f[i].port;
+			cfg->udp[cfg->nudp].framing = FAST_FRAMING_STEP;
+			cfg->nudp++;
+			fprintf(stderr, PROG ": following --udp %u (%" PRIu64 " datagrams with STEP data messages)\n",
+				f[i].port, f[i].packets);
+		} else if (!f[i].udp && cfg->mtoe.nflows < MTOE_MAX_FLOWS) {
+			struct mtoe_flow fl = {0};
+			fl.ex_addr = f[i].addr;
+			fl.ex_port = f[i].port;
+			cfg->mtoe.flows[cfg->mtoe.nflows++] = fl;
+			fprintf(stderr, PROG ": following --feed %u.%u.%u.%u:%u (%" PRIu64 " segments with STEP data messages)\n",
+				f[i].addr >> 24, (f[i].addr >> 16) & 255, (f[i].addr >> 8) & 255, f[i].addr & 255, f[i].port,
+				f[i].packets);
+		}
+	}
+	if (n == 0) {
+		fprintf(stderr, PROG ": nothing to follow: no --feed, --flow or --udp given, and no STEP message with "
+				"FAST data (8=STEP. ... 96=) in %s; name the feed (raw FAST over UDP: --udp PORT:raw)\n",
+			path);
+		return 2;
+	}
+	fprintf(stderr, PROG ": (no --feed, --flow or --udp given: these carry STEP data messages; name them to "
+			"choose)\n");
+	return 0;
+}
+
 static void drain(struct rx_pipe *p, const struct fast_prog *prog, const struct fast_names *names)
 {
 	struct rx_out o;
@@ -358,17 +402,17 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!templates || optind != argc - 1 || (cfg.mtoe.nflows == 0 && cfg.nudp == 0)) {
-		if (!templates)
-			fprintf(stderr, PROG ": --templates is required\n");
-		else if (optind != argc - 1)
-			fprintf(stderr, PROG ": one capture file is needed\n");
-		else
-			fprintf(stderr, PROG ": nothing to follow: give --feed, --flow or --udp\n");
+	if (!templates || optind != argc - 1) {
+		fprintf(stderr, PROG ": %s\n", !templates ? "--templates is required" : "one capture file is needed");
 		usage(stderr);
 		return 2;
 	}
 	const char *path = argv[optind];
+	if (cfg.mtoe.nflows == 0 && cfg.nudp == 0) {
+		int rc = follow_detected(&cfg, path);
+		if (rc)
+			return rc;
+	}
 
 	static struct fast_prog prog;
 	static struct fast_names names;
@@ -429,17 +473,8 @@ int main(int argc, char **argv)
 	uint64_t frames = 0;
 	while ((r = pcap_next_ex(pc, &h, &data)) == 1) {
 		uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* ns precision */
-		const uint8_t *frame = data;
-		uint32_t len = h->caplen;
-		uint32_t skip, pre = net_link_eth_prefix(dlt, data, len, cooked, &skip);
-		if (pre) {
-			/* another link header: an Ethernet one in its place (a packet longer than the
-			 * largest frame is cut, and net_rx counts it as cut) */
-			uint32_t n = len - skip < NET_MAX_FRAME - pre ? len - skip : NET_MAX_FRAME - pre;
-			memcpy(cooked + pre, data + skip, n);
-			frame = cooked;
-			len = pre + n;
-		}
+		uint32_t len;
+		const uint8_t *frame = net_link_frame(dlt, data, h->caplen, cooked, &len);
 		frames++;
 		rx_frame(p, frame, len, ts);
 		drain(p, &prog, &names);

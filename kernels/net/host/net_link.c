@@ -1,6 +1,8 @@
 /* net_link.c - captured link layers turned into Ethernet frames (see net_link.h). */
 #include "net/host/net_link.h"
 
+#include "net/net_cfg.h"
+
 #include <pcap/dlt.h>
 #include <string.h>
 
@@ -53,4 +55,17 @@ uint32_t net_link_eth_prefix(int dlt, const uint8_t *d, uint32_t caplen, uint8_t
 	hdr[12] = (uint8_t)(type >> 8);
 	hdr[13] = (uint8_t)type;
 	return 14;
+}
+
+const uint8_t *net_link_frame(int dlt, const uint8_t *d, uint32_t caplen, uint8_t *buf, uint32_t *len)
+{
+	uint32_t skip, pre = net_link_eth_prefix(dlt, d, caplen, buf, &skip), n;
+	if (!pre) {
+		*len = caplen;
+		return d;
+	}
+	n = caplen - skip < NET_MAX_FRAME - pre ? caplen - skip : NET_MAX_FRAME - pre;
+	memcpy(buf + pre, d + skip, n);
+	*len = pre + n;
+	return buf;
 }

@@ -25,4 +25,10 @@ int net_link_supported(int dlt);
  * (then it is passed on as it is, and the receive path counts it malformed). */
 uint32_t net_link_eth_prefix(int dlt, const uint8_t *d, uint32_t caplen, uint8_t hdr[14], uint32_t *skip);
 
+/* A captured packet d[0..caplen) as an Ethernet frame for net_rx: d itself
+ * when it is one, else its Ethernet header and payload written to buf
+ * (NET_MAX_FRAME bytes; a longer packet is cut, and net_rx counts it cut).
+ * Sets *len. For tools that read a capture one packet at a time. */
+const uint8_t *net_link_frame(int dlt, const uint8_t *d, uint32_t caplen, uint8_t *buf, uint32_t *len);
+
 #endif
