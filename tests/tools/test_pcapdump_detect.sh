@@ -5,8 +5,8 @@
 # feed, a UDP feed of STEP datagrams, and another connection whose sender sends STEP logons only (no
 # 96=, as a vendor's side does). Without --feed/--flow/--udp the tool must follow the TCP feed's sender
 # and the UDP port, name both on stderr, not take the logon sender for a feed, and print exactly what
-# it prints when they are named. A capture with no STEP data message exits 2 and says so. Uses the
-# ASan build of the tool (tools/feed/feed_detect.c).
+# it prints when they are named; likewise from a Linux cooked (SLL2) capture. A capture with no STEP
+# data message exits 2 and says so. Uses the ASan build of the tool (tools/feed/feed_detect.c).
 set -u
 . "$(dirname "$0")/lib_check.sh"
 built "$BIN/toe-pcapdump" "$BIN/toe-fastgen" "$BUILD/itest/mkpcap"
@@ -49,6 +49,14 @@ check "nothing named: prints what naming them prints" cmp -s "$W/named.out" "$W/
 check "the TCP feed's sender is named" grep -q "following --feed 10.1.0.10:5261 (20 segments" "$W/found.err"
 check "the UDP port is named" grep -q "following --udp 5001 (" "$W/found.err"
 check "the logon sender is not followed" sh -c "! grep -q '10.1.0.3' '$W/found.err'"
+
+# a capture of tcpdump -i any (Linux cooked SLL2): the same link handling as the decode pass
+"$BUILD/itest/mkpcap" --fin --link sll2 "$W/tcp.step" "$W/sll2.pcap" >/dev/null || { echo "FAIL: mkpcap sll2"; exit 1; }
+"$BIN/toe-pcapdump" --templates "$T" --feed 10.1.0.10:5261 "$W/sll2.pcap" >"$W/sll2-named.out" 2>/dev/null
+"$BIN/toe-pcapdump" --templates "$T" "$W/sll2.pcap" >"$W/sll2.out" 2>"$W/sll2.err"
+check "SLL2 capture: the feed is found" grep -q "following --feed 10.1.0.10:5261 " "$W/sll2.err"
+check "SLL2 capture: 300 records, as with the feed named" \
+	sh -c "[ \$(grep -vc '\"event\"' '$W/sll2.out') -eq 300 ] && cmp -s '$W/sll2.out' '$W/sll2-named.out'"
 
 "$BIN/toe-pcapdump" --templates "$T" "$W/logon.pcap" >"$W/none.out" 2>"$W/none.err"
 check "no STEP data message: exit 2" [ $? -eq 2 ]
