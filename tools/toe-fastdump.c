@@ -8,9 +8,10 @@
  * 2 on a usage error. Framing auto (the default) is STEP when the input starts
  * with "8=STEP." (every STEP message does; a raw FAST stream starting so would
  * need a 7-byte presence map of those bytes), raw otherwise: a user who
- * forgets --framing on a STEP file gets records, not a presence-map error. --stats prints counts, the decoder used, the time to
- * read the input (into memory, every page touched: touch_pages) and the
- * decode-only time and rate instead.
+ * forgets --framing on a STEP file gets records, not a presence-map error.
+ * --stats prints counts, the decoder used, the time to read the input (into
+ * memory, every page touched: touch_pages) and the decode-only time and rate
+ * instead.
  *
  * Decoders: "reference" is the card's interpreter (every field, as JSON);
  * "fast" the CPU decoder of kernels/fast/host/, which decodes straight into

@@ -263,9 +263,10 @@ static int follow_detected(struct rx_cfg *cfg, const char *path)
 			fl.ex_addr = f[i].addr;
 			fl.ex_port = f[i].port;
 			cfg->mtoe.flows[cfg->mtoe.nflows++] = fl;
-			fprintf(stderr, PROG ": following --feed %u.%u.%u.%u:%u (%" PRIu64 " segments with STEP data messages)\n",
-				f[i].addr >> 24, (f[i].addr >> 16) & 255, (f[i].addr >> 8) & 255, f[i].addr & 255, f[i].port,
-				f[i].packets);
+			fprintf(stderr,
+				PROG ": following --feed %u.%u.%u.%u:%u (%" PRIu64 " segments with STEP data messages)\n",
+				f[i].addr >> 24, (f[i].addr >> 16) & 255, (f[i].addr >> 8) & 255, f[i].addr & 255,
+				f[i].port, f[i].packets);
 		}
 	}
 	if (n == 0) {
@@ -408,11 +409,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *path = argv[optind];
-	if (cfg.mtoe.nflows == 0 && cfg.nudp == 0) {
-		int rc = follow_detected(&cfg, path);
-		if (rc)
-			return rc;
-	}
 
 	static struct fast_prog prog;
 	static struct fast_names names;
@@ -435,6 +431,14 @@ int main(int argc, char **argv)
 			"raw IPv4\n", path, dlt, pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
 		pcap_close(pc);
 		return 1;
+	}
+	if (cfg.mtoe.nflows == 0 && cfg.nudp == 0) {
+		/* (after the checks above: an unreadable capture or link type is told as when feeds are named) */
+		int rc = follow_detected(&cfg, path);
+		if (rc) {
+			pcap_close(pc);
+			return rc;
+		}
 	}
 
 	uint32_t nfs = RX_NSTREAMS(&cfg);

@@ -197,7 +197,8 @@ static inline uint32_t sum_bytes(int isa, const uint8_t *q, uint32_t t)
 /* ---- the SOH bitmap and the byte sum ---- */
 
 /* One pass over q[0..t): SOH positions into w[] (bits past t clear) and the
- * byte sum the checksum wants (modulo 256 at least: lanes_mod256); avail (>= t) bytes are readable at q. */
+ * byte sum the checksum wants (modulo 256 at least: lanes_mod256); avail
+ * (>= t) bytes are readable at q. */
 static uint32_t scan_scalar(const uint8_t *q, uint32_t t, uint32_t avail, uint64_t *w)
 {
 	uint32_t i, s = 0;
