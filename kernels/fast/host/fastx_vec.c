@@ -63,6 +63,17 @@ static const uint64_t v_k[K_N] __attribute__((aligned(64))) = {
 #define K(kp, i) _mm512_set1_epi64((long long)(kp)[i])
 #define KP(kp) const uint64_t *kp = v_k; __asm__("" : "+r"(kp))
 
+/* 64 bytes of a table into a register. An index vector loaded with
+ * _mm512_loadu_si512 (an index operand must be a register) was stored to
+ * the stack and loaded back by GCC 12 before its use: two instructions and
+ * a store forward on the record's path. */
+VT __m512i v_ld(const void *p)
+{
+	__m512i v;
+	__asm__("vmovdqu64 %1, %0" : "=v"(v) : "m"(*(const uint8_t(*)[64])p));
+	return v;
+}
+
 /* A slot mask's 8-slot half h: a byte load (little-endian), not a shift. */
 #define MH(m, h) ((__mmask8)((const uint8_t *)&(m))[h])
 
@@ -96,7 +107,7 @@ VT __m512i v_half(const struct fastx_vtpl *vt, int h, __m512i in, __m512i bse, _
 	const __mmask8 mstr = MH(vt->m_str, h), mnul = MH(vt->m_null, h);
 	/* integers from their last byte backwards, strings from their first
 	 * (the per-template spread and step tables, fastx_vlower.c) */
-	__m512i idx = _mm512_add_epi8(_mm512_permutexvar_epi8(_mm512_loadu_si512((const void *)vt->spr[h]), bse),
+	__m512i idx = _mm512_add_epi8(_mm512_permutexvar_epi8(v_ld(vt->spr[h]), bse),
 				      _mm512_loadu_si512((const void *)vt->dlt[h]));
 	__mmask64 valid = _mm512_cmplt_epu8_mask(b8, _mm512_permutexvar_epi8(spread, _mm512_castsi128_si512(l)));
 	__m512i g = _mm512_and_si512(_mm512_maskz_permutexvar_epi8(valid, idx, in), K(kp, K_7F8));
@@ -177,8 +188,8 @@ VT __m512i v_dict(const struct fastx_vtpl *vt, int h, __m512i hv, __m512i dv, ui
 #define V_INT_ENTRY(j, w)                                                                                   \
 	do {                                                                                                \
 		uint8_t *const e_ = dict + vt->ient[o + (j)];                                               \
-		_mm_mask_storeu_epi32(e_, (__mmask8)((km >> 4 * (j)) & 0xf), _mm512_extracti32x4_epi32(w, (j) >> 1)); \
-		e_[offsetof(struct fast_dict_entry, state)] = (uint8_t)(FAST_DICT_ASSIGNED + ((ne >> (j)) & 1)); \
+		_mm_mask_storeu_epi32(e_, (__mmask8)(km >> 4 * (j)), _mm512_extracti32x4_epi32(w, (j) >> 1)); \
+		e_[offsetof(struct fast_dict_entry, state)] = (uint8_t)(st >> 8 * (j));                     \
 	} while (0)
 
 /* The integer entries a committed record writes (see v_rec), 8 a block:
@@ -202,6 +213,8 @@ VT void v_dict_ints(const struct fastx_vtpl *vt, uint8_t *dict, __m512i a0, __m5
 		/* four dword bits an entry: i (2), exp, gen */
 		const uint64_t km = _pdep_u64(~ne & 0xff, 0x11111111u) * 3 | _pdep_u64(we & 0xff, 0x11111111u) << 2 |
 				    0x88888888u;
+		/* the state bytes of the 8 entries, one a byte */
+		const uint64_t st = _pdep_u64(ne & 0xff, 0x0101010101010101ULL) + FAST_DICT_ASSIGNED * 0x0101010101010101ULL;
 		const uint32_t m = n - o;
 		V_BLOCK(V_INT_ENTRY);
 	}
@@ -235,6 +248,17 @@ VT void v_dict_strs(const struct fastx_vtpl *vt, uint8_t *dict, __m512i a0, __m5
 }
 #undef V_STR_ENTRY
 #undef V_BLOCK
+
+/* fastx_find_fast's first probe, here (GCC does not inline across the
+ * target attribute: the call it made saved and reloaded the record's vector
+ * and most registers); other probes in the call. */
+VT int v_find(const struct fastx_prog *xp, uint32_t tid)
+{
+	uint32_t h = (tid * 2654435761u) >> 24;
+	if (LIKELY(xp->hkey[h] == tid && xp->hash[h] != 0))
+		return xp->hash[h] - 1;
+	return fastx_find(xp, tid);
+}
 
 VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq, uint32_t *used)
 {
@@ -303,7 +327,7 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	} else {
 		return -1;
 	}
-	t = fastx_find_fast(xp, (uint32_t)tid);
+	t = v_find(xp, (uint32_t)tid);
 	if (t < 0 || x->tref[t] || !xp->vt[t].ok)
 		return -1;
 	vt = &xp->vt[t];
@@ -370,12 +394,12 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 		 * faster); the second half only for a template with more than 8
 		 * dictionary fields */
 		const __m512i z = _mm512_setzero_si512();
-		const __m512i h0 = _mm512_mask_i64gather_epi64(z, (__mmask8)ad, _mm512_loadu_si512((const void *)&vt->hoff[0]), dict, 1);
-		const __m512i v0 = _mm512_mask_i64gather_epi64(z, (__mmask8)ad, _mm512_loadu_si512((const void *)&vt->voff[0]), dict, 1);
+		const __m512i h0 = _mm512_mask_i64gather_epi64(z, (__mmask8)ad, v_ld(&vt->hoff[0]), dict, 1);
+		const __m512i v0 = _mm512_mask_i64gather_epi64(z, (__mmask8)ad, v_ld(&vt->voff[0]), dict, 1);
 		d0 = v_dict(vt, 0, h0, v0, gen, (__mmask8)ad, &db0, &dl0);
 		if (ad >> 8) {
-			const __m512i h1 = _mm512_mask_i64gather_epi64(z, (__mmask8)(ad >> 8), _mm512_loadu_si512((const void *)&vt->hoff[8]), dict, 1);
-			const __m512i v1 = _mm512_mask_i64gather_epi64(z, (__mmask8)(ad >> 8), _mm512_loadu_si512((const void *)&vt->voff[8]), dict, 1);
+			const __m512i h1 = _mm512_mask_i64gather_epi64(z, (__mmask8)(ad >> 8), v_ld(&vt->hoff[8]), dict, 1);
+			const __m512i v1 = _mm512_mask_i64gather_epi64(z, (__mmask8)(ad >> 8), v_ld(&vt->voff[8]), dict, 1);
 			d1 = v_dict(vt, 1, h1, v1, gen, (__mmask8)(ad >> 8), &db1, &dl1);
 		}
 		if (db0 | db1)
