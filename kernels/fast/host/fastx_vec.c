@@ -251,13 +251,15 @@ VT void v_dict_strs(const struct fastx_vtpl *vt, uint8_t *dict, __m512i a0, __m5
 
 /* fastx_find_fast's first probe, here (GCC does not inline across the
  * target attribute: the call it made saved and reloaded the record's vector
- * and most registers); other probes in the call. */
+ * and most registers). An id not in its home slot (or unknown) is -1: the
+ * record goes to the AVX2 body, which looks further. No call is left in
+ * v_rec, so its frame needs no 64-byte alignment for a vector spill. */
 VT int v_find(const struct fastx_prog *xp, uint32_t tid)
 {
 	uint32_t h = (tid * 2654435761u) >> 24;
 	if (LIKELY(xp->hkey[h] == tid && xp->hash[h] != 0))
 		return xp->hash[h] - 1;
-	return fastx_find(xp, tid);
+	return -1;
 }
 
 VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq, uint32_t *used)
