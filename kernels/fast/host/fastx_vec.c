@@ -286,13 +286,19 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	/* a masked load never touches the bytes past len (no fault, no ASan report) */
 	/* w8 read with a scalar load, not moved out of the vector: ~6 cycles
 	 * less on the path to the next record's start (the vector load and a
-	 * move to a general register take ~11, a scalar load ~5) */
+	 * move to a general register take ~11, a scalar load ~5). A short
+	 * record (the last of a message) too, when 8 bytes are there: w8's
+	 * bytes past len are then not the vector's zeros, but every use of w8
+	 * below stops at a stop bit of s, which has none past len. */
 	if (LIKELY(len >= 64)) {
 		in = _mm512_loadu_si512((const void *)b);
 		memcpy(&w8, b, 8);
 	} else {
 		in = _mm512_maskz_loadu_epi8(_bzhi_u64(~0ull, len), b);
-		w8 = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(in));
+		if (LIKELY(len >= 8))
+			memcpy(&w8, b, 8);
+		else
+			w8 = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(in));
 	}
 	s = (uint64_t)_mm512_movepi8_mask(in);
 	/* The record's end is where the next record starts: in a stream, the
