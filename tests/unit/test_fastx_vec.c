@@ -286,6 +286,30 @@ static void wide_cases(void)
 	fastx_prog_free(xs);
 }
 
+/* Two template ids in the same home slot of the id hash (1 and 234): the
+ * second (fastx_prog_new inserts in template order) sits in the next slot,
+ * which the vector path does not probe; its records go to the AVX2 body,
+ * decoded as the reference does, the first's stay on the vector path. */
+static const char collide_xml[] =
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	"<templates xmlns=\"http://www.fixprotocol.org/ns/fast/td/1.1\">\n"
+	"<template name=\"A\" id=\"1\"><int32 name=\"K\" id=\"1\"><copy/></int32></template>\n"
+	"<template name=\"B\" id=\"234\"><int32 name=\"L\" id=\"2\"><copy/></int32></template>\n"
+	"</templates>\n";
+
+static void collide_cases(void)
+{
+	struct fastx_prog *xs = two_vec(collide_xml, sizeof collide_xml - 1, "collide");
+	if (!xs)
+		return;
+	CHECK_EQ(one("e0 81 85", 0, VEC, __LINE__), FAST_OK);         /* A: K = 5 */
+	CHECK_EQ(one("e0 01 ea 87", 0, FALLBACK, __LINE__), FAST_OK); /* B: L = 7 */
+	CHECK_EQ(one("a0 82", 0, FALLBACK, __LINE__), FAST_OK);       /* B again (its id copied): L = 2 */
+	CHECK_EQ(one("c0 81", 0, VEC, __LINE__), FAST_OK);            /* A: K copied */
+	CHECK_EQ(one("80", 0, VEC, __LINE__), FAST_OK);
+	fastx_prog_free(xs);
+}
+
 /* The fuzzer's template made for the vector path qualifies (else the
  * fuzzer would not compare it); the others say why not. */
 static void spec_cases(void)
@@ -335,6 +359,7 @@ int main(void)
 	fastx_prog_free(xp);
 	range_cases();
 	wide_cases();
+	collide_cases();
 	spec_cases();
 	return test_done("fastx_vec");
 }
