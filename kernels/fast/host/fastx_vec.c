@@ -252,8 +252,8 @@ VT void v_dict_strs(const struct fastx_vtpl *vt, uint8_t *dict, __m512i a0, __m5
 /* fastx_find_fast's first probe, here (GCC does not inline across the
  * target attribute: the call it made saved and reloaded the record's vector
  * and most registers). An id not in its home slot (or unknown) is -1: the
- * record goes to the AVX2 body, which looks further. No call is left in
- * v_rec, so its frame needs no 64-byte alignment for a vector spill. */
+ * record goes to the AVX2 body, which looks further, and no call is left
+ * on the vector path. */
 VT int v_find(const struct fastx_prog *xp, uint32_t tid)
 {
 	uint32_t h = (tid * 2654435761u) >> 24;
