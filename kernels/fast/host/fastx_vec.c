@@ -339,6 +339,9 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	if (t < 0 || x->tref[t] || !xp->vt[t].ok)
 		return -1;
 	vt = &xp->vt[t];
+	/* an opaque pointer: GCC otherwise recomputes it from t (a multiply
+	 * and an add, eight times a record) wherever it runs out of registers */
+	__asm__("" : "+r"(vt));
 	if (pm & vt->pm_extra)
 		return -1;
 
