@@ -22,7 +22,14 @@ skip = int(os.environ.get("STEP_SKIP", "2000"))
 calls = int(os.environ.get("STEP_CALLS", "4"))
 
 gdb.execute("set pagination off")
-gdb.execute("break " + fn)
+gdb.execute("set breakpoint pending off")
+try:
+    gdb.execute("break " + fn)
+except gdb.error:
+    # link-time optimisation renames local functions (bulk.constprop.0, ...)
+    print("step_count: no function %s; its link-time names: %s" %
+          (fn, gdb.execute("info functions ^%s\\." % fn, to_string=True).split("\n")[2:8]))
+    gdb.execute("quit")
 gdb.execute("run")
 gdb.execute("ignore 1 %d" % skip)
 gdb.execute("continue")
