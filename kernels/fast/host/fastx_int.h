@@ -162,9 +162,17 @@ struct fastx_prog {
 	struct fastx_vtpl vt[FAST_MAX_TEMPLATES]; /* the VBMI level's tables (fastx_vlower.c) */
 };
 
+/* Template id tid's home slot in the id hash (open addressing from there).
+ * Always inlined: GCC does not inline a plain inline function into the
+ * decoders' copies, whose target attributes differ (fastx_vec.c v_find). */
+static inline __attribute__((always_inline)) uint32_t fastx_home(uint32_t tid)
+{
+	return (tid * 2654435761u) >> 24;
+}
+
 static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
 {
-	uint32_t h = (tid * 2654435761u) >> 24, i;
+	uint32_t h = fastx_home(tid), i;
 	for (i = 0; i < FASTX_HASH; i++) {
 		uint32_t k = (h + i) & (FASTX_HASH - 1);
 		if (xp->hash[k] == 0)
@@ -181,7 +189,7 @@ static inline int fastx_find(const struct fastx_prog *xp, uint32_t tid)
  * template, half the records of a mixed feed). */
 static inline int fastx_find_fast(const struct fastx_prog *xp, uint32_t tid)
 {
-	uint32_t h = (tid * 2654435761u) >> 24;
+	uint32_t h = fastx_home(tid);
 	if (xp->hkey[h] == tid && xp->hash[h] != 0)
 		return xp->hash[h] - 1;
 	return fastx_find(xp, tid);

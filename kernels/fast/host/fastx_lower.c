@@ -185,7 +185,7 @@ struct fastx_prog *fastx_prog_new(const struct fast_prog *prog)
 	fastx_x_tabs(tabs);
 	ntpl = prog->ntpl < FAST_MAX_TEMPLATES ? prog->ntpl : FAST_MAX_TEMPLATES;
 	for (t = 0; t < ntpl; t++) {
-		uint32_t h = (prog->tpl[t].id * 2654435761u) >> 24;
+		uint32_t h = fastx_home(prog->tpl[t].id);
 		uint32_t save = xp->nops;
 		if (lower_tpl(xp, t) != 0)
 			xp->nops = save; /* ops of a fallback template are dropped */

@@ -256,7 +256,7 @@ VT void v_dict_strs(const struct fastx_vtpl *vt, uint8_t *dict, __m512i a0, __m5
  * on the vector path. */
 VT int v_find(const struct fastx_prog *xp, uint32_t tid)
 {
-	uint32_t h = (tid * 2654435761u) >> 24;
+	uint32_t h = fastx_home(tid);
 	if (LIKELY(xp->hkey[h] == tid && xp->hash[h] != 0))
 		return xp->hash[h] - 1;
 	return -1;
