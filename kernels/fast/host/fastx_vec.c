@@ -184,7 +184,8 @@ VT __m512i v_dict(const struct fastx_vtpl *vt, int h, __m512i hv, __m512i dv, ui
 
 /* One entry's i, exp and gen (bytes 0..15) from a 128-bit lane: i's two
  * dwords where km's bits 0-1 say, exp's (0) where bit 2 does, gen's always;
- * then the state byte. A store with a clear mask bit writes nothing. */
+ * then the state byte. A store with a clear mask bit writes nothing; a
+ * 4-dword store reads only the mask's low 4 bits (the next entry's are above). */
 #define V_INT_ENTRY(j, w)                                                                                   \
 	do {                                                                                                \
 		uint8_t *const e_ = dict + vt->ient[o + (j)];                                               \
@@ -290,16 +291,14 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	 * record (the last of a message) too, when 8 bytes are there: w8's
 	 * bytes past len are then not the vector's zeros, but every use of w8
 	 * below stops at a stop bit of s, which has none past len. */
-	if (LIKELY(len >= 64)) {
+	if (LIKELY(len >= 64))
 		in = _mm512_loadu_si512((const void *)b);
-		memcpy(&w8, b, 8);
-	} else {
+	else
 		in = _mm512_maskz_loadu_epi8(_bzhi_u64(~0ull, len), b);
-		if (LIKELY(len >= 8))
-			memcpy(&w8, b, 8);
-		else
-			w8 = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(in));
-	}
+	if (LIKELY(len >= 8))
+		memcpy(&w8, b, 8);
+	else
+		w8 = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(in));
 	s = (uint64_t)_mm512_movepi8_mask(in);
 	/* The record's end is where the next record starts: in a stream, the
 	 * path from one record's bytes to the next's. Guessed here from the
