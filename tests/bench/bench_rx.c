@@ -497,6 +497,13 @@ int main(void)
 				t0 = bench_cpu_s();
 				n = run_decode(feed, len, &fs[0]);
 				want = RECORDS;
+				if (r == 0)
+					printf("fastx_decode_only STEP paths: %llu messages, %llu framed in bulk (%llu by the "
+					       "header memo, %llu of them by its fixed places; %llu split across "
+					       "segments and joined), %llu state-machine calls\n",
+					       (unsigned long long)fs[0].step.messages, (unsigned long long)xd.step_bulk,
+					       (unsigned long long)xd.smemo.hits, (unsigned long long)xd.smemo.fx_hits,
+					       (unsigned long long)xd.step_joined, (unsigned long long)xd.step_machine);
 			} else if (v[i].net_only) {
 				net_stats_init(&nst);
 				if (mtoe_init(&mt, &v[i].cfg->mtoe, mbuf, mlen) != MTOE_OK)
