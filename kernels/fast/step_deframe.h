@@ -37,7 +37,9 @@ struct step_msg {
 	const uint8_t *raw;  /* messages without 96= (data_len 0: logon, heartbeat...): the
 			      * whole message, len bytes, valid until the next step_feed(), for
 			      * the session layer (kernels/step/); NULL for data messages */
-	char msgtype[STEP_MAX_MSGTYPE + 1]; /* 35= value, NUL-terminated */
+	char msgtype[STEP_MAX_MSGTYPE + 1]; /* 35= value, NUL-terminated (the host's fast
+					     * deframer, fastx_step_feed, leaves it empty
+					     * for data messages: raw NULL) */
 };
 
 struct step_deframer {

@@ -336,8 +336,9 @@ static void run_stream(const struct fast_prog *p, int which, int framing, int re
 				int tr = fast_tick_map(p, &sr.rec, sr.msg_seq, &t);
 				if (sr.rec.warn != x.warn)
 					FAIL("stream record: warn %x vs %x", sr.rec.warn, x.warn);
+				/* (a record's message is a data message: the fast deframer leaves its msgtype empty) */
 				if (framing == FAST_FRAMING_STEP &&
-				    (strcmp(sr.step.msg.msgtype, sx.step.msg.msgtype) != 0 ||
+				    (sx.step.msg.msgtype[0] != 0 || sr.step.msg.raw || sx.step.msg.raw ||
 				     sr.step.msg.len != sx.step.msg.len || sr.step.msg.offset != sx.step.msg.offset))
 					FAIL("stream record: STEP message %s/%u vs %s/%u", sr.step.msg.msgtype, sr.step.msg.len,
 					     sx.step.msg.msgtype, sx.step.msg.len);

@@ -183,7 +183,11 @@ uint32_t fastx_stream_run(struct fastx_dec *x, struct fast_stream *fs, union toe
  * results and counters; msg.data may point into p instead of body[], and the
  * head of a message split across chunks is held as pending bytes
  * (STEP_PEND(0, m), step_deframe.h) rather than as parsed state, which
- * step_feed reads back the same way if it is handed the stream. */
+ * step_feed reads back the same way if it is handed the stream. msg.msgtype
+ * is filled for the messages without 96= data (msg.raw set: the session
+ * layer's, which read it) and left empty for data messages, whose records
+ * name their template: copying 35= of every message cost ~2% of the receive
+ * path (bench_rx). */
 uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status);
 
 /* Sequence keys from the tick record. chan[t] / seq[t] are the key

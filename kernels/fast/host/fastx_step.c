@@ -948,11 +948,11 @@ __attribute__((target("avx2"))) static int places_avx2(const struct fastx_step_m
  * the fields before 95= at their recorded places (places_avx2/_avx512),
  * followed by 95= and 96= alone, read without the SOH bitmap: 95= ends at
  * the first byte after its digits, which must be its SOH; 96= as
- * memo_walk() reads it. 1 with *o and msgtype as memo_walk() leaves them
- * for W_END, 0 when not so (the caller takes the bitmap path, which
+ * memo_walk() reads it. 1 with *o as memo_walk() leaves it for W_END (35=
+ * not copied: the message has 96= data), 0 when not so (the caller takes the bitmap path, which
  * decides). n (>= t + 7) bytes are readable at q. */
 static int fixed_fast(const struct fastx_step_memo *m, const uint8_t *q, uint32_t h, uint32_t t, uint32_t n,
-		      char *msgtype, struct walk *o, int isa)
+		      struct walk *o, int isa)
 {
 	const uint32_t len = m->fx_len, k = h + len, last = m->nf - 1;
 	uint64_t v, d, nd_m;
@@ -973,8 +973,8 @@ static int fixed_fast(const struct fastx_step_memo *m, const uint8_t *q, uint32_
 		return 0;
 	}
 	walk_clear(o);
-	if (m->fx_v35[1])
-		copy_msgtype(msgtype, q, h + m->fx_v35[0], h + m->fx_v35[1], n);
+	/* (35= not copied: a data message's msgtype stays empty, see
+	 * fastx_step_feed) */
 	if (m->fx_v34[1]) {
 		if (!num_field(q, h + m->fx_v34[0] - 1, h + m->fx_v34[1], n, STEP_MAX_SEQ_DIG, &v))
 			return 0;
@@ -1102,10 +1102,12 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 
 	if (!frame(q, avail, &h, &t, &ckd))
 		return 0;
-	/* (35= goes straight into msg.msgtype, as step_fast() does: msg is only
-	 * meaningful after STEP_MSG, and the state machine rewrites it) */
+	/* msg.msgtype: fixed_fast() does not read 35=; the bitmap path below
+	 * copies it as it walks, as step_fast() does, and empties it again for
+	 * a data message (msg is only meaningful after STEP_MSG, and the state
+	 * machine rewrites it) */
 	s->msg.msgtype[0] = 0;
-	if (fixed_fast(&x->smemo, q, h, t, avail, s->msg.msgtype, &o, isa)) {
+	if (fixed_fast(&x->smemo, q, h, t, avail, &o, isa)) {
 		/* the usual message: no bitmap wanted, only the byte sum (the
 		 * counters as the bitmap path leaves them) */
 		x->smemo.hits++;
@@ -1125,6 +1127,8 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 	}
 	if ((o.have95 && !o.have96) || ckd != ck_digits[sum & 0xffu])
 		return 0;
+	if (o.have96)
+		s->msg.msgtype[0] = 0; /* a data message: see fastx_step_feed */
 	if (walked)
 		memo_build(&x->smemo, q, h, t, w);
 	if (fixed && !walked)
@@ -1145,6 +1149,17 @@ take:
 		s->msg.raw = 0;
 	}
 	return t + 7;
+}
+
+/* The reference state machine on the same state (anything bulk() does not
+ * settle), a data message's msgtype then emptied as bulk() leaves it. */
+static uint32_t machine(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status)
+{
+	uint32_t used = step_feed(s, p, n, status);
+	x->step_machine++;
+	if (*status == STEP_MSG && !s->msg.raw)
+		s->msg.msgtype[0] = 0;
+	return used;
 }
 
 /* ---- messages split across chunks ----
@@ -1325,6 +1340,7 @@ static int join_data(struct step_deframer *s, uint32_t m, uint32_t total, int is
 		return 0;
 	s->msg.data = q + e - s->msg.data_len;
 	s->msg.raw = 0;
+	s->msg.msgtype[0] = 0; /* a data message: see fastx_step_feed */
 	s->msg.len = total;
 	return 1;
 }
@@ -1359,8 +1375,7 @@ static uint32_t join_prefix(struct fastx_dec *x, struct step_deframer *s, uint32
 	} else if (c == n && m + n < 40 && head_prefix(s->body, m + n)) {
 		return hold_prefix(s, m, n, status);
 	}
-	x->step_machine++;
-	return step_feed(s, p, n, status);
+	return machine(x, s, p, n, status);
 }
 
 /* With a head body[0..m) held: the rest of the message from p[0..n). */
@@ -1393,8 +1408,7 @@ static uint32_t join(struct fastx_dec *x, struct step_deframer *s, uint32_t m, c
 			return hold(s, m, n, &hd, status);
 	}
 	/* not clean after all: the state machine reads the head again, then p */
-	x->step_machine++;
-	return step_feed(s, p, n, status);
+	return machine(x, s, p, n, status);
 }
 
 /* What fastx_step_feed does not settle at once: a chunk starting with a
@@ -1422,8 +1436,7 @@ __attribute__((noinline)) static uint32_t feed_rest(struct fastx_dec *x, struct 
 			return join(x, s, STEP_PEND_END(s->match), p, n, isa, status);
 		}
 	}
-	x->step_machine++;
-	return step_feed(s, p, n, status);
+	return machine(x, s, p, n, status);
 }
 
 uint32_t fastx_step_feed(struct fastx_dec *x, struct step_deframer *s, const uint8_t *p, uint32_t n, int *status)
