@@ -3,9 +3,10 @@
  * A deterministic SSE feed (sse_gen, 8 records per STEP message at most, of
  * one type: 1.95 on average, ~9 messages a segment) is cut into 1408-byte
  * TCP segments and built into Ethernet frames with correct IPv4 and TCP
- * checksums (pktbuild), one vendor ACK per 4 segments, all held in memory. rx_pipe runs them with the default configuration (64
- * connections, 32 KB window, TCP checksums verified, records mapped to tick
- * records) as the software backend's data plane does (dp_thread.c drain):
+ * checksums (pktbuild), one vendor ACK per 4 segments, all held in memory.
+ * rx_pipe runs them with the default configuration (64 connections, 32 KB
+ * window, TCP checksums verified, records mapped to tick records) as the
+ * software backend's data plane does (dp_thread.c drain):
  * rx_frame, then rx_ticks into a batch of 64 records (rx_next for what it
  * does not batch) until both say nothing more, each record stamped with its
  * clock, the batch handed on at the end of the frame; rx_poll every 1024

@@ -115,7 +115,7 @@ static void feed_both(const char *what, const uint8_t *p, uint32_t n, size_t at)
 			/* msgtype: the session messages' (raw); the fast path leaves a data message's empty */
 			bad = a->offset != b->offset || a->len != b->len || a->seq != b->seq ||
 			      a->data_len != b->data_len ||
-			      strcmp(a->raw || b_ref ? a->msgtype : "", b->msgtype) != 0 ||
+			      strcmp((a->raw || b_ref) ? a->msgtype : "", b->msgtype) != 0 ||
 			      memcmp(a->data, b->data, a->data_len) != 0 || !a->raw != !b->raw ||
 			      (a->raw && memcmp(a->raw, b->raw, a->len) != 0);
 		}

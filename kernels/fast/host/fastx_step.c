@@ -949,8 +949,8 @@ __attribute__((target("avx2"))) static int places_avx2(const struct fastx_step_m
  * followed by 95= and 96= alone, read without the SOH bitmap: 95= ends at
  * the first byte after its digits, which must be its SOH; 96= as
  * memo_walk() reads it. 1 with *o as memo_walk() leaves it for W_END (35=
- * not copied: the message has 96= data), 0 when not so (the caller takes the bitmap path, which
- * decides). n (>= t + 7) bytes are readable at q. */
+ * not copied: the message has 96= data), 0 when not so (the caller takes
+ * the bitmap path, which decides). n (>= t + 7) bytes are readable at q. */
 static int fixed_fast(const struct fastx_step_memo *m, const uint8_t *q, uint32_t h, uint32_t t, uint32_t n,
 		      struct walk *o, int isa)
 {
