@@ -47,7 +47,10 @@
  * run_decode (--toggle-collect=run ...; never inlined): their Ir divided by
  * the segments is the cost per segment by stage.
  * Times are the thread's CPU time (bench_cpu_s): the machines are shared and
- * wall time would count other processes' slices.
+ * wall time would count other processes' slices. Each run is followed by a
+ * clock measurement (bench_clock_ghz); cyc/seg is each run's time x that
+ * clock, the figure that compares across runs on these guests, whose vCPUs
+ * change speed from minute to minute (Gb/s at one clock is cycles scaled).
  * Throughput is in Gb/s of TCP payload (the stream bytes) and Mpps. Every run
  * must decode every record of the feed, else the benchmark fails.
  * BENCH_RECORDS / BENCH_REPS override the size; BENCH_RX_ONLY=name runs only
@@ -439,21 +442,23 @@ int main(void)
 		int publish;   /* into a publisher with history and one client ring */
 		int decode;    /* the decoder alone (run_decode) */
 		double t[BENCH_MAX_REPS];
+		double cyc[BENCH_MAX_REPS]; /* t x the clock measured right after it (bench_clock_ghz) */
+		double ghz[BENCH_MAX_REPS];
 	} v[] = {
-		{"in_order", &cin, &cfg, 0, 0, 0, 0, 0, 0, {0}},
-		{"reorder_1pct", &cre, &cfg, 0, 0, 0, 0, 0, 0, {0}},
-		{"no_tcp_csum", &cin, &nocsum, 0, 0, 0, 0, 0, 0, {0}},
-		{"net_mtoe_only", &cin, &cfg, 1, 0, 0, 0, 0, 0, {0}},
-		{"net_mtoe_no_csum", &cin, &nocsum, 1, 0, 0, 0, 0, 0, {0}},
-		{"fastx_in_order", &cin, &cfg, 0, 1, 0, 0, 0, 0, {0}},
-		{"fastx_reorder_1pct", &cre, &cfg, 0, 1, 0, 0, 0, 0, {0}},
-		{"fastx_rx_next", &cin, &cfg, 0, 1, 0, 1, 0, 0, {0}},
-		{"fastx_publish", &cin, &cfg, 0, 1, 0, 0, 1, 0, {0}},
-		{"fastx_seq_check", &cin, &seqc, 0, 1, 0, 0, 0, 0, {0}},
-		{"fastx_decode_only", &cin, &cfg, 0, 1, 0, 0, 0, 1, {0}},
-		{"gtoe_in_order", &cg, &cfg, 0, 0, 1, 0, 0, 0, {0}},
-		{"gtoe_fastx_in_order", &cg, &cfg, 0, 1, 1, 0, 0, 0, {0}},
-		{"gtoe_fastx_publish", &cg, &cfg, 0, 1, 1, 0, 1, 0, {0}},
+		{"in_order", &cin, &cfg, 0, 0, 0, 0, 0, 0, {0}, {0}, {0}},
+		{"reorder_1pct", &cre, &cfg, 0, 0, 0, 0, 0, 0, {0}, {0}, {0}},
+		{"no_tcp_csum", &cin, &nocsum, 0, 0, 0, 0, 0, 0, {0}, {0}, {0}},
+		{"net_mtoe_only", &cin, &cfg, 1, 0, 0, 0, 0, 0, {0}, {0}, {0}},
+		{"net_mtoe_no_csum", &cin, &nocsum, 1, 0, 0, 0, 0, 0, {0}, {0}, {0}},
+		{"fastx_in_order", &cin, &cfg, 0, 1, 0, 0, 0, 0, {0}, {0}, {0}},
+		{"fastx_reorder_1pct", &cre, &cfg, 0, 1, 0, 0, 0, 0, {0}, {0}, {0}},
+		{"fastx_rx_next", &cin, &cfg, 0, 1, 0, 1, 0, 0, {0}, {0}, {0}},
+		{"fastx_publish", &cin, &cfg, 0, 1, 0, 0, 1, 0, {0}, {0}, {0}},
+		{"fastx_seq_check", &cin, &seqc, 0, 1, 0, 0, 0, 0, {0}, {0}, {0}},
+		{"fastx_decode_only", &cin, &cfg, 0, 1, 0, 0, 0, 1, {0}, {0}, {0}},
+		{"gtoe_in_order", &cg, &cfg, 0, 0, 1, 0, 0, 0, {0}, {0}, {0}},
+		{"gtoe_fastx_in_order", &cg, &cfg, 0, 1, 1, 0, 0, 0, {0}, {0}, {0}},
+		{"gtoe_fastx_publish", &cg, &cfg, 0, 1, 1, 0, 1, 0, {0}, {0}, {0}},
 	};
 	struct fastx_prog *xp = fastx_prog_new(&prog);
 	if (!xp)
@@ -530,6 +535,8 @@ int main(void)
 				want = RECORDS;
 			}
 			v[i].t[r] = bench_cpu_s() - t0;
+			v[i].ghz[r] = bench_clock_ghz();
+			v[i].cyc[r] = v[i].t[r] * v[i].ghz[r] * 1e9;
 			if (n != want) {
 				fprintf(stderr, "bench_rx: %s gave %llu of %llu %s\n", v[i].name, (unsigned long long)n,
 					(unsigned long long)want, v[i].net_only ? "bytes" : "records");
@@ -548,25 +555,29 @@ int main(void)
 			}
 		}
 	}
-	printf("%-18s %10s %10s %10s %10s %12s\n", "variant", "Gb/s best", "Gb/s p50", "Mpps p50", "ns/seg p50",
-	       "Mrec/s p50");
+	printf("%-18s %10s %10s %10s %10s %12s %12s %8s\n", "variant", "Gb/s best", "Gb/s p50", "Mpps p50",
+	       "ns/seg p50", "Mrec/s p50", "cyc/seg p50", "GHz p50");
 	for (int i = 0; i < nv; i++) {
 		if (skip[i])
 			continue;
 		bench_sort(v[i].t, REPS);
-		double best = v[i].t[0], med = v[i].t[REPS / 2];
+		bench_sort(v[i].cyc, REPS);
+		bench_sort(v[i].ghz, REPS);
+		double best = v[i].t[0], med = v[i].t[REPS / 2], cmed = v[i].cyc[REPS / 2] / nseg;
 		double gb = v[i].c->payload * 8.0 / 1e9;
 		printf("%-18s %10.2f %10.2f %10.3f %10.1f ", v[i].name, gb / best, gb / med, v[i].c->n / med / 1e6,
 		       med * 1e9 / nseg);
 		if (v[i].net_only)
-			printf("%12s\n", "-");
+			printf("%12s", "-");
 		else
-			printf("%12.2f\n", RECORDS / med / 1e6);
+			printf("%12.2f", RECORDS / med / 1e6);
+		printf(" %12.0f %8.2f\n", cmed, v[i].ghz[REPS / 2]);
 		printf("RESULT {\"bench\":\"rx\",\"variant\":\"%s\",\"records\":%u,\"payload_bytes\":%llu,"
 		       "\"segments\":%u,\"frames\":%u,\"gbps_best\":%.3f,\"gbps_p50\":%.3f,\"mpps_p50\":%.3f,"
-		       "\"ns_per_segment_p50\":%.1f,\"target_gbps\":10}\n",
+		       "\"ns_per_segment_p50\":%.1f,\"cycles_per_segment_p50\":%.0f,\"ghz_p50\":%.2f,"
+		       "\"target_gbps\":10}\n",
 		       v[i].name, RECORDS, (unsigned long long)v[i].c->payload, nseg, v[i].c->n, gb / best, gb / med,
-		       v[i].c->n / med / 1e6, med * 1e9 / nseg);
+		       v[i].c->n / med / 1e6, med * 1e9 / nseg, cmed, v[i].ghz[REPS / 2]);
 	}
 	/* the decoder's share: the same bytes decoded from memory against the whole path */
 	int iw = -1, idec = -1;
@@ -588,7 +599,9 @@ int main(void)
 		       dec, whole, whole - dec);
 	}
 	printf("target: 10 Gb/s of TCP payload on one core (net_rx + mirror TOE + STEP + FAST + tick mapping; "
-	       "gtoe_*: net_rx + general TOE with its ACK frames + STEP + FAST + tick mapping)\n");
+	       "gtoe_*: net_rx + general TOE with its ACK frames + STEP + FAST + tick mapping): %.1f ns a segment, "
+	       "%.0f cycles at 3.5 GHz\n",
+	       MSS * 8 / 10.0, MSS * 8 / 10.0 * 3.5);
 	free(gbuf);
 	free(cg.buf);
 	free(cg.f);

@@ -26,6 +26,21 @@ double bench_cpu_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+double bench_clock_ghz(void)
+{
+#if defined(__x86_64__)
+	const uint64_t n = 40000000;
+	uint64_t x = 0;
+	double t0 = bench_cpu_s(), t;
+	for (uint64_t i = 0; i < n; i++)
+		__asm__ volatile("add $1, %0" : "+r"(x)); /* each add waits for the one before */
+	t = bench_cpu_s() - t0;
+	return t > 0 ? (double)n / t / 1e9 : 0;
+#else
+	return 0;
+#endif
+}
+
 void bench_sort(double *t, int n)
 {
 	qsort(t, (size_t)n, sizeof(double), cmp_double);
