@@ -1091,32 +1091,38 @@ static inline int frame(const uint8_t *q, uint32_t avail, uint32_t *h, uint32_t 
 	return 1;
 }
 
-/* A whole message at q[0..avail), q[0] == '8', when the state machine would
- * deliver it: fills s->msg as it would (msg.data into q, no copy) and
- * returns its length; 0 when not taken. */
-static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t *q, uint32_t avail, int isa)
+/* s->msg for the whole message q[0..t + 7) whose fields bulk() read into o,
+ * as the state machine fills it; returns its length. */
+static inline __attribute__((always_inline)) uint32_t taken(struct step_deframer *s, const uint8_t *q, uint32_t t,
+							    const struct walk *o)
 {
-	uint32_t h, t, ckd, sum, walked = 0, fixed = 0;
+	s->msg.seq = o->seq;
+	s->msg.len = t + 7;
+	if (!o->have96) {
+		s->msg.data = s->body;
+		s->msg.data_len = 0;
+		s->msg.raw = q; /* the whole message, for the session layer */
+		s->no_data++;
+	} else {
+		s->msg.data = o->data; /* in the caller's chunk (or body[]): no copy */
+		s->msg.data_len = o->dl;
+		s->msg.raw = 0;
+	}
+	return t + 7;
+}
+
+/* bulk() for a message fixed_fast() did not take: its SOH bitmap, the fields
+ * walked by the memo's tag sequence or one by one (memo_walk, walk), the
+ * memo recorded again when they changed. Out of line: its bitmap (4 KB, for
+ * the longest body) and the walks' registers stay out of the usual path's
+ * frame. */
+__attribute__((noinline)) static uint32_t bulk_walk(struct fastx_dec *x, struct step_deframer *s, const uint8_t *q,
+						    uint32_t avail, int isa, uint32_t h, uint32_t t, uint32_t ckd)
+{
+	uint32_t sum, walked = 0, fixed = 0;
 	uint64_t w[SCAN_WORDS];
 	struct walk o;
 
-	if (!frame(q, avail, &h, &t, &ckd))
-		return 0;
-	/* msg.msgtype: fixed_fast() does not read 35=; the bitmap path below
-	 * copies it as it walks, as step_fast() does, and empties it again for
-	 * a data message (msg is only meaningful after STEP_MSG, and the state
-	 * machine rewrites it) */
-	s->msg.msgtype[0] = 0;
-	if (fixed_fast(&x->smemo, q, h, t, avail, &o, isa)) {
-		/* the usual message: no bitmap wanted, only the byte sum (the
-		 * counters as the bitmap path leaves them) */
-		x->smemo.hits++;
-		if (ckd != ck_digits[sum_bytes(isa, q, t) & 0xffu])
-			return 0;
-		x->smemo.fx_hits++;
-		goto take;
-	}
-	s->msg.msgtype[0] = 0;
 	sum = scan(isa, q, t, avail, w);
 	if (memo_walk(&x->smemo, q, h, t, t, avail, w, s->msg.msgtype, &o, 1, &fixed, isa) == W_END) {
 		x->smemo.hits++;
@@ -1135,20 +1141,34 @@ static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t
 		x->smemo.fx_hits++;
 	else
 		memo_fix(&x->smemo, q, h, t, w); /* a new layout, or other lengths before 95= */
-take:
-	s->msg.seq = o.seq;
-	s->msg.len = t + 7;
-	if (!o.have96) {
-		s->msg.data = s->body;
-		s->msg.data_len = 0;
-		s->msg.raw = q; /* the whole message, for the session layer */
-		s->no_data++;
-	} else {
-		s->msg.data = o.data; /* in the caller's chunk (or body[]): no copy */
-		s->msg.data_len = o.dl;
-		s->msg.raw = 0;
+	return taken(s, q, t, &o);
+}
+
+/* A whole message at q[0..avail), q[0] == '8', when the state machine would
+ * deliver it: fills s->msg as it would (msg.data into q, no copy) and
+ * returns its length; 0 when not taken. */
+static uint32_t bulk(struct fastx_dec *x, struct step_deframer *s, const uint8_t *q, uint32_t avail, int isa)
+{
+	uint32_t h, t, ckd;
+	struct walk o;
+
+	if (!frame(q, avail, &h, &t, &ckd))
+		return 0;
+	/* msg.msgtype: fixed_fast() does not read 35=; the bitmap path
+	 * (bulk_walk) copies it as it walks, as step_fast() does, and empties
+	 * it again for a data message (msg is only meaningful after STEP_MSG,
+	 * and the state machine rewrites it) */
+	s->msg.msgtype[0] = 0;
+	if (LIKELY(fixed_fast(&x->smemo, q, h, t, avail, &o, isa))) {
+		/* the usual message: no bitmap wanted, only the byte sum (the
+		 * counters as the bitmap path leaves them) */
+		x->smemo.hits++;
+		if (ckd != ck_digits[sum_bytes(isa, q, t) & 0xffu])
+			return 0;
+		x->smemo.fx_hits++;
+		return taken(s, q, t, &o);
 	}
-	return t + 7;
+	return bulk_walk(x, s, q, avail, isa, h, t, ckd);
 }
 
 /* The reference state machine on the same state (anything bulk() does not
