@@ -281,6 +281,10 @@ struct gtoe_range {
 #define GTOE_F_TIMING 0x0800u     /* rtt_seq/rtt_ts time a segment (no timestamps) */
 #define GTOE_F_PERSIST 0x1000u    /* persist timer runs */
 #define GTOE_F_RTX_HOLE 0x2000u   /* in recovery: retransmit the next hole the peer's SACK blocks show */
+/* The flags that ask tx_next for a segment: with none set, no ACK owed and
+ * nothing unsent, a connection has nothing to send (gtoe_out.c tx_conn). */
+#define GTOE_F_TX_WANTED \
+	(GTOE_F_ACK_NOW | GTOE_F_SYN | GTOE_F_RST | GTOE_F_FIN_Q | GTOE_F_PROBE | GTOE_F_RTX_ONE | GTOE_F_RTX_HOLE)
 
 /* Pending events (gtoe_conn.ev) */
 #define GTOE_EVB_CONNECTED 0x01u

@@ -248,10 +248,9 @@ static uint32_t tx_conn(struct gtoe *g, int32_t ci, uint64_t now, struct gtoe_se
 	uint32_t n, wnd, limit;
 	/* The usual call on a receiving connection: nothing asked for and no
 	 * byte unsent, so every branch below would return 0 (one test instead
-	 * of the walk through them, once a segment) */
-	if (!(c->flags & (GTOE_F_RST | GTOE_F_SYN | GTOE_F_FIN_Q | GTOE_F_PROBE | GTOE_F_RTX_ONE | GTOE_F_RTX_HOLE |
-			  GTOE_F_ACK_NOW)) &&
-	    c->acks_owed == 0 && c->snd_nxt == c->snd_end)
+	 * of the walk through them, once a segment). A flag that makes a
+	 * branch below send belongs in GTOE_F_TX_WANTED. */
+	if (!(c->flags & GTOE_F_TX_WANTED) && c->acks_owed == 0 && c->snd_nxt == c->snd_end)
 		return 0;
 	if (c->flags & GTOE_F_RST) {
 		seg_init(s, c, ci);
