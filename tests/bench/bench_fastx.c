@@ -21,8 +21,8 @@
  * count other processes' slices). Best and median in ns/record and MB/s of
  * FAST input; ratios against the reference of the same run; cyc/rec, each
  * run's time x the clock measured right after it (bench_clock_ghz), is what
- * compares across runs on guests whose vCPUs change speed. floor_hand_sse is tests/bench/floor_sse.h,
- * a decoder written by hand for exactly these two templates (what a
+ * compares across runs on guests whose vCPUs change speed. floor_hand_sse
+ * is tests/bench/floor_sse.h, a decoder written by hand for exactly these two templates (what a
  * per-template code generator could emit at best), checked equal to fastx
  * on every record before it is timed. BENCH_RECORDS, BENCH_REPS override the
  * size; BENCH_ONLY=name[,name...] runs only those variants (for callgrind: instructions per
