@@ -88,6 +88,8 @@ int dp_tcp_init(struct dp_tcp *t, const struct toed_config *cfg, struct net_cfg 
 	mem_touch_write(t->g, sizeof *t->g);
 	/* a restarted toed does not reuse the last run's local ports */
 	t->g->ephemeral = (uint16_t)(gc.isn_key >> 7);
+	/* in-order bytes go to the pipeline from the frame (dp_tcp_pump settles before the frame goes back) */
+	gtoe_direct_on(t->g, 1);
 	for (uint32_t i = 0; i < t->nfeeds; i++) {
 		struct dp_tcp_feed *f = &t->f[i];
 		/* each feed's MSS and window, within the slots' (dp_setup_gtoe sizes them by the largest):
@@ -306,8 +308,12 @@ int dp_tcp_pump(struct dp_tcp *t, struct rx_pipe *p, uint64_t ts_ns)
 				return 1;
 			}
 		}
-		if (!gtoe_ev_next(t->g, &ev))
+		if (!gtoe_ev_next(t->g, &ev)) {
+			/* every byte handed over was consumed; any the endpoint still reads from the
+			 * frame (none when the pipeline took them all) into its buffer: the frame may go */
+			gtoe_settle(t->g);
 			return 0;
+		}
 		if (ev.type == GTOE_EV_CONNECTED && ev.listener >= 0 && !feed_of(t, ev.conn) && !accepted(t, &ev))
 			continue;
 		struct dp_tcp_feed *f = feed_of(t, ev.conn);

@@ -20,7 +20,10 @@
  * rx_frame_csum(), then dp_tcp_pump() until it returns 0, draining the
  * pipeline after each call (rx_event's contract); dp_tcp_tick() every turn
  * (timers, reconnects) followed by the same pump; dp_tcp_flush() once per
- * burst (segments and replies out, the source kicked).
+ * burst (segments and replies out, the source kicked). The frame must stay
+ * valid until that pump returned 0: an in-order segment's bytes go to the
+ * pipeline from the frame itself (gtoe_direct_on), and the last pump moves
+ * whatever is left unread into the endpoint's buffer (gtoe_settle).
  *
  * Session seam (the STEP session layer, dp/dp_sess.c, plugs in here when a
  * feed has sender_comp_id): struct dp_tcp_hooks gets each connection's open

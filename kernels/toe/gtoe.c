@@ -53,8 +53,22 @@ static void conn_clear(struct gtoe_conn *c)
 	c->listener = -1;
 }
 
+/* Direct delivery: the bytes held for connection ci are gone (consumed,
+ * discarded, or the slot ends). */
+static void direct_drop(struct gtoe *g, uint32_t ci)
+{
+#ifdef TOE_HOST_FAST
+	if (g->dir.conn == ci)
+		g->dir.len = 0;
+#else
+	(void)g;
+	(void)ci;
+#endif
+}
+
 static void slot_free(struct gtoe *g, uint32_t ci)
 {
+	direct_drop(g, ci);
 	conn_clear(&g->conn[ci]);
 	g->used[ci >> 6] &= ~(1ull << (ci & 63));
 }
@@ -95,6 +109,10 @@ int gtoe_init(struct gtoe *g, const struct gtoe_cfg *cfg, uint8_t *buf, uint64_t
 		g->used[i] = 0;
 	g->last_find = 0;
 	g->pad2 = 0;
+#ifdef TOE_HOST_FAST
+	g->dir.p = 0;
+	g->dir.seq = g->dir.len = g->dir.conn = g->dir.on = 0;
+#endif
 	return GTOE_OK;
 }
 
@@ -354,6 +372,13 @@ uint32_t gtoe_peek(const struct gtoe *g, int32_t ci, const uint8_t **data)
 		*data = 0;
 		return 0;
 	}
+#ifdef TOE_HOST_FAST
+	if (g->dir.len && g->dir.conn == (uint32_t)ci) { /* still in the caller's frame (gtoe_direct_on) */
+		pos = g->conn[ci].rd_seq - g->dir.seq;
+		*data = g->dir.p + pos;
+		return min_u32(n, g->dir.len - pos);
+	}
+#endif
 	pos = g->conn[ci].rd_seq & g->rcv_mask;
 	run = g->cfg.rcv_buf - pos;
 	*data = g->buf + (uint64_t)ci * ((uint64_t)g->cfg.rcv_buf + g->cfg.snd_buf) + pos;
@@ -368,6 +393,10 @@ int32_t gtoe_consume(struct gtoe *g, int32_t ci, uint32_t n)
 		return GTOE_ERR_CONN;
 	n = min_u32(n, gtoe_readable(g, ci));
 	c->rd_seq += n;
+#ifdef TOE_HOST_FAST
+	if (g->dir.len && g->dir.conn == (uint32_t)ci && c->rd_seq - g->dir.seq >= g->dir.len)
+		g->dir.len = 0; /* every byte held was read */
+#endif
 	/* receiver SWS avoidance: announce the window once it grew enough after a small one */
 	if (n && gtoe_synced(c->state) && c->state != GTOE_TIME_WAIT) {
 		adv = seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
@@ -451,6 +480,7 @@ int32_t gtoe_release(struct gtoe *g, int32_t ci)
 	c->flags |= GTOE_F_RELEASED;
 	c->ev = 0;
 	c->rd_seq = c->rcv_nxt - ((c->flags & GTOE_F_FIN_RCVD) && seq_gt(c->rcv_nxt, c->peer_fin) ? 1u : 0u);
+	direct_drop(g, (uint32_t)ci);
 	if (c->state == GTOE_CLOSED)
 		slot_free(g, (uint32_t)ci);
 	return GTOE_OK;

@@ -88,8 +88,8 @@
  * Not here: urgent data (URG ignored, counted), IP options, path MTU
  * discovery (the MSS is min(ours, peer's)); see also the end of this comment.
  *
- * Memory: struct gtoe (the table sized by the compile-time maxima: 672 bytes
- * per slot, about 170 KB) and a buffer of max_conns * (rcv_buf + snd_buf)
+ * Memory: struct gtoe (the table sized by the compile-time maxima: 768 bytes
+ * per slot, about 200 KB) and a buffer of max_conns * (rcv_buf + snd_buf)
  * bytes (64 * 64 KB = 4 MB by default) that the caller owns. Connection i
  * uses [i * (rcv_buf + snd_buf), ...): its receive buffer, then its send
  * buffer; byte seq lives at seq & (size - 1) in either.
@@ -238,14 +238,15 @@ struct gtoe_stats {
 	GTOE_STATS_FIELDS(GTOE_FIELD_)
 };
 
-/* Per-connection counters and state for toectl; zeroed when the slot opens. */
+/* Per-connection counters and state for toectl; zeroed when the slot opens.
+ * direct_segs: in-order segments the reader took from the frame, not copied (gtoe_direct_on). */
 #define GTOE_CONN_STATS_FIELDS(X)                                                                  \
 	X(segs_in) X(segs_out) X(bytes_in) X(bytes_out) X(bytes_acked) X(in_order) X(out_of_order)   \
 	X(dup_segs) X(dup_bytes) X(trimmed_bytes) X(ooo_drops) X(acks_out) X(delayed_acks)           \
 	X(quick_acks) X(dup_acks_in) X(sacks_out) X(sack_blocks_in) X(retrans) X(retrans_bytes)      \
 	X(rto_expiries) X(fast_retrans) X(partial_acks) X(recoveries) X(syn_retrans) X(zwp_out)      \
 	X(zero_win_in) X(zero_win_out) X(win_updates) X(ka_out) X(challenge_acks) X(paws_drops)      \
-	X(rtt_samples) X(fin_ignored) X(early_retrans) X(sack_rtx)
+	X(rtt_samples) X(fin_ignored) X(early_retrans) X(sack_rtx) X(direct_segs)
 struct gtoe_conn_stats {
 	GTOE_CONN_STATS_FIELDS(GTOE_FIELD_)
 };
@@ -362,6 +363,17 @@ struct gtoe_rst {
 	uint8_t pad[3];
 };
 
+#ifdef TOE_HOST_FAST
+/* Direct delivery (host builds only, see gtoe_direct_on): the in-order bytes
+ * of one connection still in the caller's frame, [seq, seq + len) at p. */
+struct gtoe_direct {
+	const uint8_t *p;
+	uint32_t seq, len;  /* len 0: none held */
+	uint32_t conn;
+	uint32_t on;
+};
+#endif
+
 struct gtoe {
 	struct gtoe_cfg cfg;
 	uint8_t *buf;
@@ -377,6 +389,9 @@ struct gtoe {
 	struct gtoe_rst rst[GTOE_RST_QUEUE];
 	struct gtoe_listener listen[GTOE_MAX_LISTEN];
 	struct gtoe_stats st;
+#ifdef TOE_HOST_FAST
+	struct gtoe_direct dir;
+#endif
 	struct gtoe_conn conn[GTOE_MAX_CONNS];
 };
 
@@ -440,6 +455,21 @@ int32_t gtoe_set_quickack(struct gtoe *g, int32_t conn, uint32_t on);
 void gtoe_input_pkt(struct gtoe *g, const struct net_pkt *pkt, uint64_t now_ns);
 /* A segment as a descriptor (seg.data[0]/len[0] the payload). */
 void gtoe_input_seg(struct gtoe *g, const struct gtoe_seg *seg, uint64_t now_ns);
+
+#ifdef TOE_HOST_FAST
+/* Direct delivery (host builds only; the card always copies). With it on, a
+ * segment that arrives in order on a connection with nothing unread and no
+ * out-of-order data is not copied into the receive buffer: gtoe_peek()
+ * returns its bytes where they are, in the caller's frame, and they stay
+ * readable there until gtoe_consume() passes them. The caller promises the
+ * frame stays valid until it calls gtoe_settle(), which copies what is left
+ * unread into the receive buffer; the next gtoe_input_*() settles first, so
+ * only the last segment is ever held. A market-data reader consumes every
+ * byte of a segment before the next one comes, so the copy is skipped for
+ * almost all of them. gtoe_direct_on(g, 0) settles and turns it off. */
+void gtoe_direct_on(struct gtoe *g, uint32_t on);
+void gtoe_settle(struct gtoe *g);
+#endif
 
 /* Timers: retransmission, persist, delayed ACK, keepalive, TIME-WAIT. */
 void gtoe_poll(struct gtoe *g, uint64_t now_ns);

@@ -587,7 +587,17 @@ static void data_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint6
 		len -= d;
 	}
 	if (seq == c->rcv_nxt) {
-		copy_in(g, ci, seq, p, len);
+#ifdef TOE_HOST_FAST
+		if (g->dir.on && c->rd_seq == seq && c->nranges == 0 && !(c->flags & GTOE_F_RELEASED)) {
+			/* nothing unread: the reader takes the bytes from the frame (gtoe_direct_on) */
+			g->dir.p = p;
+			g->dir.seq = seq;
+			g->dir.len = len;
+			g->dir.conn = ci;
+			c->st.direct_segs++;
+		} else
+#endif
+			copy_in(g, ci, seq, p, len);
 		c->rcv_nxt += len;
 		c->st.in_order++;
 		c->st.bytes_in += len;
@@ -621,6 +631,26 @@ static void data_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint6
 	ack_each(c);
 }
 
+#ifdef TOE_HOST_FAST
+void gtoe_settle(struct gtoe *g)
+{
+	struct gtoe_direct *d = &g->dir;
+	uint32_t rd = g->conn[d->conn].rd_seq, off = rd - d->seq;
+	if (d->len == 0)
+		return;
+	/* rd_seq lies in [seq, seq + len] while bytes are held (gtoe_consume, gtoe_release) */
+	if (off < d->len)
+		copy_in(g, d->conn, rd, d->p + off, d->len - off);
+	d->len = 0;
+}
+
+void gtoe_direct_on(struct gtoe *g, uint32_t on)
+{
+	gtoe_settle(g);
+	g->dir.on = on != 0;
+}
+#endif
+
 void gtoe_input_seg(struct gtoe *g, const struct gtoe_seg *s0, uint64_t now)
 {
 	struct gtoe_seg sa;
@@ -630,6 +660,10 @@ void gtoe_input_seg(struct gtoe *g, const struct gtoe_seg *s0, uint64_t now)
 	uint32_t seglen = s->len[0] + ((s->flags & TCP_SYN) ? 1u : 0u) + ((s->flags & TCP_FIN) ? 1u : 0u);
 	int fin;
 
+#ifdef TOE_HOST_FAST
+	if (g->dir.len)
+		gtoe_settle(g); /* the bytes held from the last segment into the buffer, before anything moves */
+#endif
 	g->st.in_segs++;
 	if (s->flags & TCP_URG)
 		g->st.urg_ignored++;

@@ -26,7 +26,8 @@
  *                 toed's ISS, through net_rx + the general TOE
  *                 (gtoe_input_pkt, its ACKs built into frames by gtoe_frame
  *                 as toed sends them), the in-order bytes handed to the
- *                 pipeline as DATA events (rx_event, as dp_tcp_pump does),
+ *                 pipeline as DATA events (rx_event, as dp_tcp_pump does;
+ *                 from the frame, gtoe_direct_on, settled after each),
  *                 then STEP + FAST + tick mapping; no vendor ACK frames in
  *                 its capture (toed makes its own);
  *   fastx_seq_check  fastx_in_order with sequence tracking on ([fast]
@@ -264,6 +265,7 @@ static int32_t gtoe_setup(uint32_t laddr, uint16_t lport, uint32_t raddr, uint16
 {
 	if (gtoe_init(&G, &gcfg, gbuf, GTOE_BUF_BYTES(&gcfg)) != GTOE_OK)
 		return -1;
+	gtoe_direct_on(&G, 1); /* as dp_tcp: in-order bytes read from the frame */
 	return gh_establish(&G, laddr, lport, raddr, rport, irs, MSS, 0, 0);
 }
 
@@ -303,6 +305,7 @@ __attribute__((noinline)) static uint64_t run_gtoe(const struct capture *c, cons
 			gtoe_consume(&G, conn, n);
 			ev.offset += n;
 		}
+		gtoe_settle(&G); /* the frame goes back (dp_tcp_pump's end) */
 		ts += 1200;
 		if ((i & 1023) == 1023) {
 			gtoe_poll(&G, ts);

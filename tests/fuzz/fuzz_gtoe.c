@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.msl_ns = 20000000;
 	if (gh_init(&h, &cfg) != 0)
 		abort();
+	h.direct = (data[0] ^ data[0] >> 3) & 1; /* direct delivery (gtoe_direct_on) for half the inputs */
 	e = gh_drive(&h, data + 1, size - 1);
 	if (e) {
 		fprintf(stderr, "fuzz_gtoe: %s\n", e);

@@ -253,8 +253,11 @@ check_both() {
 	_ooo=$(jget "$2.json" "$_c['out_of_order']")
 	_dup=$(jget "$2.json" "$_c['dup_segs']")
 	_sck=$(jget "$2.json" "$_c['sacks_out']")
+	_dir=$(jget "$2.json" "$_c['direct_segs']")
 	[ "$_ooo" -gt 0 ] || fail "$1: toed saw no segment out of order"
-	say "$1: both ways impaired: $3 ms (paced $((RECORDS * 1000 / RATE)) ms); ss -ti: retrans $_rtx, max rto ${_rto} ms, max backoff ${_bo:-0}, reord_seen ${_reord:-?} ($_sl samples); HTB slow class sent $_s1 toward toed, $_s2 toward the exchange (pacers included); toed: out_of_order $_ooo, dup_segs $_dup, sacks_out $_sck"
+	# both ways of delivery ran under the impairment: from the frame, and through the buffer
+	[ "$_dir" -gt 0 ] || fail "$1: no segment went to the pipeline from its frame (direct_segs 0)"
+	say "$1: both ways impaired: $3 ms (paced $((RECORDS * 1000 / RATE)) ms); ss -ti: retrans $_rtx, max rto ${_rto} ms, max backoff ${_bo:-0}, reord_seen ${_reord:-?} ($_sl samples); HTB slow class sent $_s1 toward toed, $_s2 toward the exchange (pacers included); toed: out_of_order $_ooo, dup_segs $_dup, sacks_out $_sck, direct_segs $_dir"
 }
 
 # run TYPE: a daemon on source TYPE; feeds, ping, arping, toectl

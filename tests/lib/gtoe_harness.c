@@ -212,6 +212,40 @@ const char *gh_seg_ok(const struct gtoe *g, const struct gtoe_seg *s)
 	return NULL;
 }
 
+/* The frame of the last segment is given back: settle, then poison it. */
+static void frame_back(struct gh *h, uint8_t *frame, uint32_t n)
+{
+#ifdef TOE_HOST_FAST
+	if (h->direct)
+		gtoe_settle(h->g);
+#else
+	(void)h;
+#endif
+	memset(frame, 0xee, n);
+}
+
+/* Read up to cap bytes of c (gtoe_recv, or peek and consume) and check them. */
+static const char *read_check(struct gh *h, int32_t c, uint8_t *out, uint32_t cap, int peek)
+{
+	uint32_t rd = h->g->conn[c].rd_seq, got, k;
+	const uint8_t *p = out;
+	if (peek) {
+		got = gtoe_peek(h->g, c, &p);
+		got = got < cap ? got : cap;
+		if (got > gtoe_readable(h->g, c))
+			return "peek beyond the readable bytes";
+	} else {
+		int32_t r = gtoe_recv(h->g, c, out, cap);
+		got = r > 0 ? (uint32_t)r : 0;
+	}
+	for (k = 0; k < got; k++)
+		if (p[k] != gh_byte(rd + k))
+			return "a byte read differs from the peer's";
+	if (peek && gtoe_consume(h->g, c, got) != (int32_t)got)
+		return "consume took less than peek gave";
+	return NULL;
+}
+
 const char *gh_drive(struct gh *h, const uint8_t *in, size_t n)
 {
 	static uint8_t payload[1600], scratch[70000];
@@ -222,8 +256,11 @@ const char *gh_drive(struct gh *h, const uint8_t *in, size_t n)
 	struct gtoe_seg s, o;
 	struct gtoe_event ev;
 	uint32_t k;
-	for (k = 0; k < sizeof payload; k++)
-		payload[k] = (uint8_t)k;
+#ifdef TOE_HOST_FAST
+	gtoe_direct_on(h->g, h->direct);
+#else
+	h->direct = 0; /* the card's build (tests/integration/test_hw_csim.sh) always copies */
+#endif
 	gtoe_listen(h->g, GH_US, GH_PORT);
 	while (i + 8 <= n) {
 		const uint8_t *b = in + i;
@@ -280,6 +317,9 @@ const char *gh_drive(struct gh *h, const uint8_t *in, size_t n)
 			}
 			if (cc && cc->state >= GTOE_ESTABLISHED && (b[7] & 7) != 0) /* mostly plain data and ACKs */
 				flags = (uint8_t)(TCP_ACK | (flags & TCP_PSH) | ((b[7] & 0x38) == 0 ? TCP_FIN : 0));
+			frame_back(h, payload, sizeof payload);
+			for (k = 0; k < len; k++) /* the data of a SYN starts after its sequence number */
+				payload[k] = gh_byte(seq + ((flags & TCP_SYN) ? 1u : 0u) + k);
 			gh_peer(h, now, flags, seq, ack, (uint16_t)(b[2] << 8 | b[6]), payload, len, &o);
 			break;
 		}
@@ -288,8 +328,16 @@ const char *gh_drive(struct gh *h, const uint8_t *in, size_t n)
 				gtoe_send(h->g, c, scratch, (uint32_t)(b[1] << 8 | b[2]));
 			break;
 		case 5:
-			if (c >= 0)
-				gtoe_recv(h->g, c, scratch, (uint32_t)(b[1] << 8 | b[2]));
+			if (c >= 0 && (e = read_check(h, c, scratch, (uint32_t)(b[1] << 8 | b[2]), 0)) != NULL)
+				return e;
+			break;
+		case 8: /* a zero-copy read of part of what is readable */
+			if (c >= 0 && (e = read_check(h, c, scratch, (uint32_t)(b[1] << 8 | b[2]) >> (b[3] & 7), 1)) != NULL)
+				return e;
+			break;
+		case 9:
+			if (b[1] & 1)
+				frame_back(h, payload, sizeof payload);
 			break;
 		case 6:
 			if (c >= 0) {

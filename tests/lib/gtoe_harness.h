@@ -33,6 +33,7 @@ struct gh {
 	uint32_t nout;
 	struct gtoe_event ev[GH_MAX_EV];
 	uint32_t nev;
+	uint32_t direct; /* gh_drive: run with gtoe_direct_on */
 };
 
 /* Allocate and init with cfg (NULL: defaults). Returns 0 or the gtoe_init error. */
@@ -69,8 +70,14 @@ const char *gh_seg_ok(const struct gtoe *g, const struct gtoe_seg *s);
 
 /* Drive g with operations decoded from bytes (the fuzz target and the
  * random unit test share it): peer segments around the current sequence
- * numbers, application send/recv/shutdown/abort/release, time passing,
- * draining segments and events. Returns NULL or the first invariant broken. */
+ * numbers, application send/recv/peek/consume/shutdown/abort/release, time
+ * passing, draining segments and events. The peer's byte at sequence number
+ * s is always gh_byte(s), so every byte read is checked. With h->direct the
+ * endpoint runs with gtoe_direct_on: each segment's payload lives in one
+ * frame buffer that is settled (gtoe_settle) and overwritten with a poison
+ * before the next segment, and sometimes between reads, so a byte read from
+ * a frame after its settle shows. Returns NULL or the first check broken. */
+static inline uint8_t gh_byte(uint32_t seq) { return (uint8_t)((seq * 0x9e3779b1u) >> 24); }
 const char *gh_drive(struct gh *h, const uint8_t *in, size_t n);
 
 #endif

@@ -61,6 +61,8 @@ struct rig {
 	uint8_t *mbuf;
 	struct dp_tcp *t;
 	struct tx_capture src;
+	uint8_t **held;  /* frames given to dp_tcp_frame and not yet given back */
+	uint32_t nheld;
 };
 
 static int rig_up_feed(struct rig *r, const char *feed);
@@ -101,8 +103,18 @@ static int rig_up_feed(struct rig *r, const char *feed)
 	return 0;
 }
 
+/* Frames go back (freed: ASan reports a read of one later) once dp_tcp_pump returned 0. */
+static void frames_back(struct rig *r)
+{
+	for (uint32_t i = 0; i < r->nheld; i++)
+		free(r->held[i]);
+	r->nheld = 0;
+}
+
 static void rig_down(struct rig *r)
 {
+	frames_back(r);
+	free(r->held);
 	dp_tcp_free(r->t);
 	free(r->t);
 	free(r->pipe);
@@ -124,11 +136,21 @@ static void pump(struct rig *r, uint64_t ts, uint32_t *resets, uint32_t *others)
 			else
 				(*others)++;
 		}
+	frames_back(r);
 }
 
+/* A received frame, in memory of its own as a source's (it stays until the next pump ends). */
 static void frame_in(struct rig *r, const uint8_t *f, size_t n, uint64_t now)
 {
-	dp_tcp_frame(r->t, r->pipe, f, (uint32_t)n, now, SRC_CSUM_UNKNOWN, now);
+	uint8_t *m = malloc(n ? n : 1);
+	uint8_t **h = realloc(r->held, (r->nheld + 1) * sizeof *h);
+	CHECK(m && h);
+	if (!m || !h)
+		abort();
+	memcpy(m, f, n);
+	r->held = h;
+	r->held[r->nheld++] = m;
+	dp_tcp_frame(r->t, r->pipe, m, (uint32_t)n, now, SRC_CSUM_UNKNOWN, now);
 }
 
 /* The gateway answers our ARP request for its MAC. */

@@ -4,8 +4,10 @@
  * peer segments with random flags, options and numbers near the current
  * sequence numbers, application calls and time steps against one endpoint;
  * after every step the invariants (ranges, send/receive accounting, slot
- * bitmap) and every transmitted segment are checked. Fixed seeds, so a
- * failure is reproducible; ASan/UBSan catch what the checks do not.
+ * bitmap), every transmitted segment and every byte read are checked. Each
+ * configuration runs twice: copying every segment, and with direct delivery
+ * (gtoe_direct_on; frames poisoned once settled). Fixed seeds, so a failure
+ * is reproducible; ASan/UBSan catch what the checks do not.
  */
 #include <stdlib.h>
 
@@ -20,7 +22,7 @@ int main(void)
 	uint32_t seed, i;
 	static struct gh h;
 	uint64_t established = 0;
-	for (seed = 0; seed < 8; seed++) {
+	for (seed = 0; seed < 16; seed++) {
 		const char *e;
 		for (i = 0; i < sizeof in; i++) {
 			x ^= x << 13;
@@ -36,13 +38,14 @@ int main(void)
 		cfg.opt_ts = (uint8_t)(seed & 2 ? 1 : 0);
 		cfg.opt_sack = (uint8_t)(seed & 4 ? 0 : 1);
 		CHECK_EQ(gh_init(&h, &cfg), 0);
+		h.direct = seed >= 8; /* the same eight configurations again, with direct delivery */
 		e = gh_drive(&h, in, sizeof in);
 		if (e)
 			fprintf(stderr, "seed %u: %s\n", seed, e);
 		CHECK(e == NULL);
 		CHECK(h.g->st.in_segs > 1000);
-		printf("seed %u: %llu segments in, %llu out, %llu connects, %llu accepts, %llu established, %llu resets in, %llu challenge ACKs, "
-		       "%llu out of window\n", seed, (unsigned long long)h.g->st.in_segs, (unsigned long long)h.g->st.out_segs,
+		printf("seed %u%s: %llu segments in, %llu out, %llu connects, %llu accepts, %llu established, %llu resets in, %llu challenge ACKs, "
+		       "%llu out of window\n", seed, h.direct ? " (direct)" : "", (unsigned long long)h.g->st.in_segs, (unsigned long long)h.g->st.out_segs,
 		       (unsigned long long)h.g->st.connects, (unsigned long long)h.g->st.accepts, (unsigned long long)h.g->st.established,
 		       (unsigned long long)h.g->st.resets_in, (unsigned long long)h.g->st.challenge_acks,
 		       (unsigned long long)h.g->st.drop_out_of_window);
