@@ -57,13 +57,8 @@ static void conn_clear(struct gtoe_conn *c)
  * discarded, or the slot ends). */
 static void direct_drop(struct gtoe *g, uint32_t ci)
 {
-#ifdef TOE_HOST_FAST
 	if (g->dir.conn == ci)
 		g->dir.len = 0;
-#else
-	(void)g;
-	(void)ci;
-#endif
 }
 
 static void slot_free(struct gtoe *g, uint32_t ci)
@@ -109,10 +104,8 @@ int gtoe_init(struct gtoe *g, const struct gtoe_cfg *cfg, uint8_t *buf, uint64_t
 		g->used[i] = 0;
 	g->last_find = 0;
 	g->pad2 = 0;
-#ifdef TOE_HOST_FAST
-	g->dir.p = 0;
+	g->dir.addr = 0;
 	g->dir.seq = g->dir.len = g->dir.conn = g->dir.on = 0;
-#endif
 	return GTOE_OK;
 }
 
@@ -375,7 +368,7 @@ uint32_t gtoe_peek(const struct gtoe *g, int32_t ci, const uint8_t **data)
 #ifdef TOE_HOST_FAST
 	if (g->dir.len && g->dir.conn == (uint32_t)ci) { /* still in the caller's frame (gtoe_direct_on) */
 		pos = g->conn[ci].rd_seq - g->dir.seq;
-		*data = g->dir.p + pos;
+		*data = (const uint8_t *)(uintptr_t)g->dir.addr + pos;
 		return min_u32(n, g->dir.len - pos);
 	}
 #endif

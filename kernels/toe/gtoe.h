@@ -363,16 +363,17 @@ struct gtoe_rst {
 	uint8_t pad[3];
 };
 
-#ifdef TOE_HOST_FAST
-/* Direct delivery (host builds only, see gtoe_direct_on): the in-order bytes
- * of one connection still in the caller's frame, [seq, seq + len) at p. */
+/* Direct delivery (used by host builds only, see gtoe_direct_on): the
+ * in-order bytes of one connection still in the caller's frame, [seq,
+ * seq + len) at address addr. In every build, unused on the card, so that
+ * struct gtoe has one layout: the card's C-simulation links tops compiled
+ * without TOE_HOST_FAST against kernels compiled with it. */
 struct gtoe_direct {
-	const uint8_t *p;
+	uint64_t addr;      /* the bytes' address (a host pointer) */
 	uint32_t seq, len;  /* len 0: none held */
 	uint32_t conn;
 	uint32_t on;
 };
-#endif
 
 struct gtoe {
 	struct gtoe_cfg cfg;
@@ -389,9 +390,7 @@ struct gtoe {
 	struct gtoe_rst rst[GTOE_RST_QUEUE];
 	struct gtoe_listener listen[GTOE_MAX_LISTEN];
 	struct gtoe_stats st;
-#ifdef TOE_HOST_FAST
 	struct gtoe_direct dir;
-#endif
 	struct gtoe_conn conn[GTOE_MAX_CONNS];
 };
 

@@ -590,7 +590,7 @@ static void data_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint6
 #ifdef TOE_HOST_FAST
 		if (g->dir.on && c->rd_seq == seq && c->nranges == 0 && !(c->flags & GTOE_F_RELEASED)) {
 			/* nothing unread: the reader takes the bytes from the frame (gtoe_direct_on) */
-			g->dir.p = p;
+			g->dir.addr = (uint64_t)(uintptr_t)p;
 			g->dir.seq = seq;
 			g->dir.len = len;
 			g->dir.conn = ci;
@@ -640,7 +640,7 @@ void gtoe_settle(struct gtoe *g)
 		return;
 	/* rd_seq lies in [seq, seq + len] while bytes are held (gtoe_consume, gtoe_release) */
 	if (off < d->len)
-		copy_in(g, d->conn, rd, d->p + off, d->len - off);
+		copy_in(g, d->conn, rd, (const uint8_t *)(uintptr_t)d->addr + off, d->len - off);
 	d->len = 0;
 }
 

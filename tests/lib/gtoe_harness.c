@@ -138,6 +138,15 @@ static int le(uint32_t a, uint32_t b) { return (int32_t)(a - b) <= 0; }
 const char *gh_invariants(const struct gtoe *g)
 {
 	uint32_t i, k;
+	if (g->dir.len) { /* bytes held in a frame (gtoe_direct_on): the whole unread stream of a live slot */
+		const struct gtoe_conn *c = &g->conn[g->dir.conn];
+		uint32_t fin = (c->flags & GTOE_F_FIN_RCVD) && c->rcv_nxt == c->peer_fin + 1 ? 1u : 0u;
+		if (!g->dir.on || g->dir.conn >= g->cfg.max_conns || c->state == GTOE_FREE)
+			return "bytes held for no connection";
+		if (c->rd_seq - g->dir.seq >= g->dir.len || c->rcv_nxt - fin != g->dir.seq + g->dir.len ||
+		    c->nranges || (c->flags & GTOE_F_RELEASED))
+			return "bytes held in a frame are not the connection's unread stream";
+	}
 	for (i = 0; i < g->cfg.max_conns; i++) {
 		const struct gtoe_conn *c = &g->conn[i];
 		int used = (int)((g->used[i >> 6] >> (i & 63)) & 1u);
@@ -224,31 +233,51 @@ static void frame_back(struct gh *h, uint8_t *frame, uint32_t n)
 	memset(frame, 0xee, n);
 }
 
-/* Read up to cap bytes of c (gtoe_recv, or peek and consume) and check them. */
-static const char *read_check(struct gh *h, int32_t c, uint8_t *out, uint32_t cap, int peek)
+/* Check n bytes read at sequence number rd. */
+static const char *bytes_check(struct gh *h, const uint8_t *p, uint32_t rd, uint32_t n)
 {
-	uint32_t rd = h->g->conn[c].rd_seq, got, k;
-	const uint8_t *p = out;
-	if (peek) {
-		got = gtoe_peek(h->g, c, &p);
-		got = got < cap ? got : cap;
-		if (got > gtoe_readable(h->g, c))
-			return "peek beyond the readable bytes";
-	} else {
-		int32_t r = gtoe_recv(h->g, c, out, cap);
-		got = r > 0 ? (uint32_t)r : 0;
-	}
-	for (k = 0; k < got; k++)
+	uint32_t k;
+	for (k = 0; k < n; k++)
 		if (p[k] != gh_byte(rd + k))
 			return "a byte read differs from the peer's";
-	if (peek && gtoe_consume(h->g, c, got) != (int32_t)got)
-		return "consume took less than peek gave";
+	h->bytes_read += n;
+	return NULL;
+}
+
+/* Read up to cap bytes of c and check them: gtoe_recv, or (peek) the runs
+ * gtoe_peek gives, each consumed after its check. Either way min(cap,
+ * readable) bytes, so a run copying every segment and one with direct
+ * delivery (whose runs differ: the held segment, or the buffer up to its
+ * wrap) read the same. */
+static const char *read_check(struct gh *h, int32_t c, uint8_t *out, uint32_t cap, int peek)
+{
+	uint32_t rd = h->g->conn[c].rd_seq, got = 0, n, k;
+	const uint8_t *p;
+	const char *e;
+	if (!peek) {
+		int32_t r = gtoe_recv(h->g, c, out, cap);
+		return bytes_check(h, out, rd, r > 0 ? (uint32_t)r : 0);
+	}
+	for (k = 0; k < 2 && got < cap; k++) { /* at most two runs: the buffer wraps once */
+		n = gtoe_peek(h->g, c, &p);
+		if (n > gtoe_readable(h->g, c))
+			return "peek beyond the readable bytes";
+		n = n < cap - got ? n : cap - got;
+		if (n == 0)
+			break;
+		if ((e = bytes_check(h, p, rd + got, n)) != NULL)
+			return e;
+		if (gtoe_consume(h->g, c, n) != (int32_t)n)
+			return "consume took less than peek gave";
+		got += n;
+	}
 	return NULL;
 }
 
 const char *gh_drive(struct gh *h, const uint8_t *in, size_t n)
 {
-	static uint8_t payload[1600], scratch[70000];
+	static uint8_t frames[2][1600], scratch[70000];
+	uint32_t cur = 0; /* frames[cur]: the last segment's payload (the other one is given back) */
 	uint64_t now = 1000;
 	size_t i = 0;
 	int32_t c = -1;
@@ -317,10 +346,15 @@ const char *gh_drive(struct gh *h, const uint8_t *in, size_t n)
 			}
 			if (cc && cc->state >= GTOE_ESTABLISHED && (b[7] & 7) != 0) /* mostly plain data and ACKs */
 				flags = (uint8_t)(TCP_ACK | (flags & TCP_PSH) | ((b[7] & 0x38) == 0 ? TCP_FIN : 0));
-			frame_back(h, payload, sizeof payload);
+			/* the last frame given back now, or kept until this segment's input settles it */
+			if (b[5] & 0x80)
+				frame_back(h, frames[cur], sizeof frames[cur]);
+			cur ^= 1;
 			for (k = 0; k < len; k++) /* the data of a SYN starts after its sequence number */
-				payload[k] = gh_byte(seq + ((flags & TCP_SYN) ? 1u : 0u) + k);
-			gh_peer(h, now, flags, seq, ack, (uint16_t)(b[2] << 8 | b[6]), payload, len, &o);
+				frames[cur][k] = gh_byte(seq + ((flags & TCP_SYN) ? 1u : 0u) + k);
+			gh_peer(h, now, flags, seq, ack, (uint16_t)(b[2] << 8 | b[6]), frames[cur], len, &o);
+			memset(frames[cur ^ 1], 0xee, sizeof frames[cur ^ 1]); /* the input settled it */
+			h->held += h->g->dir.len != 0;
 			break;
 		}
 		case 4:
@@ -337,7 +371,7 @@ const char *gh_drive(struct gh *h, const uint8_t *in, size_t n)
 			break;
 		case 9:
 			if (b[1] & 1)
-				frame_back(h, payload, sizeof payload);
+				frame_back(h, frames[cur], sizeof frames[cur]);
 			break;
 		case 6:
 			if (c >= 0) {

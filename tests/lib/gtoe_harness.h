@@ -34,6 +34,8 @@ struct gh {
 	struct gtoe_event ev[GH_MAX_EV];
 	uint32_t nev;
 	uint32_t direct; /* gh_drive: run with gtoe_direct_on */
+	uint64_t bytes_read; /* gh_drive: bytes the application read (each checked) */
+	uint64_t held;       /* gh_drive: peer segments left in their frame (direct delivery) */
 };
 
 /* Allocate and init with cfg (NULL: defaults). Returns 0 or the gtoe_init error. */

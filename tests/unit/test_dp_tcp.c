@@ -136,6 +136,8 @@ static void pump(struct rig *r, uint64_t ts, uint32_t *resets, uint32_t *others)
 			else
 				(*others)++;
 		}
+	/* dp_tcp_pump's contract: once it returned 0 the endpoint holds no byte in a frame */
+	CHECK_EQ(r->t->g->dir.len, 0);
 	frames_back(r);
 }
 
