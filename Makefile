@@ -47,8 +47,9 @@ INCLUDES := -Iclient-lib/include -Ikernels -Idaemon -Itools -Itests/lib
 # TOE_CPU_DECODER: host builds may hand records to the CPU fast decoder (kernels/fast/host/,
 # the guarded seam in kernels/rx/rx_pipe.c); the card build never defines it.
 # TOE_HOST_FAST: host builds take host-only fast paths at guarded seams of the kernels (Internet checksums
-# with SIMD: kernels/net/host/, the seam in net_csum.c; libc memcpy for the general TOE's buffer copies);
-# the card build and test_hw_csim.sh never define it.
+# with SIMD: kernels/net/host/, the seam in net_csum.c; libc memcpy for the general TOE's buffer copies
+# and its direct delivery); the card build never defines it, test_hw_csim.sh not for its C++ tops, which
+# it links with this build's ASan kernels when they are up to date: no struct changes layout with it.
 DEFS      = -D_GNU_SOURCE -DTOE_CPU_DECODER -DTOE_HOST_FAST -DTOED_DATADIR=\"$(PREFIX)/share/toed\" -DTOED_LIBDIR=\"$(PREFIX)/lib/toed\"
 DEPFLAGS  = -MMD -MP
 # Release builds optimise across files at link time (-flto): the receive path runs through the rx
