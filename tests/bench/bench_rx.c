@@ -29,7 +29,12 @@
  *                 pipeline as DATA events (rx_event, as dp_tcp_pump does;
  *                 from the frame, gtoe_direct_on, settled after each),
  *                 then STEP + FAST + tick mapping; no vendor ACK frames in
- *                 its capture (toed makes its own);
+ *                 its capture (toed makes its own); its ACK frames built
+ *                 after every frame (more often than toed);
+ *   gtoe_fastx_burst64  the same, the ACK frames built once every 64
+ *                 frames, as toed does with full bursts (dp_thread: frames
+ *                 through dp_tcp_frame and the pipeline, then dp_tcp_flush
+ *                 once a burst of up to DP_BURST = 64);
  *   fastx_seq_check  fastx_in_order with sequence tracking on ([fast]
  *                 sequence_check = yes: each record's channel and BizIndex
  *                 checked, rx_ticks one record a decoder call);
@@ -270,8 +275,10 @@ static int32_t gtoe_setup(uint32_t laddr, uint16_t lport, uint32_t raddr, uint16
 }
 
 /* the capture through net_rx + gtoe + rx_event (dp_tcp's path); returns the records (UINT64_MAX on a gap) */
-__attribute__((noinline)) static uint64_t run_gtoe(const struct capture *c, const struct rx_cfg *cfg, int32_t conn)
+__attribute__((noinline)) static uint64_t run_gtoe(const struct capture *c, const struct rx_cfg *cfg, int32_t conn,
+						   uint32_t burst)
 {
+	uint32_t left = burst; /* frames until the ACKs are built (dp_thread: dp_tcp_flush once a burst) */
 	struct rx_out o;
 	struct net_pkt pkt;
 	struct gtoe_seg seg;
@@ -294,8 +301,11 @@ __attribute__((noinline)) static uint64_t run_gtoe(const struct capture *c, cons
 	for (uint32_t i = 0; i < c->n; i++) {
 		if (net_rx(&cfg->net, &nst, c->buf + c->f[i].off, c->f[i].len, ts, &pkt) == NET_RX_TCP)
 			gtoe_input_pkt(&G, &pkt, ts);
-		while (gtoe_tx_next(&G, ts, &seg))
-			acc += gtoe_frame(&seg, &l2, id++, af, sizeof af);
+		if (--left == 0 || i + 1 == c->n) {
+			while (gtoe_tx_next(&G, ts, &seg))
+				acc += gtoe_frame(&seg, &l2, id++, af, sizeof af);
+			left = burst;
+		}
 		while ((n = gtoe_peek(&G, conn, &d)) > 0) {
 			ev.len = n;
 			ev.data = d;
@@ -440,7 +450,7 @@ int main(void)
 		const struct rx_cfg *cfg;
 		int net_only;
 		int fast;
-		int gtoe;
+		int gtoe;      /* through the general TOE, its ACKs built every gtoe frames */
 		int per_entry; /* rx_next alone (toed before rx_ticks) */
 		int publish;   /* into a publisher with history and one client ring */
 		int decode;    /* the decoder alone (run_decode) */
@@ -461,6 +471,7 @@ int main(void)
 		{"fastx_decode_only", &cin, &cfg, 0, 1, 0, 0, 0, 1, {0}, {0}, {0}},
 		{"gtoe_in_order", &cg, &cfg, 0, 0, 1, 0, 0, 0, {0}, {0}, {0}},
 		{"gtoe_fastx_in_order", &cg, &cfg, 0, 1, 1, 0, 0, 0, {0}, {0}, {0}},
+		{"gtoe_fastx_burst64", &cg, &cfg, 0, 1, 64, 0, 0, 0, {0}, {0}, {0}},
 		{"gtoe_fastx_publish", &cg, &cfg, 0, 1, 1, 0, 1, 0, {0}, {0}, {0}},
 	};
 	struct fastx_prog *xp = fastx_prog_new(&prog);
@@ -534,7 +545,7 @@ int main(void)
 						return 1;
 				}
 				t0 = bench_cpu_s();
-				n = v[i].gtoe ? run_gtoe(v[i].c, v[i].cfg, gconn) : run(v[i].c);
+				n = v[i].gtoe ? run_gtoe(v[i].c, v[i].cfg, gconn, (uint32_t)v[i].gtoe) : run(v[i].c);
 				want = RECORDS;
 			}
 			v[i].t[r] = bench_cpu_s() - t0;
