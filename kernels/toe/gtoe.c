@@ -53,17 +53,8 @@ static void conn_clear(struct gtoe_conn *c)
 	c->listener = -1;
 }
 
-/* Direct delivery: the bytes held for connection ci are gone (consumed,
- * discarded, or the slot ends). */
-static void direct_drop(struct gtoe *g, uint32_t ci)
-{
-	if (g->dir.conn == ci)
-		g->dir.len = 0;
-}
-
 static void slot_free(struct gtoe *g, uint32_t ci)
 {
-	direct_drop(g, ci);
 	conn_clear(&g->conn[ci]);
 	g->used[ci >> 6] &= ~(1ull << (ci & 63));
 }
@@ -473,7 +464,10 @@ int32_t gtoe_release(struct gtoe *g, int32_t ci)
 	c->flags |= GTOE_F_RELEASED;
 	c->ev = 0;
 	c->rd_seq = c->rcv_nxt - ((c->flags & GTOE_F_FIN_RCVD) && seq_gt(c->rcv_nxt, c->peer_fin) ? 1u : 0u);
-	direct_drop(g, (uint32_t)ci);
+	/* bytes held in a frame (gtoe_direct_on) are discarded with the rest; every
+	 * slot is released before it is freed, so none outlive their slot */
+	if (g->dir.conn == (uint32_t)ci)
+		g->dir.len = 0;
 	if (c->state == GTOE_CLOSED)
 		slot_free(g, (uint32_t)ci);
 	return GTOE_OK;

@@ -3,9 +3,10 @@
  * One established connection (timestamps negotiated, as with most exchange
  * gateways) receives NSEG in-order segments of 1408 bytes; the application
  * consumes every byte at once (peek/consume, a byte of each cache line
- * summed, as a reader touches them all; direct delivery on, as in toed: the bytes
- * read where they arrived, gtoe_settle after each segment), gtoe_tx_next() produces the delayed ACKs
- * (one per two segments) and gtoe_poll() runs every 1024 segments.
+ * summed, as a reader touches them all; direct delivery on, as in toed:
+ * the bytes read where they arrived, gtoe_settle after each segment),
+ * gtoe_tx_next() produces the delayed ACKs (one per two segments) and
+ * gtoe_poll() runs every 1024 segments.
  * Variants, interleaved over REPS runs (best and median printed):
  *   gtoe_seg       segment descriptors straight into gtoe_input_seg (the
  *                  endpoint alone: no frame parsing, ACKs as descriptors);

@@ -75,10 +75,12 @@ const char *gh_seg_ok(const struct gtoe *g, const struct gtoe_seg *s);
  * numbers, application send/recv/peek/consume/shutdown/abort/release, time
  * passing, draining segments and events. The peer's byte at sequence number
  * s is always gh_byte(s), so every byte read is checked. With h->direct the
- * endpoint runs with gtoe_direct_on: each segment's payload lives in one
- * frame buffer that is settled (gtoe_settle) and overwritten with a poison
- * before the next segment, and sometimes between reads, so a byte read from
- * a frame after its settle shows. Returns NULL or the first check broken. */
+ * endpoint runs with gtoe_direct_on: each segment's payload lives in a frame
+ * buffer of its own (two, in turn) that is given back, settled
+ * (gtoe_settle) and overwritten with a poison, before the next segment or
+ * sometimes between reads, or kept until the next segment's input settles
+ * it and poisoned then, so a byte read from a frame after its settle shows.
+ * Returns NULL or the first check broken. */
 static inline uint8_t gh_byte(uint32_t seq) { return (uint8_t)((seq * 0x9e3779b1u) >> 24); }
 const char *gh_drive(struct gh *h, const uint8_t *in, size_t n);
 
