@@ -66,10 +66,12 @@ int fast_stream_next(struct fast_stream *fs);
 /* fast_stream_next's two bookkeeping steps, shared with the pull loop of
  * the CPU fast path (kernels/fast/host/fastx_stream.c), which swaps the
  * decoder and the deframer but must leave every field meaning the same;
- * static inline, as they run per record. */
+ * always inlined, as they run per record: GCC inlines nothing else into the
+ * fast path's copies compiled for another CPU target and tuning
+ * (fastx_run.h). */
 
 /* The bookkeeping around one decoded record (err FAST_OK: `used` bytes). */
-static inline int fast_stream_record_done(struct fast_stream *fs, int err, uint32_t used)
+static inline __attribute__((always_inline)) int fast_stream_record_done(struct fast_stream *fs, int err, uint32_t used)
 {
 	if (err != FAST_OK) {
 		fs->err = err;
@@ -85,7 +87,7 @@ static inline int fast_stream_record_done(struct fast_stream *fs, int err, uint3
 
 /* The bookkeeping after the deframer took `used` input bytes with status
  * st: FS_MESSAGE or FS_ERROR to return, FS_NONE to go on pulling. */
-static inline int fast_stream_step_done(struct fast_stream *fs, uint32_t used, int st)
+static inline __attribute__((always_inline)) int fast_stream_step_done(struct fast_stream *fs, uint32_t used, int st)
 {
 	fs->in += used;
 	fs->in_len -= used;

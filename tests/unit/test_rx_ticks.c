@@ -8,7 +8,10 @@
  * with rx_next alone; the other as toed's data plane does, rx_ticks with
  * batches of a varying size and rx_next for what it does not batch. Every
  * entry (kind, stream, the tick record's bytes) and every counter must match,
- * with the reference decoder and the CPU fast decoder, and with one template
+ * with the reference decoder and the CPU fast decoder at every instruction-set
+ * level this CPU runs (the VBMI level with and without pext: rx_ticks runs
+ * its own copy of the stream loop there, fastx_run.h, which must give what
+ * fastx_stream_next's record-at-a-time path gives), and with one template
  * unmapped (its records are RECORD entries with tick_type 0 that rx_ticks
  * must hand over to rx_next in place). With RX_CFG_SEQ too: rx_ticks
  * tracks sequences as rx_next does (gaps before the records that show
@@ -197,6 +200,32 @@ static void side_init(struct side *s, const struct rx_cfg *cfg, const struct fas
 	s->cap = 0;
 }
 
+/* Decoder modes: the reference, then the CPU fast decoder at a level (and pext). */
+struct mode {
+	const char *name;
+	int isa, pext;
+};
+static const struct mode modes[] = {
+	{"reference", -1, 0},
+	{"scalar", FASTX_ISA_SCALAR, 0},
+	{"avx2", FASTX_ISA_AVX2, 1},
+	{"avx512vbmi", FASTX_ISA_VBMI, 1},
+	{"avx512vbmi-no-pext", FASTX_ISA_VBMI, 0},
+};
+#define NMODES (sizeof modes / sizeof modes[0])
+
+/* Set the decoder level of mode m; 0 when this CPU cannot run it. */
+static int mode_set(const struct mode *m)
+{
+	if (m->isa < 0)
+		return 1;
+	if (fastx_isa_set(m->isa) != 0)
+		return 0;
+	if (fastx_pext_set(m->pext) != 0)
+		fastx_pext_set(0); /* no BMI2: the level's copy without pext */
+	return 1;
+}
+
 /* One run: the capture through both sides; returns the entries compared. */
 static uint32_t run(const struct frame *f, uint32_t nf, const struct fast_prog *pr, int fast, uint32_t flags,
 		    uint64_t *batched)
@@ -269,6 +298,25 @@ static uint32_t run(const struct frame *f, uint32_t nf, const struct fast_prog *
 	CHECK(memcmp(a.p.sst, b.p.sst, sizeof a.p.sst) == 0);
 	CHECK(memcmp(&a.p.net, &b.p.net, sizeof a.p.net) == 0);
 	CHECK(memcmp(&a.p.mtoe.st, &b.p.mtoe.st, sizeof a.p.mtoe.st) == 0);
+	for (i = 0; i < 4; i++) {
+		/* each stream's decoder state and counters (fast_stream, its dictionary) */
+		CHECK_EQ(a.fs[i].messages, b.fs[i].messages);
+		CHECK_EQ(a.fs[i].records, b.fs[i].records);
+		CHECK_EQ(a.fs[i].dec.records, b.fs[i].dec.records);
+		CHECK(memcmp(a.fs[i].dec.errors, b.fs[i].dec.errors, sizeof a.fs[i].dec.errors) == 0);
+		CHECK(memcmp(a.fs[i].dec.dict, b.fs[i].dec.dict, sizeof a.fs[i].dec.dict) == 0);
+	}
+	if (fast) {
+		/* the same decoder paths taken record for record */
+		CHECK_EQ(xa.fast, xb.fast);
+		CHECK_EQ(xa.fallback, xb.fallback);
+		CHECK_EQ(xa.vec, xb.vec);
+		CHECK_EQ(xa.vec_fallback, xb.vec_fallback);
+		CHECK_EQ(xa.step_bulk, xb.step_bulk);
+		CHECK_EQ(xa.step_joined, xb.step_joined);
+		if (fastx_isa_get() == FASTX_ISA_VBMI)
+			CHECK(xb.vec > 0);
+	}
 	CHECK_EQ(a.batched, 0);
 	*batched = b.batched;
 	last = a.p.st;
@@ -298,7 +346,13 @@ int main(void)
 			prog_unmapped.tpl[i].kind = TOE_REC_NONE;
 	/* lossless first: every record delivered, nearly all through the batch */
 	nl = capture(feed, len, f, 8192, 1);
-	for (int fast = 0; fast <= 1; fast++) {
+	for (size_t m = 0; m < NMODES; m++) {
+		int fast = modes[m].isa >= 0;
+		if (!mode_set(&modes[m])) {
+			printf("level %s: not on this CPU\n", modes[m].name);
+			continue;
+		}
+		printf("level %s\n", modes[m].name);
 		n = run(f, nl, &prog, fast, 0, &batched);
 		CHECK(n >= NREC);
 		CHECK(batched > NREC * 9 / 10);
@@ -311,7 +365,10 @@ int main(void)
 			feed[k] = 0x80;
 	}
 	nf = capture(feed, len, f, 8192, 0);
-	for (int fast = 0; fast <= 1; fast++) {
+	for (size_t m = 0; m < NMODES; m++) {
+		int fast = modes[m].isa >= 0;
+		if (!mode_set(&modes[m]))
+			continue;
 		n = run(f, nf, &prog, fast, 0, &batched);
 		CHECK(n > NREC / 2);
 		CHECK(batched > NREC / 2);

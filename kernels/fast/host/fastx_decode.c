@@ -344,7 +344,6 @@ void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fas
 /* The copies by fastx_sel (isa * 2 + pext; scalar has no pext copy): one
  * load and an indirect tail call per record, where a switch cost a bounds
  * check and a jump table (callgrind: 11 instructions a record). */
-typedef int fastx_rec_fn(struct fastx_dec *, struct fast_dec *, const uint8_t *, uint32_t, uint64_t, uint32_t *);
 static fastx_rec_fn *const fastx_fns[8] = { /* 8: indexed by sel & 7 */
 	[FASTX_SEL_SCALAR] = fastx_rec_scalar,    [FASTX_SEL_SCALAR + 1] = fastx_rec_scalar,
 	[FASTX_SEL_AVX2] = fastx_rec_avx2,        [FASTX_SEL_AVX2_PEXT] = fastx_rec_avx2_pext,

@@ -202,6 +202,9 @@ static inline int fastx_find_fast(const struct fastx_prog *xp, uint32_t tid)
 extern int fastx_sel;
 int fastx_sel_init(void);
 
+/* A decoder copy's record call (fastx_record's signature). */
+typedef int fastx_rec_fn(struct fastx_dec *, struct fast_dec *, const uint8_t *, uint32_t, uint64_t, uint32_t *);
+
 /* The decoders of each instruction set (fastx_decode.c). */
 int fastx_rec_scalar(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
 		     uint32_t *used);
@@ -220,6 +223,11 @@ int fastx_rec_vbmi(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, ui
 		   uint32_t *used);
 int fastx_rec_vbmi_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
 			uint32_t *used);
+/* fastx_stream_run at the VBMI level (fastx_run.h's loop, compiled there). */
+uint32_t fastx_run_vbmi(struct fastx_dec *x, struct fast_stream *fs, union toe_record *recs, uint32_t cap,
+			uint32_t *warns, int *ev);
+uint32_t fastx_run_vbmi_pext(struct fastx_dec *x, struct fast_stream *fs, union toe_record *recs, uint32_t cap,
+			     uint32_t *warns, int *ev);
 /* Fill xp->vt from the lowered ops (fastx_prog_new). */
 void fastx_vec_lower(struct fastx_prog *xp);
 

@@ -16,37 +16,19 @@
  * so it is a test, one call and the bookkeeping, without the loop's register
  * saves (callgrind: ~20 instructions a record less). fastx_stream_run is
  * the same call in a loop for a run of records into consecutive slots
- * (rx_ticks), without a call per record.
+ * (rx_ticks): fastx_run.h's loop, which the VBMI level compiles with its
+ * record's vector path inlined.
  */
-#include "fastx.h"
+#include "fastx_run.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 
-static inline int next_record(struct fastx_dec *x, struct fast_stream *fs)
-{
-	uint32_t used;
-	int err = fastx_record(x, &fs->dec, fs->data + fs->data_pos, fs->data_len - fs->data_pos, fs->msg_seq, &used);
-	return fast_stream_record_done(fs, err, used);
-}
-
-/* The pull loop: frame the next message (or report an error) and decode
+/* The pull loop: frame the next message (or report an event) and decode
  * its first record. */
 static inline __attribute__((always_inline)) int pull_body(struct fastx_dec *x, struct fast_stream *fs)
 {
-	uint32_t iter;
-	for (iter = 0; iter < 0xffffffffu; iter++) {
-		int st, ev;
-		uint32_t used;
-		if (fs->data_pos < fs->data_len)
-			return next_record(x, fs);
-		if (fs->framing == FAST_FRAMING_DATAGRAM || (fs->in_len == 0 && !fs->more))
-			return FS_NONE;
-		used = fastx_step_feed(x, &fs->step, fs->in, fs->in_len, &st);
-		ev = fast_stream_step_done(fs, used, st);
-		if (ev != FS_NONE)
-			return ev;
-	}
-	return FS_NONE;
+	int e = fastx_pull_msg(x, fs);
+	return e == FASTX_PULL_READY ? fastx_next_with(fastx_record, x, fs) : e;
 }
 
 __attribute__((noinline)) static int pull(struct fastx_dec *x, struct fast_stream *fs)
@@ -57,26 +39,19 @@ __attribute__((noinline)) static int pull(struct fastx_dec *x, struct fast_strea
 int fastx_stream_next(struct fastx_dec *x, struct fast_stream *fs)
 {
 	if (LIKELY(fs->data_pos < fs->data_len))
-		return next_record(x, fs);
+		return fastx_next_with(fastx_record, x, fs);
 	return pull(x, fs);
 }
 
 uint32_t fastx_stream_run(struct fastx_dec *x, struct fast_stream *fs, union toe_record *recs, uint32_t cap,
 			  uint32_t *warns, int *ev)
 {
-	uint32_t n = 0, w = 0;
-	*ev = -1;
-	while (n < cap) {
-		int e;
-		x->dst = &recs[n];
-		e = LIKELY(fs->data_pos < fs->data_len) ? next_record(x, fs) : pull_body(x, fs);
-		if (e != FS_RECORD || x->tick_type <= 0) {
-			*ev = e;
-			break;
-		}
-		w += x->warn != 0;
-		n++;
-	}
-	*warns = w;
-	return n;
+	int sel = fastx_sel;
+	if (__builtin_expect(sel < 0, 0))
+		sel = fastx_sel_init();
+	if (sel == FASTX_SEL_VBMI_PEXT)
+		return fastx_run_vbmi_pext(x, fs, recs, cap, warns, ev);
+	if (sel == FASTX_SEL_VBMI)
+		return fastx_run_vbmi(x, fs, recs, cap, warns, ev);
+	return fastx_run_with(fastx_record, x, fs, recs, cap, warns, ev);
 }

@@ -30,7 +30,7 @@
 #include <immintrin.h>
 #endif
 
-#include "fastx_int.h"
+#include "fastx_run.h"
 
 /* The entry's words written together (v_rec's dictionary stores). */
 _Static_assert(offsetof(struct fast_dict_entry, i) == 0 && offsetof(struct fast_dict_entry, exp) == 8 &&
@@ -475,8 +475,10 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	return FAST_OK;
 }
 
-VTGT int fastx_rec_vbmi(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
-		   uint32_t *used)
+/* A record at this level: the vector path, else the AVX2 copy (with or
+ * without pext), which does everything the reference does. */
+VT int v_record(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		uint32_t *used)
 {
 	if (LIKELY(v_rec(x, d, b, len, seq, used) == FAST_OK))
 		return FAST_OK;
@@ -484,13 +486,38 @@ VTGT int fastx_rec_vbmi(struct fastx_dec *x, struct fast_dec *d, const uint8_t *
 	return fastx_rec_avx2(x, d, b, len, seq, used);
 }
 
-VTGT int fastx_rec_vbmi_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
-			uint32_t *used)
+VT int v_record_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		     uint32_t *used)
 {
 	if (LIKELY(v_rec(x, d, b, len, seq, used) == FAST_OK))
 		return FAST_OK;
 	x->vec_fallback++;
 	return fastx_rec_avx2_pext(x, d, b, len, seq, used);
+}
+
+VTGT int fastx_rec_vbmi(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+		   uint32_t *used)
+{
+	return v_record(x, d, b, len, seq, used);
+}
+
+VTGT int fastx_rec_vbmi_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq,
+			uint32_t *used)
+{
+	return v_record_pext(x, d, b, len, seq, used);
+}
+
+/* fastx_stream_run's loop (fastx_run.h) with the record inlined. */
+VTGT uint32_t fastx_run_vbmi(struct fastx_dec *x, struct fast_stream *fs, union toe_record *recs, uint32_t cap,
+			     uint32_t *warns, int *ev)
+{
+	return fastx_run_with(v_record, x, fs, recs, cap, warns, ev);
+}
+
+VTGT uint32_t fastx_run_vbmi_pext(struct fastx_dec *x, struct fast_stream *fs, union toe_record *recs, uint32_t cap,
+				  uint32_t *warns, int *ev)
+{
+	return fastx_run_with(v_record_pext, x, fs, recs, cap, warns, ev);
 }
 
 #else
@@ -504,5 +531,15 @@ int fastx_rec_vbmi_pext(struct fastx_dec *x, struct fast_dec *d, const uint8_t *
 			uint32_t *used)
 {
 	return fastx_rec_scalar(x, d, b, len, seq, used);
+}
+uint32_t fastx_run_vbmi(struct fastx_dec *x, struct fast_stream *fs, union toe_record *recs, uint32_t cap,
+			uint32_t *warns, int *ev)
+{
+	return fastx_run_with(fastx_rec_scalar, x, fs, recs, cap, warns, ev);
+}
+uint32_t fastx_run_vbmi_pext(struct fastx_dec *x, struct fast_stream *fs, union toe_record *recs, uint32_t cap,
+			     uint32_t *warns, int *ev)
+{
+	return fastx_run_with(fastx_rec_scalar, x, fs, recs, cap, warns, ev);
 }
 #endif
