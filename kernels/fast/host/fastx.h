@@ -121,6 +121,19 @@ struct fastx_dec {
 	uint8_t tref[FAST_MAX_TEMPLATES]; /* per template index: the reference decodes it (not
 					     specialised, or kref); read once per record */
 	uint8_t kref[FAST_MAX_TEMPLATES]; /* specialised, but its key is not in the tick (fastx_keys_set) */
+	/* The VBMI level's template lookup (fastx_vec.c), per slot of the
+	 * program's id hash (fastx_prog.hash): the id there, its template index
+	 * and vector template; vt NULL unless the vector path takes that
+	 * template (vector-specialised and not tref). The vector path looks an
+	 * id up in its home slot only: one load from the id to the template,
+	 * where the program's table and tref took a chain of four dependent
+	 * loads before anything of the record could use the template (bench_rx
+	 * ~4 % a segment). fastx_vhome_build keeps it in step with tref. */
+	struct fastx_vhome {
+		uint32_t tid;
+		uint32_t t;
+		const struct fastx_vtpl *vt;
+	} vhome[256];
 	struct fastx_keyloc {
 		uint16_t off;      /* byte offset in union toe_record */
 		uint8_t w;         /* 0: the template has no key; XW_I32 / XW_I64 */

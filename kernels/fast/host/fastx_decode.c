@@ -339,6 +339,7 @@ void fastx_dec_init(struct fastx_dec *x, const struct fastx_prog *xp, struct fas
 	x->dst = &x->tick;
 	for (t = 0; t < FAST_MAX_TEMPLATES; t++)
 		x->tref[t] = !xp->tpl[t].ok;
+	fastx_vhome_build(x);
 }
 
 /* The copies by fastx_sel (isa * 2 + pext; scalar has no pext copy): one

@@ -150,6 +150,7 @@ struct fastx_vtpl {
 };
 
 #define FASTX_HASH 256 /* template id lookup: open addressing, > 2 x FAST_MAX_TEMPLATES */
+_Static_assert(FASTX_HASH == sizeof(((struct fastx_dec *)0)->vhome) / sizeof(struct fastx_vhome), "vhome: a slot each");
 
 struct fastx_prog {
 	const struct fast_prog *p;
@@ -230,6 +231,8 @@ uint32_t fastx_run_vbmi_pext(struct fastx_dec *x, struct fast_stream *fs, union 
 			     uint32_t *warns, int *ev);
 /* Fill xp->vt from the lowered ops (fastx_prog_new). */
 void fastx_vec_lower(struct fastx_prog *xp);
+/* Fill x->vhome from x->xp and x->tref (fastx_dec_init, fastx_keys_set). */
+void fastx_vhome_build(struct fastx_dec *x);
 
 /* Each copy's label table (indexed by op code), NULL for the copies this
  * CPU cannot run; fastx_prog_new copies the entries into fastx_op.h. */

@@ -57,6 +57,7 @@ int fastx_keys_set(struct fastx_dec *x, const uint16_t *chan, const uint16_t *se
 		}
 	}
 	x->keys_ok = ok == 0;
+	fastx_vhome_build(x);
 	return ok;
 }
 

@@ -250,23 +250,10 @@ VT void v_dict_strs(const struct fastx_vtpl *vt, uint8_t *dict, __m512i a0, __m5
 #undef V_STR_ENTRY
 #undef V_BLOCK
 
-/* fastx_find_fast's first probe, here (GCC does not inline across the
- * target attribute: the call it made saved and reloaded the record's vector
- * and most registers). An id not in its home slot (or unknown) is -1: the
- * record goes to the AVX2 body, which looks further, and no call is left
- * on the vector path. */
-VT int v_find(const struct fastx_prog *xp, uint32_t tid)
-{
-	uint32_t h = fastx_home(tid);
-	if (LIKELY(xp->hkey[h] == tid && xp->hash[h] != 0))
-		return xp->hash[h] - 1;
-	return -1;
-}
-
 VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t len, uint64_t seq, uint32_t *used)
 {
-	const struct fastx_prog *xp = x->xp;
 	const struct fastx_vtpl *vt;
+	const struct fastx_vhome *vh;
 	const __m512i iota = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45,
 					     44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26,
 					     25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
@@ -334,13 +321,14 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	} else {
 		return -1;
 	}
-	t = v_find(xp, (uint32_t)tid);
-	if (t < 0 || x->tref[t] || !xp->vt[t].ok)
+	/* the template: one load from its id (fastx_dec.vhome); an id not in
+	 * its home slot, unknown, or not the vector path's goes to the AVX2
+	 * body, which looks further */
+	vh = &x->vhome[fastx_home((uint32_t)tid)];
+	if (vh->tid != (uint32_t)tid || vh->vt == NULL)
 		return -1;
-	vt = &xp->vt[t];
-	/* an opaque pointer: GCC otherwise recomputes it from t (a multiply
-	 * and an add, eight times a record) wherever it runs out of registers */
-	__asm__("" : "+r"(vt));
+	vt = vh->vt;
+	t = (int)vh->t;
 	if (pm & vt->pm_extra)
 		return -1;
 

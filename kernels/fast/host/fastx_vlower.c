@@ -202,6 +202,20 @@ void fastx_vec_lower(struct fastx_prog *xp)
 		lower_one(xp, t);
 }
 
+void fastx_vhome_build(struct fastx_dec *x)
+{
+	const struct fastx_prog *xp = x->xp;
+	for (uint32_t h = 0; h < FASTX_HASH; h++) {
+		struct fastx_vhome *e = &x->vhome[h];
+		int t = xp->hash[h] - 1;
+		e->tid = xp->hkey[h];
+		e->t = t < 0 ? 0 : (uint32_t)t;
+		/* (an id that sits past its home slot is never looked up here: the
+		 * vector path does not probe, and its records go to the AVX2 body) */
+		e->vt = t >= 0 && !x->tref[t] && xp->vt[t].ok ? &xp->vt[t] : NULL;
+	}
+}
+
 const char *fastx_prog_vwhy(const struct fastx_prog *xp, uint32_t t)
 {
 	return t < FAST_MAX_TEMPLATES ? xp->vt[t].why : "";
