@@ -133,7 +133,7 @@ struct fastx_dec {
 		uint32_t tid;
 		uint32_t t;
 		const struct fastx_vtpl *vt;
-	} vhome[256];
+	} vhome[256], vlast; /* vlast: of the last record the vector path committed with its id sent */
 	struct fastx_keyloc {
 		uint16_t off;      /* byte offset in union toe_record */
 		uint8_t w;         /* 0: the template has no key; XW_I32 / XW_I64 */

@@ -316,17 +316,23 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 		tid = (int64_t)(g >> (57 - 7 * z1));
 		f += z1 + 1;
 		tidnew = 1;
+		/* the template: one load from its id (fastx_dec.vhome); an id
+		 * not in its home slot, unknown, or not the vector path's goes to
+		 * the AVX2 body, which looks further */
+		vh = &x->vhome[fastx_home((uint32_t)tid)];
+		if (vh->tid != (uint32_t)tid || vh->vt == NULL)
+			return -1;
 	} else if (te->gen == gen && te->state == FAST_DICT_ASSIGNED) {
+		/* the template id copied: most often the one of the last record
+		 * this path took with its id sent (vlast), whose template is then
+		 * there already, the check a predicted branch beside it */
 		tid = te->i;
+		vh = LIKELY(tid == (int64_t)x->vlast.tid) ? &x->vlast : &x->vhome[fastx_home((uint32_t)tid)];
+		if (vh->tid != (uint32_t)tid || vh->vt == NULL)
+			return -1;
 	} else {
 		return -1;
 	}
-	/* the template: one load from its id (fastx_dec.vhome); an id not in
-	 * its home slot, unknown, or not the vector path's goes to the AVX2
-	 * body, which looks further */
-	vh = &x->vhome[fastx_home((uint32_t)tid)];
-	if (vh->tid != (uint32_t)tid || vh->vt == NULL)
-		return -1;
 	vt = vh->vt;
 	t = (int)vh->t;
 	if (pm & vt->pm_extra)
@@ -447,6 +453,7 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 	v_dict_ints(vt, dict, a0, a1, gen, nul, (uint16_t)(wm & ~nul));
 	v_dict_strs(vt, dict, a0, a1, lq0, lq1, gen);
 	if (tidnew) {
+		x->vlast = *vh;
 		te->gen = gen;
 		te->state = FAST_DICT_ASSIGNED;
 		te->i = tid;

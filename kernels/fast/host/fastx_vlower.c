@@ -205,6 +205,7 @@ void fastx_vec_lower(struct fastx_prog *xp)
 void fastx_vhome_build(struct fastx_dec *x)
 {
 	const struct fastx_prog *xp = x->xp;
+	memset(&x->vlast, 0, sizeof x->vlast);
 	for (uint32_t h = 0; h < FASTX_HASH; h++) {
 		struct fastx_vhome *e = &x->vhome[h];
 		int t = xp->hash[h] - 1;
