@@ -310,6 +310,29 @@ static void collide_cases(void)
 	fastx_prog_free(xs);
 }
 
+/* Template id 0 (legal): a record that copies it after one that sent it
+ * went to the AVX2 body takes the vector path (the last id sent that the
+ * vector path committed, fastx_dec.vlast, starts as id 0's template). */
+static const char zero_xml[] =
+	"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	"<templates xmlns=\"http://www.fixprotocol.org/ns/fast/td/1.1\">\n"
+	"<template name=\"Z\" id=\"0\"><int32 name=\"K\" id=\"1\"><copy/></int32></template>\n"
+	"<template name=\"O\" id=\"1\"><int32 name=\"L\" id=\"2\"><copy/></int32></template>\n"
+	"</templates>\n";
+
+static void zero_cases(void)
+{
+	struct fastx_prog *xs = two_vec(zero_xml, sizeof zero_xml - 1, "zero");
+	if (!xs)
+		return;
+	CHECK_EQ(one("e0 80 07 7f 7f 7f ff", 0, FALLBACK, __LINE__), FAST_OK); /* Z: K = 2^31 - 1, 5 bytes */
+	CHECK_EQ(one("80", 0, VEC, __LINE__), FAST_OK);                        /* Z again, K copied */
+	CHECK_EQ(one("e0 81 85", 0, VEC, __LINE__), FAST_OK);                  /* O: L = 5 */
+	CHECK_EQ(one("e0 80 83", 0, VEC, __LINE__), FAST_OK);                  /* Z: K = 3 */
+	CHECK_EQ(one("80", 0, VEC, __LINE__), FAST_OK);
+	fastx_prog_free(xs);
+}
+
 /* The fuzzer's template made for the vector path qualifies (else the
  * fuzzer would not compare it); the others say why not. */
 static void spec_cases(void)
@@ -360,6 +383,7 @@ int main(void)
 	range_cases();
 	wide_cases();
 	collide_cases();
+	zero_cases();
 	spec_cases();
 	return test_done("fastx_vec");
 }

@@ -165,7 +165,7 @@ struct fastx_prog {
 
 /* Template id tid's home slot in the id hash (open addressing from there).
  * Always inlined: GCC does not inline a plain inline function into the
- * decoders' copies, whose target attributes differ (fastx_vec.c v_find). */
+ * decoders' copies, whose target attributes differ (fastx_vec.c's v_rec). */
 static inline __attribute__((always_inline)) uint32_t fastx_home(uint32_t tid)
 {
 	return (tid * 2654435761u) >> 24;

@@ -7,8 +7,7 @@
  * registers and realigned the stack for its vectors, and the run's
  * bookkeeping around it. The VBMI level (fastx_vec.c) compiles this loop
  * with its own target instead, the record's vector path inlined: one call
- * per run (bench_rx, CPU 1, three alternated rounds: fastx_decode_only
- * 3,566-3,577 -> 3,509-3,516 cycles a segment). The other levels run the
+ * per run (~3 % of bench_rx's receive path, doc/fast-cpu-decoder.md). The other levels run the
  * same loop around fastx_record. One loop, so the two cannot differ in what
  * they tell the caller; test_rx_ticks compares it with fastx_stream_next's
  * record-at-a-time path at every level the CPU runs.

@@ -205,7 +205,6 @@ void fastx_vec_lower(struct fastx_prog *xp)
 void fastx_vhome_build(struct fastx_dec *x)
 {
 	const struct fastx_prog *xp = x->xp;
-	memset(&x->vlast, 0, sizeof x->vlast);
 	for (uint32_t h = 0; h < FASTX_HASH; h++) {
 		struct fastx_vhome *e = &x->vhome[h];
 		int t = xp->hash[h] - 1;
@@ -214,6 +213,14 @@ void fastx_vhome_build(struct fastx_dec *x)
 		/* (an id that sits past its home slot is never looked up here: the
 		 * vector path does not probe, and its records go to the AVX2 body) */
 		e->vt = t >= 0 && !x->tref[t] && xp->vt[t].ok ? &xp->vt[t] : NULL;
+	}
+	/* vlast always pairs an id with what its lookup gives (a template, or
+	 * NULL: the AVX2 body's): here id 0's, so that a copied id 0 is not
+	 * taken for an id without a template */
+	x->vlast = x->vhome[fastx_home(0)];
+	if (x->vlast.tid != 0) {
+		x->vlast.tid = 0;
+		x->vlast.vt = NULL;
 	}
 }
 
