@@ -635,9 +635,11 @@ static void data_in(struct gtoe *g, uint32_t ci, const struct gtoe_seg *s, uint6
 void gtoe_settle(struct gtoe *g)
 {
 	struct gtoe_direct *d = &g->dir;
-	uint32_t rd = g->conn[d->conn].rd_seq, off = rd - d->seq;
+	uint32_t rd, off;
 	if (d->len == 0)
 		return;
+	rd = g->conn[d->conn].rd_seq;
+	off = rd - d->seq;
 	/* rd_seq lies in [seq, seq + len] while bytes are held (gtoe_consume, gtoe_release) */
 	if (off < d->len)
 		copy_in(g, d->conn, rd, (const uint8_t *)(uintptr_t)d->addr + off, d->len - off);

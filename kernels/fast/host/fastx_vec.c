@@ -323,7 +323,9 @@ VT int v_rec(struct fastx_dec *x, struct fast_dec *d, const uint8_t *b, uint32_t
 		tidnew = 1;
 		/* the template: one load from its id (fastx_dec.vhome); an id
 		 * not in its home slot, unknown, or not the vector path's goes to
-		 * the AVX2 body, which looks further */
+		 * the AVX2 body, which looks further. (The check is written in
+		 * each branch: one check after them both measured 3 % slower in
+		 * bench_rx fastx_decode_only.) */
 		vh = &x->vhome[fastx_home((uint32_t)tid)];
 		if (vh->tid != (uint32_t)tid || vh->vt == NULL)
 			return -1;
