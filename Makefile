@@ -313,7 +313,7 @@ $(BUILD)/asan/itest/toed_test: $(BUILD)/asan/obj/tests/integration/toed_test.o $
 
 # XDP/tc programs
 BPFFLAGS = -O2 -g -Wall -Werror -target bpf -I/usr/include/$(shell gcc -dumpmachine)
-$(BUILD)/bpf/%.bpf.o: daemon/src/bpf/%.bpf.c | $(DEPS_OK)
+$(BUILD)/bpf/%.bpf.o: daemon/src/bpf/%.bpf.c daemon/src/bpf/toe_steer.h | $(DEPS_OK)
 	@mkdir -p $(@D)
 	clang $(BPFFLAGS) -c $< -o $@
 $(BUILD)/bpf/%.bpf.o: tests/integration/%.bpf.c | $(DEPS_OK)

@@ -111,6 +111,7 @@ struct src_xdp {
 	int sg;                         /* bound with XDP_USE_SG */
 	int busy;                       /* preferred busy polling accepted: drive NAPI when empty */
 	int hw_prog;                    /* toe_steer_hw loaded (asks the NIC for its stamp) */
+	int plain_prog;                 /* toe_steer_plain loaded (no stamps: stamped at the poll) */
 	char busy_why[96];              /* why busy polling is off when it was asked for */
 
 	uint64_t *free_addr;            /* frames owned here, not in the fill ring */
@@ -481,9 +482,16 @@ static const struct src_ops xdp_ops = {
 
 /* ---- set-up ---- */
 
-/* hw: load toe_steer_hw bound to the device (its kfunc needs that), else toe_steer. */
-static int load_prog(struct src_xdp *s, const char *path, int hw, int frags, char *err, size_t errlen)
+/* Which program load_prog loads. */
+enum { PROG_KCLOCK, PROG_HW, PROG_PLAIN };
+
+/* variant: PROG_HW loads toe_steer_hw bound to the device (its kfunc needs
+ * that), PROG_KCLOCK toe_steer, PROG_PLAIN toe_steer_plain (no stamps). */
+static int load_prog(struct src_xdp *s, const char *path, int variant, int frags, char *err, size_t errlen)
 {
+	static const char *const names[] = { [PROG_KCLOCK] = TOE_STEER_PROG, [PROG_HW] = TOE_STEER_PROG_HW,
+					     [PROG_PLAIN] = TOE_STEER_PROG_PLAIN };
+	const int hw = variant == PROG_HW;
 	struct bpf_program *prog;
 	struct bpf_map *xsks;
 	uint32_t qmax;
@@ -498,12 +506,12 @@ static int load_prog(struct src_xdp *s, const char *path, int hw, int frags, cha
 		return src_err(err, errlen, "BPF object %s: %s%s%s", path, why, xdp_last_warn[0] ? ": " : "",
 			       xdp_last_warn);
 	}
-	prog = bpf_object__find_program_by_name(s->obj, hw ? TOE_STEER_PROG_HW : TOE_STEER_PROG);
+	prog = bpf_object__find_program_by_name(s->obj, names[variant]);
 	xsks = bpf_object__find_map_by_name(s->obj, "toe_xsks");
 	if (!prog || !xsks || !bpf_object__find_map_by_name(s->obj, "toe_feeds") ||
 	    !bpf_object__find_map_by_name(s->obj, "toe_stats"))
 		return src_err(err, errlen, "BPF object %s: not a toe_steer program (program %s or its maps missing)",
-			       path, TOE_STEER_PROG);
+			       path, names[variant]);
 	/* set here rather than by an "xdp.frags" section: libbpf 1.1 would add
 	 * the flag at load time, out of reach of the fallback */
 	{
@@ -530,6 +538,7 @@ static int load_prog(struct src_xdp *s, const char *path, int hw, int frags, cha
 	}
 	s->prog_frags = (bpf_program__flags(prog) & BPF_F_XDP_HAS_FRAGS) != 0;
 	s->hw_prog = hw;
+	s->plain_prog = variant == PROG_PLAIN;
 	s->prog_fd = bpf_program__fd(prog);
 	s->xsks_fd = bpf_object__find_map_fd_by_name(s->obj, "toe_xsks");
 	s->feeds_fd = bpf_object__find_map_fd_by_name(s->obj, "toe_feeds");
@@ -708,12 +717,15 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 
 	/* the program: the NIC-stamping one bound to the device (not in generic
 	 * mode: it refuses device-bound programs; a kernel before 6.3 has no
-	 * RX-metadata kfunc), then the kernel-clock one; each with multi-buffer
-	 * support first, then without. The last, plainest refusal is reported. */
+	 * RX-metadata kfunc), then the kernel-clock one, then the one without
+	 * stamps (a verifier that refuses bpf_xdp_adjust_meta: frames stamped
+	 * at the poll, ts_poll); each with multi-buffer support first, then
+	 * without. The last, plainest refusal is reported. */
 	{
-		static const int tries[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };
+		static const int tries[6][2] = { { PROG_HW, 1 },     { PROG_HW, 0 },	{ PROG_KCLOCK, 1 },
+						 { PROG_KCLOCK, 0 }, { PROG_PLAIN, 1 }, { PROG_PLAIN, 0 } };
 		r = -1;
-		for (i = cfg->xdp_mode == SRC_XDP_SKB ? 2 : 0; i < 4 && r < 0; i++) {
+		for (i = cfg->xdp_mode == SRC_XDP_SKB ? 2 : 0; i < 6 && r < 0; i++) {
 			if (s->obj) {
 				bpf_object__close(s->obj);
 				s->obj = NULL;
@@ -839,7 +851,10 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 			 s->ifname, s->queue, cfg->xdp_mode == SRC_XDP_SKB ? "skb" : "native", s->sg ? " multi-buffer" : "",
 			 s->txon ? " with transmit" : "",
 			 s->rx_size, s->fill_size, s->nframes, s->frame_size, cfg->nfeeds,
-			 s->hw_prog ? "NIC (else kernel)" : "kernel", busymsg, waitmsg);
+			 s->hw_prog	 ? "NIC (else kernel)"
+			 : s->plain_prog ? "poll (this kernel refuses XDP metadata)"
+					 : "kernel",
+			 busymsg, waitmsg);
 	}
 	*out = &s->base;
 	return 0;

@@ -28,7 +28,7 @@ struct src {
 	int tx_on;           /* opened with cfg.tx */
 	uint64_t tx_refused; /* src_tx without tx_on */
 	int unreleased;      /* a burst returned frames and src_rx_release() has not run yet */
-	char desc[400];
+	char desc[448];
 	char note[512];      /* src_note: the latest notice */
 	uint64_t note_seq;   /* notices so far */
 };

@@ -25,42 +25,12 @@ command -v clang >/dev/null 2>&1 || skip "clang not installed (builds the XDP pr
 
 # ---- build ---------------------------------------------------------------
 # `make test-build` builds the helpers ($BUILD/itest) and the XDP object
-# ($BUILD/bpf); anything missing or older than its sources is built here.
-stale() { # target sources...: true when target is missing or older than a source
-	t=$1
-	shift
-	[ -f "$t" ] || return 0
-	for f in "$@"; do
-		[ -n "$(find "$f" -newer "$t" 2>/dev/null)" ] && return 0
-	done
-	return 1
-}
-mkdir -p "$OUT" || fail "mkdir $OUT"
-CFLAGS="-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Iclient-lib/include -Ikernels -Idaemon -Itools -Itests/lib -O2 -g"
-SRC_FILES="daemon/src/src.c daemon/src/src_afpacket.c daemon/src/src_afxdp.c daemon/src/src_pcap.c"
-DEPS="$SRC_FILES daemon/src/src.h daemon/src/src_impl.h daemon/src/bpf/toe_steer.h tests/lib/pktbuild.c
-	tests/lib/pktbuild.h tests/integration/src_capture_frames.h"
-# shellcheck disable=SC2086
-if stale "$OUT/src_capture_check" tests/integration/src_capture_check.c $DEPS; then
-	# shellcheck disable=SC2046
-	gcc $CFLAGS tests/integration/src_capture_check.c $SRC_FILES tests/lib/pktbuild.c \
-		$(pkg-config --cflags --libs libxdp libbpf libpcap) -o "$OUT/src_capture_check" ||
-		fail "building src_capture_check"
-fi
-# shellcheck disable=SC2086
-if stale "$OUT/src_capture_send" tests/integration/src_capture_send.c $DEPS; then
-	# shellcheck disable=SC2046
-	gcc $CFLAGS tests/integration/src_capture_send.c tests/lib/pktbuild.c $(pkg-config --libs libpcap) \
-		-o "$OUT/src_capture_send" || fail "building src_capture_send"
-fi
+# ($BUILD/bpf); make brings anything missing or older than its sources up to
+# date here (the Makefile is the one recipe: it links what the sources need).
 BPF=$BUILD/bpf/toe_steer.bpf.o
-if stale "$BPF" daemon/src/bpf/toe_steer.bpf.c daemon/src/bpf/toe_steer.h; then
-	BPF=$OUT/toe_steer.bpf.o
-	if stale "$BPF" daemon/src/bpf/toe_steer.bpf.c daemon/src/bpf/toe_steer.h; then
-		clang -O2 -g -target bpf -Wall -Werror -I"/usr/include/$(gcc -dumpmachine)" \
-			-c daemon/src/bpf/toe_steer.bpf.c -o "$BPF" || fail "building the XDP program"
-	fi
-fi
+make -s BUILD="$BUILD" "$OUT/src_capture_check" "$OUT/src_capture_send" "$BPF" >"${TMPDIR:-/tmp}/src_capture_build.$$" 2>&1 ||
+	fail "building src_capture_check, src_capture_send and the XDP program: $(tail -5 "${TMPDIR:-/tmp}/src_capture_build.$$")"
+rm -f "${TMPDIR:-/tmp}/src_capture_build.$$"
 
 # ---- namespaces ----------------------------------------------------------
 . "$(dirname "$0")/lib_netns.sh"

@@ -109,24 +109,36 @@ static int steer_attach(const char *obj_path, int ifindex, uint32_t xdp_flags, i
 		fprintf(stderr, "xsk_floor: --feed-addr %s: not an IPv4 address\n", addr);
 		return -1;
 	}
-	struct bpf_object *obj = bpf_object__open_file(obj_path, NULL);
-	if (!obj) {
-		fprintf(stderr, "xsk_floor: %s: %s\n", obj_path, strerror(errno));
-		return -1;
+	/* toe_steer, else (a verifier that refuses bpf_xdp_adjust_meta) toe_steer_plain, as toed does */
+	static const char *const names[2] = {TOE_STEER_PROG, TOE_STEER_PROG_PLAIN};
+	struct bpf_object *obj = NULL;
+	struct bpf_program *prog = NULL, *other;
+	int v;
+	for (v = 0; v < 2; v++) {
+		if (obj)
+			bpf_object__close(obj);
+		obj = bpf_object__open_file(obj_path, NULL);
+		if (!obj) {
+			fprintf(stderr, "xsk_floor: %s: %s\n", obj_path, strerror(errno));
+			*objp = NULL;
+			return -1;
+		}
+		prog = bpf_object__find_program_by_name(obj, names[v]);
+		if (!prog) {
+			fprintf(stderr, "xsk_floor: %s: no program %s\n", obj_path, names[v]);
+			*objp = obj;
+			return -1;
+		}
+		bpf_object__for_each_program(other, obj)
+			if (other != prog)
+				bpf_program__set_autoload(other, false);
+		if (bpf_object__load(obj) == 0)
+			break;
+		fprintf(stderr, "xsk_floor: %s: %s: load refused: %s\n", obj_path, names[v], strerror(errno));
 	}
 	*objp = obj;
-	struct bpf_program *prog = bpf_object__find_program_by_name(obj, TOE_STEER_PROG), *other;
-	if (!prog) {
-		fprintf(stderr, "xsk_floor: %s: no program %s\n", obj_path, TOE_STEER_PROG);
+	if (v == 2)
 		return -1;
-	}
-	bpf_object__for_each_program(other, obj)
-		if (other != prog)
-			bpf_program__set_autoload(other, false);
-	if (bpf_object__load(obj)) {
-		fprintf(stderr, "xsk_floor: %s: load refused: %s\n", obj_path, strerror(errno));
-		return -1;
-	}
 	k.addr = a.s_addr;
 	k.proto = 6;
 	if (bpf_map_update_elem(bpf_object__find_map_fd_by_name(obj, "toe_xsks"), &q, &xsk_fd, BPF_ANY) ||

@@ -16,6 +16,9 @@
  * binds it to the device, as kfuncs require) and falls back to the kernel's
  * CLOCK_MONOTONIC; toe_steer (for kernels without the kfunc and generic
  * mode, which refuses device-bound programs) reads the kernel clock only.
+ * toe_steer_plain writes no metadata: for kernels whose verifier refuses
+ * bpf_xdp_adjust_meta to XDP programs (seen on a 6.18 guest kernel); its
+ * frames count as TOE_STEER_NO_META and toed stamps them at the poll.
  *
  * Built with: clang -O2 -g -target bpf -I/usr/include/$(gcc -dumpmachine) -c toe_steer.bpf.c
  * It reads only the first buffer of a frame (the headers), so it is safe with
@@ -116,7 +119,8 @@ static __always_inline int pass(void)
 	return XDP_PASS;
 }
 
-static __always_inline int steer(struct xdp_md *ctx, __u64 ns, __u32 clock)
+/* meta: a constant; 0 leaves the metadata helper out of the program. */
+static __always_inline int steer(struct xdp_md *ctx, __u64 ns, __u32 clock, int meta)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
@@ -177,7 +181,10 @@ static __always_inline int steer(struct xdp_md *ctx, __u64 ns, __u32 clock)
 	if (!is_feed(ip->saddr, sport, ip->protocol) && !is_feed(ip->daddr, dport, ip->protocol))
 		return pass();
 redirect:
-	stamp(ctx, ns, clock); /* moves data_meta only: the headers read above are not read again */
+	if (meta)
+		stamp(ctx, ns, clock); /* moves data_meta only: the headers read above are not read again */
+	else
+		count(TOE_STEER_NO_META);
 	act = bpf_redirect_map(&toe_xsks, ctx->rx_queue_index, XDP_PASS);
 	count(act == XDP_REDIRECT ? TOE_STEER_REDIRECTED : TOE_STEER_NO_SOCKET);
 	return act;
@@ -186,7 +193,7 @@ redirect:
 SEC("xdp")
 int toe_steer(struct xdp_md *ctx)
 {
-	return steer(ctx, bpf_ktime_get_ns(), TOE_META_CLK_MONO);
+	return steer(ctx, bpf_ktime_get_ns(), TOE_META_CLK_MONO, 1);
 }
 
 SEC("xdp")
@@ -194,8 +201,14 @@ int toe_steer_hw(struct xdp_md *ctx)
 {
 	__u64 ns = 0;
 	if (bpf_xdp_metadata_rx_timestamp(ctx, &ns) == 0 && ns)
-		return steer(ctx, ns, TOE_META_CLK_NIC);
-	return steer(ctx, bpf_ktime_get_ns(), TOE_META_CLK_MONO);
+		return steer(ctx, ns, TOE_META_CLK_NIC, 1);
+	return steer(ctx, bpf_ktime_get_ns(), TOE_META_CLK_MONO, 1);
+}
+
+SEC("xdp")
+int toe_steer_plain(struct xdp_md *ctx)
+{
+	return steer(ctx, 0, 0, 0);
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

@@ -12,6 +12,7 @@
 
 #define TOE_STEER_PROG "toe_steer"        /* stamps with bpf_ktime_get_ns() */
 #define TOE_STEER_PROG_HW "toe_steer_hw"  /* tries the NIC's stamp first: loaded device-bound */
+#define TOE_STEER_PROG_PLAIN "toe_steer_plain" /* no stamp (kernels that refuse bpf_xdp_adjust_meta) */
 #define TOE_STEER_MAX_QUEUES 64   /* default size of toe_xsks (the loader grows it for a higher queue) */
 #define TOE_STEER_MAX_FEEDS 1024
 
