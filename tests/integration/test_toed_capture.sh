@@ -76,10 +76,9 @@ capture() { # TYPE [extra [source] line] [extra sections]
 		[ $_i -lt 20 ] || break
 		sleep 0.1
 	done
-	# toe_steer_plain (a verifier that refuses bpf_xdp_adjust_meta): frames are stamped at the
-	# poll, so arrival and pickup are one stamp
+	# toe_steer_plain (xdp_plain): frames are stamped at the poll, so arrival and pickup are one stamp
 	plain=0
-	grep -q 'this kernel refuses XDP metadata' "$TMP/toed.log" && plain=1
+	xdp_plain && plain=1
 	python3 - "$TMP/lat.json" "$type" "$plain" <<'PY' || fail "$type: toectl latency: $(cat "$TMP/lat.json")"
 import json, sys
 d = json.load(open(sys.argv[1]))

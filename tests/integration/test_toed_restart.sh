@@ -96,8 +96,7 @@ clocks=$(grep '^CLOCKS' "$TMP/c1.err")
 n=$(wc -l <"$TMP/want.trades")
 kernel=$(echo "$clocks" | sed -n 's/.* kernel=\([0-9]*\).*/\1/p')
 nic=$(echo "$clocks" | sed -n 's/.* nic=\([0-9]*\).*/\1/p')
-if grep -q 'this kernel refuses XDP metadata' "$TMP/toed.log"; then
-	# toe_steer_plain: the verifier refused bpf_xdp_adjust_meta, so every frame is stamped at the poll
+if xdp_plain; then
 	poll=$(echo "$clocks" | sed -n 's/.* poll=\([0-9]*\).*/\1/p')
 	[ "$poll" -eq "$n" ] || fail "of $n trades, $poll stamped at the poll, the only clock without XDP metadata ($clocks)"
 	say "$n trades equal to the truth, each stamped at the poll: this kernel refuses XDP metadata ($clocks)"

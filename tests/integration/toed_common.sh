@@ -11,6 +11,7 @@
 #   wait_file FILE SECONDS                  wait until FILE exists
 #   wait_exit PID SECONDS                   wait for a process to end, status in WAIT_RC
 #   stop_toed [SIGNAL]                      signal toed (TERM) and wait for it; status in TOED_RC
+#   xdp_plain                               true when toed loaded toe_steer_plain (AF_XDP stamps at the poll)
 #   bg_pid PID                              kill PID at exit
 # Every background process is killed and $TMP removed by the EXIT trap.
 cd "$(dirname "$0")/../.." || exit 1
@@ -149,6 +150,11 @@ wait_exit() { # PID SECONDS: wait for a process to end; status in WAIT_RC (255: 
 	wait "$1"
 	WAIT_RC=$?
 	return 0
+}
+
+xdp_plain() { # true when the running toed's AF_XDP source loaded toe_steer_plain: this kernel's
+	# verifier refused bpf_xdp_adjust_meta, so frames carry no arrival stamp and are stamped at the poll
+	grep -q 'this kernel refuses XDP metadata' "$TMP/toed.log"
 }
 
 stop_toed() { # [SIGNAL]
