@@ -49,7 +49,9 @@ fi
 for t in cmake g++ taskset; do
 	command -v $t >/dev/null 2>&1 || { echo "SKIP: $t not found"; exit 77; }
 done
-[ -x "$BUILD/bench/bench_fastx" ] || { echo "bench_mfast: build $BUILD/bench/bench_fastx first (make bench)"; exit 1; }
+# toed's side brought up to date with the sources (a stale build would be timed otherwise)
+make -s -C "$root" BUILD="$BUILD" "$BUILD/bench/bench_fastx" ||
+	{ echo "bench_mfast: building $BUILD/bench/bench_fastx failed"; exit 1; }
 mkdir -p "$MB" "$W"
 
 # mFAST itself, once
