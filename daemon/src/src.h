@@ -267,6 +267,10 @@ const char *src_note(const struct src *s, uint64_t *seq);
 
 /* One line for logs: "af_xdp eth1 queue 0 native copy multi-buffer", ... */
 const char *src_describe(const struct src *s);
+/* In an af_xdp source's description when its frames carry no arrival
+ * stamp (the kernel's verifier refused XDP metadata: toe_steer_plain
+ * loaded, every frame stamped at the poll); tests look for it. */
+#define SRC_DESC_XDP_PLAIN "this kernel refuses XDP metadata"
 
 /* Detaches the XDP program, leaves promiscuous mode, frees everything. NULL is fine. */
 void src_close(struct src *s);

@@ -852,7 +852,7 @@ int src_afxdp_open(struct src **out, const struct src_cfg *cfg, char *err, size_
 			 s->txon ? " with transmit" : "",
 			 s->rx_size, s->fill_size, s->nframes, s->frame_size, cfg->nfeeds,
 			 s->hw_prog	 ? "NIC (else kernel)"
-			 : s->plain_prog ? "poll (this kernel refuses XDP metadata)"
+			 : s->plain_prog ? "poll (" SRC_DESC_XDP_PLAIN ")"
 					 : "kernel",
 			 busymsg, waitmsg);
 	}

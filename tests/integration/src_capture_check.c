@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 	multibuf = strstr(src_describe(s), "multi-buffer") != NULL;
 	/* toe_steer_plain (a verifier that refuses bpf_xdp_adjust_meta): no
 	 * arrival stamp, every frame stamped at the poll */
-	plain = xdp && strstr(src_describe(s), "refuses XDP metadata") != NULL;
+	plain = xdp && strstr(src_describe(s), SRC_DESC_XDP_PLAIN) != NULL;
 	fp = fopen(ready, "w");
 	if (fp)
 		fclose(fp);

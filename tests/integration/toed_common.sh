@@ -154,6 +154,7 @@ wait_exit() { # PID SECONDS: wait for a process to end; status in WAIT_RC (255: 
 
 xdp_plain() { # true when the running toed's AF_XDP source loaded toe_steer_plain: this kernel's
 	# verifier refused bpf_xdp_adjust_meta, so frames carry no arrival stamp and are stamped at the poll
+	# (the phrase is SRC_DESC_XDP_PLAIN in daemon/src/src.h, in the source's description toed logs)
 	grep -q 'this kernel refuses XDP metadata' "$TMP/toed.log"
 }
 
